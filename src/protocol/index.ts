@@ -1,0 +1,3 @@
+export * from './constants.js';
+export * from './frame.js';
+export * from './stamp.js';

@@ -1,0 +1,121 @@
+/**
+ * rtcap's bench stamp: every measured message carries `{"id":seq,"s":stream,"t":ms}` in its
+ * user payload (seed 002 method; DESIGN.md "Measurement rules"). `t` is the scheduled send
+ * time in epoch ms with sub-ms precision, `s` names the sending stream (one per sender and
+ * topic), `id` is the sequence number within the stream.
+ *
+ * The receive hot path must not JSON-parse every delivery: `scanStamp` finds the three keys
+ * in the raw frame bytes, whatever the encoding (v1 object, v2 array, v2 binary kind 4) and
+ * whatever key order the server's JSON encoder chose (Elixir's Jason sorts small maps).
+ * The keys `"id":`, `"s":` and `"t":` are unique in a frame because rtcap pads with `p`
+ * characters only and no Phoenix envelope key is spelled that way. Other traffic rtcap
+ * stamps (presence metas, database rows) uses other key names, so cannot be mistaken
+ * for a broadcast stamp.
+ */
+
+export interface Stamp {
+  id: number;
+  stream: number;
+  sentAtMs: number;
+}
+
+const T_KEY = Buffer.from('"t":');
+const ID_KEY = Buffer.from('"id":');
+const S_KEY = Buffer.from('"s":');
+const PAD_CHAR = 'x';
+
+/** A padding string reused across sends of one size: repeat() per message costs at 100 KB payloads. */
+export class StampEncoder {
+  private pad = '';
+  private padFor = -1;
+  constructor(readonly payloadBytes: number) {}
+  payload(id: number, stream: number, sentAtMs: number): Record<string, unknown> {
+    const base = { id, s: stream, t: Math.round(sentAtMs * 1000) / 1000 } as Record<string, unknown>;
+    const len = JSON.stringify(base).length + ',"p":""'.length;
+    const padLen = this.payloadBytes > len ? this.payloadBytes - len : 0;
+    if (padLen !== this.padFor) {
+      this.pad = PAD_CHAR.repeat(padLen);
+      this.padFor = padLen;
+    }
+    if (padLen > 0) base.p = this.pad;
+    return base;
+  }
+}
+
+/** Parses an unsigned decimal number (digits, optional fraction) at `pos`; NaN if none. */
+function parseNumberAt(buf: Uint8Array, pos: number): number {
+  const n = buf.length;
+  while (pos < n && buf[pos] === 0x20) pos++;
+  let neg = false;
+  if (pos < n && buf[pos] === 0x2d) {
+    neg = true;
+    pos++;
+  }
+  let int = 0;
+  let digits = 0;
+  while (pos < n) {
+    const c = buf[pos] - 0x30;
+    if (c < 0 || c > 9) break;
+    int = int * 10 + c;
+    pos++;
+    digits++;
+  }
+  if (digits === 0) return NaN;
+  if (pos < n && buf[pos] === 0x2e) {
+    pos++;
+    let frac = 0;
+    let scale = 1;
+    while (pos < n) {
+      const c = buf[pos] - 0x30;
+      if (c < 0 || c > 9) break;
+      if (scale < 1e9) {
+        frac = frac * 10 + c;
+        scale *= 10;
+      }
+      pos++;
+    }
+    int += frac / scale;
+  }
+  // Exponent forms (1.7e12) come from encoders that shorten floats; rare, so parse them the slow way.
+  if (pos < n && (buf[pos] === 0x65 || buf[pos] === 0x45)) return NaN;
+  return neg ? -int : int;
+}
+
+function slowNumberAt(buf: Buffer, pos: number): number {
+  let end = pos;
+  while (end < buf.length && buf[end] !== 0x2c && buf[end] !== 0x7d && buf[end] !== 0x5d) end++;
+  return Number(buf.toString("latin1", pos, end));
+}
+
+/**
+ * Finds the stamp in a raw frame. Returns false when the frame carries none (control
+ * frames, foreign traffic), so the caller falls back to a full decode.
+ */
+export function scanStamp(buf: Buffer, out: Stamp): boolean {
+  const ti = buf.indexOf(T_KEY);
+  if (ti < 0) return false;
+  const ii = buf.indexOf(ID_KEY);
+  if (ii < 0) return false;
+  let t = parseNumberAt(buf, ti + 4);
+  if (Number.isNaN(t)) t = slowNumberAt(buf, ti + 4);
+  const id = parseNumberAt(buf, ii + 5);
+  if (Number.isNaN(t) || Number.isNaN(id)) return false;
+  const si = buf.indexOf(S_KEY);
+  out.stream = si < 0 ? 0 : parseNumberAt(buf, si + 4);
+  if (Number.isNaN(out.stream)) out.stream = 0;
+  out.id = id;
+  out.sentAtMs = t;
+  return true;
+}
+
+/** The same stamp from an already-decoded payload (slow path, and tests). */
+export function readStamp(payload: unknown): Stamp | null {
+  if (payload === null || typeof payload !== 'object') return null;
+  const p = payload as Record<string, unknown>;
+  if (typeof p.id === 'number' && typeof p.t === 'number') {
+    return { id: p.id, stream: typeof p.s === 'number' ? p.s : 0, sentAtMs: p.t };
+  }
+  // Supabase broadcast envelope {type, event, payload:{id,s,t}}.
+  if (p.payload !== undefined) return readStamp(p.payload);
+  return null;
+}
