@@ -1,0 +1,155 @@
+/**
+ * The profile schema: the single source of the profile's types, defaults and error messages
+ * (STYLE.md). docs/PROFILE.md is generated from the `.describe()` texts here.
+ *
+ * Every object is strict: an unknown or mistyped key is an error naming the key and its line.
+ */
+import { z } from 'zod';
+import { parseDurationMs } from './duration.js';
+
+export const SCENARIOS = [
+  'broadcast-public',
+  'broadcast-private',
+  'payload-size',
+  'join-rate',
+  'presence',
+  'postgres-changes',
+  'write-only',
+  'mixed',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** "20s", "1m30s", "500ms", "2h" or a number of seconds. Parsed to milliseconds. */
+export const duration = z
+  .union([z.number().nonnegative(), z.string()])
+  .transform((v, ctx) => {
+    const ms = parseDurationMs(v);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(v)} (use e.g. 20s, 2m, 500ms or a number of seconds)` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const positiveInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+
+export const instanceSchema = z
+  .object({
+    vcpus: z.number().positive().default(2).describe('vCPUs of the server instance; server CPU % is of these (200 % of one core on 2 vCPUs is 100 %)'),
+    memory_mb: z.number().positive().default(4096).describe('memory of the server instance in MiB; server memory % is RSS of this'),
+  })
+  .strict();
+
+export const authSchema = z
+  .object({
+    apikey: z.string().optional().describe('a fixed socket token (JWT); `${ENV_VAR}` references are expanded. Never printed.'),
+    apikey_in: z.enum(['query', 'header']).default('query').describe('send the token as the `apikey` query parameter or the `x-api-key` header'),
+    jwt_secret: z.string().optional().describe('HS256 secret to mint a token per connection (role, exp, sub). `${ENV_VAR}` expanded. Never printed.'),
+    role: z.string().default('anon').describe('`role` claim of minted tokens'),
+    token_ttl: duration.default(3_600_000).describe('lifetime of minted tokens'),
+    token_file: z.string().optional().describe('file with one JWT per line; connection i uses line i mod n'),
+  })
+  .strict();
+
+/** Settings of the built-in server when rtcap starts it (no target.url). */
+export const builtinServerSchema = z
+  .object({
+    workers: positiveInt.default(1).describe('server processes sharing the port'),
+    config: z.record(z.string(), z.unknown()).default({}).describe('tenant settings passed to `rtcap serve --config` (quotas, db_pool, ...)'),
+    database: z.boolean().default(true).describe('start Postgres for the server (needed by private channels and Postgres Changes)'),
+  })
+  .strict();
+
+export const targetSchema = z
+  .object({
+    url: z
+      .string()
+      .regex(/^wss?:\/\//, 'must start with ws:// or wss://')
+      .optional()
+      .describe('WebSocket URL of the server, e.g. ws://127.0.0.1:4000/socket/websocket; omit to start the built-in server'),
+    vsn: z.enum(['1.0.0', '2.0.0']).default('1.0.0').describe('serializer: 1.0.0 JSON objects, 2.0.0 JSON arrays (+ binary broadcasts)'),
+    binary_broadcast: z
+      .boolean()
+      .optional()
+      .describe('send broadcasts as v2 binary kind-3 frames like current realtime-js; default true on vsn 2.0.0 with the supabase dialect'),
+    dialect: z.enum(['supabase', 'phoenix']).default('supabase').describe('supabase: Supabase join config and broadcast envelope; phoenix: any Phoenix channels app'),
+    topic: z.string().min(1).default('realtime:bench').describe('full topic as sent on the wire'),
+    join_payload: z.record(z.string(), z.unknown()).default({}).describe('phoenix dialect: the phx_join payload'),
+    push_event: z.string().min(1).default('broadcast').describe('phoenix dialect: event name of the pushes rtcap sends'),
+    receive_event: z.string().min(1).default('broadcast').describe('phoenix dialect: event name of the messages members receive'),
+    broadcast_event: z.string().min(1).default('bench').describe('supabase dialect: the user event inside the broadcast envelope'),
+    instance: instanceSchema.default({ vcpus: 2, memory_mb: 4096 }).describe('basis of server CPU % and memory %'),
+    host: z.string().optional().describe('Host header override (Supabase resolves the tenant from its first label)'),
+    headers: z.record(z.string(), z.string()).default({}).describe('extra HTTP headers on the upgrade request'),
+    params: z.record(z.string(), z.string()).default({}).describe('extra query parameters (e.g. log_level)'),
+    auth: authSchema.optional().describe('how connections authenticate; the built-in server gets minted tokens automatically'),
+    server: builtinServerSchema.default({ workers: 1, config: {}, database: true }).describe('the built-in server, when target.url is absent'),
+    server_pid: positiveInt.optional().describe('pid of a server on this host to sample CPU and memory from'),
+    metrics_url: z.string().url().optional().describe('Prometheus endpoint of the server to sample CPU and memory from'),
+    metrics_token: z.string().optional().describe('Bearer token for metrics_url. Never printed.'),
+    join_timeout: duration.default(10_000).describe('a join without reply after this long counts as failed'),
+    heartbeat_interval: duration.default(25_000).describe('heartbeat period (realtime-js: 25 s)'),
+  })
+  .strict();
+
+export const stepSchema = z
+  .object({
+    connections: nonNegInt.describe('connections joined during this step (the sender included)'),
+    send_rate: z.number().nonnegative().default(0).describe('messages sent per second (all senders together)'),
+    duration: duration.describe('steady-state duration: sends run this long once the ramp is done'),
+    join_rate: z.number().positive().optional().describe('joins per second for this step (default load.join_rate)'),
+    payload_bytes: positiveInt.optional().describe('payload size for this step (default load.payload_bytes)'),
+    label: z.string().optional().describe('name of the step in reports'),
+  })
+  .strict();
+
+export const loadSchema = z
+  .object({
+    join_rate: z.number().positive().default(50).describe('connections opened and joined per second (seed 002: 50/s)'),
+    self: z.boolean().default(false).describe('does the sender receive its own messages'),
+    ack: z.boolean().default(false).describe('ask the server to acknowledge every broadcast (supabase dialect)'),
+    payload_bytes: positiveInt.default(64).describe('size of each message payload in bytes, stamp included'),
+    warmup: duration.default(0).describe('time after the ramp before measuring'),
+    drain: duration.default(10_000).describe('after the last send, wait up to this long for messages in flight'),
+    settle: duration.default(1_000).describe('a quiet period that ends the drain early once everything expected arrived'),
+    steps: z.array(stepSchema).min(1).describe('the load levels, run in order on the same connections'),
+    workers: z.union([positiveInt, z.literal('auto')]).default('auto').describe('generator processes; auto: one per 15,000 connections'),
+    source_addresses: z.array(z.string()).optional().describe('local addresses to spread connections over; auto on loopback targets'),
+    late_threshold: duration.default(5).describe('a send or join this much later than scheduled counts as late'),
+  })
+  .strict();
+
+export const sloSchema = z
+  .object({
+    p95_ms: z.number().positive().default(200).describe('a step whose first-receive p95 exceeds this is degraded'),
+    p99_ms: z.number().positive().optional().describe('optional p99 bound for the same verdict'),
+    delivery_rate: z.number().min(0).max(1).default(1).describe('a step delivering less than this is broken'),
+  })
+  .strict();
+
+export const generatorLimitsSchema = z
+  .object({
+    min_offered_ratio: z.number().min(0).max(1).default(0.99).describe('below this share of the scheduled load the step is generator-bound'),
+    max_event_loop_lag_p99_ms: z.number().positive().default(50).describe('event-loop lag p99 above this makes the step generator-bound'),
+    max_cpu_pct: z.number().positive().default(90).describe('generator CPU (one core = 100 %) above this makes the step generator-bound'),
+  })
+  .strict();
+
+export const profileSchema = z
+  .object({
+    name: z.string().min(1).describe('name of the run, used in the run id'),
+    description: z.string().optional(),
+    scenario: z.enum(SCENARIOS).describe('what to measure; see README "Scenarios"'),
+    target: targetSchema.default(() => targetSchema.parse({})),
+    load: loadSchema,
+    slo: sloSchema.default({ p95_ms: 200, delivery_rate: 1 }),
+    generator: generatorLimitsSchema.default({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 }),
+  })
+  .strict();
+
+export type Profile = z.output<typeof profileSchema>;
+export type ProfileInput = z.input<typeof profileSchema>;
+export type Step = z.output<typeof stepSchema>;
+export type Target = z.output<typeof targetSchema>;
+export type Load = z.output<typeof loadSchema>;

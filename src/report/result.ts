@@ -1,0 +1,168 @@
+/**
+ * The result format, `rtcap.result/v1`. result.json is the evidence: every report artefact
+ * (summary.md, report.html, capacity tables) is rebuilt from it alone. Missing measurements
+ * are null, never 0.
+ */
+
+export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
+
+export type Verdict = 'stable' | 'degraded' | 'broken' | 'generator-bound';
+export type RunStatus = 'running' | 'completed' | 'aborted' | 'interrupted';
+
+export interface Percentiles {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
+  mean: number | null;
+  count: number;
+}
+
+export type ErrorClass = 'server' | 'network' | 'generator' | 'protocol';
+
+export interface StepResult {
+  index: number;
+  label: string;
+  /** The load this step asked for. Scenario drivers (rooms, members, update share...) too. */
+  params: {
+    connections: number;
+    send_rate: number;
+    duration_s: number;
+    join_rate: number;
+    payload_bytes: number;
+    [driver: string]: number | string | boolean | null;
+  };
+  verdict: Verdict;
+  /** Why the verdict is what it is, one line each (e.g. "p95 412 ms > SLO 200 ms"). */
+  verdict_reasons: string[];
+  /** Epoch ms of the phases. steady_* bound the measured window. */
+  window: { ramp_start: number; steady_start: number; steady_end: number; drain_end: number };
+  /** False when the step was cut short (interrupt, abort); its figures cover what ran. */
+  complete: boolean;
+  connections: {
+    target: number;
+    opened: number;
+    joined: number;
+    failed: number;
+    disconnected: number;
+    /** Open at the end of the step. */
+    open_at_end: number;
+    join_latency_ms: Percentiles;
+  };
+  messages: {
+    scheduled: number;
+    sent: number;
+    /** Sends that could not be written (socket closed, send error). Never counted as sent. */
+    send_failed: number;
+    /** Sends later than load.late_threshold after their scheduled time. */
+    late: number;
+    expected: number;
+    received: number;
+    duplicates: number;
+    /** expected - (received - received outside membership), never negative. */
+    lost: number;
+    /** Received for ids this run did not send, or by a connection outside its membership. */
+    unexpected: number;
+    /** Acks (load.ack) and ack errors by reason. */
+    acked: number;
+  };
+  /** received / expected, counting each message once per member joined when it was sent. */
+  delivery_rate: number | null;
+  /** Send-to-first-receive, from the scheduled send time (no coordinated omission). */
+  latency_ms: Percentiles;
+  /** The same from the actual send time, to show the generator's own delay. */
+  latency_from_actual_send_ms: Percentiles;
+  /** Every receipt's latency (not only the first per message). */
+  delivery_latency_ms: Percentiles;
+  /** Last receive minus scheduled send, per message. */
+  fanout_span_ms: Percentiles;
+  rates: {
+    sent_per_s: number | null;
+    delivered_per_s: number | null;
+    joins_per_s: number | null;
+    /** Highest 60 s sliding mean seen in the step (seed 002 reports 60 s means). */
+    delivered_per_s_60s_max: number | null;
+    egress_mib_per_s: number | null;
+  };
+  server: {
+    cpu_pct: number | null;
+    cpu_pct_max: number | null;
+    mem_pct: number | null;
+    rss_mb: number | null;
+    rss_mb_max: number | null;
+    source: string | null;
+  };
+  database: { cpu_pct: number | null; rss_mb: number | null } | null;
+  generator: {
+    cpu_pct: number | null;
+    event_loop_lag_p99_ms: number | null;
+    /** Sends and joins actually made on time, over those scheduled. */
+    offered_ratio: number | null;
+    late_joins: number;
+    rss_mb: number | null;
+    workers: number;
+  };
+  /** Counts by verbatim reason, e.g. "join: Unauthorized: You do not have ...". */
+  errors: Record<string, number>;
+  error_classes: Record<ErrorClass, number>;
+  /** Scenario-specific figures (presence, changes, rooms...). */
+  extra: Record<string, unknown>;
+}
+
+export interface RunResult {
+  schema: typeof RESULT_SCHEMA;
+  run_id: string;
+  status: RunStatus;
+  /** One line: why the run stopped early, or null. */
+  abort_reason: string | null;
+  started_at: string;
+  finished_at: string | null;
+  rtcap_version: string;
+  profile: { name: string; scenario: string; path: string | null; resolved: unknown };
+  target: {
+    url: string;
+    builtin: boolean;
+    vsn: string;
+    dialect: string;
+    topic: string;
+    instance: { vcpus: number; memory_mb: number };
+    cpus: string | null;
+    server_sampling: string | null;
+  };
+  generator: {
+    workers: number;
+    cpus: string | null;
+    source_addresses: string[];
+    limits: { open_files_per_process: number | null; ephemeral_ports: number | null; port_range: string | null };
+    host: { cores: number; memory_mb: number; node: string; platform: string };
+  };
+  slo: { p95_ms: number; p99_ms?: number; delivery_rate: number };
+  steps: StepResult[];
+  /** Filled by the model layer (fits, capacity, advice) when the run has enough steps. */
+  analysis?: unknown;
+}
+
+/** One line of timeseries.ndjson, written every second while the run goes. */
+export interface TimeseriesPoint {
+  t: number; // epoch seconds
+  step: number;
+  phase: 'ramp' | 'warmup' | 'steady' | 'drain';
+  connections_open: number;
+  joined: number;
+  joins_per_s: number;
+  sent_per_s: number;
+  delivered_per_s: number;
+  /** 60 s sliding means, the seed's rate figures. */
+  sent_per_s_60s: number;
+  delivered_per_s_60s: number;
+  delivery_p50_ms: number | null;
+  delivery_p95_ms: number | null;
+  delivery_p99_ms: number | null;
+  errors: number;
+  disconnects: number;
+  server_cpu_pct: number | null;
+  server_rss_mb: number | null;
+  generator_cpu_pct: number | null;
+  generator_lag_p99_ms: number | null;
+}
