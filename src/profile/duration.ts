@@ -1,3 +1,6 @@
+/** How to write a duration; the tail of every "not a duration" message. */
+export const DURATION_HINT = 'use e.g. 20s, 2m, 500ms or a number of seconds';
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** "20s", "1m30s", "500ms", "1.5s", "2h" or a number of seconds → milliseconds; null if not a duration. */
@@ -16,8 +19,10 @@ export function parseDurationMs(v: number | string): number | null {
   return matched === s.length && matched > 0 ? total : null;
 }
 
+/** The shortest exact spelling parseDurationMs reads back: 500ms, 20s, 1.5s, 2m, 1h. */
 export function formatDurationMs(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
-  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   return `${ms / 1000}s`;
 }

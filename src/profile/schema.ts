@@ -5,7 +5,7 @@
  * Every object is strict: an unknown or mistyped key is an error naming the key and its line.
  */
 import { z } from 'zod';
-import { parseDurationMs } from './duration.js';
+import { DURATION_HINT, parseDurationMs } from './duration.js';
 
 export const SCENARIOS = [
   'broadcast-public',
@@ -19,17 +19,38 @@ export const SCENARIOS = [
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
+/**
+ * What the loader and the docs read from a field besides its type, attached with zod `.meta()`.
+ * Keeping it on the schema means env expansion, redaction and docs/PROFILE.md cannot disagree
+ * about which fields carry credentials. (A type alias, not an interface: `.meta()` takes only
+ * types assignable to an index signature.)
+ */
+export type FieldMeta = {
+  /** `${ENV_VAR}` references in the string value (or each value of a string map) are expanded at load time. */
+  env?: boolean;
+  /**
+   * How the field may carry a credential, hidden as "***" in result.json and error messages:
+   * `value` the whole value; `url` the password and apikey/token query parameters of a URL;
+   * `keys` the values under credential-like keys (Authorization, apikey, x-api-key, *secret*, ...).
+   */
+  secret?: 'value' | 'url' | 'keys';
+  /** `duration`: a duration string or seconds, parsed to milliseconds. */
+  kind?: 'duration';
+};
+const meta = (m: FieldMeta): FieldMeta => m;
+
 /** "20s", "1m30s", "500ms", "2h" or a number of seconds. Parsed to milliseconds. */
 export const duration = z
   .union([z.number().nonnegative(), z.string()])
   .transform((v, ctx) => {
     const ms = parseDurationMs(v);
     if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(v)} (use e.g. 20s, 2m, 500ms or a number of seconds)` });
+      ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(v)} (${DURATION_HINT})` });
       return z.NEVER;
     }
     return ms;
-  });
+  })
+  .meta(meta({ kind: 'duration' }));
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -43,9 +64,17 @@ export const instanceSchema = z
 
 export const authSchema = z
   .object({
-    apikey: z.string().optional().describe('a fixed socket token (JWT); `${ENV_VAR}` references are expanded. Never printed.'),
+    apikey: z
+      .string()
+      .optional()
+      .describe('a fixed socket token (JWT); `${ENV_VAR}` references are expanded. Never printed.')
+      .meta(meta({ env: true, secret: 'value' })),
     apikey_in: z.enum(['query', 'header']).default('query').describe('send the token as the `apikey` query parameter or the `x-api-key` header'),
-    jwt_secret: z.string().optional().describe('HS256 secret to mint a token per connection (role, exp, sub). `${ENV_VAR}` expanded. Never printed.'),
+    jwt_secret: z
+      .string()
+      .optional()
+      .describe('HS256 secret to mint a token per connection (role, exp, sub). `${ENV_VAR}` expanded. Never printed.')
+      .meta(meta({ env: true, secret: 'value' })),
     role: z.string().default('anon').describe('`role` claim of minted tokens'),
     token_ttl: duration.default(3_600_000).describe('lifetime of minted tokens'),
     token_file: z.string().optional().describe('file with one JWT per line; connection i uses line i mod n'),
@@ -56,7 +85,11 @@ export const authSchema = z
 export const builtinServerSchema = z
   .object({
     workers: positiveInt.default(1).describe('server processes sharing the port'),
-    config: z.record(z.string(), z.unknown()).default({}).describe('tenant settings passed to `rtcap serve --config` (quotas, db_pool, ...)'),
+    config: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe('tenant settings passed to `rtcap serve --config` (quotas, db_pool, ...)')
+      .meta(meta({ secret: 'keys' })),
     database: z.boolean().default(true).describe('start Postgres for the server (needed by private channels and Postgres Changes)'),
   })
   .strict();
@@ -67,7 +100,8 @@ export const targetSchema = z
       .string()
       .regex(/^wss?:\/\//, 'must start with ws:// or wss://')
       .optional()
-      .describe('WebSocket URL of the server, e.g. ws://127.0.0.1:4000/socket/websocket; omit to start the built-in server'),
+      .describe('WebSocket URL of the server, e.g. ws://127.0.0.1:4000/socket/websocket; omit to start the built-in server. `${ENV_VAR}` expanded; an apikey in the query is never printed.')
+      .meta(meta({ env: true, secret: 'url' })),
     vsn: z.enum(['1.0.0', '2.0.0']).default('1.0.0').describe('serializer: 1.0.0 JSON objects, 2.0.0 JSON arrays (+ binary broadcasts)'),
     binary_broadcast: z
       .boolean()
@@ -81,13 +115,25 @@ export const targetSchema = z
     broadcast_event: z.string().min(1).default('bench').describe('supabase dialect: the user event inside the broadcast envelope'),
     instance: instanceSchema.default({ vcpus: 2, memory_mb: 4096 }).describe('basis of server CPU % and memory %'),
     host: z.string().optional().describe('Host header override (Supabase resolves the tenant from its first label)'),
-    headers: z.record(z.string(), z.string()).default({}).describe('extra HTTP headers on the upgrade request'),
-    params: z.record(z.string(), z.string()).default({}).describe('extra query parameters (e.g. log_level)'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('extra HTTP headers on the upgrade request; `${ENV_VAR}` expanded in values; Authorization, apikey and x-api-key values are never printed')
+      .meta(meta({ env: true, secret: 'keys' })),
+    params: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('extra query parameters (e.g. log_level); an apikey or token here is never printed')
+      .meta(meta({ secret: 'keys' })),
     auth: authSchema.optional().describe('how connections authenticate; the built-in server gets minted tokens automatically'),
     server: builtinServerSchema.default({ workers: 1, config: {}, database: true }).describe('the built-in server, when target.url is absent'),
     server_pid: positiveInt.optional().describe('pid of a server on this host to sample CPU and memory from'),
     metrics_url: z.string().url().optional().describe('Prometheus endpoint of the server to sample CPU and memory from'),
-    metrics_token: z.string().optional().describe('Bearer token for metrics_url. Never printed.'),
+    metrics_token: z
+      .string()
+      .optional()
+      .describe('Bearer token for metrics_url. `${ENV_VAR}` expanded. Never printed.')
+      .meta(meta({ env: true, secret: 'value' })),
     join_timeout: duration.default(10_000).describe('a join without reply after this long counts as failed'),
     heartbeat_interval: duration.default(25_000).describe('heartbeat period (realtime-js: 25 s)'),
   })
@@ -139,12 +185,14 @@ export const generatorLimitsSchema = z
 export const profileSchema = z
   .object({
     name: z.string().min(1).describe('name of the run, used in the run id'),
-    description: z.string().optional(),
+    description: z.string().optional().describe('free text about the run, copied into the report'),
     scenario: z.enum(SCENARIOS).describe('what to measure; see README "Scenarios"'),
-    target: targetSchema.default(() => targetSchema.parse({})),
-    load: loadSchema,
-    slo: sloSchema.default({ p95_ms: 200, delivery_rate: 1 }),
-    generator: generatorLimitsSchema.default({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 }),
+    target: targetSchema.default(() => targetSchema.parse({})).describe('the server under test and how to talk to it'),
+    load: loadSchema.describe('the load to offer: join rate, payload and the steps'),
+    slo: sloSchema.default({ p95_ms: 200, delivery_rate: 1 }).describe('thresholds that decide each step\'s verdict'),
+    generator: generatorLimitsSchema
+      .default({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 })
+      .describe('limits past which the load generator, not the server, is the bottleneck'),
   })
   .strict();
 

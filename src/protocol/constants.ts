@@ -74,6 +74,7 @@ export const REASON = {
   claimsRequired: 'Fields `role` and `exp` are required in JWT',
   invalidJwt: 'The token provided is not a valid JWT',
   badSignature: 'Failed to validate JWT signature',
+  noSigner: 'Failed to generate JWT signer, check your JWT secret or JWKS configuration',
   tenantSuspended: 'Realtime was disabled for this tenant',
   tenantNotFound: 'Tenant not found',
   tooManyConnectedUsers: 'Too many connected users',
@@ -85,6 +86,7 @@ export const REASON = {
   joinExpInvalid: 'InvalidJWTToken: Token expiration time is invalid',
   joinMalformedJwt: 'MalformedJWT: The token provided is not a valid JWT',
   joinBadSignature: 'JwtSignatureError: Failed to validate JWT signature',
+  joinNoSigner: 'JwtSignerError: Failed to generate JWT signer, check your JWT secret or JWKS configuration',
   joinUnauthorized: (subtopic: string) =>
     `Unauthorized: You do not have permissions to read from this Channel topic: ${subtopic}`,
   joinTooManyConnectedUsers: 'ConnectionRateLimitReached: Too many connected users',
@@ -93,7 +95,18 @@ export const REASON = {
   increaseConnectionPool: 'IncreaseConnectionPool: Please increase your connection pool size',
   privateOnly: 'PrivateOnly: This project only allows private channels',
   replayPublic: 'UnableToReplayMessages: Replay is not allowed for public channels',
+  replayUnavailable: 'UnableToReplayMessages: Realtime was unable to replay messages',
   unknownChannelError: 'Unknown Error on Channel',
+  joinTenantNotFound: 'TenantNotFound: Tenant with the given ID does not exist',
+  joinTenantSuspended: 'RealtimeDisabledForTenant: Realtime disabled for this tenant',
+  joinDbUnavailable: 'UnableToConnectToProject: Realtime was unable to connect to the project database',
+  joinDbInitializing: 'InitializingProjectConnection: Connecting to the project database',
+  joinRestarting: 'RealtimeRestarting: Realtime is restarting, please standby',
+  /** The error reply of a failed presence push (§5.1). */
+  presencePayloadNotMap: 'Presence track payload must be a map',
+  // channel shutdown messages (§3.5) beyond the rate limits below
+  noLongerPermitted: (subtopic: string) => `You no longer have permission to read from this Channel topic: ${subtopic}`,
+  dbUnavailable: 'Realtime was unable to connect to the project database',
   // system shutdown messages (§3.5)
   tooManyMessages: 'Too many messages per second',
   tooManyPresenceMessages: 'Too many presence messages per second',
@@ -101,5 +114,6 @@ export const REASON = {
   trackSizeExceeded: 'Track message size exceeded',
   tokenExpiredAgo: (secondsAgo: number) => `Token has expired ${secondsAgo} seconds ago`,
   subscribedToPostgres: 'Subscribed to PostgreSQL',
+  replicationReady: 'Replication connection established',
   serverRequestedDisconnect: 'Server requested disconnect',
 } as const;

@@ -19,6 +19,22 @@ export interface Percentiles {
   count: number;
 }
 
+/**
+ * A histogram small enough for result.json: counts[i] holds samples with
+ * le_ms[i-1] < value <= le_ms[i] (le_ms[-1] taken as -infinity); counts has one more entry
+ * than le_ms, the last holding samples above the last bound. Use HISTOGRAM_LE_MS unless a
+ * scenario needs other bounds.
+ */
+export interface CompactHistogram {
+  le_ms: number[];
+  counts: number[];
+}
+
+/** Default bucket bounds: 1-2-5 steps from 1 ms to 60 s, covering the seed's 21 s p50s. */
+export const HISTOGRAM_LE_MS: readonly number[] = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000,
+];
+
 export type ErrorClass = 'server' | 'network' | 'generator' | 'protocol';
 
 export interface StepResult {
@@ -77,6 +93,11 @@ export interface StepResult {
   delivery_latency_ms: Percentiles;
   /** Last receive minus scheduled send, per message. */
   fanout_span_ms: Percentiles;
+  /**
+   * Optional: send-to-first-receive latency (the same samples as latency_ms) in fixed
+   * buckets, for the report's histogram chart. Absent in results written before it existed.
+   */
+  latency_histogram_ms?: CompactHistogram | null;
   rates: {
     sent_per_s: number | null;
     delivered_per_s: number | null;

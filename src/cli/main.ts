@@ -1,0 +1,36 @@
+/**
+ * rtcap's command line: parses arguments and calls the library (STYLE.md: thin CLI).
+ * Exit codes: 0 done, 2 usage or profile error, 3 run aborted, 99 thresholds failed,
+ * 130 interrupted.
+ */
+import yargs, { type Argv } from 'yargs';
+import { runCommand } from './run.js';
+
+export async function main(argv: string[]): Promise<void> {
+  const commands: Array<(y: Argv) => Argv> = [runCommand];
+  try {
+    // The server's command module is built separately; load it when present.
+    const serve = (await import(new URL('./serve.js', import.meta.url).href)) as { serveCommand?: unknown; default?: unknown };
+    const mod = (serve.serveCommand ?? serve.default) as Parameters<Argv['command']>[0] | undefined;
+    if (mod) commands.push((y) => y.command(mod as never));
+  } catch {
+    /* serve not built */
+  }
+  let cli = yargs(argv)
+    .scriptName('rtcap')
+    .usage('$0 <command> [options]')
+    .strict()
+    .demandCommand(1, 'give a command: run, serve')
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version()
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      if (err) throw err;
+      process.stderr.write(`rtcap: ${msg}\nRun \`rtcap --help\` for usage.\n`);
+      process.exit(2);
+    });
+  for (const c of commands) cli = c(cli);
+  await cli.parseAsync();
+}

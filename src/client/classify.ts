@@ -1,0 +1,58 @@
+/**
+ * Failure classification, kept verbatim (issue 2 §3): what the server said stays readable,
+ * and who is to blame is explicit. Generator-side limits (EMFILE, EADDRNOTAVAIL) are never
+ * server failures.
+ */
+import type { ErrorClass } from '../report/result.js';
+
+export interface ClassifiedError {
+  class: ErrorClass;
+  /** One line, verbatim where the server gave words. */
+  reason: string;
+}
+
+const GENERATOR_CODES = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'EADDRINUSE', 'ENOBUFS', 'ENOMEM']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export function classifySocketError(err: Error & { code?: string; address?: string; port?: number }): ClassifiedError {
+  const code = err.code ?? '';
+  if (GENERATOR_CODES.has(code)) {
+    const what = code === 'EMFILE' || code === 'ENFILE' ? 'open-file limit reached' : code === 'EADDRNOTAVAIL' || code === 'EADDRINUSE' ? 'no ephemeral port left on this source address' : 'out of buffers';
+    return { class: 'generator', reason: `generator: ${code} (${what})` };
+  }
+  if (NETWORK_CODES.has(code)) {
+    const where = err.address ? ` ${err.address}${err.port ? `:${err.port}` : ''}` : '';
+    return { class: 'network', reason: `connect ${code}${where}` };
+  }
+  return { class: 'network', reason: `socket error: ${oneLine(err.message)}` };
+}
+
+export function classifyRefusedUpgrade(status: number, body: string): ClassifiedError {
+  const text = oneLine(body).slice(0, 300);
+  return { class: 'server', reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}` };
+}
+
+export function classifyClose(code: number, reason: string): ClassifiedError {
+  // 1006 means no close frame arrived: the TCP connection just ended.
+  const cls: ErrorClass = code === 1006 ? 'network' : 'server';
+  const r = oneLine(reason);
+  return { class: cls, reason: `closed by server: ${code}${r ? ` ${r}` : ''}` };
+}
+
+export function classifyJoinError(response: unknown): ClassifiedError {
+  return { class: 'server', reason: `join refused: ${replyReason(response)}` };
+}
+
+/** The reason of an error phx_reply: `{reason}` or a bare string (§4.1 ack errors), else the JSON. */
+export function replyReason(response: unknown): string {
+  if (typeof response === 'string') return response;
+  if (response && typeof response === 'object' && 'reason' in response) {
+    const r = (response as { reason: unknown }).reason;
+    return typeof r === 'string' ? r : JSON.stringify(r);
+  }
+  return JSON.stringify(response ?? null);
+}
+
+export function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}

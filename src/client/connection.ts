@@ -1,0 +1,348 @@
+/**
+ * One WebSocket connection speaking Phoenix channels: connect, join, heartbeat, pushes,
+ * replies, and failure classification. Timers live outside (the worker's schedulers drive
+ * heartbeats and timeouts for thousands of connections from one timer each).
+ *
+ * Hot path: a delivery carrying rtcap's stamp is recognised from raw bytes (scanStamp) and
+ * handed to the hooks without JSON parsing; every other frame takes the slow path.
+ */
+import WebSocket from 'ws';
+import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
+import { decodeFrame, encodeFrame, encodeUserBroadcastPush, FrameError, type Frame } from '../protocol/frame.js';
+import { scanStamp, type Stamp } from '../protocol/stamp.js';
+import { newMemberState, type MemberState } from '../measure/ledger.js';
+import { nowMs } from '../measure/clock.js';
+import {
+  classifyClose,
+  classifyJoinError,
+  classifyRefusedUpgrade,
+  classifySocketError,
+  oneLine,
+  replyReason,
+  type ClassifiedError,
+} from './classify.js';
+
+export interface ConnectOptions {
+  url: string;
+  headers: Record<string, string>;
+  localAddress?: string;
+  handshakeTimeoutMs: number;
+}
+
+export interface ConnectionHooks {
+  /** A delivery carrying a stamp. `bytes` is the frame size. */
+  onStamp(c: Connection, stamp: Stamp, recvMs: number, bytes: number): void;
+  onOpen(c: Connection): void;
+  onJoined(c: Connection, topic: string, response: unknown, latencyMs: number): void;
+  /** Connect, join and channel failures, and unexpected closes. */
+  onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void;
+  /** The socket is gone (after onError when it was not our doing). */
+  onClosed(c: Connection, byUs: boolean): void;
+  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number): void;
+  /** Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign events). */
+  onFrame(c: Connection, f: Frame): void;
+}
+
+type Pending =
+  | { kind: 'join'; topic: string; sentAtMs: number }
+  | { kind: 'heartbeat'; sentAtMs: number }
+  | { kind: 'push'; topic: string; sentAtMs: number; ack: boolean }
+  | { kind: 'leave'; topic: string; sentAtMs: number };
+
+export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
+
+const stampScratch: Stamp = { id: 0, stream: 0, sentAtMs: 0 };
+
+export class Connection {
+  state: ConnectionState = 'idle';
+  ws: WebSocket | null = null;
+  /** The primary topic's receive state (ledger). */
+  readonly member: MemberState = newMemberState();
+  /** topic → join_ref of the current join. */
+  readonly joins = new Map<string, { joinRef: string; joined: boolean }>();
+  private readonly pending = new Map<string, Pending>();
+  private refSeq = 0;
+  private heartbeatRef: string | null = null;
+  private closingByUs = false;
+  openedAtMs = 0;
+  connectStartMs = 0;
+
+  constructor(
+    readonly index: number,
+    readonly vsn: Vsn,
+    private readonly hooks: ConnectionHooks,
+  ) {}
+
+  connect(opts: ConnectOptions): void {
+    this.state = 'connecting';
+    this.connectStartMs = nowMs();
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(opts.url, {
+        headers: opts.headers,
+        localAddress: opts.localAddress,
+        handshakeTimeout: opts.handshakeTimeoutMs,
+        perMessageDeflate: false,
+        skipUTF8Validation: true,
+        followRedirects: false,
+      });
+    } catch (e) {
+      this.fail(classifySocketError(e as Error), 'connect');
+      return;
+    }
+    this.ws = ws;
+    ws.on('open', () => {
+      this.state = 'open';
+      this.openedAtMs = nowMs();
+      this.hooks.onOpen(this);
+    });
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+    ws.on('unexpected-response', (req, res) => {
+      // A refused upgrade: keep the status and body verbatim (PROTOCOL.md §1.5).
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (body.length < 2048) body += chunk;
+      });
+      const done = () => {
+        if (this.state === 'closed') return;
+        this.fail(classifyRefusedUpgrade(res.statusCode ?? 0, body), 'connect');
+        req.destroy();
+      };
+      res.on('end', done);
+      res.on('error', done);
+    });
+    ws.on('error', (err: Error) => {
+      if (this.state === 'closed') return;
+      if (this.state === 'connecting') this.fail(classifySocketError(err), 'connect');
+      else this.hooks.onError(this, classifySocketError(err), 'socket');
+    });
+    ws.on('close', (code: number, reason: Buffer) => {
+      if (this.state === 'closed') return;
+      const byUs = this.closingByUs;
+      if (!byUs) {
+        const phase = this.state === 'connecting' ? 'connect' : 'socket';
+        this.hooks.onError(this, classifyClose(code, reason.toString()), phase);
+      }
+      this.markClosed(byUs);
+    });
+  }
+
+  private fail(e: ClassifiedError, phase: 'connect'): void {
+    this.hooks.onError(this, e, phase);
+    this.closingByUs = true;
+    try {
+      this.ws?.terminate();
+    } catch {
+      /* already gone */
+    }
+    this.markClosed(false);
+  }
+
+  private markClosed(byUs: boolean): void {
+    this.state = 'closed';
+    this.pending.clear();
+    this.heartbeatRef = null;
+    this.hooks.onClosed(this, byUs);
+  }
+
+  private nextRef(): string {
+    return String(++this.refSeq);
+  }
+
+  /** Sends a frame; false when the socket is not open (the caller counts a failed send). */
+  sendFrame(frame: Frame): boolean {
+    const ws = this.ws;
+    if (this.state !== 'open' || !ws) return false;
+    ws.send(encodeFrame(frame, this.vsn, 'client'));
+    return true;
+  }
+
+  join(topic: string, payload: unknown): void {
+    const ref = this.nextRef();
+    this.joins.set(topic, { joinRef: ref, joined: false });
+    this.pending.set(ref, { kind: 'join', topic, sentAtMs: nowMs() });
+    this.sendFrame({ joinRef: ref, ref, topic, event: EV.join, payload });
+  }
+
+  leave(topic: string): void {
+    const j = this.joins.get(topic);
+    if (!j) return;
+    const ref = this.nextRef();
+    this.pending.set(ref, { kind: 'leave', topic, sentAtMs: nowMs() });
+    this.sendFrame({ joinRef: j.joinRef, ref, topic, event: EV.leave, payload: {} });
+  }
+
+  /**
+   * A push on a joined topic. With `ack`, the reply is matched and reported via onAck.
+   * `binaryUserEvent` sends it as a v2 kind-3 user broadcast, as current realtime-js does.
+   */
+  push(topic: string, event: string, payload: unknown, ack: boolean, binaryUserEvent?: { userEvent: string; inner: unknown }): boolean {
+    const ws = this.ws;
+    if (this.state !== 'open' || !ws) return false;
+    const j = this.joins.get(topic);
+    const joinRef = j ? j.joinRef : null;
+    const ref = this.nextRef();
+    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), ack });
+    if (binaryUserEvent && this.vsn !== VSN_1) {
+      ws.send(
+        encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: binaryUserEvent.userEvent, payload: binaryUserEvent.inner, encoding: ENCODING.json }),
+      );
+    } else {
+      ws.send(encodeFrame({ joinRef, ref, topic, event, payload }, this.vsn, 'client'));
+    }
+    return true;
+  }
+
+  /**
+   * Called by the worker's heartbeat scheduler. A heartbeat still unanswered when the next
+   * is due closes the socket with 1000 "heartbeat timeout", as the clients do (§2.4).
+   */
+  heartbeat(): void {
+    if (this.state !== 'open') return;
+    if (this.heartbeatRef !== null) {
+      this.hooks.onError(this, { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' }, 'heartbeat');
+      this.close(1000, 'heartbeat timeout');
+      return;
+    }
+    const ref = this.nextRef();
+    this.heartbeatRef = ref;
+    this.pending.set(ref, { kind: 'heartbeat', sentAtMs: nowMs() });
+    this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });
+  }
+
+  /** Fails joins that had no reply within `timeoutMs`. Returns how many timed out. */
+  expireJoins(now: number, timeoutMs: number): number {
+    let n = 0;
+    for (const [ref, p] of this.pending) {
+      if (p.kind === 'join' && now - p.sentAtMs > timeoutMs) {
+        this.pending.delete(ref);
+        this.joins.delete(p.topic);
+        n++;
+        this.hooks.onError(this, { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` }, 'join');
+      }
+    }
+    return n;
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.state === 'closed') return;
+    this.closingByUs = true;
+    const ws = this.ws;
+    if (!ws) {
+      this.markClosed(true);
+      return;
+    }
+    this.state = 'closing';
+    try {
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(code, reason);
+    } catch {
+      ws.terminate();
+    }
+    // A peer that never answers the close handshake must not keep the socket.
+    setTimeout(() => {
+      if (this.state !== 'closed') ws.terminate();
+    }, 2000).unref();
+  }
+
+  terminate(): void {
+    if (this.state === 'closed') return;
+    this.closingByUs = true;
+    this.ws?.terminate();
+  }
+
+  get hasPendingJoin(): boolean {
+    for (const p of this.pending.values()) if (p.kind === 'join') return true;
+    return false;
+  }
+
+  // ------------------------------------------------------------------ receive
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (scanStamp(data, stampScratch)) {
+      this.hooks.onStamp(this, stampScratch, nowMs(), data.length);
+      return;
+    }
+    let frame: Frame;
+    try {
+      frame = decodeFrame(data, isBinary, this.vsn, 'server');
+    } catch (e) {
+      const why = e instanceof FrameError ? e.message : String(e);
+      const sample = isBinary ? `<${data.length} binary bytes>` : oneLine(data.toString('utf8', 0, Math.min(60, data.length)));
+      this.hooks.onError(this, { class: 'protocol', reason: `malformed frame (${why}): ${sample}` }, 'frame');
+      return;
+    }
+    this.onFrame(frame);
+  }
+
+  private onFrame(f: Frame): void {
+    switch (f.event) {
+      case EV.reply:
+        this.onReply(f);
+        return;
+      case EV.error: {
+        const j = this.joins.get(f.topic);
+        if (j && (f.joinRef === null || f.joinRef === j.joinRef)) {
+          this.joins.delete(f.topic);
+          this.hooks.onError(this, { class: 'server', reason: `phx_error: ${replyReason(f.payload)}` }, 'channel');
+        }
+        return;
+      }
+      case EV.close: {
+        const j = this.joins.get(f.topic);
+        // A phx_close we asked for (leave) is expected; any other ends the membership.
+        if (j && (f.joinRef === null || f.joinRef === j.joinRef)) {
+          this.joins.delete(f.topic);
+          this.hooks.onError(this, { class: 'server', reason: 'phx_close: channel closed by server' }, 'channel');
+        }
+        return;
+      }
+      case EV.system: {
+        const p = f.payload as { status?: string; message?: unknown; extension?: string } | null;
+        if (p && p.status === 'error') {
+          const msg = typeof p.message === 'string' ? p.message : JSON.stringify(p.message);
+          this.hooks.onError(this, { class: 'server', reason: `system error: ${msg}` }, 'channel');
+          return;
+        }
+        this.hooks.onFrame(this, f);
+        return;
+      }
+      default:
+        this.hooks.onFrame(this, f);
+    }
+  }
+
+  private onReply(f: Frame): void {
+    if (f.ref === null) return;
+    const p = this.pending.get(f.ref);
+    if (!p) return;
+    this.pending.delete(f.ref);
+    const payload = (f.payload ?? {}) as { status?: string; response?: unknown };
+    const ok = payload.status === 'ok';
+    const latencyMs = nowMs() - p.sentAtMs;
+    switch (p.kind) {
+      case 'heartbeat':
+        this.heartbeatRef = null;
+        return;
+      case 'join': {
+        const j = this.joins.get(p.topic);
+        if (!j || j.joinRef !== f.ref) return; // superseded join
+        if (ok) {
+          j.joined = true;
+          this.hooks.onJoined(this, p.topic, payload.response, latencyMs);
+        } else {
+          this.joins.delete(p.topic);
+          this.hooks.onError(this, classifyJoinError(payload.response), 'join');
+        }
+        return;
+      }
+      case 'push':
+        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs);
+        return;
+      case 'leave':
+        this.joins.delete(p.topic);
+        return;
+    }
+  }
+}

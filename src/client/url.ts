@@ -1,0 +1,34 @@
+/**
+ * Socket URL building (PROTOCOL.md §1.1–§1.2) and redaction: tokens never appear in
+ * reports, logs or errors.
+ */
+import { VSN_1, type Vsn } from '../protocol/constants.js';
+
+export interface UrlOptions {
+  vsn: Vsn;
+  params?: Record<string, string>;
+  /** Put the token in the `apikey` query parameter. */
+  apikey?: string | null;
+}
+
+export function buildSocketUrl(base: string, opts: UrlOptions): string {
+  const u = new URL(base);
+  // Phoenix defaults to 1.0.0 when vsn is absent (§1.2); send it anyway so the choice is explicit.
+  u.searchParams.set('vsn', opts.vsn ?? VSN_1);
+  for (const [k, v] of Object.entries(opts.params ?? {})) u.searchParams.set(k, v);
+  if (opts.apikey) u.searchParams.set('apikey', opts.apikey);
+  return u.toString();
+}
+
+const SECRET_PARAMS = /([?&](?:apikey|access_token|token|jwt)=)[^&#]*/gi;
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+
+/** Removes tokens from a URL or any text that may carry one. */
+export function redact(text: string): string {
+  return text.replace(SECRET_PARAMS, '$1***').replace(JWT_LIKE, '***');
+}
+
+export function isLoopbackHost(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}

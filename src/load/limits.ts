@@ -1,0 +1,86 @@
+/**
+ * The generator's own limits on this host (issue 2 §4): each process has an open-file limit
+ * that cannot be raised here, and one source address reaches one server port through at most
+ * the ephemeral port range. rtcap prints them at start and plans workers and source
+ * addresses around them.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface GeneratorLimits {
+  openFilesPerProcess: number | null;
+  portRange: [number, number] | null;
+  ephemeralPorts: number | null;
+}
+
+export function readLimits(): GeneratorLimits {
+  let openFiles: number | null = null;
+  try {
+    const m = /Max open files\s+(\d+|unlimited)/.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (m) openFiles = m[1] === 'unlimited' ? Infinity : Number(m[1]);
+  } catch {
+    /* not Linux */
+  }
+  let portRange: [number, number] | null = null;
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (lo > 0 && hi >= lo) portRange = [lo, hi];
+  } catch {
+    /* not Linux */
+  }
+  return { openFilesPerProcess: openFiles, portRange, ephemeralPorts: portRange ? portRange[1] - portRange[0] + 1 : null };
+}
+
+/** File descriptors a generator process needs besides its sockets (stdio, IPC, epoll, libuv). */
+const FD_RESERVE = 200;
+/** Ports kept free on each source address for everything else on the host. */
+const PORT_RESERVE = 1000;
+
+export interface GeneratorPlan {
+  workers: number;
+  sourceAddresses: string[];
+  maxConnectionsPerWorker: number;
+  warnings: string[];
+}
+
+export function planGenerator(opts: {
+  maxConnections: number;
+  requestedWorkers: number | 'auto';
+  requestedSourceAddresses?: string[];
+  loopbackTarget: boolean;
+  limits: GeneratorLimits;
+  perWorkerDefault?: number;
+}): GeneratorPlan {
+  const warnings: string[] = [];
+  const fdCap = opts.limits.openFilesPerProcess && Number.isFinite(opts.limits.openFilesPerProcess) ? opts.limits.openFilesPerProcess - FD_RESERVE : Infinity;
+  const perWorkerDefault = Math.min(opts.perWorkerDefault ?? 15_000, fdCap);
+  let workers: number;
+  if (opts.requestedWorkers === 'auto') {
+    workers = Math.max(1, Math.ceil(opts.maxConnections / perWorkerDefault));
+  } else {
+    workers = opts.requestedWorkers;
+    const per = Math.ceil(opts.maxConnections / workers);
+    if (per > fdCap) {
+      warnings.push(
+        `${per} connections per worker exceed the open-file limit (${opts.limits.openFilesPerProcess} per process): expect EMFILE; use --workers ${Math.ceil(opts.maxConnections / fdCap)} or more`,
+      );
+    }
+  }
+  let sourceAddresses = opts.requestedSourceAddresses ?? [];
+  const portsPerAddress = opts.limits.ephemeralPorts ? opts.limits.ephemeralPorts - PORT_RESERVE : Infinity;
+  if (sourceAddresses.length === 0) {
+    const needed = Math.ceil(opts.maxConnections / portsPerAddress);
+    if (needed > 1) {
+      if (opts.loopbackTarget) {
+        // Loopback answers on all of 127/8, so extra source addresses need no set-up.
+        sourceAddresses = Array.from({ length: needed }, (_, i) => `127.0.0.${i + 1}`);
+      } else {
+        warnings.push(
+          `${opts.maxConnections} connections need ${needed} source addresses (${opts.limits.ephemeralPorts} ephemeral ports each); list them in load.source_addresses`,
+        );
+      }
+    }
+  } else if (opts.maxConnections > sourceAddresses.length * portsPerAddress) {
+    warnings.push(`${sourceAddresses.length} source addresses give ~${sourceAddresses.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`);
+  }
+  return { workers, sourceAddresses, maxConnectionsPerWorker: Math.ceil(opts.maxConnections / workers), warnings };
+}

@@ -1,0 +1,16 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Child processes (generator workers, the built-in server) run compiled JavaScript from dist/.
+ * Under vitest the code runs from src/*.ts, so point at the build instead (`npm test` builds first).
+ */
+export function distEntry(relative: string): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.js')) return resolve(dirname(here), '..', relative);
+  const root = resolve(dirname(here), '..', '..');
+  const p = join(root, 'dist', relative);
+  if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\` first`);
+  return p;
+}

@@ -1,0 +1,118 @@
+/**
+ * The coordinator's side of the generator processes: forks them, shards work by connection
+ * index, and turns their replies into promises. Each process has its own open-file limit,
+ * which is why the generator is processes and not threads.
+ */
+import { fork, execFileSync, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { FromWorker, SecondStats, StepCollected, ToWorker } from './ipc.js';
+import { distEntry } from './paths.js';
+
+export interface PoolEvents {
+  second: [SecondStats];
+  fatal: [string];
+}
+
+export class WorkerPool extends EventEmitter<PoolEvents> {
+  private readonly children: ChildProcess[] = [];
+  private readonly waiters = new Map<string, { need: number; got: FromWorker[]; resolve: (v: FromWorker[]) => void }>();
+  private exited = 0;
+
+  constructor(
+    readonly size: number,
+    private readonly cpus: string | null,
+  ) {
+    super();
+  }
+
+  async start(init: (worker: number) => Extract<ToWorker, { type: 'init' }>): Promise<void> {
+    const entry = distEntry('load/worker-main.js');
+    for (let w = 0; w < this.size; w++) {
+      const child = fork(entry, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      if (this.cpus && child.pid) pin(child.pid, this.cpus);
+      child.on('message', (m: FromWorker) => this.onMessage(m));
+      child.on('exit', (code, signal) => {
+        this.exited++;
+        if (code !== 0 && code !== null) this.emit('fatal', `generator worker ${w} exited with code ${code}`);
+        else if (signal && signal !== 'SIGTERM') this.emit('fatal', `generator worker ${w} killed by ${signal}`);
+      });
+      this.children.push(child);
+    }
+    const ready = this.expect('ready', -1);
+    this.children.forEach((c, w) => c.send(init(w)));
+    await ready;
+  }
+
+  get pids(): number[] {
+    return this.children.map((c) => c.pid ?? 0);
+  }
+
+  private key(type: string, step: number): string {
+    return `${type}:${step}`;
+  }
+
+  /** Resolves when every worker has replied with `type` for `step`. */
+  expect<T extends FromWorker>(type: T['type'], step: number): Promise<T[]> {
+    return new Promise((resolve) => {
+      this.waiters.set(this.key(type, step), { need: this.size, got: [], resolve: resolve as (v: FromWorker[]) => void });
+    });
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.type === 'second') {
+      this.emit('second', m);
+      return;
+    }
+    if (m.type === 'fatal') {
+      this.emit('fatal', m.message);
+      return;
+    }
+    const step = 'step' in m ? m.step : -1;
+    const w = this.waiters.get(this.key(m.type, step));
+    if (!w) return;
+    w.got.push(m);
+    if (w.got.length >= w.need) {
+      this.waiters.delete(this.key(m.type, step));
+      w.resolve(w.got);
+    }
+  }
+
+  broadcast(m: ToWorker): void {
+    for (const c of this.children) if (c.connected) c.send(m);
+  }
+
+  async ramp(step: number, fromConn: number, toConn: number, startMs: number): Promise<void> {
+    const done = this.expect('rampDone', step);
+    this.broadcast({ type: 'ramp', step, fromConn, toConn, startMs });
+    await done;
+  }
+
+  async send(step: number, startMs: number): Promise<void> {
+    const done = this.expect('sendDone', step);
+    this.broadcast({ type: 'send', step, startMs });
+    await done;
+  }
+
+  async collect(step: number): Promise<StepCollected[]> {
+    const done = this.expect<StepCollected>('collected', step);
+    this.broadcast({ type: 'collect', step });
+    return done;
+  }
+
+  /** Asks workers to close their sockets and exit; kills those that do not within the grace. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.broadcast({ type: 'stop' });
+    const deadline = Date.now() + graceMs;
+    while (this.exited < this.children.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  }
+}
+
+/** Pins a process and all its threads to the given CPUs (`taskset -a -p -c`). */
+export function pin(pid: number, cpus: string): void {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  } catch (e) {
+    throw new Error(`could not pin pid ${pid} to CPUs ${cpus} with taskset: ${(e as Error).message}`);
+  }
+}

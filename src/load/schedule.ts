@@ -1,0 +1,24 @@
+/**
+ * Open-model schedules (wrk2's lesson): event k is due at start + k / rate, whatever happened
+ * to event k-1. A late event is sent late and counted as late, never skipped, so latency
+ * measured from the due time includes any delay the generator or server caused.
+ */
+export class OpenSchedule {
+  private readonly intervalMs: number;
+  constructor(
+    readonly startMs: number,
+    readonly ratePerS: number,
+  ) {
+    this.intervalMs = ratePerS > 0 ? 1000 / ratePerS : Infinity;
+  }
+
+  timeOf(k: number): number {
+    return this.startMs + k * this.intervalMs;
+  }
+
+  /** How many events are due by `t` (events 0..n-1). */
+  dueBy(t: number): number {
+    if (t < this.startMs || !Number.isFinite(this.intervalMs)) return 0;
+    return Math.floor((t - this.startMs) / this.intervalMs) + 1;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Entry point of a generator process, forked by the coordinator (src/load/pool.ts).
+ */
+import { GeneratorWorker } from './worker.js';
+import type { FromWorker, ToWorker } from './ipc.js';
+
+if (!process.send) {
+  process.stderr.write('rtcap worker: must be started by the rtcap coordinator\n');
+  process.exit(2);
+}
+
+const post = (m: FromWorker) => {
+  if (process.connected) process.send!(m);
+};
+const worker = new GeneratorWorker(post);
+
+process.on('message', (m: ToWorker) => {
+  try {
+    worker.handle(m);
+    if (m.type === 'stop') setTimeout(() => process.exit(0), 300).unref();
+  } catch (e) {
+    post({ type: 'fatal', worker: -1, message: (e as Error).stack ?? String(e) });
+  }
+});
+process.on('disconnect', () => {
+  // The coordinator is gone: close sockets and leave.
+  worker.stop();
+  setTimeout(() => process.exit(0), 200).unref();
+});
+process.on('uncaughtException', (e) => {
+  post({ type: 'fatal', worker: -1, message: e.stack ?? String(e) });
+});

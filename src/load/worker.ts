@@ -1,0 +1,474 @@
+/**
+ * One generator process: holds its shard of the connections (global index i where
+ * i mod workers = this worker), opens them on the open-model join schedule, drives the send
+ * schedule for the senders it holds, and keeps the delivery ledger. It reports a line of
+ * stats every second and the step's ledger when asked.
+ */
+import { Connection, type ConnectionHooks } from '../client/connection.js';
+import type { ClassifiedError } from '../client/classify.js';
+import { TokenSource } from '../client/auth.js';
+import { nowMs } from '../measure/clock.js';
+import { createHistogram, encodeHistogram, recordMs } from '../measure/histogram.js';
+import { ReceiveLedger, SendLedger, streamId, STREAM_STRIDE } from '../measure/ledger.js';
+import { HealthMonitor } from '../measure/health.js';
+import type { MemberInterval } from '../measure/membership.js';
+import type { Frame } from '../protocol/frame.js';
+import type { Stamp } from '../protocol/stamp.js';
+import type { Profile } from '../profile/schema.js';
+import type { ErrorClass } from '../report/result.js';
+import { getScenario } from '../scenarios/index.js';
+import type { StepPlan } from '../scenarios/types.js';
+import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
+import { OpenSchedule } from './schedule.js';
+import { BenchSender, joinPayload } from './traffic.js';
+
+const MAX_ERROR_REASONS = 200;
+
+interface ConnMeta {
+  topic: string;
+  scheduledMs: number;
+  leftAtMs: number;
+  step: number;
+}
+
+export class GeneratorWorker implements ConnectionHooks {
+  private index = 0;
+  private workers = 1;
+  private profile!: Profile;
+  private url = '';
+  private headers: Record<string, string> = {};
+  private sourceAddresses: string[] = [];
+  private tokens!: TokenSource;
+  private tokenConfig!: TokenConfig;
+
+  private readonly conns = new Map<number, Connection>();
+  private readonly meta = new Map<Connection, ConnMeta>();
+  private readonly joining = new Set<Connection>();
+  private readonly ledger = new ReceiveLedger();
+  private readonly sends = new SendLedger(5);
+  private readonly health = new HealthMonitor();
+  private plan: StepPlan | null = null;
+  private step = -1;
+  private sender: BenchSender | null = null;
+
+  // step counters
+  private opened = 0;
+  private joinedInStep = 0;
+  private failed = 0;
+  private disconnected = 0;
+  private lateJoins = 0;
+  private scheduledJoins = 0;
+  private joinHist = createHistogram();
+  private errors = new Map<string, number>();
+  private errorClasses: Record<ErrorClass, number> = { server: 0, network: 0, generator: 0, protocol: 0 };
+  private acksOk = 0;
+  private ackErrors = 0;
+  private sendStats = { scheduled: 0, unsent: 0 };
+  // live counts
+  private openNow = 0;
+  private joinedNow = 0;
+  // per-second counters
+  private secJoins = 0;
+  private secErrors = 0;
+  private secDisconnects = 0;
+  private secErrorReasons = new Map<string, number>();
+
+  private rampPending = 0;
+  private rampScheduling = false;
+  private rampStep = -1;
+  private timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(private readonly post: (m: FromWorker) => void) {}
+
+  handle(m: ToWorker): void {
+    switch (m.type) {
+      case 'init':
+        this.init(m);
+        return;
+      case 'ramp':
+        this.beginStepIfNew(m.step);
+        this.ramp(m.fromConn, m.toConn, m.startMs);
+        return;
+      case 'shrink':
+        this.beginStepIfNew(m.step);
+        this.shrink(m.toConn);
+        return;
+      case 'send':
+        this.beginStepIfNew(m.step);
+        this.runSends(m.startMs);
+        return;
+      case 'collect':
+        this.post(this.collect());
+        return;
+      case 'stop':
+        this.stop();
+        return;
+    }
+  }
+
+  private init(m: Extract<ToWorker, { type: 'init' }>): void {
+    this.index = m.workerIndex;
+    this.workers = m.workers;
+    this.profile = m.profile;
+    this.url = m.url;
+    this.headers = m.headers;
+    this.sourceAddresses = m.sourceAddresses;
+    this.tokenConfig = m.tokens;
+    this.tokens = new TokenSource({
+      apikey: m.tokens.apikey,
+      jwtSecret: m.tokens.jwtSecret,
+      role: m.tokens.role,
+      ttlMs: m.tokens.ttlMs,
+      tokenFile: m.tokens.tokenFile,
+    });
+    this.startTimers();
+    this.post({ type: 'ready', worker: this.index });
+  }
+
+  private beginStepIfNew(step: number): void {
+    if (step === this.step) return;
+    this.step = step;
+    this.plan = getScenario(this.profile.scenario).plan(this.profile, step);
+    this.sender = new BenchSender(this.profile, this.plan.payloadBytes);
+    this.ledger.beginStep(step);
+    this.sends.beginStep(this.profile.load.late_threshold);
+    this.opened = this.joinedInStep = this.failed = this.disconnected = this.lateJoins = this.scheduledJoins = 0;
+    this.joinHist = createHistogram();
+    this.errors = new Map();
+    this.errorClasses = { server: 0, network: 0, generator: 0, protocol: 0 };
+    this.acksOk = this.ackErrors = 0;
+    this.sendStats = { scheduled: 0, unsent: 0 };
+  }
+
+  // ------------------------------------------------------------------ timers
+
+  private startTimers(): void {
+    // Per-second stats, aligned to wall-clock seconds so workers' lines line up.
+    const tick = () => {
+      if (this.stopped) return;
+      this.reportSecond();
+      this.timers[0] = setTimeout(tick, 1000 - (Date.now() % 1000));
+    };
+    this.timers[0] = setTimeout(tick, 1000 - (Date.now() % 1000));
+    // Heartbeats: each connection every heartbeat_interval, spread evenly over it.
+    const slots = Math.max(1, Math.round(this.profile.target.heartbeat_interval / 1000));
+    let slot = 0;
+    this.timers[1] = setInterval(() => {
+      slot = (slot + 1) % slots;
+      for (const [i, c] of this.conns) if (i % slots === slot) c.heartbeat();
+    }, 1000);
+    this.timers[2] = setInterval(() => {
+      const now = nowMs();
+      for (const c of this.joining) c.expireJoins(now, this.profile.target.join_timeout);
+    }, 250);
+  }
+
+  private reportSecond(): void {
+    const sec = this.ledger.takeSecond();
+    const t = Math.floor(Date.now() / 1000) - 1;
+    const errorReasons: Record<string, number> = {};
+    for (const [k, v] of this.secErrorReasons) errorReasons[k] = v;
+    this.post({
+      type: 'second',
+      worker: this.index,
+      t,
+      open: this.openNow,
+      joined: this.joinedNow,
+      joins: this.secJoins,
+      sent: this.sends.sentThisSecond,
+      received: sec.received,
+      bytes: sec.bytes,
+      errors: this.secErrors,
+      disconnects: this.secDisconnects,
+      histogram: encodeHistogram(sec.histogram),
+      health: this.health.sample(),
+      errorReasons,
+    });
+    this.sends.sentThisSecond = 0;
+    this.secJoins = this.secErrors = this.secDisconnects = 0;
+    this.secErrorReasons = new Map();
+  }
+
+  // ------------------------------------------------------------------ ramp
+
+  private mine(i: number): boolean {
+    return i % this.workers === this.index;
+  }
+
+  private ramp(fromConn: number, toConn: number, startMs: number): void {
+    const plan = this.plan!;
+    const own: number[] = [];
+    for (let i = fromConn; i < toConn; i++) if (this.mine(i)) own.push(i);
+    this.rampStep = this.step;
+    this.rampPending = own.length;
+    this.scheduledJoins += own.length;
+    if (own.length === 0) {
+      this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed });
+      return;
+    }
+    const schedule = new OpenSchedule(startMs, plan.joinRatePerS);
+    const lateMs = this.profile.load.late_threshold;
+    let n = 0;
+    this.rampScheduling = true;
+    const tick = () => {
+      if (this.stopped) return;
+      const now = nowMs();
+      while (n < own.length) {
+        const i = own[n];
+        const due = schedule.timeOf(i - fromConn);
+        if (due > now) break;
+        if (now - due > lateMs) this.lateJoins++;
+        this.open(i, due);
+        n++;
+      }
+      if (n < own.length) {
+        setTimeout(tick, Math.max(0, schedule.timeOf(own[n] - fromConn) - nowMs()));
+      } else {
+        this.rampScheduling = false;
+        this.maybeRampDone();
+      }
+    };
+    setTimeout(tick, Math.max(0, startMs - nowMs()));
+  }
+
+  private open(i: number, scheduledMs: number): void {
+    const plan = this.plan!;
+    const c = new Connection(i, this.profile.target.vsn, this);
+    const topic = plan.topicOf(i);
+    this.conns.set(i, c);
+    this.meta.set(c, { topic, scheduledMs, leftAtMs: Infinity, step: this.step });
+    this.joining.add(c);
+    void this.tokens.tokenFor(i).then(
+      (token) => {
+        if (this.stopped) return;
+        const headers = { ...this.headers };
+        let url = this.url;
+        if (token && this.tokenConfig.apikeyIn === 'header') headers['x-api-key'] = token;
+        else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
+        (c as Connection & { token?: string | null }).token = token;
+        const localAddress = this.sourceAddresses.length ? this.sourceAddresses[Math.floor(i / this.workers) % this.sourceAddresses.length] : undefined;
+        c.connect({ url, headers, localAddress, handshakeTimeoutMs: this.profile.target.join_timeout });
+      },
+      (e: Error) => this.onError(c, { class: 'generator', reason: `token: ${e.message}` }, 'connect'),
+    );
+  }
+
+  private maybeRampDone(): void {
+    if (this.rampScheduling || this.rampStep !== this.step) return;
+    if (this.joining.size > 0) return;
+    this.rampStep = -1;
+    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed });
+  }
+
+  private shrink(toConn: number): void {
+    for (const [i, c] of this.conns) {
+      if (i >= toConn) {
+        this.endMembership(c);
+        c.close(1000, 'step shrink');
+        this.conns.delete(i);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ sends
+
+  private runSends(startMs: number): void {
+    const plan = this.plan!;
+    const sender = this.sender!;
+    const schedule = new OpenSchedule(startMs, plan.sendRatePerS);
+    const total = plan.messageCount;
+    const step = this.step;
+    // Never skip a send silently: a generator behind schedule sends late (counted), and
+    // only past a whole extra window does it give up and count the rest as unsent.
+    const giveUpAtMs = startMs + 2 * plan.durationMs + 1000;
+    setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
+    let k = 0;
+    const tick = () => {
+      if (this.stopped || this.step !== step) return;
+      const now = nowMs();
+      while (k < total) {
+        const due = schedule.timeOf(k);
+        if (due > now) break;
+        const s = plan.senderOf(k);
+        if (this.mine(s.conn)) {
+          this.sendStats.scheduled++;
+          const c = this.conns.get(s.conn);
+          const stream = streamId(step, s.stream);
+          const ok = c !== undefined && c.member.joinedAtMs > 0 && sender.send(c, plan.streamTopic(s.stream), stream, s.seq, due);
+          this.sends.record(s.stream, s.seq, due, ok ? nowMs() : NaN);
+        }
+        k++;
+        if (now > giveUpAtMs) break;
+      }
+      if (k < total && nowMs() <= giveUpAtMs) {
+        setTimeout(tick, Math.max(0, schedule.timeOf(k) - nowMs()));
+        return;
+      }
+      for (; k < total; k++) {
+        if (this.mine(plan.senderOf(k).conn)) {
+          this.sendStats.unsent++;
+          this.sendStats.scheduled++;
+        }
+      }
+      this.post({ type: 'sendDone', worker: this.index, step });
+    };
+    if (total === 0) {
+      this.post({ type: 'sendDone', worker: this.index, step });
+      return;
+    }
+    setTimeout(tick, Math.max(0, startMs - nowMs()));
+  }
+
+  // ------------------------------------------------------------------ collect
+
+  private collect(): StepCollected {
+    const snap = this.ledger.snapshot();
+    const membership: Record<string, MemberInterval[]> = {};
+    let openAtEnd = 0;
+    let joinedAtEnd = 0;
+    for (const [c, m] of this.meta) {
+      if (c.state === 'open') openAtEnd++;
+      if (c.member.joinedAtMs > 0 && m.leftAtMs === Infinity) joinedAtEnd++;
+      if (c.member.joinedAtMs === 0) continue;
+      (membership[m.topic] ??= []).push({ joinedAtMs: c.member.joinedAtMs, leftAtMs: m.leftAtMs });
+    }
+    // Connections gone for good are no longer needed once reported.
+    for (const [c, m] of this.meta) if (c.state === 'closed' && m.leftAtMs !== Infinity && m.step < this.step) this.meta.delete(c);
+    const errors: Record<string, number> = {};
+    for (const [k, v] of this.errors) errors[k] = v;
+    return {
+      type: 'collected',
+      worker: this.index,
+      step: this.step,
+      receipts: {
+        streams: snap.streams,
+        received: snap.received,
+        duplicates: snap.duplicates,
+        unexpected: snap.unexpected,
+        stale: snap.stale,
+        deliveryHistogram: encodeHistogram(snap.deliveryHistogram),
+      },
+      sends: this.sends.snapshot(),
+      sendStats: { scheduled: this.sendStats.scheduled, sent: this.sends.sent, failed: this.sends.failed, late: this.sends.late, unsent: this.sendStats.unsent },
+      membership,
+      connections: {
+        opened: this.opened,
+        joined: this.joinedInStep,
+        failed: this.failed,
+        disconnected: this.disconnected,
+        openAtEnd,
+        joinedAtEnd,
+        lateJoins: this.lateJoins,
+        scheduledJoins: this.scheduledJoins,
+      },
+      joinLatencyHistogram: encodeHistogram(this.joinHist),
+      errors,
+      errorClasses: { ...this.errorClasses },
+      acks: { ok: this.acksOk, errors: this.ackErrors },
+      lagP99Ms: this.health.windowLagP99Ms(),
+    };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.health.stop();
+    for (const c of this.conns.values()) c.close(1000, 'rtcap done');
+  }
+
+  // ------------------------------------------------------------------ hooks (hot path first)
+
+  onStamp(c: Connection, stamp: Stamp, recvMs: number, bytes: number): void {
+    this.ledger.record(c.member, stamp.stream, stamp.id, stamp.sentAtMs, recvMs, bytes);
+  }
+
+  onOpen(c: Connection): void {
+    this.opened++;
+    this.openNow++;
+    const m = this.meta.get(c);
+    if (!m) return;
+    const token = (c as Connection & { token?: string | null }).token ?? null;
+    c.join(m.topic, joinPayload(this.profile, this.plan!.joinConfigOf(c.index), token));
+  }
+
+  onJoined(c: Connection, _topic: string, _response: unknown): void {
+    const m = this.meta.get(c);
+    const now = nowMs();
+    c.member.joinedAtMs = now;
+    this.joining.delete(c);
+    this.joinedInStep++;
+    this.joinedNow++;
+    this.secJoins++;
+    if (m) recordMs(this.joinHist, now - m.scheduledMs);
+    this.maybeRampDone();
+  }
+
+  onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void {
+    this.countError(e);
+    if (phase === 'connect' || phase === 'join') {
+      this.failed++;
+      if (this.joining.delete(c)) this.maybeRampDone();
+      if (phase === 'join') c.close(1000, 'join failed');
+      return;
+    }
+    if (phase === 'channel' || phase === 'socket' || phase === 'heartbeat') {
+      if (this.endMembership(c)) {
+        this.disconnected++;
+        this.secDisconnects++;
+      }
+    }
+  }
+
+  onClosed(c: Connection, byUs: boolean): void {
+    const m = this.meta.get(c);
+    const wasOpen = c.openedAtMs > 0;
+    if (wasOpen) this.openNow--;
+    if (this.joining.delete(c)) {
+      // Closed before the join completed and not counted yet (e.g. closed by us at stop).
+      if (!byUs) this.failed++;
+      this.maybeRampDone();
+    }
+    if (this.endMembership(c) && !byUs) {
+      this.disconnected++;
+      this.secDisconnects++;
+    }
+    if (m && this.conns.get(c.index) === c && !byUs) {
+      // Keep the entry for membership reporting; the socket is gone.
+    }
+  }
+
+  onAck(_c: Connection, ok: boolean, reason: string | null): void {
+    if (ok) this.acksOk++;
+    else {
+      this.ackErrors++;
+      this.countError({ class: 'server', reason: `ack error: ${reason}` });
+    }
+  }
+
+  onFrame(_c: Connection, _f: Frame): void {
+    // Frames other scenarios consume (presence, postgres_changes, system ok); ignored here.
+  }
+
+  /** Ends the connection's membership of its topic; true if it was a member. */
+  private endMembership(c: Connection): boolean {
+    const m = this.meta.get(c);
+    if (!m || c.member.joinedAtMs === 0 || m.leftAtMs !== Infinity) return false;
+    m.leftAtMs = nowMs();
+    this.joinedNow--;
+    return true;
+  }
+
+  private countError(e: ClassifiedError): void {
+    this.errorClasses[e.class]++;
+    this.secErrors++;
+    let key = e.reason;
+    if (!this.errors.has(key) && this.errors.size >= MAX_ERROR_REASONS) key = `(other ${e.class} errors)`;
+    this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
+    if (this.secErrorReasons.size < 20 || this.secErrorReasons.has(e.reason)) {
+      this.secErrorReasons.set(e.reason, (this.secErrorReasons.get(e.reason) ?? 0) + 1);
+    }
+  }
+}
+
+export { STREAM_STRIDE };

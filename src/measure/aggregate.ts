@@ -1,0 +1,139 @@
+/**
+ * Merges what every generator process recorded in a step into the step's message figures:
+ * expected from membership at each message's scheduled send time, received summed over
+ * processes, send-to-first-receive and fan-out span per message from the minimum and maximum
+ * receive times over processes. Pure: data in, figures out.
+ */
+import { createHistogram, recordMs, type Histogram } from './histogram.js';
+import type { Membership } from './membership.js';
+
+export interface SendRecord {
+  stream: number;
+  sched: Float64Array;
+  /** NaN where the send failed. */
+  actual: Float64Array;
+}
+
+export interface ReceiptRecord {
+  stream: number;
+  count: Uint32Array;
+  first: Float64Array;
+  last: Float64Array;
+}
+
+export interface StreamInfo {
+  /** The membership of the topic this stream sends to. */
+  membership: Membership;
+  /** Does the sender receive its own messages (then it counts as a recipient). */
+  self: boolean;
+}
+
+export interface MessageFigures {
+  sent: number;
+  sendFailed: number;
+  expected: number;
+  received: number;
+  /** Receipts beyond the expected count for a message (membership bookkeeping disagreeing). */
+  excess: number;
+  lost: number;
+  /** Messages with at least one expected recipient and no receipt at all. */
+  messagesUnseen: number;
+  firstLatency: Histogram;
+  firstLatencyFromActual: Histogram;
+  fanoutSpan: Histogram;
+  /** Per second of scheduled send time (epoch s): expected and received, for the timeline. */
+  bySecond: Map<number, { expected: number; received: number }>;
+}
+
+export function aggregateMessages(
+  sends: SendRecord[],
+  receipts: ReceiptRecord[][],
+  streamInfo: (stream: number) => StreamInfo,
+): MessageFigures {
+  // Merge receipts by stream across processes.
+  const merged = new Map<number, { count: Uint32Array; first: Float64Array; last: Float64Array }>();
+  for (const perProcess of receipts) {
+    for (const r of perProcess) {
+      let m = merged.get(r.stream);
+      if (!m) {
+        m = { count: new Uint32Array(r.count.length), first: new Float64Array(r.count.length).fill(Infinity), last: new Float64Array(r.count.length).fill(-Infinity) };
+        merged.set(r.stream, m);
+      }
+      if (r.count.length > m.count.length) {
+        const n = r.count.length;
+        const c = new Uint32Array(n);
+        c.set(m.count);
+        const f = new Float64Array(n).fill(Infinity);
+        f.set(m.first);
+        const l = new Float64Array(n).fill(-Infinity);
+        l.set(m.last);
+        m = { count: c, first: f, last: l };
+        merged.set(r.stream, m);
+      }
+      for (let i = 0; i < r.count.length; i++) {
+        const c = r.count[i];
+        if (c === 0) continue;
+        m.count[i] += c;
+        if (r.first[i] < m.first[i]) m.first[i] = r.first[i];
+        if (r.last[i] > m.last[i]) m.last[i] = r.last[i];
+      }
+    }
+  }
+
+  const out: MessageFigures = {
+    sent: 0,
+    sendFailed: 0,
+    expected: 0,
+    received: 0,
+    excess: 0,
+    lost: 0,
+    messagesUnseen: 0,
+    firstLatency: createHistogram(),
+    firstLatencyFromActual: createHistogram(),
+    fanoutSpan: createHistogram(),
+    bySecond: new Map(),
+  };
+
+  const seenStreams = new Set<number>();
+  for (const s of sends) {
+    seenStreams.add(s.stream);
+    const info = streamInfo(s.stream);
+    const m = merged.get(s.stream);
+    for (let seq = 0; seq < s.sched.length; seq++) {
+      const sched = s.sched[seq];
+      const actual = s.actual[seq];
+      if (sched === 0 && Number.isNaN(actual)) continue; // never scheduled (gap)
+      if (Number.isNaN(actual)) {
+        out.sendFailed++;
+        continue;
+      }
+      out.sent++;
+      const members = info.membership.at(sched);
+      const expected = Math.max(0, info.self ? members : members - 1);
+      const got = m && seq < m.count.length ? m.count[seq] : 0;
+      const counted = Math.min(got, expected);
+      out.expected += expected;
+      out.received += counted;
+      out.excess += got - counted;
+      out.lost += expected - counted;
+      const sec = Math.floor(sched / 1000);
+      let b = out.bySecond.get(sec);
+      if (!b) out.bySecond.set(sec, (b = { expected: 0, received: 0 }));
+      b.expected += expected;
+      b.received += counted;
+      if (got > 0) {
+        recordMs(out.firstLatency, m!.first[seq] - sched);
+        recordMs(out.firstLatencyFromActual, m!.first[seq] - actual);
+        recordMs(out.fanoutSpan, m!.last[seq] - sched);
+      } else if (expected > 0) {
+        out.messagesUnseen++;
+      }
+    }
+  }
+  // Receipts of streams nobody reports sending cannot be matched to a send: excess.
+  for (const [stream, m] of merged) {
+    if (seenStreams.has(stream)) continue;
+    for (let i = 0; i < m.count.length; i++) out.excess += m.count[i];
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * The generator's own health (DESIGN.md: a step is generator-bound when the generator fell
+ * behind). Each generator process samples its CPU and event-loop lag once a second.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+
+export interface HealthSample {
+  /** CPU of this process over the interval, % of one core. */
+  cpuPct: number;
+  /** Event-loop delay p99 over the interval, ms. */
+  lagP99Ms: number;
+  lagMaxMs: number;
+  rssMb: number;
+}
+
+export class HealthMonitor {
+  private readonly loop: IntervalHistogram;
+  /** The same delay over a measurement window (a step's steady state), for its p99. */
+  private readonly window: IntervalHistogram;
+  private lastCpu = process.cpuUsage();
+  private lastWallMs = performance.now();
+
+  constructor() {
+    this.loop = monitorEventLoopDelay({ resolution: 10 });
+    this.loop.enable();
+    this.window = monitorEventLoopDelay({ resolution: 10 });
+    this.window.enable();
+  }
+
+  resetWindow(): void {
+    this.window.reset();
+  }
+
+  /** Event-loop delay p99 since resetWindow(), ms (timer resolution subtracted). */
+  windowLagP99Ms(): number | null {
+    if (this.window.count === 0) return null;
+    return Math.max(0, this.window.percentile(99) / 1e6 - 10);
+  }
+
+  sample(): HealthSample {
+    const cpu = process.cpuUsage();
+    const wallMs = performance.now();
+    const usedUs = cpu.user - this.lastCpu.user + (cpu.system - this.lastCpu.system);
+    const elapsedMs = Math.max(1, wallMs - this.lastWallMs);
+    this.lastCpu = cpu;
+    this.lastWallMs = wallMs;
+    // The delay histogram counts the timer resolution itself; subtract it so idle reads ~0.
+    const lagP99Ms = Math.max(0, this.loop.percentile(99) / 1e6 - 10);
+    const lagMaxMs = Math.max(0, this.loop.max / 1e6 - 10);
+    this.loop.reset();
+    return {
+      cpuPct: (usedUs / 1000 / elapsedMs) * 100,
+      lagP99Ms: Number.isFinite(lagP99Ms) ? lagP99Ms : 0,
+      lagMaxMs: Number.isFinite(lagMaxMs) ? lagMaxMs : 0,
+      rssMb: process.memoryUsage.rss() / 1048576,
+    };
+  }
+
+  stop(): void {
+    this.loop.disable();
+    this.window.disable();
+  }
+}

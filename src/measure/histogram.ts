@@ -1,0 +1,64 @@
+/**
+ * Latency histograms: HdrHistogram (hdr-histogram-js, pure JS) recording microseconds, so
+ * p99.9 of a sub-millisecond loopback run is still resolved, up to one hour.
+ * Histograms cross process boundaries as compressed base64 and merge losslessly.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { Percentiles } from '../report/result.js';
+
+export type Histogram = hdr.Histogram;
+
+const HIGHEST_US = 3_600_000_000; // one hour
+
+export function createHistogram(): Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    bitBucketSize: 32,
+    useWebAssembly: false,
+    autoResize: false,
+  });
+}
+
+/** Records a latency in ms; negative values (clock skew across processes) are clamped to 0. */
+export function recordMs(h: Histogram, ms: number): void {
+  let us = Math.round(ms * 1000);
+  if (us < 1) us = 1;
+  else if (us > HIGHEST_US) us = HIGHEST_US;
+  h.recordValue(us);
+}
+
+export function encodeHistogram(h: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+export function decodeHistogram(encoded: string): Histogram {
+  const decoded = hdr.decodeFromCompressedBase64(encoded, 32, false);
+  // Re-home into our standard shape so later adds never overflow the range.
+  const h = createHistogram();
+  h.add(decoded);
+  return h;
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+export function percentilesOf(h: Histogram | null): Percentiles {
+  if (!h || h.totalCount === 0) {
+    return { p50: null, p95: null, p99: null, p999: null, max: null, mean: null, count: 0 };
+  }
+  const ms = (us: number) => round3(us / 1000);
+  return {
+    p50: ms(h.getValueAtPercentile(50)),
+    p95: ms(h.getValueAtPercentile(95)),
+    p99: ms(h.getValueAtPercentile(99)),
+    p999: ms(h.getValueAtPercentile(99.9)),
+    max: ms(h.maxValue),
+    mean: ms(h.mean),
+    count: h.totalCount,
+  };
+}
+
+export function emptyPercentiles(): Percentiles {
+  return percentilesOf(null);
+}

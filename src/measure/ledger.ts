@@ -1,0 +1,232 @@
+/**
+ * The delivery ledger (DESIGN.md "Measurement rules"). Each generator process keeps:
+ *  - per stream and sequence number: how many of its connections received the message, and
+ *    the first and last receive times (so the coordinator can take the minimum and maximum
+ *    over processes: send-to-first-receive and fan-out span);
+ *  - per step, a histogram of every receipt's latency;
+ *  - what it sent: scheduled and actual send time per message.
+ * Receive work per delivery is a few typed-array writes and one histogram record.
+ *
+ * Stream ids are step-scoped: stream = step × STREAM_STRIDE + local stream, so a straggler
+ * from an earlier step can never be counted as a delivery of the current one.
+ */
+import { createHistogram, recordMs, type Histogram } from './histogram.js';
+
+export const STREAM_STRIDE = 1_000_000;
+
+export function streamId(step: number, localStream: number): number {
+  return step * STREAM_STRIDE + localStream;
+}
+
+/** Per-connection receive state, kept on the connection object. */
+export interface MemberState {
+  /** Epoch ms the join was confirmed; 0 while not joined. */
+  joinedAtMs: number;
+  lastStream: number;
+  lastSeq: number;
+  /** Last seq per further stream, for connections that hear several senders. */
+  seqByStream: Map<number, number> | null;
+}
+
+export function newMemberState(): MemberState {
+  return { joinedAtMs: 0, lastStream: -1, lastSeq: -1, seqByStream: null };
+}
+
+class Grow {
+  static f64(a: Float64Array<ArrayBuffer>, need: number, fill = 0): Float64Array<ArrayBuffer> {
+    if (need <= a.length) return a;
+    let n = a.length || 64;
+    while (n < need) n *= 2;
+    const b = new Float64Array(n);
+    if (fill !== 0) b.fill(fill);
+    b.set(a);
+    return b;
+  }
+  static u32(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
+    if (need <= a.length) return a;
+    let n = a.length || 64;
+    while (n < need) n *= 2;
+    const b = new Uint32Array(n);
+    b.set(a);
+    return b;
+  }
+}
+
+export class StreamReceipts {
+  count = new Uint32Array(64);
+  first = new Float64Array(64);
+  last = new Float64Array(64);
+  /** One past the highest seq seen. */
+  size = 0;
+
+  add(seq: number, recvMs: number): void {
+    if (seq >= this.count.length) {
+      const need = seq + 1;
+      this.count = Grow.u32(this.count, need);
+      this.first = Grow.f64(this.first, need);
+      this.last = Grow.f64(this.last, need);
+    }
+    if (this.count[seq]++ === 0) {
+      this.first[seq] = recvMs;
+      this.last[seq] = recvMs;
+    } else {
+      if (recvMs < this.first[seq]) this.first[seq] = recvMs;
+      if (recvMs > this.last[seq]) this.last[seq] = recvMs;
+    }
+    if (seq >= this.size) this.size = seq + 1;
+  }
+}
+
+export interface ReceiptsSnapshot {
+  /** Local stream index → arrays trimmed to size. */
+  streams: Array<{ stream: number; count: Uint32Array; first: Float64Array; last: Float64Array }>;
+  received: number;
+  duplicates: number;
+  unexpected: number;
+  stale: number;
+  deliveryHistogram: Histogram;
+}
+
+export class ReceiveLedger {
+  private streams: Array<StreamReceipts | undefined> = [];
+  private base = 0;
+  private hist: Histogram = createHistogram();
+  /** Per-second view for the timeline; reset by takeSecond(). */
+  private secondHist: Histogram = createHistogram();
+  received = 0;
+  duplicates = 0;
+  unexpected = 0;
+  stale = 0;
+  receivedThisSecond = 0;
+  bytesThisSecond = 0;
+
+  /** Starts a step: receipts of other steps' streams are stale from now on. */
+  beginStep(step: number): void {
+    this.base = step * STREAM_STRIDE;
+    this.streams = [];
+    this.hist.reset();
+    this.received = this.duplicates = this.unexpected = this.stale = 0;
+  }
+
+  /**
+   * One delivery. `sentAtMs` is the scheduled send time from the stamp. A receipt for a
+   * message scheduled before this connection joined is unexpected (not a delivery the
+   * ledger expects), and a seq not above the last one from the same stream is a duplicate
+   * or a reordering, which Phoenix never does for one sender (ordered per sender/receiver).
+   */
+  record(m: MemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number): void {
+    this.bytesThisSecond += bytes;
+    const local = stream - this.base;
+    if (local < 0 || local >= STREAM_STRIDE) {
+      this.stale++;
+      return;
+    }
+    if (m.joinedAtMs === 0 || sentAtMs < m.joinedAtMs) {
+      this.unexpected++;
+      return;
+    }
+    if (m.lastStream === stream) {
+      if (seq <= m.lastSeq) {
+        this.duplicates++;
+        return;
+      }
+      m.lastSeq = seq;
+    } else if (m.lastStream === -1) {
+      m.lastStream = stream;
+      m.lastSeq = seq;
+    } else {
+      const map = (m.seqByStream ??= new Map());
+      const last = map.get(stream);
+      if (last !== undefined && seq <= last) {
+        this.duplicates++;
+        return;
+      }
+      map.set(stream, seq);
+    }
+    let s = this.streams[local];
+    if (s === undefined) s = this.streams[local] = new StreamReceipts();
+    s.add(seq, recvMs);
+    this.received++;
+    this.receivedThisSecond++;
+    const latencyMs = recvMs - sentAtMs;
+    recordMs(this.hist, latencyMs);
+    recordMs(this.secondHist, latencyMs);
+  }
+
+  takeSecond(): { received: number; bytes: number; histogram: Histogram } {
+    const out = { received: this.receivedThisSecond, bytes: this.bytesThisSecond, histogram: this.secondHist };
+    this.secondHist = createHistogram();
+    this.receivedThisSecond = 0;
+    this.bytesThisSecond = 0;
+    return out;
+  }
+
+  snapshot(): ReceiptsSnapshot {
+    const streams: ReceiptsSnapshot['streams'] = [];
+    this.streams.forEach((s, local) => {
+      if (!s) return;
+      streams.push({
+        stream: local,
+        count: s.count.slice(0, s.size),
+        first: s.first.slice(0, s.size),
+        last: s.last.slice(0, s.size),
+      });
+    });
+    return {
+      streams,
+      received: this.received,
+      duplicates: this.duplicates,
+      unexpected: this.unexpected,
+      stale: this.stale,
+      deliveryHistogram: this.hist,
+    };
+  }
+}
+
+/** What one process sent in a step, per local stream: scheduled and actual times by seq. */
+export class SendLedger {
+  private streams = new Map<number, { sched: Float64Array<ArrayBuffer>; actual: Float64Array<ArrayBuffer>; size: number }>();
+  sent = 0;
+  failed = 0;
+  late = 0;
+  sentThisSecond = 0;
+
+  constructor(private lateThresholdMs: number) {}
+
+  beginStep(lateThresholdMs: number): void {
+    this.lateThresholdMs = lateThresholdMs;
+    this.streams.clear();
+    this.sent = this.failed = this.late = 0;
+  }
+
+  /** `actualMs` NaN when the send could not be made (closed socket, send error). */
+  record(localStream: number, seq: number, schedMs: number, actualMs: number): void {
+    let s = this.streams.get(localStream);
+    if (!s) {
+      s = { sched: new Float64Array(64), actual: new Float64Array(64).fill(NaN), size: 0 };
+      this.streams.set(localStream, s);
+    }
+    if (seq >= s.sched.length) {
+      s.sched = Grow.f64(s.sched, seq + 1);
+      s.actual = Grow.f64(s.actual, seq + 1, NaN);
+    }
+    s.sched[seq] = schedMs;
+    s.actual[seq] = actualMs;
+    if (seq >= s.size) s.size = seq + 1;
+    if (Number.isNaN(actualMs)) {
+      this.failed++;
+    } else {
+      this.sent++;
+      this.sentThisSecond++;
+      if (actualMs - schedMs > this.lateThresholdMs) this.late++;
+    }
+  }
+
+  snapshot(): Array<{ stream: number; sched: Float64Array; actual: Float64Array }> {
+    return [...this.streams.entries()].map(([stream, s]) => ({
+      stream,
+      sched: s.sched.slice(0, s.size),
+      actual: s.actual.slice(0, s.size),
+    }));
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Who was a member of a topic at a given moment: the basis of "expected" (seed 002:
+ * 投递率 = 实际收到 ÷ 应收到; expected counts the members joined when the message was sent).
+ */
+export interface MemberInterval {
+  joinedAtMs: number;
+  /** Infinity while still joined. */
+  leftAtMs: number;
+}
+
+export class Membership {
+  private readonly joins: Float64Array;
+  private readonly leaves: Float64Array;
+
+  constructor(intervals: MemberInterval[]) {
+    this.joins = Float64Array.from(intervals.map((i) => i.joinedAtMs)).sort();
+    this.leaves = Float64Array.from(intervals.filter((i) => Number.isFinite(i.leftAtMs)).map((i) => i.leftAtMs)).sort();
+  }
+
+  /** Members joined at or before `t` and not yet gone at `t`. */
+  at(t: number): number {
+    return upperBound(this.joins, t) - upperBound(this.leaves, t);
+  }
+
+  get size(): number {
+    return this.joins.length;
+  }
+}
+
+/** Number of elements ≤ x in a sorted array. */
+function upperBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,19 @@
+/**
+ * A resource sampler: where the server's CPU and memory come from (DESIGN.md). The report
+ * names the source of every figure; a missing source gives null, never 0.
+ */
+export interface ResourceSample {
+  /** Epoch ms. */
+  t: number;
+  /** Server CPU in cores (1.0 = one core busy over the interval); null before the second sample. */
+  cpuCores: number | null;
+  rssMb: number | null;
+  /** The database's share when it runs under the server (embedded Postgres). */
+  dbCpuCores: number | null;
+  dbRssMb: number | null;
+}
+
+export interface ResourceSampler {
+  readonly source: string;
+  sample(): Promise<ResourceSample>;
+}

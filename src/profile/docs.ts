@@ -1,0 +1,138 @@
+/**
+ * docs/PROFILE.md, generated from the zod schema so the reference lists what the schema says
+ * (STYLE.md "one options schema"). `npm run docs:profile` rewrites it; test/profile/docs.test.ts
+ * fails when it is stale.
+ *
+ *   node dist/profile/docs.js              print to stdout
+ *   node dist/profile/docs.js FILE         write FILE (only once rendering succeeded)
+ */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { formatDurationMs } from './duration.js';
+import { childSchema, fieldInfo, kindOf, objectShape, typeLabel, typeSchema, type Schema } from './introspect.js';
+import { profileSchema } from './schema.js';
+
+interface Section {
+  /** Dotted path of the object, `<i>` for list items; '' for the top level. */
+  path: string;
+  schema: Schema;
+}
+
+const anchor = (path: string): string => (path === '' ? 'top-level' : path.replace(/[^A-Za-z0-9_]+/g, '-').replace(/-+$/, ''));
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const code = (s: string): string => `\`${s}\``;
+
+/** The object schema a field leads to: itself, or the item of a list of objects. */
+function nestedObject(schema: Schema): { schema: Schema; suffix: string } | null {
+  const t = typeSchema(schema);
+  if (kindOf(t) === 'object') return { schema: t, suffix: '' };
+  if (kindOf(t) === 'array') {
+    const item = childSchema(t, 0);
+    if (item !== null && kindOf(typeSchema(item)) === 'object') return { schema: typeSchema(item), suffix: '.<i>' };
+  }
+  return null;
+}
+
+function sections(): Section[] {
+  const out: Section[] = [];
+  const visit = (path: string, schema: Schema): void => {
+    out.push({ path, schema });
+    for (const [key, child] of Object.entries(objectShape(schema) ?? {})) {
+      const nested = nestedObject(child);
+      if (nested) visit(`${path === '' ? '' : `${path}.`}${key}${nested.suffix}`, nested.schema);
+    }
+  };
+  visit('', profileSchema);
+  return out;
+}
+
+function defaultText(schema: Schema): string {
+  const info = fieldInfo(schema);
+  if (!info.hasDefault) return info.optional ? 'optional' : '**required**';
+  if (nestedObject(schema)?.suffix === '') return 'its fields’ defaults';
+  const v = info.defaultValue;
+  if (info.meta.kind === 'duration' && typeof v === 'number') return code(formatDurationMs(v));
+  return code(JSON.stringify(v));
+}
+
+function typeText(path: string, schema: Schema): string {
+  const nested = nestedObject(schema);
+  if (nested) {
+    const link = `[${code(path + nested.suffix)}](#${anchor(path + nested.suffix)})`;
+    return nested.suffix === '' ? `map, see ${link}` : `list of maps, see ${link}`;
+  }
+  return cell(typeLabel(schema));
+}
+
+function fieldsWhere(pred: (s: Schema) => boolean): string[] {
+  const out: string[] = [];
+  for (const section of sections()) {
+    for (const [key, child] of Object.entries(objectShape(section.schema) ?? {})) {
+      if (pred(child)) out.push(section.path === '' ? key : `${section.path}.${key}`);
+    }
+  }
+  return out;
+}
+
+export function renderProfileDocs(): string {
+  const lines: string[] = [
+    '# Profile reference',
+    '',
+    '<!-- Generated from src/profile/schema.ts by `npm run build && npm run docs:profile`. Do not edit by hand. -->',
+    '',
+    'A profile is a YAML file describing one capacity run: `rtcap run PROFILE [--set path=value ...]`.',
+    'Every map is strict: an unknown or mistyped field is an error naming the field, its line and',
+    'column, and the closest known field.',
+    '',
+    '- **Durations** are written `500ms`, `20s`, `2m`, `1h`, combined as `1m30s`, or as a plain number',
+    '  of seconds; the loaded profile holds milliseconds.',
+    '- **`--set path=value`** overrides any field by its dotted path before validation, e.g.',
+    '  `--set load.steps.0.connections=200`, `--set target.url=ws://10.0.0.5:4000/socket/websocket`,',
+    '  `--set slo={p95_ms: 150}`. The value is read as YAML (`200` a number, `true` a boolean,',
+    '  `{a: 1}` a map, `"200"` a string). Missing maps on the path are created; a list index may be',
+    '  an existing item or the next one.',
+    `- **\`\${ENV_VAR}\`** is expanded in ${fieldsWhere((s) => fieldInfo(s).meta.env === true)
+      .map(code)
+      .join(', ')}. An unset variable is an error; write \`$\${\` for a literal \`\${\`.`,
+    `- **Secrets** are written as \`"***"\` in result.json and never printed: ${fieldsWhere((s) => fieldInfo(s).meta.secret !== undefined)
+      .map((p) => {
+        const secret = fieldInfo(fieldAt(p)).meta.secret;
+        return secret === 'url' ? `${code(p)} (password and apikey/token parameters)` : secret === 'keys' ? `${code(p)} (credential-like keys)` : code(p);
+      })
+      .join(', ')}.`,
+    '',
+  ];
+  for (const section of sections()) {
+    const title = section.path === '' ? 'Top level' : code(section.path);
+    lines.push(`<a id="${anchor(section.path)}"></a>`, '', `## ${title}`, '');
+    const listPath = section.path.endsWith('.<i>') ? section.path.slice(0, -'.<i>'.length) : null;
+    const own = section.path === '' ? undefined : fieldInfo(fieldAt(listPath ?? section.path)).description;
+    if (listPath !== null) lines.push(`Each item of ${code(listPath)}${own ? ` (${own})` : ''}:`, '');
+    else if (own) lines.push(`${own[0].toUpperCase()}${own.slice(1)}.`, '');
+    lines.push('| Field | Type | Default | Description |', '|---|---|---|---|');
+    for (const [key, child] of Object.entries(objectShape(section.schema) ?? {})) {
+      const path = section.path === '' ? key : `${section.path}.${key}`;
+      lines.push(`| ${code(key)} | ${typeText(path, child)} | ${defaultText(child)} | ${cell(fieldInfo(child).description ?? '')} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** The field schema at a docs path (`load.steps.<i>.duration`). */
+function fieldAt(path: string): Schema {
+  let s: Schema | null = profileSchema;
+  for (const seg of path.split('.')) {
+    s = s === null ? null : childSchema(s, seg === '<i>' ? 0 : seg);
+  }
+  if (s === null) throw new Error(`no field ${path} in the profile schema`);
+  return s;
+}
+
+const invokedAsScript = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedAsScript) {
+  const text = renderProfileDocs();
+  const out = process.argv[2];
+  if (out) writeFileSync(out, text);
+  else process.stdout.write(text);
+}

@@ -1,0 +1,143 @@
+/**
+ * Loading a profile: YAML text → --set overrides → ${ENV} expansion → zod validation with
+ * defaults → Profile, plus a redacted copy for result.json. Every problem found on the way is
+ * reported at once, one line each, pointing at the line and column (or the --set argument) it
+ * comes from.
+ */
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { ProfileError, type ProfileProblem } from './errors.js';
+import type { PathSegment } from './introspect.js';
+import { problemsFromIssues, type FieldProblem } from './issues.js';
+import { locate } from './locate.js';
+import { applySets, type SetOverride } from './overrides.js';
+import { profileSchema, type Profile } from './schema.js';
+import { expandEnv, redact, redactAt, REDACTED } from './secrets.js';
+
+export { ProfileError, type ProfileProblem } from './errors.js';
+
+export interface LoadedProfile {
+  profile: Profile;
+  /** The path the profile was read from, as given; null for text parsed directly. */
+  path: string | null;
+  /** The resolved profile (overrides, env and defaults applied) with secrets replaced by "***". */
+  redacted: unknown;
+}
+
+export interface LoadOptions {
+  /** `--set path=value` arguments, applied in order. */
+  sets?: readonly string[];
+  /** Environment for `${VAR}` expansion; process.env when omitted. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Aliases let one step shape be reused; the cap keeps a "billion laughs" file from exploding. */
+const MAX_ALIAS_COUNT = 1000;
+
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'is a directory, not a file',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+export async function loadProfile(path: string, opts: LoadOptions = {}): Promise<LoadedProfile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const why = FILE_ERRORS[code] ?? (err as Error).message;
+    throw new ProfileError([{ source: path, line: null, col: null, field: null, message: `cannot read profile: ${why}`, setIndex: null }]);
+  }
+  return parseProfile(text, { ...opts, path });
+}
+
+const fieldText = (path: readonly PathSegment[]): string => (path.length === 0 ? '(top level)' : path.join('.'));
+
+const startsWith = (path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean =>
+  prefix.length <= path.length && prefix.every((seg, i) => String(seg) === String(path[i]));
+
+/** The argument as it may be printed: a secret value set on the command line is not echoed. */
+function echoSet(arg: string, path: readonly string[] | null, value: unknown): string {
+  if (path === null) return arg;
+  const shown = redactAt(profileSchema, path, value);
+  if (JSON.stringify(shown) === JSON.stringify(value)) return arg;
+  return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
+}
+
+export function parseProfile(text: string, opts: LoadOptions & { path?: string } = {}): LoadedProfile {
+  const source = opts.path ?? 'profile';
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+
+  // Syntax errors make every later position doubtful: report them alone.
+  if (doc.errors.length > 0) {
+    throw new ProfileError(
+      doc.errors.map((e) => {
+        const { line, col } = lineCounter.linePos(e.pos[0]);
+        return { source, line, col, field: null, message: `invalid YAML: ${e.message}`, setIndex: null };
+      }),
+    );
+  }
+
+  const sets = opts.sets ?? [];
+  const { applied, problems: setProblems } = applySets(doc, sets);
+  // An override that could not be applied is reported, and validation still runs without it so
+  // the other problems show up in the same pass.
+  const problems: ProfileProblem[] = setProblems.map((p) => ({
+    source: `--set ${echoSet(p.arg, p.argPath, p.value)}`,
+    line: null,
+    col: null,
+    field: p.path.length > 0 ? p.path.join('.') : null,
+    message: p.message,
+    setIndex: sets.indexOf(p.arg),
+  }));
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    throw new ProfileError([{ source, line: null, col: null, field: null, message: `invalid YAML: ${(err as Error).message}`, setIndex: null }]);
+  }
+  if (data === null || data === undefined) {
+    throw new ProfileError([...problems, { source, line: null, col: null, field: null, message: 'the profile is empty', setIndex: null }]);
+  }
+
+  const envProblems = expandEnv(data, profileSchema, opts.env ?? process.env);
+  const result = profileSchema.safeParse(data);
+  const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
+  const fieldProblems: FieldProblem[] = [
+    ...envProblems.map((p): FieldProblem => ({ ...p, at: 'value' })),
+    // A field whose variable is unset would also fail validation on the unexpanded "${X}"; one line is enough.
+    ...(result.success ? [] : problemsFromIssues(result.error.issues, data, profileSchema)).filter((p) => !envPaths.has(p.path.join('.'))),
+  ];
+  problems.push(...fieldProblems.map((p) => placeProblem(p, doc, lineCounter, source, applied, sets)));
+  if (problems.length > 0) throw new ProfileError(problems);
+  if (!result.success) throw new Error('unreachable: validation failed without issues');
+
+  return { profile: result.data, path: opts.path ?? null, redacted: redact(result.data, profileSchema) };
+}
+
+/** Puts a field problem where the user can fix it: a line of the file, or a --set argument. */
+function placeProblem(
+  p: FieldProblem,
+  doc: Document,
+  lineCounter: LineCounter,
+  source: string,
+  applied: readonly SetOverride[],
+  sets: readonly string[],
+): ProfileProblem {
+  const field = fieldText(p.path);
+  // The last override that created or replaced an ancestor of this path owns the problem.
+  for (let i = applied.length - 1; i >= 0; i--) {
+    const o = applied[i];
+    if (startsWith(p.path, o.root)) {
+      return { source: `--set ${echoSet(o.arg, o.path, o.value)}`, line: null, col: null, field, message: p.message, setIndex: sets.indexOf(o.arg) };
+    }
+  }
+  const target = p.at === 'parent' ? p.path.slice(0, -1) : p.path;
+  const position = p.at === 'parent' && target.length === 0 ? null : locate(doc, lineCounter, target, p.at === 'key' ? 'key' : 'value');
+  return { source, line: position?.line ?? null, col: position?.col ?? null, field, message: p.message, setIndex: null };
+}

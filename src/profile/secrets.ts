@@ -1,0 +1,142 @@
+/**
+ * `${ENV_VAR}` expansion and secret redaction. Which fields take part is FieldMeta on the schema
+ * (`env`, `secret`), so adding a credential field is one `.meta()` away from being hidden.
+ */
+import { childSchema, fieldInfo, kindOf, typeSchema, type PathSegment, type Schema } from './introspect.js';
+
+export interface PathProblem {
+  path: PathSegment[];
+  message: string;
+}
+
+export const REDACTED = '***';
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Expands `${NAME}` in the string values of `env` fields, in place (`data` is the loader's own
+ * fresh copy of the document). `$${` stays a literal `${`. An unset variable is a problem, not an
+ * empty string: a missing token would otherwise surface much later as a confusing 401.
+ */
+export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv): PathProblem[] {
+  const problems: PathProblem[] = [];
+  const expand = (s: string, path: PathSegment[]): string =>
+    s.replace(/\$\$\{|\$\{([^}]*)\}/g, (match, name: string | undefined) => {
+      if (match === '$${') return '${';
+      if (name === undefined || !VAR_NAME.test(name)) {
+        problems.push({ path, message: `${JSON.stringify(match)} is not a variable reference (use \${NAME}, or $\${ for a literal \${)` });
+        return match;
+      }
+      const v = env[name];
+      if (v === undefined) {
+        problems.push({ path, message: `environment variable ${name} is not set` });
+        return match;
+      }
+      return v;
+    });
+
+  const walk = (container: Record<string, unknown> | unknown[], schema: Schema, path: PathSegment[]): void => {
+    const entries: [PathSegment, unknown][] = Array.isArray(container)
+      ? container.map((v, i) => [i, v])
+      : Object.entries(container);
+    for (const [key, value] of entries) {
+      const child = childSchema(schema, key);
+      if (child === null) continue;
+      const childPath = [...path, key];
+      const set = (v: unknown): void => {
+        (container as Record<PathSegment, unknown>)[key] = v;
+      };
+      if (fieldInfo(child).meta.env) {
+        if (typeof value === 'string') set(expand(value, childPath));
+        else if (isPlainObject(value)) {
+          for (const [k, v] of Object.entries(value)) if (typeof v === 'string') value[k] = expand(v, [...childPath, k]);
+        }
+      } else if (isPlainObject(value) || Array.isArray(value)) {
+        walk(value, child, childPath);
+      }
+    }
+  };
+  if (isPlainObject(data)) walk(data, schema, []);
+  return problems;
+}
+
+/** Keys whose values are credentials, in header maps, query-parameter maps and tenant configs. */
+export function isCredentialKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/-/g, '_');
+  return (
+    ['authorization', 'proxy_authorization', 'cookie', 'apikey', 'api_key', 'x_api_key'].includes(k) ||
+    k.includes('secret') ||
+    k.includes('password') ||
+    k.endsWith('token')
+  );
+}
+
+/** Hides the password of `user:pass@` and apikey/token query parameters; keeps the rest readable. */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, `$1:${REDACTED}@`)
+    .replace(/([?&](?:apikey|api_key|access_token|token)=)[^&#]*/gi, `$1${REDACTED}`);
+}
+
+function redactKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactKeys);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, isCredentialKey(k) && v !== null && v !== undefined ? REDACTED : redactKeys(v)]),
+  );
+}
+
+function redactField(value: unknown, schema: Schema): unknown {
+  switch (fieldInfo(schema).meta.secret) {
+    case 'value':
+      return value === undefined || value === null ? value : REDACTED;
+    case 'url':
+      return typeof value === 'string' ? redactUrl(value) : value;
+    case 'keys':
+      return redactKeys(value);
+    default:
+      return redact(value, schema);
+  }
+}
+
+/** A deep copy of `value` (valid for `schema`) with every secret replaced by "***". */
+export function redact(value: unknown, schema: Schema): unknown {
+  const t = typeSchema(schema);
+  if (Array.isArray(value)) {
+    return value.map((v, i) => {
+      const child = kindOf(t) === 'array' ? childSchema(t, i) : null;
+      return child ? redactField(v, child) : redactKeys(v);
+    });
+  }
+  if (isPlainObject(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        const child = childSchema(t, k);
+        return [k, child ? redactField(v, child) : redactKeys(v)];
+      }),
+    );
+  }
+  return value;
+}
+
+/** The value at `path` as it may be shown in an error message or a --set echo. */
+export function redactAt(root: Schema, path: readonly PathSegment[], value: unknown): unknown {
+  let s: Schema | null = root;
+  for (let i = 0; i < path.length && s !== null; i++) {
+    s = childSchema(s, path[i]);
+    if (s === null) break;
+    const secret = fieldInfo(s).meta.secret;
+    const rest = path.slice(i + 1);
+    if (secret === 'value') return value === undefined || value === null ? value : REDACTED;
+    if (secret === 'url' && rest.length === 0) return typeof value === 'string' ? redactUrl(value) : value;
+    if (secret === 'keys') {
+      if (rest.some((k) => typeof k === 'string' && isCredentialKey(k))) return REDACTED;
+      return redactKeys(value);
+    }
+  }
+  // A map or list set whole (`--set target={url: ...}`) may hold secrets further down.
+  return s !== null ? redact(value, s) : value;
+}

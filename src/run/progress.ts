@@ -1,0 +1,42 @@
+/**
+ * The live progress line on stderr: rewritten in place on a terminal, one line every few
+ * seconds otherwise (CI logs stay readable).
+ */
+import type { TimeseriesPoint } from '../report/result.js';
+
+const n = (v: number) => Math.round(v).toLocaleString('en-US');
+const ms = (v: number | null) => (v === null ? '—' : v < 10 ? `${v.toFixed(1)} ms` : `${Math.round(v)} ms`);
+const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v)}%`);
+
+export class Progress {
+  private lastPlainMs = 0;
+  private dirty = false;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly enabled: boolean,
+  ) {}
+
+  update(p: TimeseriesPoint, ctx: { steps: number; target: number; elapsedInPhaseS: number; phaseLengthS: number | null }): void {
+    if (!this.enabled) return;
+    const phase = ctx.phaseLengthS ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s` : p.phase;
+    const line =
+      `step ${p.step + 1}/${ctx.steps} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
+      `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · p95 ${ms(p.delivery_p95_ms)} · ` +
+      `errors ${n(p.errors)} · server CPU ${pct(p.server_cpu_pct)} RSS ${p.server_rss_mb === null ? '—' : `${Math.round(p.server_rss_mb)} MB`} · ` +
+      `gen CPU ${pct(p.generator_cpu_pct)} lag ${ms(p.generator_lag_p99_ms)}`;
+    if (this.out.isTTY) {
+      this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 200) - 1)}`);
+      this.dirty = true;
+    } else if (Date.now() - this.lastPlainMs >= 5000) {
+      this.out.write(line + '\n');
+      this.lastPlainMs = Date.now();
+    }
+  }
+
+  /** Ends the in-place line so ordinary log lines start on a fresh line. */
+  break(): void {
+    if (this.dirty && this.out.isTTY) this.out.write('\n');
+    this.dirty = false;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Builds a StepResult from what the generator processes collected, the per-second timeline
+ * and the server samples of the step's windows. Every figure is measured; missing ones are
+ * null (DESIGN.md).
+ */
+import { aggregateMessages, type StreamInfo } from '../measure/aggregate.js';
+import { createHistogram, decodeHistogram, percentilesOf } from '../measure/histogram.js';
+import { Membership, type MemberInterval } from '../measure/membership.js';
+import type { StepCollected } from '../load/ipc.js';
+import type { Profile } from '../profile/schema.js';
+import type { ErrorClass, StepResult } from '../report/result.js';
+import type { StepPlan } from '../scenarios/types.js';
+import { decideVerdict } from '../model/verdict.js';
+import type { SecondRecord } from './timeline.js';
+import type { ResourceSample } from '../monitor/types.js';
+
+export interface StepWindow {
+  rampStart: number;
+  rampEnd: number;
+  steadyStart: number;
+  steadyEnd: number;
+  drainEnd: number;
+}
+
+const r1 = (v: number) => Math.round(v * 10) / 10;
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+
+/** Sends made no later than this after the window count toward the offered load. */
+const OFFERED_GRACE_MS = 1000;
+
+export function buildStepResult(args: {
+  profile: Profile;
+  plan: StepPlan;
+  collected: StepCollected[];
+  window: StepWindow;
+  steadySeconds: SecondRecord[];
+  stepSeconds: SecondRecord[];
+  serverSamples: ResourceSample[];
+  serverSource: string | null;
+  workers: number;
+  complete: boolean;
+}): StepResult {
+  const { profile, plan, collected, window: w } = args;
+
+  // Membership by topic across processes.
+  const byTopic = new Map<string, MemberInterval[]>();
+  for (const c of collected) {
+    for (const [topic, list] of Object.entries(c.membership)) {
+      const all = byTopic.get(topic);
+      if (all) all.push(...list);
+      else byTopic.set(topic, [...list]);
+    }
+  }
+  const memberships = new Map<string, Membership>();
+  const membershipOf = (topic: string) => {
+    let m = memberships.get(topic);
+    if (!m) memberships.set(topic, (m = new Membership(byTopic.get(topic) ?? [])));
+    return m;
+  };
+  const info = (stream: number): StreamInfo => ({ membership: membershipOf(plan.streamTopic(stream)), self: plan.self });
+  const figures = aggregateMessages(
+    collected.flatMap((c) => c.sends),
+    collected.map((c) => c.receipts.streams),
+    info,
+  );
+
+  const sum = (f: (c: StepCollected) => number) => collected.reduce((a, c) => a + f(c), 0);
+  const scheduled = sum((c) => c.sendStats.scheduled);
+  const duplicates = sum((c) => c.receipts.duplicates);
+  const unexpected = sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess;
+
+  let sentInWindow = 0;
+  for (const c of collected) for (const s of c.sends) for (const a of s.actual) if (!Number.isNaN(a) && a <= w.steadyEnd + OFFERED_GRACE_MS) sentInWindow++;
+  const scheduledJoins = sum((c) => c.connections.scheduledJoins);
+  const lateJoins = sum((c) => c.connections.lateJoins);
+  const offeredRatio = scheduled > 0 ? sentInWindow / scheduled : scheduledJoins > 0 ? (scheduledJoins - lateJoins) / scheduledJoins : null;
+
+  const deliveryHist = createHistogram();
+  const joinHist = createHistogram();
+  for (const c of collected) {
+    deliveryHist.add(decodeHistogram(c.receipts.deliveryHistogram));
+    joinHist.add(decodeHistogram(c.joinLatencyHistogram));
+  }
+
+  const errors: Record<string, number> = {};
+  const errorClasses: Record<ErrorClass, number> = { server: 0, network: 0, generator: 0, protocol: 0 };
+  for (const c of collected) {
+    for (const [k, v] of Object.entries(c.errors)) errors[k] = (errors[k] ?? 0) + v;
+    for (const k of Object.keys(errorClasses) as ErrorClass[]) errorClasses[k] += c.errorClasses[k];
+  }
+
+  const steadyS = Math.max(0.001, (w.steadyEnd - w.steadyStart) / 1000);
+  const steadyDelivered = args.steadySeconds.map((s) => s.point.delivered_per_s);
+  const steadyBytes = args.steadySeconds.map((s) => s.workers.reduce((a, x) => a + x.bytes, 0));
+  const rampS = Math.max(0.001, (w.rampEnd - w.rampStart) / 1000);
+  const joinedInStep = sum((c) => c.connections.joined);
+
+  // Members during the measurement: joined by the start of the steady window and not gone.
+  let membersAtSteady = 0;
+  for (const list of byTopic.values()) for (const i of list) if (i.joinedAtMs <= w.steadyStart && i.leftAtMs > w.steadyStart) membersAtSteady++;
+  const firstSteady = args.steadySeconds[0]?.point;
+
+  const samples = args.serverSamples.filter((s) => s.t > w.steadyStart && s.t <= w.steadyEnd + 1000);
+  const cpuCores = samples.map((s) => s.cpuCores).filter((v): v is number => v !== null);
+  const rss = samples.map((s) => s.rssMb).filter((v): v is number => v !== null);
+  const dbCpu = samples.map((s) => s.dbCpuCores).filter((v): v is number => v !== null);
+  const dbRss = samples.map((s) => s.dbRssMb).filter((v): v is number => v !== null);
+  const vcpus = profile.target.instance.vcpus;
+  const memMb = profile.target.instance.memory_mb;
+  const cpuMean = mean(cpuCores);
+  const rssMean = mean(rss);
+
+  const perWorkerCpu: number[] = [];
+  for (let wi = 0; wi < args.workers; wi++) {
+    const xs = args.steadySeconds.map((s) => s.workers.find((x) => x.worker === wi)?.health.cpuPct).filter((v): v is number => v !== undefined);
+    const m = mean(xs);
+    if (m !== null) perWorkerCpu.push(m);
+  }
+  const lags = collected.map((c) => c.lagP99Ms).filter((v): v is number => v !== null);
+  const genRss = args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb));
+
+  const latency = percentilesOf(figures.firstLatency);
+  const deliveryRate = figures.expected > 0 ? figures.received / figures.expected : null;
+  const failed = sum((c) => c.connections.failed);
+  const disconnected = sum((c) => c.connections.disconnected);
+  const generator = {
+    cpu_pct: perWorkerCpu.length ? r1(Math.max(...perWorkerCpu)) : null,
+    event_loop_lag_p99_ms: lags.length ? r1(Math.max(...lags)) : null,
+    offered_ratio: offeredRatio === null ? null : r3(offeredRatio),
+    late_joins: lateJoins,
+    rss_mb: genRss.length ? r1(Math.max(...genRss)) : null,
+    workers: args.workers,
+  };
+  const decision = decideVerdict(
+    {
+      delivery_rate: deliveryRate,
+      latency_p95_ms: latency.p95,
+      latency_p99_ms: latency.p99,
+      connections_failed: failed,
+      connections_disconnected: disconnected,
+      messages_lost: figures.lost,
+      error_classes: errorClasses,
+      errors,
+      generator_cpu_pct: generator.cpu_pct,
+      generator_lag_p99_ms: generator.event_loop_lag_p99_ms,
+      generator_offered_ratio: generator.offered_ratio,
+    },
+    profile.slo,
+    profile.generator,
+  );
+  const reasons = [...decision.reasons];
+  if (!args.complete) reasons.unshift('step cut short: figures cover only what ran');
+
+  const delivered60 = args.stepSeconds.map((s) => s.point.delivered_per_s_60s);
+  return {
+    index: plan.step,
+    label: plan.label,
+    params: plan.params,
+    verdict: decision.verdict,
+    verdict_reasons: reasons,
+    window: { ramp_start: w.rampStart, steady_start: w.steadyStart, steady_end: w.steadyEnd, drain_end: w.drainEnd },
+    complete: args.complete,
+    connections: {
+      target: plan.connections,
+      opened: firstSteady ? firstSteady.connections_open : sum((c) => c.connections.openAtEnd),
+      joined: membersAtSteady,
+      failed,
+      disconnected,
+      open_at_end: sum((c) => c.connections.openAtEnd),
+      join_latency_ms: percentilesOf(joinHist),
+    },
+    messages: {
+      scheduled,
+      sent: figures.sent,
+      send_failed: figures.sendFailed,
+      late: sum((c) => c.sendStats.late),
+      expected: figures.expected,
+      received: figures.received,
+      duplicates,
+      lost: figures.lost,
+      unexpected,
+      acked: sum((c) => c.acks.ok),
+    },
+    delivery_rate: deliveryRate === null ? null : Math.round(deliveryRate * 1e6) / 1e6,
+    latency_ms: latency,
+    latency_from_actual_send_ms: percentilesOf(figures.firstLatencyFromActual),
+    delivery_latency_ms: percentilesOf(deliveryHist),
+    fanout_span_ms: percentilesOf(figures.fanoutSpan),
+    rates: {
+      sent_per_s: r1(figures.sent / steadyS),
+      delivered_per_s: steadyDelivered.length ? r1(mean(steadyDelivered)!) : r1(figures.received / steadyS),
+      joins_per_s: joinedInStep > 0 ? r1(joinedInStep / rampS) : null,
+      delivered_per_s_60s_max: max(delivered60),
+      egress_mib_per_s: steadyBytes.length ? r3(mean(steadyBytes)! / 1048576) : null,
+    },
+    server: {
+      cpu_pct: cpuMean === null ? null : r1((cpuMean / vcpus) * 100),
+      cpu_pct_max: cpuCores.length ? r1((Math.max(...cpuCores) / vcpus) * 100) : null,
+      mem_pct: rssMean === null ? null : r1((rssMean / memMb) * 100),
+      rss_mb: rssMean === null ? null : r1(rssMean),
+      rss_mb_max: rss.length ? r1(Math.max(...rss)) : null,
+      source: cpuCores.length || rss.length ? args.serverSource : null,
+    },
+    database: dbCpu.length || dbRss.length ? { cpu_pct: dbCpu.length ? r1(mean(dbCpu)! * 100) : null, rss_mb: dbRss.length ? r1(mean(dbRss)!) : null } : null,
+    generator,
+    errors,
+    error_classes: errorClasses,
+    extra: {
+      joined_in_step: joinedInStep,
+      members_at_end: sum((c) => c.connections.joinedAtEnd),
+      unsent_sends: sum((c) => c.sendStats.unsent),
+      messages_never_received: figures.messagesUnseen,
+      stale_receipts: sum((c) => c.receipts.stale),
+      ack_errors: sum((c) => c.acks.errors),
+      offered_sends_in_window: sentInWindow,
+      drain_ms: Math.round(w.drainEnd - w.steadyEnd),
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The per-second timeline: merges every generator process's line for a second with the
+ * server sample of that second into one TimeseriesPoint (timeseries.ndjson), and keeps the
+ * seconds for step figures (rates over the steady window, generator health, server usage).
+ */
+import { decodeHistogram, createHistogram, percentilesOf } from '../measure/histogram.js';
+import { SlidingMean } from '../measure/sliding.js';
+import type { SecondStats } from '../load/ipc.js';
+import type { ResourceSample } from '../monitor/types.js';
+import type { TimeseriesPoint } from '../report/result.js';
+
+export interface SecondRecord {
+  point: TimeseriesPoint;
+  workers: SecondStats[];
+  server: ResourceSample | null;
+}
+
+export class Timeline {
+  private readonly pending = new Map<number, SecondStats[]>();
+  readonly seconds: SecondRecord[] = [];
+  private readonly sent60 = new SlidingMean(60);
+  private readonly delivered60 = new SlidingMean(60);
+  private serverSamples: ResourceSample[] = [];
+
+  constructor(
+    private readonly workers: number,
+    private readonly context: () => { step: number; phase: TimeseriesPoint['phase'] },
+    private readonly instance: { vcpus: number },
+    private readonly emit: (r: SecondRecord) => void,
+  ) {}
+
+  addServerSample(s: ResourceSample): void {
+    this.serverSamples.push(s);
+    if (this.serverSamples.length > 120) this.serverSamples.shift();
+  }
+
+  add(s: SecondStats): void {
+    let list = this.pending.get(s.t);
+    if (!list) this.pending.set(s.t, (list = []));
+    list.push(s);
+    if (list.length >= this.workers) this.finish(s.t);
+    // A worker that missed a second must not hold the timeline back.
+    for (const t of [...this.pending.keys()]) if (t < s.t - 2) this.finish(t);
+  }
+
+  /** Emits whatever is pending (end of run). */
+  flush(): void {
+    for (const t of [...this.pending.keys()].sort((a, b) => a - b)) this.finish(t);
+  }
+
+  private finish(t: number): void {
+    const list = this.pending.get(t);
+    if (!list) return;
+    this.pending.delete(t);
+    const sum = (f: (s: SecondStats) => number) => list.reduce((a, s) => a + f(s), 0);
+    const hist = createHistogram();
+    for (const s of list) hist.add(decodeHistogram(s.histogram));
+    const p = percentilesOf(hist);
+    // The server sample closest to the end of this second.
+    const server = this.serverSamples.reduce<ResourceSample | null>((best, x) => {
+      const d = Math.abs(x.t - (t + 1) * 1000);
+      return d <= 1000 && (!best || d < Math.abs(best.t - (t + 1) * 1000)) ? x : best;
+    }, null);
+    const ctx = this.context();
+    const sent = sum((s) => s.sent);
+    const delivered = sum((s) => s.received);
+    const point: TimeseriesPoint = {
+      t,
+      step: ctx.step,
+      phase: ctx.phase,
+      connections_open: sum((s) => s.open),
+      joined: sum((s) => s.joined),
+      joins_per_s: sum((s) => s.joins),
+      sent_per_s: sent,
+      delivered_per_s: delivered,
+      sent_per_s_60s: round1(this.sent60.push(sent)),
+      delivered_per_s_60s: round1(this.delivered60.push(delivered)),
+      delivery_p50_ms: p.p50,
+      delivery_p95_ms: p.p95,
+      delivery_p99_ms: p.p99,
+      errors: sum((s) => s.errors),
+      disconnects: sum((s) => s.disconnects),
+      server_cpu_pct: server?.cpuCores != null ? round1((server.cpuCores / this.instance.vcpus) * 100) : null,
+      server_rss_mb: server?.rssMb != null ? round1(server.rssMb) : null,
+      generator_cpu_pct: round1(Math.max(...list.map((s) => s.health.cpuPct))),
+      generator_lag_p99_ms: round1(Math.max(...list.map((s) => s.health.lagP99Ms))),
+    };
+    const rec = { point, workers: list, server };
+    this.seconds.push(rec);
+    this.emit(rec);
+  }
+
+  /** Seconds whose whole span lies in [fromMs, toMs). */
+  between(fromMs: number, toMs: number): SecondRecord[] {
+    return this.seconds.filter((r) => r.point.t * 1000 >= fromMs && (r.point.t + 1) * 1000 <= toMs);
+  }
+}
+
+function round1(v: number): number {
+  return Math.round(v * 10) / 10;
+}

@@ -1,0 +1,90 @@
+/**
+ * Known answers: against a server told to delay every delivery by D ms and drop a share P,
+ * rtcap must report latency ≈ D and delivery ≈ 1 − P (issue 2, "Done when").
+ */
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBenchmark } from '../../src/run/runner.js';
+import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { profileFrom } from '../support/profiles.js';
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+function out(): string {
+  return mkdtempSync(join(tmpdir(), 'rtcap-ka-'));
+}
+
+const quiet = () => undefined;
+
+describe('known-answer server', () => {
+  it('reports the injected delay as latency and full delivery', async () => {
+    server = await startTestServer({ delayMs: 40 });
+    const profile = profileFrom({
+      name: 'ka-delay',
+      scenario: 'broadcast-public',
+      target: { url: server.url, vsn: '2.0.0' },
+      load: { join_rate: 200, steps: [{ connections: 50, send_rate: 20, duration: '3s' }], drain: '3s' },
+      slo: { p95_ms: 200 },
+    });
+    const dir = out();
+    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: quiet });
+    expect(exitCode).toBe(0);
+    const s = result.steps[0];
+    expect(s.connections.joined).toBe(50);
+    expect(s.messages.sent).toBe(60);
+    // 49 receivers (the sender does not receive its own) × 60 messages.
+    expect(s.messages.expected).toBe(60 * 49);
+    expect(s.messages.received).toBe(60 * 49);
+    expect(s.delivery_rate).toBe(1);
+    expect(s.messages.duplicates).toBe(0);
+    // Latency is measured from the scheduled send time, so it is at least the delay and,
+    // on loopback, within a few ms of it.
+    expect(s.latency_ms.p50!).toBeGreaterThanOrEqual(40);
+    expect(s.latency_ms.p50!).toBeLessThan(40 + 15);
+    expect(s.fanout_span_ms.p50!).toBeGreaterThanOrEqual(s.latency_ms.p50!);
+    expect(existsSync(join(dir, 'result.json'))).toBe(true);
+    expect(existsSync(join(dir, 'summary.md'))).toBe(false); // no renderer given
+    const lines = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8').trim().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+  });
+
+  it('reports the injected drop share as lost deliveries', async () => {
+    server = await startTestServer({ dropShare: 0.1 });
+    const profile = profileFrom({
+      name: 'ka-drop',
+      scenario: 'broadcast-public',
+      target: { url: server.url },
+      load: { join_rate: 200, steps: [{ connections: 40, send_rate: 25, duration: '2s' }], drain: '2s' },
+    });
+    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const s = result.steps[0];
+    expect(s.messages.expected).toBe(50 * 39);
+    // The server's own count of what it delivered is the known answer.
+    expect(s.messages.received).toBe(server.stats.deliveries);
+    expect(s.messages.lost).toBe(server.stats.dropped);
+    expect(s.delivery_rate!).toBeGreaterThan(0.85);
+    expect(s.delivery_rate!).toBeLessThan(0.95);
+    expect(s.verdict).toBe('broken');
+  });
+
+  it('counts the sender as a recipient when the app echoes to it (phoenix dialect, self)', async () => {
+    server = await startTestServer({ echoToSender: true, topicPrefix: 'room:' });
+    const profile = profileFrom({
+      name: 'ka-self',
+      scenario: 'broadcast-public',
+      target: { url: server.url, dialect: 'phoenix', topic: 'room:bench', join_payload: {}, push_event: 'broadcast', receive_event: 'broadcast' },
+      load: { join_rate: 200, self: true, steps: [{ connections: 10, send_rate: 10, duration: '2s' }], drain: '2s' },
+    });
+    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const s = result.steps[0];
+    expect(s.messages.expected).toBe(20 * 10);
+    expect(s.messages.received).toBe(20 * 10);
+    expect(s.delivery_rate).toBe(1);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * A small Phoenix-protocol server for tests whose behaviour is known exactly: it can delay
+ * every delivery by a fixed time, drop a fixed share of deliveries, echo to the sender,
+ * refuse upgrades, close every socket after a while, or answer with malformed frames. rtcap's
+ * figures against it must match what it was told to do (the known-answer tests).
+ */
+import { createServer, type Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { decodeFrame, encodeFrame, encodeUserBroadcast, type Frame, decodeBinary } from '../../src/protocol/frame.js';
+import { EV, VSN_1, type Vsn } from '../../src/protocol/constants.js';
+
+export interface TestServerOptions {
+  /** Every delivery is written this long after the push arrived. */
+  delayMs?: number;
+  /** Share of (message, recipient) deliveries silently dropped, chosen by a hash. */
+  dropShare?: number;
+  /** Phoenix-app style: the sender receives its own broadcasts regardless of config. */
+  echoToSender?: boolean;
+  /** Event name of the fan-out (a Phoenix app's broadcast! event). */
+  fanoutEvent?: string;
+  /** Refuse every upgrade with this status and body. */
+  refuse?: { status: number; body: string };
+  /** Close every socket this long after the first broadcast arrived. */
+  closeAllAfterMs?: number;
+  /** Answer joins with garbage instead of a reply. */
+  malformed?: boolean;
+  /** Topic prefix that may be joined (others get "unmatched topic"). */
+  topicPrefix?: string;
+}
+
+interface Member {
+  ws: WebSocket;
+  vsn: Vsn;
+  topic: string;
+  self: boolean;
+  id: number;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  stats: { pushes: number; deliveries: number; dropped: number; joins: number };
+  close(): Promise<void>;
+}
+
+/** Deterministic share: same (message, recipient) always drops or always delivers. */
+function drops(msgKey: string, memberId: number, share: number): boolean {
+  if (share <= 0) return false;
+  let h = 2166136261;
+  const s = `${msgKey}:${memberId}`;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return (h >>> 0) / 4294967296 < share;
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const http: Server = createServer((_req, res) => {
+    res.statusCode = 404;
+    res.end();
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const members = new Map<string, Set<Member>>();
+  const stats = { pushes: 0, deliveries: 0, dropped: 0, joins: 0 };
+  let nextId = 0;
+  let closeTimer: NodeJS.Timeout | null = null;
+
+  http.on('upgrade', (req, socket, head) => {
+    if (opts.refuse) {
+      const body = opts.refuse.body;
+      socket.end(`HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    const vsn = (new URL(req.url ?? '/', 'http://x').searchParams.get('vsn') ?? VSN_1) as Vsn;
+    wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws, vsn));
+  });
+
+  function send(ws: WebSocket, vsn: Vsn, f: Frame) {
+    if (ws.readyState === ws.OPEN) ws.send(encodeFrame(f, vsn, 'server'));
+  }
+
+  function onSocket(ws: WebSocket, vsn: Vsn) {
+    const id = nextId++;
+    const joined = new Map<string, Member>();
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      let f: Frame;
+      let binaryPayload: { userEvent: string; payload: Uint8Array } | null = null;
+      try {
+        if (isBinary) {
+          const b = decodeBinary(data, 'client');
+          if (b.kind !== 3) return;
+          binaryPayload = { userEvent: b.userEvent, payload: b.payload };
+          f = { joinRef: b.joinRef, ref: b.ref, topic: b.topic, event: EV.broadcast, payload: null };
+        } else {
+          f = decodeFrame(data, false, vsn, 'client');
+        }
+      } catch {
+        return;
+      }
+      if (f.event === EV.heartbeat) {
+        send(ws, vsn, { joinRef: null, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
+        return;
+      }
+      if (f.event === EV.join) {
+        if (opts.malformed) {
+          ws.send('this is not a phoenix frame {');
+          return;
+        }
+        if (opts.topicPrefix && !f.topic.startsWith(opts.topicPrefix)) {
+          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
+          return;
+        }
+        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean } } } | null)?.config;
+        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), id };
+        joined.set(f.topic, m);
+        let set = members.get(f.topic);
+        if (!set) members.set(f.topic, (set = new Set()));
+        set.add(m);
+        stats.joins++;
+        send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: { postgres_changes: [] } } });
+        return;
+      }
+      const sender = joined.get(f.topic);
+      if (!sender) {
+        send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
+        return;
+      }
+      stats.pushes++;
+      if (opts.closeAllAfterMs !== undefined && !closeTimer) {
+        closeTimer = setTimeout(() => {
+          for (const c of wss.clients) c.close(1001, 'going away');
+        }, opts.closeAllAfterMs);
+      }
+      const msgKey = String(stats.pushes);
+      const fanoutEvent = opts.fanoutEvent ?? f.event;
+      const deliver = () => {
+        for (const m of members.get(f.topic) ?? []) {
+          if (m.ws === ws && !sender.self) continue;
+          if (drops(msgKey, m.id, opts.dropShare ?? 0)) {
+            stats.dropped++;
+            continue;
+          }
+          stats.deliveries++;
+          if (binaryPayload) {
+            if (m.vsn === VSN_1) {
+              send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.broadcast, payload: { type: 'broadcast', event: binaryPayload.userEvent, payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()) } });
+            } else if (m.ws.readyState === m.ws.OPEN) {
+              m.ws.send(encodeUserBroadcast({ topic: f.topic, userEvent: binaryPayload.userEvent, payload: binaryPayload.payload, encoding: 1 }));
+            }
+          } else {
+            send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: fanoutEvent, payload: f.payload });
+          }
+        }
+      };
+      if (opts.delayMs) setTimeout(deliver, opts.delayMs);
+      else deliver();
+    });
+    ws.on('close', () => {
+      for (const m of joined.values()) members.get(m.topic)?.delete(m);
+    });
+  }
+
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  const port = (http.address() as { port: number }).port;
+  return {
+    url: `ws://127.0.0.1:${port}/socket/websocket`,
+    port,
+    stats,
+    close: async () => {
+      if (closeTimer) clearTimeout(closeTimer);
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
