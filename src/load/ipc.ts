@@ -82,7 +82,7 @@ export interface StepCollected {
 export type FromWorker =
   | { type: 'ready'; worker: number }
   | SecondStats
-  | { type: 'rampDone'; worker: number; step: number; joined: number; failed: number }
+  | { type: 'rampDone'; worker: number; step: number; joined: number; failed: number; errors: Record<string, number> }
   | { type: 'sendDone'; worker: number; step: number }
   | StepCollected
   | { type: 'fatal'; worker: number; message: string };

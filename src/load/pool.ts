@@ -81,10 +81,14 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     for (const c of this.children) if (c.connected) c.send(m);
   }
 
-  async ramp(step: number, fromConn: number, toConn: number, startMs: number): Promise<void> {
-    const done = this.expect('rampDone', step);
+  /** Opens connections [fromConn, toConn) on the join schedule; resolves with members joined and errors by reason. */
+  async ramp(step: number, fromConn: number, toConn: number, startMs: number): Promise<{ joined: number; failed: number; errors: Map<string, number> }> {
+    const done = this.expect<Extract<FromWorker, { type: 'rampDone' }>>('rampDone', step);
     this.broadcast({ type: 'ramp', step, fromConn, toConn, startMs });
-    await done;
+    const replies = await done;
+    const errors = new Map<string, number>();
+    for (const r of replies) for (const [k, v] of Object.entries(r.errors)) errors.set(k, (errors.get(k) ?? 0) + v);
+    return { joined: replies.reduce((a, r) => a + r.joined, 0), failed: replies.reduce((a, r) => a + r.failed, 0), errors };
   }
 
   async send(step: number, startMs: number): Promise<void> {

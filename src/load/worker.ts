@@ -204,7 +204,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.rampPending = own.length;
     this.scheduledJoins += own.length;
     if (own.length === 0) {
-      this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed });
+      this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
       return;
     }
     const schedule = new OpenSchedule(startMs, plan.joinRatePerS);
@@ -258,7 +258,7 @@ export class GeneratorWorker implements ConnectionHooks {
     if (this.rampScheduling || this.rampStep !== this.step) return;
     if (this.joining.size > 0) return;
     this.rampStep = -1;
-    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed });
+    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
   }
 
   private shrink(toConn: number): void {

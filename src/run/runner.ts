@@ -287,7 +287,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
           w.rampStart = nowMs() + 50;
           // Bounded: every connection either joins, fails, or times out after join_timeout.
           const rampBudgetMs = ((plan.connections - current) / plan.joinRatePerS) * 1000 + profile.target.join_timeout * 2 + 10_000;
-          await race(Promise.race([pool.ramp(i, current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
+          const ramp = await race(Promise.race([pool.ramp(i, current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
+          if (ramp.joined === 0) throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
         } else if (plan.connections < current) {
           pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });
         }

@@ -71,8 +71,10 @@ export function buildStepResult(args: {
   const duplicates = sum((c) => c.receipts.duplicates);
   const unexpected = sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess;
 
+  // Offered load is what the generator attempted on time: a send that failed because the
+  // server had closed the socket was offered all the same (and is counted as send_failed).
   let sentInWindow = 0;
-  for (const c of collected) for (const s of c.sends) for (const a of s.actual) if (!Number.isNaN(a) && a <= w.steadyEnd + OFFERED_GRACE_MS) sentInWindow++;
+  for (const c of collected) for (const s of c.sends) for (const a of s.actual) if (Number.isNaN(a) || a <= w.steadyEnd + OFFERED_GRACE_MS) sentInWindow++;
   const scheduledJoins = sum((c) => c.connections.scheduledJoins);
   const lateJoins = sum((c) => c.connections.lateJoins);
   const offeredRatio = scheduled > 0 ? sentInWindow / scheduled : scheduledJoins > 0 ? (scheduledJoins - lateJoins) / scheduledJoins : null;
