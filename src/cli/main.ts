@@ -5,17 +5,10 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
 
 export async function main(argv: string[]): Promise<void> {
-  const commands: Array<(y: Argv) => Argv> = [runCommand];
-  try {
-    // The server's command module is built separately; load it when present.
-    const serve = (await import(new URL('./serve.js', import.meta.url).href)) as { serveCommand?: unknown; default?: unknown };
-    const mod = (serve.serveCommand ?? serve.default) as Parameters<Argv['command']>[0] | undefined;
-    if (mod) commands.push((y) => y.command(mod as never));
-  } catch {
-    /* serve not built */
-  }
+  const commands: Array<(y: Argv) => Argv> = [runCommand, (y) => y.command(serveCommand)];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')

@@ -14,3 +14,10 @@ export function distEntry(relative: string): string {
   if (!existsSync(p)) throw new Error(`${p} is missing: run \`npm run build\` first`);
   return p;
 }
+
+/** bin/rtcap.js of this package, for starting rtcap itself as a child (e.g. `rtcap serve`). */
+export function binEntry(): string {
+  const here = fileURLToPath(import.meta.url);
+  // dist/load/paths.js and src/load/paths.ts are both two levels below the package root.
+  return resolve(dirname(here), '..', '..', 'bin', 'rtcap.js');
+}

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { distEntry } from '../load/paths.js';
+import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 
 export interface BuiltinServer {
@@ -29,7 +29,7 @@ export async function startBuiltinServer(opts: {
   configPath: string;
   startTimeoutMs?: number;
 }): Promise<BuiltinServer> {
-  const args = [distEntry('cli/main.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--workers', String(opts.workers)];
+  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--workers', String(opts.workers)];
   if (Object.keys(opts.config).length > 0) {
     writeFileSync(opts.configPath, JSON.stringify(opts.config, null, 2));
     args.push('--config', opts.configPath);
