@@ -13,6 +13,7 @@ import { WorkerPool, pin } from '../load/pool.js';
 import { planGenerator, readLimits } from '../load/limits.js';
 import type { SecondStats, StepCollected, TokenConfig } from '../load/ipc.js';
 import { ProcTreeSampler } from '../monitor/proc.js';
+import { PrometheusSampler } from '../monitor/prometheus.js';
 import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
 import type { Profile } from '../profile/schema.js';
 import { RESULT_SCHEMA, type RunResult, type RunStatus, type TimeseriesPoint } from '../report/result.js';
@@ -171,6 +172,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     result.target.url = redact(targetUrl);
     const serverPid = server?.pid ?? profile.target.server_pid ?? null;
     if (serverPid) sampler = new ProcTreeSampler(serverPid);
+    else if (profile.target.metrics_url) sampler = new PrometheusSampler(profile.target.metrics_url, profile.target.metrics_token, profile.target.instance.vcpus);
     result.target.server_sampling = sampler?.source ?? null;
 
     // ---- tokens and socket URL
