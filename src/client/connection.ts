@@ -283,7 +283,7 @@ export class Connection {
         return;
       case EV.error: {
         const j = this.joins.get(f.topic);
-        if (j && (f.joinRef === null || f.joinRef === j.joinRef)) {
+        if (j && this.isCurrentJoin(f, j.joinRef)) {
           this.joins.delete(f.topic);
           this.hooks.onError(this, { class: 'server', reason: `phx_error: ${replyReason(f.payload)}` }, 'channel');
         }
@@ -292,7 +292,7 @@ export class Connection {
       case EV.close: {
         const j = this.joins.get(f.topic);
         // A phx_close we asked for (leave) is expected; any other ends the membership.
-        if (j && (f.joinRef === null || f.joinRef === j.joinRef)) {
+        if (j && this.isCurrentJoin(f, j.joinRef)) {
           this.joins.delete(f.topic);
           this.hooks.onError(this, { class: 'server', reason: 'phx_close: channel closed by server' }, 'channel');
         }
@@ -311,6 +311,15 @@ export class Connection {
       default:
         this.hooks.onFrame(this, f);
     }
+  }
+
+  /**
+   * phx_close and phx_error carry the join's ref (v2: `[join_ref, join_ref, ...]`; v1 has no
+   * join_ref field, so the ref stands for it, §2.5). One for an older join is stale.
+   */
+  private isCurrentJoin(f: Frame, joinRef: string): boolean {
+    const ref = f.joinRef ?? f.ref;
+    return ref === null || ref === joinRef;
   }
 
   private onReply(f: Frame): void {

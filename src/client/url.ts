@@ -14,8 +14,9 @@ export interface UrlOptions {
 export function buildSocketUrl(base: string, opts: UrlOptions): string {
   const u = new URL(base);
   // Phoenix defaults to 1.0.0 when vsn is absent (§1.2); send it anyway so the choice is explicit.
-  u.searchParams.set('vsn', opts.vsn ?? VSN_1);
   for (const [k, v] of Object.entries(opts.params ?? {})) u.searchParams.set(k, v);
+  // Set after the params: a `vsn` among them must not override the serializer rtcap speaks.
+  u.searchParams.set('vsn', opts.vsn ?? VSN_1);
   if (opts.apikey) u.searchParams.set('apikey', opts.apikey);
   return u.toString();
 }
@@ -30,5 +31,6 @@ export function redact(text: string): string {
 
 export function isLoopbackHost(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  // An IPv4 literal in 127/8, not any name that starts with "127." (127.example.com is remote).
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -66,7 +66,9 @@ export function planGenerator(opts: {
     }
   }
   let sourceAddresses = opts.requestedSourceAddresses ?? [];
-  const portsPerAddress = opts.limits.ephemeralPorts ? opts.limits.ephemeralPorts - PORT_RESERVE : Infinity;
+  // The reserve takes at most half of a small range: ports - reserve could be 0 or negative.
+  const ports = opts.limits.ephemeralPorts;
+  const portsPerAddress = ports ? Math.max(ports - PORT_RESERVE, Math.ceil(ports / 2)) : Infinity;
   if (sourceAddresses.length === 0) {
     const needed = Math.ceil(opts.maxConnections / portsPerAddress);
     if (needed > 1) {

@@ -19,6 +19,11 @@ export class OpenSchedule {
   /** How many events are due by `t` (events 0..n-1). */
   dueBy(t: number): number {
     if (t < this.startMs || !Number.isFinite(this.intervalMs)) return 0;
-    return Math.floor((t - this.startMs) / this.intervalMs) + 1;
+    // The float quotient can land just short of an event due exactly at t (epoch-ms starts,
+    // rates like 3/s): settle the estimate against timeOf, which is what the senders use.
+    let n = Math.floor((t - this.startMs) / this.intervalMs) + 1;
+    while (this.timeOf(n) <= t) n++;
+    while (n > 1 && this.timeOf(n - 1) > t) n--;
+    return n;
   }
 }

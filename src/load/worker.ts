@@ -132,6 +132,12 @@ export class GeneratorWorker implements ConnectionHooks {
     this.plan = getScenario(this.profile.scenario).plan(this.profile, step);
     this.sender = new BenchSender(this.profile, this.plan.payloadBytes);
     this.ledger.beginStep(step);
+    // Stream ids are step-scoped; forget the previous step's per-stream sequence numbers.
+    for (const c of this.conns.values()) {
+      c.member.lastStream = -1;
+      c.member.lastSeq = -1;
+      c.member.seqByStream = null;
+    }
     this.sends.beginStep(this.profile.load.late_threshold);
     this.opened = this.joinedInStep = this.failed = this.disconnected = this.lateJoins = this.scheduledJoins = 0;
     this.joinHist = createHistogram();

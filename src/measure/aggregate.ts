@@ -102,15 +102,20 @@ export function aggregateMessages(
     for (let seq = 0; seq < s.sched.length; seq++) {
       const sched = s.sched[seq];
       const actual = s.actual[seq];
-      if (sched === 0 && Number.isNaN(actual)) continue; // never scheduled (gap)
+      const got = m && seq < m.count.length ? m.count[seq] : 0;
+      // Receipts of a message never sent (gap or failed send) match no send: excess.
+      if (sched === 0 && Number.isNaN(actual)) {
+        out.excess += got;
+        continue; // never scheduled (gap)
+      }
       if (Number.isNaN(actual)) {
         out.sendFailed++;
+        out.excess += got;
         continue;
       }
       out.sent++;
       const members = info.membership.at(sched);
       const expected = Math.max(0, info.self ? members : members - 1);
-      const got = m && seq < m.count.length ? m.count[seq] : 0;
       const counted = Math.min(got, expected);
       out.expected += expected;
       out.received += counted;
@@ -129,6 +134,8 @@ export function aggregateMessages(
         out.messagesUnseen++;
       }
     }
+    // Receipts of seqs past the last one the sender reported match no send either.
+    if (m) for (let seq = s.sched.length; seq < m.count.length; seq++) out.excess += m.count[seq];
   }
   // Receipts of streams nobody reports sending cannot be matched to a send: excess.
   for (const [stream, m] of merged) {

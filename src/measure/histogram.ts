@@ -23,6 +23,7 @@ export function createHistogram(): Histogram {
 
 /** Records a latency in ms; negative values (clock skew across processes) are clamped to 0. */
 export function recordMs(h: Histogram, ms: number): void {
+  if (Number.isNaN(ms)) return;
   let us = Math.round(ms * 1000);
   if (us < 1) us = 1;
   else if (us > HIGHEST_US) us = HIGHEST_US;
@@ -48,11 +49,14 @@ export function percentilesOf(h: Histogram | null): Percentiles {
     return { p50: null, p95: null, p99: null, p999: null, max: null, mean: null, count: 0 };
   }
   const ms = (us: number) => round3(us / 1000);
+  // A percentile is the top of its HDR bucket, which can lie above the exact max recorded
+  // here (one 10 ms sample gave p50 10.007, max 10): never report a percentile above the max.
+  const at = (p: number) => ms(Math.min(h.getValueAtPercentile(p), h.maxValue));
   return {
-    p50: ms(h.getValueAtPercentile(50)),
-    p95: ms(h.getValueAtPercentile(95)),
-    p99: ms(h.getValueAtPercentile(99)),
-    p999: ms(h.getValueAtPercentile(99.9)),
+    p50: at(50),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
     max: ms(h.maxValue),
     mean: ms(h.mean),
     count: h.totalCount,

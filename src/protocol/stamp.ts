@@ -7,8 +7,8 @@
  * The receive hot path must not JSON-parse every delivery: `scanStamp` finds the three keys
  * in the raw frame bytes, whatever the encoding (v1 object, v2 array, v2 binary kind 4) and
  * whatever key order the server's JSON encoder chose (Elixir's Jason sorts small maps).
- * The keys `"id":`, `"s":` and `"t":` are unique in a frame because rtcap pads with `p`
- * characters only and no Phoenix envelope key is spelled that way. Other traffic rtcap
+ * The keys `"id":`, `"s":` and `"t":` are found outside the padding (the string under key `p`)
+ * because rtcap pads with `x` characters only and no Phoenix envelope key is spelled that way. Other traffic rtcap
  * stamps (presence metas, database rows) uses other key names, so cannot be mistaken
  * for a broadcast stamp.
  */

@@ -65,7 +65,10 @@ describe('bad targets', () => {
     expect(s.complete).toBe(false);
     expect(s.connections.disconnected).toBe(30);
     expect(s.messages.sent).toBeGreaterThan(0);
-    expect(s.verdict).toBe('broken');
+    // Broken — unless a loaded machine also made the generator fall behind, which outranks it;
+    // the disconnects are among the reasons either way.
+    expect(['broken', 'generator-bound']).toContain(s.verdict);
+    expect(s.verdict_reasons.join('\n')).toContain('30 connections disconnected');
   });
 
   it('a server that answers with malformed frames is reported as such', async () => {

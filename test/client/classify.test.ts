@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { classifyClose, classifyJoinError, classifyRefusedUpgrade, classifySocketError, oneLine, replyReason } from '../../src/client/classify.js';
+
+const sysErr = (code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`${code} something`), { code, ...extra });
+
+describe('classifySocketError', () => {
+  it.each([
+    ['EMFILE', 'open-file limit reached'],
+    ['ENFILE', 'open-file limit reached'],
+    ['EADDRNOTAVAIL', 'no ephemeral port left on this source address'],
+    ['EADDRINUSE', 'no ephemeral port left on this source address'],
+    ['ENOBUFS', 'out of buffers'],
+  ])('%s is the generator’s own limit, never the server’s', (code, what) => {
+    expect(classifySocketError(sysErr(code, { address: '127.0.0.1', port: 4000 }))).toEqual({ class: 'generator', reason: `generator: ${code} (${what})` });
+  });
+
+  it('ECONNREFUSED names the address and port', () => {
+    expect(classifySocketError(sysErr('ECONNREFUSED', { address: '127.0.0.1', port: 4000 }))).toEqual({
+      class: 'network',
+      reason: 'connect ECONNREFUSED 127.0.0.1:4000',
+    });
+  });
+
+  it('network codes without an address', () => {
+    expect(classifySocketError(sysErr('ECONNRESET'))).toEqual({ class: 'network', reason: 'connect ECONNRESET' });
+    expect(classifySocketError(sysErr('ENOTFOUND', { address: 'nowhere.invalid' }))).toEqual({ class: 'network', reason: 'connect ENOTFOUND nowhere.invalid' });
+  });
+
+  it('anything else keeps its message on one line', () => {
+    expect(classifySocketError(new Error('Opening handshake has timed out\n  at x'))).toEqual({
+      class: 'network',
+      reason: 'socket error: Opening handshake has timed out at x',
+    });
+  });
+});
+
+describe('classifyRefusedUpgrade', () => {
+  it('keeps status and body verbatim, on one line (§1.5)', () => {
+    expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({ class: 'server', reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}' });
+    expect(classifyRefusedUpgrade(429, '{\n  "error": "Too many connected users"\n}\n')).toEqual({
+      class: 'server',
+      reason: 'upgrade refused: HTTP 429 { "error": "Too many connected users" }',
+    });
+  });
+
+  it('a bare status when there is no body (older servers: bare 403)', () => {
+    expect(classifyRefusedUpgrade(403, '')).toEqual({ class: 'server', reason: 'upgrade refused: HTTP 403' });
+  });
+
+  it('caps a long body', () => {
+    const r = classifyRefusedUpgrade(500, 'x'.repeat(5000)).reason;
+    expect(r.length).toBeLessThan(350);
+    expect(r.startsWith('upgrade refused: HTTP 500 xxx')).toBe(true);
+  });
+});
+
+describe('classifyClose', () => {
+  it('1006 (no close frame, the TCP connection just ended) is the network', () => {
+    expect(classifyClose(1006, '')).toEqual({ class: 'network', reason: 'closed by server: 1006' });
+  });
+  it.each([
+    [1000, 'heartbeat timeout'],
+    [1001, ''],
+    [1011, 'internal error'],
+    [1012, 'Service Restart'],
+  ])('%i is the server', (code, reason) => {
+    expect(classifyClose(code, reason)).toEqual({ class: 'server', reason: `closed by server: ${code}${reason ? ` ${reason}` : ''}` });
+  });
+  it('a reason over several lines becomes one', () => {
+    expect(classifyClose(1000, 'a\nb')).toEqual({ class: 'server', reason: 'closed by server: 1000 a b' });
+  });
+});
+
+describe('reply reasons', () => {
+  it('{reason} (join errors, §3.2) verbatim', () => {
+    expect(replyReason({ reason: 'ChannelRateLimitReached: Too many channels' })).toBe('ChannelRateLimitReached: Too many channels');
+    expect(classifyJoinError({ reason: 'unmatched topic' })).toEqual({ class: 'server', reason: 'join refused: unmatched topic' });
+  });
+  it('a bare string (ack errors, §4.1)', () => {
+    expect(replyReason('payload_size_exceeded')).toBe('payload_size_exceeded');
+  });
+  it('anything else as JSON', () => {
+    expect(replyReason({})).toBe('{}');
+    expect(replyReason({ code: 1, message: 'x' })).toBe('{"code":1,"message":"x"}');
+    expect(replyReason({ reason: { nested: true } })).toBe('{"nested":true}');
+    expect(replyReason(null)).toBe('null');
+    expect(replyReason(undefined)).toBe('null');
+  });
+});
+
+describe('oneLine', () => {
+  it('collapses whitespace runs and trims', () => {
+    expect(oneLine('  a\r\n\tb   c \n')).toBe('a b c');
+  });
+});

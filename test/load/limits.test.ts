@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { planGenerator, type GeneratorLimits } from '../../src/load/limits.js';
+
+/** A host with the Linux default port range (32768–60999) and a generous open-file limit. */
+const HOST: GeneratorLimits = { openFilesPerProcess: 1_048_576, portRange: [32768, 60999], ephemeralPorts: 28_232 };
+const PORTS_PER_ADDRESS = 28_232 - 1000;
+
+const plan = (o: Partial<Parameters<typeof planGenerator>[0]>) =>
+  planGenerator({ maxConnections: 1000, requestedWorkers: 'auto', loopbackTarget: true, limits: HOST, ...o });
+
+describe('planGenerator: workers', () => {
+  it.each([
+    [0, 1],
+    [1, 1],
+    [15_000, 1],
+    [15_001, 2],
+    [45_000, 3],
+    [100_000, 7],
+  ])('auto: %i connections → %i workers (15,000 each)', (maxConnections, workers) => {
+    const p = plan({ maxConnections });
+    expect(p.workers).toBe(workers);
+    expect(p.maxConnectionsPerWorker).toBe(Math.ceil(maxConnections / workers));
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('auto stays under the open-file limit, keeping a reserve for other descriptors', () => {
+    const p = plan({ maxConnections: 20_000, limits: { ...HOST, openFilesPerProcess: 10_000 } });
+    expect(p.workers).toBe(3); // 9,800 sockets per process at most
+    expect(p.maxConnectionsPerWorker).toBeLessThanOrEqual(9_800);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('an unlimited or unknown open-file limit leaves 15,000 per worker', () => {
+    expect(plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: Infinity } }).workers).toBe(2);
+    expect(plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: null } }).workers).toBe(2);
+  });
+
+  it('a per-worker default from the caller is honoured', () => {
+    expect(plan({ maxConnections: 10_000, perWorkerDefault: 2_500 }).workers).toBe(4);
+  });
+
+  it('requested workers are kept; over the open-file limit they draw an EMFILE warning with a suggestion', () => {
+    const p = plan({ maxConnections: 20_000, requestedWorkers: 1, limits: { ...HOST, openFilesPerProcess: 10_000 } });
+    expect(p.workers).toBe(1);
+    expect(p.maxConnectionsPerWorker).toBe(20_000);
+    expect(p.warnings).toHaveLength(1);
+    expect(p.warnings[0]).toContain('EMFILE');
+    expect(p.warnings[0]).toContain('10000 per process');
+    expect(p.warnings[0]).toContain('--workers 3');
+  });
+
+  it('requested workers within the limit draw no warning', () => {
+    expect(plan({ maxConnections: 20_000, requestedWorkers: 4, limits: { ...HOST, openFilesPerProcess: 10_000 } }).warnings).toEqual([]);
+  });
+});
+
+describe('planGenerator: source addresses', () => {
+  it('none while one address has ports enough', () => {
+    expect(plan({ maxConnections: PORTS_PER_ADDRESS }).sourceAddresses).toEqual([]);
+  });
+
+  it('127.0.0.1..n on a loopback target once the ephemeral range is exceeded', () => {
+    expect(plan({ maxConnections: PORTS_PER_ADDRESS + 1 }).sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2']);
+    const p = plan({ maxConnections: 100_000 });
+    expect(p.sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4']);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('a warning instead on a remote target', () => {
+    const p = plan({ maxConnections: 100_000, loopbackTarget: false });
+    expect(p.sourceAddresses).toEqual([]);
+    expect(p.warnings).toHaveLength(1);
+    expect(p.warnings[0]).toContain('need 4 source addresses');
+    expect(p.warnings[0]).toContain('load.source_addresses');
+  });
+
+  it('listed addresses are used as given; too few draw a warning', () => {
+    const given = ['10.0.0.1', '10.0.0.2'];
+    expect(plan({ maxConnections: 50_000, loopbackTarget: false, requestedSourceAddresses: given })).toMatchObject({ sourceAddresses: given, warnings: [] });
+    const p = plan({ maxConnections: 100_000, loopbackTarget: false, requestedSourceAddresses: given });
+    expect(p.sourceAddresses).toEqual(given);
+    expect(p.warnings).toHaveLength(1);
+    expect(p.warnings[0]).toContain('2 source addresses');
+  });
+
+  it('an unknown port range plans no addresses', () => {
+    expect(plan({ maxConnections: 1_000_000, limits: { openFilesPerProcess: null, portRange: null, ephemeralPorts: null } })).toMatchObject({
+      sourceAddresses: [],
+      warnings: [],
+    });
+  });
+
+  it('a port range no larger than the reserve still plans (no crash, no negative counts)', () => {
+    const small: GeneratorLimits = { openFilesPerProcess: null, portRange: [60000, 60999], ephemeralPorts: 1000 };
+    const p = plan({ maxConnections: 100, limits: small });
+    expect(p.sourceAddresses).toEqual([]);
+    const many = plan({ maxConnections: 1200, limits: small });
+    expect(many.sourceAddresses.length).toBeGreaterThan(1);
+    expect(many.sourceAddresses.length).toBeLessThan(10);
+    const remote = plan({ maxConnections: 1200, loopbackTarget: false, limits: small });
+    expect(remote.warnings).toHaveLength(1);
+  });
+});
