@@ -1,0 +1,196 @@
+/**
+ * `rtcap serve`: the built-in realtime server (src/server/). Thin: parses flags into
+ * ServerOptions and calls startServer / startCluster.
+ *
+ * With `--ready-json` exactly one JSON line is printed on stdout once the server listens
+ * (and its database is up or known to be down); `rtcap run` reads it (src/run/target.ts).
+ * Everything else goes to stderr.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { startCluster } from '../server/cluster.js';
+import {
+  ConfigError,
+  loadServerConfigFile,
+  parseServerConfig,
+  type ServerConfigFile,
+  type ServerOptions,
+  type ServerTimings,
+} from '../server/options.js';
+import { startServer } from '../server/server.js';
+
+/** Quota flags: flag name → config key (PROTOCOL.md §8.2). */
+const QUOTA_FLAGS = {
+  'max-concurrent-users': 'max_concurrent_users',
+  'max-joins-per-second': 'max_joins_per_second',
+  'max-events-per-second': 'max_events_per_second',
+  'max-presence-events-per-second': 'max_presence_events_per_second',
+  'max-channels-per-client': 'max_channels_per_client',
+  'max-payload-size-in-kb': 'max_payload_size_in_kb',
+  'max-client-presence-events-per-window': 'max_client_presence_events_per_window',
+  'client-presence-window-ms': 'client_presence_window_ms',
+  'db-pool': 'db_pool',
+  'subs-pool-size': 'subs_pool_size',
+} as const;
+
+const TIMING_FLAGS = {
+  'idle-timeout-ms': 'idleTimeoutMs',
+  'connect-error-backoff-ms': 'connectErrorBackoffMs',
+  'channel-error-backoff-ms': 'channelErrorBackoffMs',
+  'rate-tick-ms': 'rateTickMs',
+} as const satisfies Record<string, keyof ServerTimings>;
+
+export interface ServeArgs {
+  port: number;
+  host: string;
+  jwtSecret?: string;
+  config?: string;
+  configJson?: string;
+  workers: number;
+  databaseUrl?: string;
+  database: boolean;
+  readyJson: boolean;
+  supabaseDefaults: boolean;
+  privateOnly?: boolean;
+  presenceEnabled?: boolean;
+  quotas: Partial<Record<keyof typeof QUOTA_FLAGS, number>>;
+  timings: Partial<ServerTimings>;
+}
+
+export interface RunningServe {
+  port: number;
+  url: string;
+  workers: number;
+  database: string | null;
+  close(): Promise<void>;
+}
+
+/** Builds ServerOptions from parsed flags; flags win over the config file. */
+export function serveOptions(a: ServeArgs): ServerOptions {
+  let config: ServerConfigFile = a.config ? loadServerConfigFile(a.config) : {};
+  if (a.configJson) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(a.configJson);
+    } catch (e) {
+      throw new ConfigError(`--config-json: ${(e as Error).message}`);
+    }
+    config = { ...config, ...parseServerConfig(raw, '--config-json') };
+  }
+  const overrides: Record<string, unknown> = {};
+  for (const [flag, key] of Object.entries(QUOTA_FLAGS)) {
+    const v = a.quotas[flag as keyof typeof QUOTA_FLAGS];
+    if (v !== undefined) overrides[key] = v;
+  }
+  if (a.privateOnly !== undefined) overrides.private_only = a.privateOnly;
+  if (a.presenceEnabled !== undefined) overrides.presence_enabled = a.presenceEnabled;
+  if (a.supabaseDefaults) overrides.supabase_defaults = true;
+  config = parseServerConfig({ ...config, ...overrides }, 'flags');
+  return {
+    port: a.port,
+    host: a.host,
+    jwtSecret: a.jwtSecret,
+    config,
+    timings: a.timings,
+    database: a.database ? { databaseUrl: a.databaseUrl } : false,
+  };
+}
+
+/** Starts one process or a cluster and prints the ready line. */
+export async function runServe(a: ServeArgs, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningServe> {
+  const opts = serveOptions(a);
+  const running =
+    a.workers > 1
+      ? await startCluster({ ...opts, workers: a.workers })
+      : await startServer(opts).then((s) => ({ ...s, workers: 1 }));
+  const ready = {
+    event: 'ready',
+    port: running.port,
+    pid: process.pid,
+    workers: running.workers,
+    url: running.url,
+    database: running.databaseUrl,
+  };
+  if (a.readyJson) out(JSON.stringify(ready));
+  else process.stderr.write(`rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`);
+  return { port: running.port, url: running.url, workers: running.workers, database: running.databaseUrl, close: () => running.close() };
+}
+
+function builder(y: Argv): Argv {
+  let c = y
+    .option('port', { type: 'number', default: 4000, describe: 'TCP port; 0 picks a free one' })
+    .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+    .option('jwt-secret', { type: 'string', describe: 'HS256 secret for tokens (default: the Supabase dev secret)' })
+    .option('config', { type: 'string', describe: 'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}' })
+    .option('config-json', { type: 'string', describe: 'the same config inline as JSON (merged over --config)' })
+    .option('workers', { type: 'number', default: 1, describe: 'server processes sharing the port (PubSub between them)' })
+    .option('database-url', { type: 'string', describe: 'use this PostgreSQL instead of starting an embedded one' })
+    .option('database', { type: 'boolean', default: true, describe: 'start the tenant database (--no-database: public broadcast and presence only)' })
+    .option('ready-json', { type: 'boolean', default: false, describe: 'print one JSON line on stdout when ready' })
+    .option('supabase-defaults', { type: 'boolean', default: false, describe: "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited" })
+    .option('private-only', { type: 'boolean', describe: 'refuse public channels (PrivateOnly)' })
+    .option('presence-enabled', { type: 'boolean', describe: 'presence on for every channel' });
+  for (const [flag, key] of Object.entries(QUOTA_FLAGS)) c = c.option(flag, { type: 'number', describe: `tenant ${key}` });
+  for (const flag of Object.keys(TIMING_FLAGS)) c = c.option(flag, { type: 'number', describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true });
+  return c.check((argv) => {
+    if (!Number.isInteger(argv.port) || (argv.port as number) < 0 || (argv.port as number) > 65535) throw new Error('--port must be 0..65535');
+    if (!Number.isInteger(argv.workers) || (argv.workers as number) < 1) throw new Error('--workers must be a positive integer');
+    return true;
+  });
+}
+
+function toArgs(argv: Record<string, unknown>): ServeArgs {
+  const quotas: ServeArgs['quotas'] = {};
+  for (const flag of Object.keys(QUOTA_FLAGS)) if (typeof argv[flag] === 'number') quotas[flag as keyof typeof QUOTA_FLAGS] = argv[flag] as number;
+  const timings: Partial<ServerTimings> = {};
+  for (const [flag, key] of Object.entries(TIMING_FLAGS)) if (typeof argv[flag] === 'number') timings[key] = argv[flag] as number;
+  return {
+    port: argv.port as number,
+    host: argv.host as string,
+    jwtSecret: argv['jwt-secret'] as string | undefined,
+    config: argv.config as string | undefined,
+    configJson: argv['config-json'] as string | undefined,
+    workers: argv.workers as number,
+    databaseUrl: argv['database-url'] as string | undefined,
+    database: argv.database as boolean,
+    readyJson: argv['ready-json'] as boolean,
+    supabaseDefaults: argv['supabase-defaults'] as boolean,
+    privateOnly: argv['private-only'] as boolean | undefined,
+    presenceEnabled: argv['presence-enabled'] as boolean | undefined,
+    quotas,
+    timings,
+  };
+}
+
+export const serveCommand: CommandModule = {
+  command: 'serve',
+  describe: 'run the built-in Supabase-Realtime-compatible server',
+  builder,
+  handler: async (argv) => {
+    let running: RunningServe;
+    try {
+      running = await runServe(toArgs(argv as Record<string, unknown>));
+    } catch (e) {
+      process.stderr.write(`rtcap serve: ${(e as Error).message}\n`);
+      process.exit(e instanceof ConfigError ? 2 : 1);
+    }
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`rtcap serve: ${signal}, shutting down\n`);
+      const force = setTimeout(() => process.exit(1), 15_000);
+      force.unref();
+      running.close().then(
+        () => process.exit(0),
+        (e) => {
+          process.stderr.write(`rtcap serve: shutdown failed: ${(e as Error).message}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  },
+};
+
+export default serveCommand;

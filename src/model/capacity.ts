@@ -1,0 +1,334 @@
+/**
+ * The recommended-capacity table of seed 002 §7, computed from a run (issue 5 §3).
+ *
+ * For each §7 dimension the run measured (its driver took at least two values on steps
+ * that count as server evidence), the recommended value is the smaller of
+ *   (a) where the fitted resource line crosses its safe line (CPU 70 %, memory 85 %), and
+ *   (b) the highest stable step below the first degraded or broken one (knee.safe),
+ * so it is never above a stable step actually measured (DESIGN.md "Verdicts and capacity").
+ * Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
+ * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
+ */
+import type { StepResult } from '../report/result.js';
+import type { PayloadSizeExtra } from '../report/extra.js';
+import { FIT_SPECS, crossingX, fitSteps, type FitId, type FitOptions, type FitResult } from './fit.js';
+import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
+import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
+import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
+
+export interface SafeLines {
+  /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
+  cpu_pct: number;
+  /** Server memory % of the instance's memory. DESIGN.md: 85 %. */
+  mem_pct: number;
+}
+
+export const DEFAULT_SAFE_LINES: SafeLines = { cpu_pct: 70, mem_pct: 85 };
+
+/** Share of the predicted join ceiling used as the recommended join rate (seed §4, §8). */
+export const DEFAULT_JOIN_HEADROOM = 0.5;
+
+export type LimitingFactor =
+  | 'memory'
+  | 'CPU'
+  | 'latency SLO'
+  | 'delivery'
+  | 'rejection'
+  | 'disconnects'
+  | 'auth pool'
+  | 'bandwidth'
+  | 'generator'
+  | 'not reached'
+  | 'no stable step';
+
+export type CapacityUnit = 'connections' | 'per_s' | 'bytes' | 'members' | 'subscribers';
+
+export interface CapacityDimension {
+  /** Row number in seed 002 §7. */
+  no: number;
+  id: string;
+  label: string;
+  scenarios: readonly string[];
+  /** The load each step asked for; the knee orders steps by it. */
+  driver: StepMetricName;
+  /** The measured figure reported as the capacity (equal to the driver on stable steps). */
+  value: StepMetricName;
+  unit: CapacityUnit;
+  fit?: FitId;
+}
+
+/** Seed 002 §7, one entry per row. */
+export const CAPACITY_DIMENSIONS: readonly CapacityDimension[] = [
+  { no: 1, id: 'public_connections', label: 'Public broadcast — concurrent connections', scenarios: ['broadcast-public'], driver: 'connections_target', value: 'connections', unit: 'connections', fit: 'memory_vs_connections' },
+  { no: 2, id: 'private_connections', label: 'Private broadcast — concurrent connections', scenarios: ['broadcast-private'], driver: 'connections_target', value: 'connections', unit: 'connections', fit: 'memory_vs_connections' },
+  { no: 3, id: 'public_deliveries', label: 'Public broadcast — deliveries/s', scenarios: ['broadcast-public'], driver: 'expected_per_s', value: 'delivered_per_s', unit: 'per_s', fit: 'cpu_vs_deliveries' },
+  { no: 4, id: 'private_sends', label: 'Private broadcast — sends/s', scenarios: ['broadcast-private'], driver: 'send_rate', value: 'sent_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
+  { no: 5, id: 'private_deliveries', label: 'Private broadcast — deliveries/s', scenarios: ['broadcast-private'], driver: 'expected_per_s', value: 'delivered_per_s', unit: 'per_s', fit: 'cpu_vs_deliveries' },
+  { no: 6, id: 'write_only_sends', label: 'Write only (no receivers) — sends/s', scenarios: ['write-only'], driver: 'send_rate', value: 'sent_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
+  { no: 7, id: 'join_rate', label: 'Connection / channel join rate', scenarios: ['join-rate'], driver: 'join_rate', value: 'join_rate', unit: 'per_s' },
+  { no: 8, id: 'message_size', label: 'Message size', scenarios: ['payload-size'], driver: 'payload_bytes', value: 'payload_bytes', unit: 'bytes' },
+  { no: 9, id: 'cdc_subscribers', label: 'CDC subscriptions per tenant', scenarios: ['postgres-changes'], driver: 'cdc_subscribers', value: 'cdc_subscribers', unit: 'subscribers' },
+  { no: 10, id: 'cdc_changes', label: 'CDC — changes/s', scenarios: ['postgres-changes'], driver: 'cdc_changes_per_s', value: 'cdc_changes_per_s', unit: 'per_s' },
+  { no: 11, id: 'presence_members', label: 'Presence — members per topic', scenarios: ['presence'], driver: 'presence_members', value: 'presence_members', unit: 'members' },
+  { no: 12, id: 'presence_deliveries', label: 'Presence — deliveries/s', scenarios: ['presence'], driver: 'presence_load', value: 'presence_deliveries_per_s', unit: 'per_s' },
+];
+
+export interface CapacityOptions {
+  safe_lines?: Partial<SafeLines>;
+  join_headroom?: number;
+  fit?: FitOptions;
+}
+
+export interface CapacityRow {
+  no: number;
+  id: string;
+  dimension: string;
+  unit: CapacityUnit;
+  /** The recommended value, unrounded; null when no step was stable. */
+  value: number | null;
+  /** Rounded down for reading: "≤ 21,200", "≤ 27,000/s (highest measured; no limit reached)". */
+  display: string;
+  limiting_factor: LimitingFactor;
+  /** One line: the step and the fit behind the value. */
+  evidence: string;
+  /** StepResult.index values the value rests on. */
+  evidence_steps: number[];
+  fit: FitResult | null;
+  /** Driver value where the fit meets the safe line, if it does. */
+  fit_crossing: number | null;
+  knee: Knee;
+  /** Other rows of this table whose driver rose with this one: the limit may be theirs. */
+  covaries_with: string[];
+}
+
+/** A capacity figure; `floor` rounds down to 3 significant figures for the value column. */
+export function formatCapacityValue(value: number | null, unit: CapacityUnit, floor = false): string {
+  if (value === null) return DASH;
+  const v = floor && unit !== 'bytes' ? floorSig(value, 3) : value;
+  switch (unit) {
+    case 'per_s':
+      return fmtRate(v);
+    case 'bytes':
+      return fmtBytes(v);
+    default:
+      return fmtInt(v);
+  }
+}
+
+/** A dimension counts as measured when its driver took two or more values on server evidence. */
+function driverVaried(steps: readonly StepResult[], driver: StepMetricName): boolean {
+  const values = new Set<number>();
+  for (const s of steps) {
+    if (s.verdict === 'generator-bound') continue;
+    const v = STEP_METRICS[driver](s);
+    if (v !== null) values.add(v);
+  }
+  return values.size >= 2;
+}
+
+/** What stopped a step, resource lines first (seed §1.1: memory is the first limit). */
+export function limitingFactorOfStep(step: StepResult, safe: SafeLines): LimitingFactor {
+  if (step.verdict === 'generator-bound') return 'generator';
+  const mem = num(step.server?.mem_pct);
+  const cpu = num(step.server?.cpu_pct);
+  if (mem !== null && mem >= safe.mem_pct) return 'memory';
+  if (cpu !== null && cpu >= safe.cpu_pct) return 'CPU';
+  // Seed §3: at 100 KB the sender could not get messages out — egress, not receivers.
+  if ((step.extra as Partial<PayloadSizeExtra> | undefined)?.failure_side === 'server-could-not-send') return 'bandwidth';
+  if ((step.connections?.failed ?? 0) > 0) return 'rejection';
+  if ((step.connections?.disconnected ?? 0) > 0) return 'disconnects';
+  if (step.verdict === 'broken') return 'delivery';
+  if (step.verdict === 'degraded') return 'latency SLO';
+  return 'not reached';
+}
+
+function describeStep(step: StepResult | undefined, p: KneePoint, dim: CapacityDimension): string {
+  // The measured figure where there is one (presence deliveries measured, not the
+  // members² × rate the step asked for), else the driver value.
+  const measured = step ? STEP_METRICS[dim.value](step) : null;
+  const v = formatCapacityValue(measured ?? p.value, dim.unit);
+  const bits = [`step ${p.step} (${v}, ${p.verdict}`];
+  if (step) {
+    if (step.server?.cpu_pct != null) bits.push(`CPU ${fmtPct(step.server.cpu_pct, 1)}`);
+    if (step.server?.mem_pct != null) bits.push(`memory ${fmtPct(step.server.mem_pct, 1)}`);
+    if (p.verdict === 'degraded' && step.latency_ms?.p95 != null) bits.push(`p95 ${fmtMs(step.latency_ms.p95)}`);
+  }
+  return `${bits.join(', ')})`;
+}
+
+/**
+ * Failed steps another dimension explains: the step did not go beyond what this driver
+ * carried stably elsewhere in the run, and it did go beyond what another driver carried.
+ * Seed §2.1: the 2,000 × 2 room step at 10,000 sends/s broke with 8,100 deliveries/s, below
+ * the 17,200/s carried by the 500 × 8 step — its failure belongs to sends/s, not deliveries/s.
+ * With no other dimension to blame, a failure always counts (a repeat that failed is not noise).
+ */
+export function attributedElsewhere(
+  steps: readonly StepResult[],
+  dim: CapacityDimension,
+  others: readonly CapacityDimension[],
+): Set<number> {
+  const out = new Set<number>();
+  const stable = steps.filter((s) => s.verdict === 'stable');
+  const maxStable = (d: StepMetricName) => {
+    const vs = stable.map((s) => STEP_METRICS[d](s)).filter((v): v is number => v !== null);
+    return vs.length ? Math.max(...vs) : null;
+  };
+  const ownMax = maxStable(dim.driver);
+  if (ownMax === null) return out;
+  const otherMax = others.map((o) => ({ o, max: maxStable(o.driver) }));
+  for (const s of steps) {
+    if (s.verdict !== 'degraded' && s.verdict !== 'broken') continue;
+    const v = STEP_METRICS[dim.driver](s);
+    if (v === null || v > ownMax) continue;
+    const beyondOther = otherMax.some(({ o, max }) => {
+      const ov = STEP_METRICS[o.driver](s);
+      return ov !== null && max !== null && ov > max;
+    });
+    if (beyondOther) out.add(s.index);
+  }
+  return out;
+}
+
+export function capacityRow(
+  steps: readonly StepResult[],
+  dim: CapacityDimension,
+  opts: CapacityOptions = {},
+  others: readonly CapacityDimension[] = [],
+): CapacityRow {
+  const safeLines: SafeLines = { ...DEFAULT_SAFE_LINES, ...opts.safe_lines };
+  const byIndex = new Map(steps.map((s) => [s.index, s]));
+  const knee = findKnee(steps, dim.driver, { attributedElsewhere: attributedElsewhere(steps, dim, others) });
+  const fit = dim.fit ? fitSteps(steps, FIT_SPECS[dim.fit], opts.fit) : null;
+  const safeLine =
+    fit?.spec.resource === 'memory' ? safeLines.mem_pct : fit?.spec.resource === 'cpu' ? safeLines.cpu_pct : null;
+  const crossing = fit?.fit && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
+  const base = { no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit, fit, fit_crossing: crossing, knee, covaries_with: [] as string[] };
+
+  if (!knee.safe) {
+    const first = orderAlong(steps, dim.driver).find((p) => p.verdict !== 'generator-bound');
+    return {
+      ...base,
+      value: null,
+      display: DASH,
+      limiting_factor: 'no stable step',
+      evidence: first ? `no stable step; the lowest, ${describeStep(byIndex.get(first.step), first, dim)}, already failed` : 'no step counts as server evidence',
+      evidence_steps: first ? [first.step] : [],
+    };
+  }
+
+  const safeStep = byIndex.get(knee.safe.step);
+  // The capacity is the measured figure of the safe step (its driver is what it asked for).
+  const measured = (safeStep && STEP_METRICS[dim.value](safeStep)) ?? knee.safe.value;
+  const candidates: { value: number; factor: LimitingFactor; evidence: string; steps: number[] }[] = [];
+
+  // (b) the highest stable step before anything went wrong, limited by what the next step showed.
+  const unsafe = knee.first_unsafe;
+  let factor: LimitingFactor;
+  let nextText: string;
+  if (unsafe) {
+    factor = limitingFactorOfStep(byIndex.get(unsafe.step)!, safeLines);
+    nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)}`;
+  } else if (knee.generator_bound_above.length > 0) {
+    factor = 'generator';
+    const g = knee.generator_bound_above[0];
+    nextText = `; above it step ${g.step} was generator-bound: the server may carry more`;
+  } else {
+    factor = 'not reached';
+    nextText = '; no limit reached';
+  }
+  candidates.push({
+    value: measured,
+    factor,
+    evidence: `highest stable ${describeStep(safeStep, knee.safe, dim)}${nextText}`,
+    steps: unsafe ? [knee.safe.step, unsafe.step] : [knee.safe.step],
+  });
+
+  // (a) the fitted resource line at its safe line.
+  if (fit?.fit && crossing !== null && safeLine !== null) {
+    const resource: LimitingFactor = fit.spec.resource === 'memory' ? 'memory' : 'CPU';
+    const where = crossing < fit.fit.x_min ? ', extrapolated below the lowest fitted step' : crossing > fit.fit.x_max ? ', extrapolated beyond the fitted steps' : '';
+    candidates.push({
+      value: Math.max(0, crossing),
+      factor: resource,
+      evidence: `${fit.text} reaches ${fmtPct(safeLine, 0)} at ${formatCapacityValue(crossing, dim.unit)}${where}`,
+      steps: fit.fit.points.map((p) => p.step),
+    });
+  }
+
+  // Join rate: the pool's predicted ceiling with headroom (seed §4, §8).
+  if (dim.id === 'join_rate') {
+    const headroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
+    const ceilings = steps.map((s) => ({ s, c: poolOverCheckPerS(s) })).filter((x) => x.c !== null) as { s: StepResult; c: number }[];
+    if (ceilings.length > 0) {
+      const c = Math.min(...ceilings.map((x) => x.c));
+      candidates.push({
+        value: c * headroom,
+        factor: 'auth pool',
+        evidence: `predicted ceiling db_pool ÷ check time = ${fmtRate(c)} × headroom ${headroom}`,
+        steps: [ceilings[0].s.index],
+      });
+    }
+  }
+
+  const best = candidates.reduce((a, b) => (b.value < a.value ? b : a));
+  const alternatives = candidates.filter((c) => c !== best).map((c) => c.evidence);
+  const evidence = [best.evidence, ...alternatives.map((o) => `(also: ${o})`)].join(' ');
+  const shown = `≤ ${formatCapacityValue(best.value, dim.unit, true)}`;
+  const display =
+    best.factor === 'not reached'
+      ? `${shown} (highest measured; no limit reached)`
+      : best.factor === 'generator'
+        ? `${shown} (generator-bound above)`
+        : shown;
+  return {
+    ...base,
+    value: best.value,
+    display,
+    limiting_factor: best.factor,
+    evidence,
+    evidence_steps: [...new Set(best.steps)],
+  };
+}
+
+/**
+ * One row per §7 dimension of the run's scenario that the run measured. Scenarios without
+ * §7 rows (mixed) give none; a run whose driver never varied gives none either, since one
+ * load level shows no limit.
+ */
+export function capacityTable(
+  run: { profile: { scenario: string }; steps: readonly StepResult[] },
+  opts: CapacityOptions = {},
+): CapacityRow[] {
+  const measured = CAPACITY_DIMENSIONS.filter(
+    (d) => d.scenarios.includes(run.profile.scenario) && driverVaried(run.steps, d.driver),
+  );
+  const rows = measured.map((d) => capacityRow(run.steps, d, opts, measured.filter((o) => o !== d)));
+  // Two drivers that rose together (a connection sweep at a fixed send rate also raises
+  // deliveries/s) share one knee: say so, the limit may belong to the other dimension.
+  for (const row of rows) {
+    const dim = measured.find((d) => d.id === row.id)!;
+    const together = measured.filter((o) => o !== dim && sameOrder(run.steps, dim.driver, o.driver));
+    row.covaries_with = together.map((o) => o.id);
+    if (together.length > 0) {
+      row.evidence += ` (varied together with ${together.map((o) => o.label).join(', ')}: the limit may belong to ${together.length === 1 ? 'it' : 'them'})`;
+    }
+  }
+  return rows;
+}
+
+function sameOrder(steps: readonly StepResult[], a: StepMetricName, b: StepMetricName): boolean {
+  const pairs = steps
+    .filter((s) => s.verdict !== 'generator-bound')
+    .map((s) => [STEP_METRICS[a](s), STEP_METRICS[b](s)] as const)
+    .filter((p): p is readonly [number, number] => p[0] !== null && p[1] !== null);
+  if (pairs.length < 2) return false;
+  for (let i = 0; i < pairs.length; i++) {
+    for (let j = i + 1; j < pairs.length; j++) {
+      const da = Math.sign(pairs[j][0] - pairs[i][0]);
+      const db = Math.sign(pairs[j][1] - pairs[i][1]);
+      if (da !== db) return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,105 @@
+/**
+ * The knee along one driver (issue 5 §1): steps ordered by the load they asked for, the
+ * last stable step before the first broken one, and the bracket a sweep bisects. Seed 002
+ * shows the failure order "latency first, then delivery" (§1.2, §7), so the first degraded
+ * step is reported too; `safe` is the last stable step before anything went wrong, the
+ * highest value a capacity row may recommend.
+ *
+ * Generator-bound steps are skipped: they say nothing about the server. Steps without a
+ * value for the driver are skipped too.
+ */
+import type { StepResult, Verdict } from '../report/result.js';
+import { STEP_METRICS, type StepMetricName } from './metrics.js';
+
+export interface KneePoint {
+  step: number;
+  value: number;
+  verdict: Verdict;
+}
+
+export interface Knee {
+  driver: StepMetricName;
+  /** Highest stable step below the first broken one (the highest stable if none broke). */
+  last_stable: KneePoint | null;
+  first_degraded: KneePoint | null;
+  first_broken: KneePoint | null;
+  /** Highest stable step below the first degraded or broken one. */
+  safe: KneePoint | null;
+  /** The first step above `safe` that was not stable: what stopped the driver. */
+  first_unsafe: KneePoint | null;
+  /** [last stable, first broken] driver values, for bisection; null until both exist. */
+  bracket: [number, number] | null;
+  /** Generator-bound steps above `safe`: the server may carry more than was shown. */
+  generator_bound_above: KneePoint[];
+  /** Stable steps at or above the first non-stable one (noise or recovery), listed, not used. */
+  stable_above_knee: KneePoint[];
+  /** Failed steps left out because another driver explains them (KneeOptions). */
+  attributed_elsewhere: KneePoint[];
+}
+
+/** Steps with a value for the driver, ordered by it (ties by step index). */
+export function orderAlong(steps: readonly StepResult[], driver: StepMetricName): KneePoint[] {
+  const pts: KneePoint[] = [];
+  for (const s of steps) {
+    const v = STEP_METRICS[driver](s);
+    if (v !== null) pts.push({ step: s.index, value: v, verdict: s.verdict });
+  }
+  return pts.sort((a, b) => a.value - b.value || a.step - b.step);
+}
+
+export interface KneeOptions {
+  /**
+   * Steps whose failure another driver explains (capacity.ts decides): left out of this
+   * driver's knee and listed in `attributed_elsewhere`. A private-broadcast step with
+   * 10,000 sends/s but only 8,100 deliveries/s broke on sends, not on deliveries (seed §2.1).
+   */
+  attributedElsewhere?: ReadonlySet<number>;
+}
+
+/**
+ * Conservative on repeats: a value that was stable on one step and failed on another is
+ * not safe, and a stable step above the first failure is listed, not used.
+ */
+export function findKnee(steps: readonly StepResult[], driver: StepMetricName, opts: KneeOptions = {}): Knee {
+  const skip = opts.attributedElsewhere ?? new Set<number>();
+  const all = orderAlong(steps, driver);
+  const judged = all.filter((p) => p.verdict !== 'generator-bound' && !skip.has(p.step));
+  const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
+  const firstBroken = judged.find((p) => p.verdict === 'broken') ?? null;
+  const firstDegraded = judged.find((p) => p.verdict === 'degraded') ?? null;
+  // Strictly below: a value that was both stable and failed in one run is not safe.
+  const lastStable = lastStableBelow(judged, firstBroken?.value ?? Infinity);
+  const safe = lastStableBelow(judged, firstUnsafe?.value ?? Infinity);
+  const generatorAbove = all.filter((p) => p.verdict === 'generator-bound' && p.value > (safe?.value ?? -Infinity));
+  const stableAbove = firstUnsafe ? judged.filter((p) => p.verdict === 'stable' && p.value >= firstUnsafe.value) : [];
+
+  return {
+    driver,
+    last_stable: lastStable,
+    first_degraded: firstDegraded,
+    first_broken: firstBroken,
+    safe,
+    first_unsafe: firstUnsafe,
+    bracket: lastStable && firstBroken ? [lastStable.value, firstBroken.value] : null,
+    generator_bound_above: generatorAbove,
+    stable_above_knee: stableAbove,
+    attributed_elsewhere: all.filter((p) => skip.has(p.step)),
+  };
+}
+
+function lastStableBelow(points: KneePoint[], limit: number): KneePoint | null {
+  let best: KneePoint | null = null;
+  for (const p of points) if (p.verdict === 'stable' && p.value < limit) best = p;
+  return best;
+}
+
+/**
+ * Next driver value a bisecting sweep should try, or null when the bracket is already
+ * narrower than `resolution` (relative, default 5 %) — the knee is found.
+ */
+export function nextBisectionValue(knee: Knee, resolution = 0.05): number | null {
+  if (!knee.bracket) return null;
+  const [lo, hi] = knee.bracket;
+  if (hi - lo <= Math.abs(hi) * resolution) return null;
+  return (lo + hi) / 2;
+}

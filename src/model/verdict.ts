@@ -1,0 +1,169 @@
+/**
+ * A step's verdict (DESIGN.md "Verdicts and capacity", "Measurement rules"). Checked in
+ * this order, the first class that applies wins:
+ *
+ * 1. generator-bound — the load generator fell behind (offered < min ratio, event-loop lag
+ *    p99 over its limit, generator CPU over its limit) or hit its own OS limits (EMFILE,
+ *    EADDRNOTAVAIL...). Whatever else happened, the step says nothing about the server.
+ * 2. broken — delivery below the SLO's delivery rate, messages lost, join failures or
+ *    rejections, disconnects, server/network/protocol-class errors.
+ * 3. degraded — everything delivered but p95 (or p99 when the SLO sets it) over the SLO.
+ * 4. stable.
+ *
+ * The reasons list the winning class first; checks of lower classes that also failed follow
+ * with an "also:" prefix so a reader sees everything that went wrong.
+ */
+import type { ErrorClass, StepResult, Verdict } from '../report/result.js';
+import { fmtInt, fmtMs, fmtPct, fmtRatioPct } from './format.js';
+
+/** What the verdict needs from a step; the run engine can fill it before a StepResult exists. */
+export interface VerdictInput {
+  delivery_rate: number | null;
+  latency_p95_ms: number | null;
+  latency_p99_ms: number | null;
+  connections_failed: number;
+  connections_disconnected: number;
+  messages_lost: number;
+  error_classes: Partial<Record<ErrorClass, number>>;
+  /** Counts by verbatim reason; scanned for generator-side errno codes a classifier missed. */
+  errors?: Record<string, number>;
+  generator_cpu_pct: number | null;
+  generator_lag_p99_ms: number | null;
+  generator_offered_ratio: number | null;
+}
+
+export interface VerdictSlo {
+  p95_ms: number;
+  p99_ms?: number;
+  /** 1 = every expected message must arrive. */
+  delivery_rate: number;
+}
+
+export interface GeneratorLimits {
+  min_offered_ratio: number;
+  max_event_loop_lag_p99_ms: number;
+  max_cpu_pct: number;
+}
+
+/** DESIGN.md "Measurement rules": 99 % offered, 50 ms lag p99, 90 % CPU. */
+export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = {
+  min_offered_ratio: 0.99,
+  max_event_loop_lag_p99_ms: 50,
+  max_cpu_pct: 90,
+};
+
+export interface VerdictDecision {
+  verdict: Verdict;
+  reasons: string[];
+}
+
+/**
+ * OS errors raised on the generator's side of the socket: out of file descriptors, out of
+ * ephemeral ports or source addresses, out of socket buffers. They are limits of this
+ * machine (issue 2 §4), never server failures.
+ */
+export const GENERATOR_ERRNO = /\b(EMFILE|ENFILE|EADDRNOTAVAIL|EADDRINUSE|ENOBUFS)\b/;
+
+function generatorErrnoCounts(errors: Record<string, number> | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [reason, count] of Object.entries(errors ?? {})) {
+    const m = GENERATOR_ERRNO.exec(reason);
+    if (m && count > 0) out.set(m[1], (out.get(m[1]) ?? 0) + count);
+  }
+  return out;
+}
+
+export function decideVerdict(
+  input: VerdictInput,
+  slo: VerdictSlo,
+  limits: GeneratorLimits = DEFAULT_GENERATOR_LIMITS,
+): VerdictDecision {
+  const generator: string[] = [];
+  const broken: string[] = [];
+  const degraded: string[] = [];
+
+  // 1. The generator's own health.
+  const offered = input.generator_offered_ratio;
+  if (offered !== null && offered < limits.min_offered_ratio) {
+    generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}`);
+  }
+  const lag = input.generator_lag_p99_ms;
+  if (lag !== null && lag > limits.max_event_loop_lag_p99_ms) {
+    generator.push(`generator event-loop lag p99 ${fmtMs(lag)} > ${fmtMs(limits.max_event_loop_lag_p99_ms)}`);
+  }
+  const gcpu = input.generator_cpu_pct;
+  if (gcpu !== null && gcpu > limits.max_cpu_pct) {
+    generator.push(`generator CPU ${fmtPct(gcpu, 0)} > ${fmtPct(limits.max_cpu_pct, 0)}`);
+  }
+  const errno = generatorErrnoCounts(input.errors);
+  const classified = input.error_classes.generator ?? 0;
+  if (errno.size > 0) {
+    const list = [...errno].map(([code, n]) => `${code} ×${fmtInt(n)}`).join(', ');
+    generator.push(`generator-side errors: ${list}`);
+  } else if (classified > 0) {
+    generator.push(`${fmtInt(classified)} generator-side error${classified === 1 ? '' : 's'}`);
+  }
+
+  // 2. Function: every message, every join, every socket.
+  const rate = input.delivery_rate;
+  if (rate !== null && rate < slo.delivery_rate) {
+    const lost = input.messages_lost > 0 ? ` (${fmtInt(input.messages_lost)} lost)` : '';
+    broken.push(`delivery ${fmtRatioPct(rate)} < SLO ${fmtRatioPct(slo.delivery_rate)}${lost}`);
+  } else if (input.messages_lost > 0 && slo.delivery_rate >= 1) {
+    broken.push(`${fmtInt(input.messages_lost)} messages lost`);
+  }
+  if (input.connections_failed > 0) {
+    broken.push(`${fmtInt(input.connections_failed)} connections failed or were rejected`);
+  }
+  if (input.connections_disconnected > 0) {
+    broken.push(`${fmtInt(input.connections_disconnected)} connections disconnected`);
+  }
+  // Network and protocol errors are on the server's side of the wire too (refused
+  // connections, resets, malformed frames); generator-side errno codes were taken above.
+  for (const cls of ['server', 'network', 'protocol'] as const) {
+    const n = input.error_classes[cls] ?? 0;
+    if (n > 0) broken.push(`${fmtInt(n)} ${cls}-class error${n === 1 ? '' : 's'}`);
+  }
+
+  // 3. Experience: latency against the SLO.
+  const p95 = input.latency_p95_ms;
+  if (p95 !== null && p95 > slo.p95_ms) degraded.push(`p95 ${fmtMs(p95)} > SLO ${fmtMs(slo.p95_ms)}`);
+  const p99 = input.latency_p99_ms;
+  if (slo.p99_ms !== undefined && p99 !== null && p99 > slo.p99_ms) {
+    degraded.push(`p99 ${fmtMs(p99)} > SLO ${fmtMs(slo.p99_ms)}`);
+  }
+
+  const also = (lines: string[]) => lines.map((l) => `also: ${l}`);
+  if (generator.length > 0) {
+    return { verdict: 'generator-bound', reasons: [...generator, ...also(broken), ...also(degraded)] };
+  }
+  if (broken.length > 0) return { verdict: 'broken', reasons: [...broken, ...also(degraded)] };
+  if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
+
+  const parts: string[] = [];
+  if (rate !== null) parts.push(`delivery ${fmtRatioPct(rate)}`);
+  parts.push(p95 !== null ? `p95 ${fmtMs(p95)} within SLO ${fmtMs(slo.p95_ms)}` : 'no latency measured');
+  return { verdict: 'stable', reasons: [parts.join(', ')] };
+}
+
+/** The verdict input of a recorded step (to re-judge a result under another SLO). */
+export function verdictInputFromStep(step: StepResult): VerdictInput {
+  return {
+    delivery_rate: step.delivery_rate,
+    latency_p95_ms: step.latency_ms?.p95 ?? null,
+    latency_p99_ms: step.latency_ms?.p99 ?? null,
+    connections_failed: step.connections?.failed ?? 0,
+    connections_disconnected: step.connections?.disconnected ?? 0,
+    messages_lost: step.messages?.lost ?? 0,
+    error_classes: step.error_classes ?? {},
+    errors: step.errors,
+    generator_cpu_pct: step.generator?.cpu_pct ?? null,
+    generator_lag_p99_ms: step.generator?.event_loop_lag_p99_ms ?? null,
+    generator_offered_ratio: step.generator?.offered_ratio ?? null,
+  };
+}
+
+/** Verdicts that may stand for server capacity (DESIGN.md: generator-bound never does). */
+export function isServerEvidence(verdict: Verdict): boolean {
+  return verdict !== 'generator-bound';
+}

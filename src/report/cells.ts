@@ -1,0 +1,51 @@
+/**
+ * Cell formatters shared by the scenario sections, so "verdict", "latency" and "delivery"
+ * read the same in every table.
+ */
+import type { SafeLines } from '../model/capacity.js';
+import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct } from '../model/format.js';
+import type { Percentiles, StepResult } from './result.js';
+
+/**
+ * The verdict, with what a reader must know next to it: a generator-bound step is not
+ * server capacity, an incomplete step covers only part of its window, and a stable step
+ * over a safe line is near the limit (seed §1.1 "接近上限", §1.2 "安全线").
+ */
+export function verdictCell(step: StepResult, safe: SafeLines): string {
+  const parts: string[] = [step.verdict];
+  if (step.verdict === 'generator-bound') parts[0] = 'generator-bound — not server capacity';
+  if (step.verdict === 'stable') {
+    const over: string[] = [];
+    if (step.server?.mem_pct != null && step.server.mem_pct >= safe.mem_pct) over.push(`memory over ${fmtPct(safe.mem_pct, 0)}`);
+    if (step.server?.cpu_pct != null && step.server.cpu_pct >= safe.cpu_pct) over.push(`CPU over ${fmtPct(safe.cpu_pct, 0)}`);
+    if (over.length) parts.push(`near limit: ${over.join(', ')} safe line`);
+  }
+  if (step.complete === false) parts.push('incomplete');
+  return parts.join(' — ');
+}
+
+/** "12 ms / 25 ms / 40 ms"; all missing → "—". */
+export function latencyTriple(p: Partial<Percentiles> | null | undefined): string {
+  if (!p || (p.p50 == null && p.p95 == null && p.p99 == null)) return DASH;
+  return `${fmtMs(p.p50)} / ${fmtMs(p.p95)} / ${fmtMs(p.p99)}`;
+}
+
+/** Delivery rate, with the lost count when short: "97.87% (2,130 lost)". */
+export function deliveryCell(step: StepResult): string {
+  const r = fmtRatioPct(step.delivery_rate);
+  const lost = step.messages?.lost ?? 0;
+  return step.delivery_rate !== null && step.delivery_rate < 1 && lost > 0 ? `${r} (${fmtInt(lost)} lost)` : r;
+}
+
+/** Joined connections, or "23,800 of 25,000" when some did not join. */
+export function connectionsCell(step: StepResult): string {
+  const target = step.connections?.target ?? step.params.connections;
+  const joined = step.connections?.joined;
+  if (joined == null) return fmtInt(target);
+  return joined === target ? fmtInt(joined) : `${fmtInt(joined)} of ${fmtInt(target)}`;
+}
+
+/** The step's label unless it is the default "step N". */
+export function stepName(step: StepResult): string {
+  return step.label && step.label !== `step ${step.index}` ? `${step.index} · ${step.label}` : String(step.index);
+}

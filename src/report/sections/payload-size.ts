@@ -1,0 +1,39 @@
+/** Seed 002 §3: payload size — delivery, fan-out span and egress per payload. */
+import { fmtBytes, fmtInt, fmtMs } from '../../model/format.js';
+import { deliveryCell, verdictCell } from '../cells.js';
+import type { PayloadSizeExtra } from '../extra.js';
+import { egressCell } from './common.js';
+import type { ScenarioSection } from './types.js';
+
+const SIDE: Record<NonNullable<PayloadSizeExtra['failure_side']>, string> = {
+  'server-could-not-send': 'the server could not send (sends not leaving)',
+  'receivers-lost': 'receivers lost messages',
+};
+
+export const payloadSize: ScenarioSection = {
+  scenario: 'payload-size',
+  title: 'Payload size (seed 002 §3)',
+  tables: (ctx) => [
+    {
+      id: 's3-payload',
+      title: '3 Payload size',
+      columns: ['payload', 'delivery', 'fan-out span p50', 'egress', 'verdict'],
+      align: ['right', 'left', 'right', 'right', 'left'],
+      rows: ctx.result.steps.map((s) => {
+        const e = s.extra as Partial<PayloadSizeExtra>;
+        // Seed §3: "仅发出 3/5 条" — when sends did not leave, say how many did before the rate.
+        const m = s.messages;
+        const short = m && m.scheduled > 0 && m.sent < m.scheduled ? `only ${fmtInt(m.sent)}/${fmtInt(m.scheduled)} sent; ` : '';
+        // ws accepts a send into its buffer even when the server does not read, so a growing
+        // buffer, not the sent count, is what shows "the server could not send" (§3).
+        const buffered = e.send_buffer_peak_bytes ? ` (send buffer peak ${fmtBytes(e.send_buffer_peak_bytes)})` : '';
+        const side = e.failure_side ? ` — ${SIDE[e.failure_side]}${buffered}` : buffered ? ` —${buffered}` : '';
+        return [fmtBytes(s.params.payload_bytes), short + deliveryCell(s), fmtMs(s.fanout_span_ms?.p50), egressCell(s.rates?.egress_mib_per_s), verdictCell(s, ctx.analysis.safe_lines) + side];
+      }),
+    },
+  ],
+  notes: (ctx) =>
+    ctx.result.steps
+      .filter((s) => s.messages && s.messages.sent < s.messages.scheduled && s.verdict !== 'generator-bound')
+      .map((s) => `Step ${s.index}: ${fmtInt(s.messages.sent)} of ${fmtInt(s.messages.scheduled)} scheduled messages were sent; seed §3 reads this as the server not taking sends (egress), not receivers losing messages.`),
+};

@@ -1,0 +1,146 @@
+/**
+ * summary.md (issue 2 §8, issue 4): a header saying what was measured and how, the seed-002
+ * tables of the run's scenario from measured values, every step in full, the §7 capacity
+ * and §8 advice tables, errors by verbatim reason, and the notes that say which figures
+ * not to trust. `buildSummary` gives the same content as data for the HTML report.
+ */
+import { analysisOptionsFromProfile, analyzeRun, type Analysis, type AnalysisOptions } from '../model/analysis.js';
+import { DASH, fmtInt, fmtMs, fmtRatioPct } from '../model/format.js';
+import { collectNotes } from './notes.js';
+import type { RunResult } from './result.js';
+import { sectionFor } from './sections/index.js';
+import { stepsTable } from './sections/common.js';
+import { renderMarkdownTable, type ReportTable } from './table.js';
+
+export interface Summary {
+  title: string;
+  /** Label / value rows of the header. */
+  header: [string, string][];
+  /** The scenario's seed-002 section, if the scenario has one registered. */
+  section: { title: string; tables: ReportTable[] } | null;
+  steps: ReportTable;
+  capacity: ReportTable | null;
+  advice: ReportTable | null;
+  errors: ReportTable | null;
+  notes: string[];
+  analysis: Analysis;
+}
+
+function statusText(r: RunResult): string {
+  return r.abort_reason ? `${r.status} — ${r.abort_reason}` : r.status;
+}
+
+function headerRows(r: RunResult): [string, string][] {
+  const t = r.target;
+  const g = r.generator;
+  const slo = [`p95 ≤ ${fmtMs(r.slo.p95_ms)}`];
+  if (r.slo.p99_ms !== undefined) slo.push(`p99 ≤ ${fmtMs(r.slo.p99_ms)}`);
+  slo.push(`delivery ≥ ${fmtRatioPct(r.slo.delivery_rate)}`);
+  const limits = [
+    g.limits.open_files_per_process != null ? `${fmtInt(g.limits.open_files_per_process)} open files per process` : null,
+    g.limits.ephemeral_ports != null ? `${fmtInt(g.limits.ephemeral_ports)} ephemeral ports per source address` : null,
+  ].filter(Boolean);
+  return [
+    ['run', r.run_id],
+    ['status', statusText(r)],
+    ['scenario', `${r.profile.scenario} (profile ${r.profile.name}${r.profile.path ? `, ${r.profile.path}` : ''})`],
+    ['target', `${t.url} — ${t.builtin ? 'built-in server' : 'external server'}; vsn ${t.vsn}, dialect ${t.dialect}, topic ${t.topic}`],
+    ['instance', `${t.instance.vcpus} vCPU / ${fmtInt(t.instance.memory_mb)} MiB (basis of server CPU % and memory %)${t.cpus ? `; server on cpus ${t.cpus}` : ''}`],
+    ['server sampling', t.server_sampling ?? 'not sampled'],
+    [
+      'generator',
+      `${g.workers} worker${g.workers === 1 ? '' : 's'}${g.cpus ? ` on cpus ${g.cpus}` : ''}; source addresses ${g.source_addresses.join(', ') || DASH}; host ${g.host.cores} cores / ${fmtInt(g.host.memory_mb)} MiB, Node ${g.host.node}, ${g.host.platform}${limits.length ? `; limits: ${limits.join(', ')}` : ''}`,
+    ],
+    ['SLO', slo.join(', ')],
+    ['started / finished', `${r.started_at} / ${r.finished_at ?? DASH}`],
+    ['rtcap', r.rtcap_version],
+  ];
+}
+
+const LIMIT_WORDS: Record<string, string> = {
+  'not reached': 'not reached (highest measured)',
+  generator: 'generator-bound above (server not the limit shown)',
+};
+
+function capacityTableOf(a: Analysis): ReportTable | null {
+  if (a.capacity.length === 0) return null;
+  return {
+    id: 'capacity',
+    title: 'Recommended capacity (seed 002 §7)',
+    columns: ['no.', 'dimension', 'recommended', 'limiting factor', 'evidence'],
+    align: ['right', 'left', 'right', 'left', 'left'],
+    rows: a.capacity.map((c) => [String(c.no), c.dimension, c.display, LIMIT_WORDS[c.limiting_factor] ?? c.limiting_factor, c.evidence]),
+    notes: [`Safe lines: CPU ${a.safe_lines.cpu_pct} %, memory ${a.safe_lines.mem_pct} %. A value is the smaller of the fit's crossing and the highest stable step before the first failure, rounded down; never above a stable step measured.`],
+  };
+}
+
+function adviceTableOf(a: Analysis): ReportTable | null {
+  if (a.advice.length === 0) return null;
+  return {
+    id: 'advice',
+    title: 'Configuration advice (seed 002 §8)',
+    columns: ['setting (key)', 'recommended', 'reason', 'benefit'],
+    align: ['left', 'right', 'left', 'left'],
+    rows: a.advice.map((r) => [r.setting, r.display, r.reason, r.benefit]),
+  };
+}
+
+function errorsTableOf(r: RunResult): ReportTable | null {
+  const byReason = new Map<string, { count: number; steps: number[] }>();
+  for (const s of r.steps) {
+    for (const [reason, n] of Object.entries(s.errors ?? {})) {
+      if (!(n > 0)) continue;
+      const e = byReason.get(reason) ?? { count: 0, steps: [] };
+      e.count += n;
+      e.steps.push(s.index);
+      byReason.set(reason, e);
+    }
+  }
+  if (byReason.size === 0) return null;
+  return {
+    id: 'errors',
+    title: 'Errors by reason (verbatim)',
+    columns: ['reason', 'count', 'steps'],
+    align: ['left', 'right', 'left'],
+    rows: [...byReason].sort((a, b) => b[1].count - a[1].count).map(([reason, e]) => [reason, fmtInt(e.count), e.steps.join(', ')]),
+  };
+}
+
+export function buildSummary(result: RunResult, opts?: AnalysisOptions): Summary {
+  const analysis = analyzeRun(result, opts ?? analysisOptionsFromProfile(result.profile.resolved));
+  const ctx = { result, analysis };
+  const section = sectionFor(result.profile.scenario);
+  return {
+    title: `rtcap — ${result.profile.name} (${result.profile.scenario}) — run ${result.run_id}`,
+    header: headerRows(result),
+    section: section ? { title: section.title, tables: section.tables(ctx) } : null,
+    steps: stepsTable(ctx),
+    capacity: capacityTableOf(analysis),
+    advice: adviceTableOf(analysis),
+    errors: errorsTableOf(result),
+    notes: collectNotes(result, analysis, section?.notes?.(ctx) ?? []),
+    analysis,
+  };
+}
+
+function mdTableBlock(t: ReportTable, level: string): string {
+  const notes = (t.notes ?? []).map((n) => `\n${n}`).join('\n');
+  return `${level} ${t.title}\n\n${renderMarkdownTable(t)}\n${notes}`;
+}
+
+export function renderSummaryMarkdown(result: RunResult, opts?: AnalysisOptions): string {
+  const s = buildSummary(result, opts);
+  const out: string[] = [`# ${s.title}`, ''];
+  out.push(renderMarkdownTable({ id: 'header', title: '', columns: ['', ''], align: ['left', 'left'], rows: s.header }), '');
+  if (s.section) {
+    out.push(`## ${s.section.title}`, '');
+    for (const t of s.section.tables) out.push(mdTableBlock(t, '###'), '');
+  }
+  out.push(mdTableBlock(s.steps, '##'), '');
+  out.push(s.capacity ? mdTableBlock(s.capacity, '##') : '## Recommended capacity (seed 002 §7)\n\nNo dimension was measured: no driver took two or more values on steps that count.', '');
+  if (s.advice) out.push(mdTableBlock(s.advice, '##'), '');
+  out.push(s.errors ? mdTableBlock(s.errors, '##') : '## Errors by reason (verbatim)\n\nNone.', '');
+  out.push('## Notes', '');
+  out.push(s.notes.length ? s.notes.map((n) => `- ${n}`).join('\n') : '- None: every step was measured in full by a generator that kept up.', '');
+  return out.join('\n');
+}

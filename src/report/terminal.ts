@@ -1,0 +1,56 @@
+/**
+ * The table printed on stderr at the end of a run (issue 2 §8): one line per step in fixed
+ * columns, then fits, capacity and the count of notes. Plain text, no colour codes, so it
+ * reads the same in a CI log.
+ */
+import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
+import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from '../model/format.js';
+import { collectNotes } from './notes.js';
+import type { RunResult } from './result.js';
+import { renderTextTable } from './table.js';
+
+const SHORT_VERDICT: Record<string, string> = {
+  stable: 'stable',
+  degraded: 'DEGRADED',
+  broken: 'BROKEN',
+  'generator-bound': 'GENERATOR-BOUND (not capacity)',
+};
+
+export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions): string {
+  const analysis = analyzeRun(result, opts ?? analysisOptionsFromProfile(result.profile.resolved));
+  const status = result.abort_reason ? `${result.status}: ${result.abort_reason}` : result.status;
+  const lines = [`rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`];
+  lines.push(
+    renderTextTable({
+      id: 'terminal',
+      title: '',
+      columns: ['step', 'joined/target', 'sent/s', 'deliv/s', 'delivery', 'p50', 'p95', 'p99', 'srv cpu', 'srv mem', 'gen cpu', 'verdict'],
+      align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+      rows: result.steps.map((s) => [
+        String(s.index) + (s.complete === false ? '*' : ''),
+        `${fmtInt(s.connections?.joined)}/${fmtInt(s.connections?.target)}`,
+        fmtRate(s.rates?.sent_per_s).replace('/s', ''),
+        fmtRate(s.rates?.delivered_per_s).replace('/s', ''),
+        fmtRatioPct(s.delivery_rate),
+        fmtMs(s.latency_ms?.p50),
+        fmtMs(s.latency_ms?.p95),
+        fmtMs(s.latency_ms?.p99),
+        fmtPct(s.server?.cpu_pct),
+        fmtPct(s.server?.mem_pct),
+        fmtPct(s.generator?.cpu_pct, 0),
+        SHORT_VERDICT[s.verdict] ?? s.verdict,
+      ]),
+    }),
+  );
+  if (result.steps.some((s) => s.complete === false)) lines.push('* incomplete step');
+  for (const f of analysis.fits) if (f.fit) lines.push(`fit: ${f.text}`);
+  for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${c.limiting_factor})`);
+  for (const a of analysis.advice) lines.push(`advice: ${a.setting} = ${a.display}`);
+  const notes = collectNotes(result, analysis);
+  if (notes.length) {
+    lines.push(`notes (${notes.length}):`);
+    for (const n of notes.slice(0, 5)) lines.push(`  - ${n}`);
+    if (notes.length > 5) lines.push(`  … ${notes.length - 5} more in summary.md`);
+  }
+  return lines.join('\n') + '\n';
+}

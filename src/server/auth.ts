@@ -1,0 +1,149 @@
+/**
+ * JWT verification as Supabase Realtime does it (PROTOCOL.md §1.4; `ChannelsAuthorization`
+ * and `JwtVerification`): clean the token, peek claims and header, pick a signer from the
+ * header (`typ: "JWT"` and an HS* alg against the tenant secret), verify the signature, then
+ * `exp > now`, then the required `role` and `exp` claims. Each failure kind maps to the
+ * exact text of a refused connect (§1.5), a join error (§3.2) and a channel shutdown (§3.5).
+ *
+ * A verified token's claims are cached by token string: every join re-confirms the socket
+ * token, and a benchmark opens thousands of sockets with the same token. Expiry is
+ * re-evaluated on every use.
+ */
+import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
+import { REASON } from '../protocol/constants.js';
+
+export type TokenFailure =
+  | { kind: 'malformed' }
+  | { kind: 'signer' }
+  | { kind: 'signature' }
+  | { kind: 'expired'; secondsAgo: number }
+  | { kind: 'missing_claims' }
+  | { kind: 'other' };
+
+export type TokenResult = { ok: true; claims: Record<string, unknown>; expS: number } | ({ ok: false } & TokenFailure);
+
+const HS_ALGS = new Set(['HS256', 'HS384', 'HS512']);
+const CACHE_MAX = 50_000;
+const encoder = new TextEncoder();
+
+/** URL-decoded with all whitespace removed (`clean_token`). */
+export function cleanToken(raw: string): string {
+  let t = raw;
+  try {
+    t = decodeURIComponent(raw);
+  } catch {
+    // not percent-encoded; Elixir's URI.decode would raise too, and the JWT parse fails below
+  }
+  return t.replace(/\s/g, '');
+}
+
+export class TokenVerifier {
+  private readonly key: Uint8Array;
+  private readonly verified = new Map<string, Record<string, unknown>>();
+
+  constructor(secret: string) {
+    this.key = encoder.encode(secret);
+  }
+
+  async verify(raw: string, nowMs = Date.now()): Promise<TokenResult> {
+    const token = cleanToken(raw);
+    let claims = this.verified.get(token);
+    if (!claims) {
+      const checked = await this.verifySignature(token);
+      if (!('claims' in checked)) return checked;
+      claims = checked.claims;
+      if (this.verified.size >= CACHE_MAX) this.verified.clear();
+      this.verified.set(token, claims);
+    }
+    return checkClaims(claims, nowMs);
+  }
+
+  private async verifySignature(token: string): Promise<{ claims: Record<string, unknown> } | ({ ok: false } & TokenFailure)> {
+    let claims: Record<string, unknown>;
+    let header: Record<string, unknown>;
+    try {
+      claims = decodeJwt(token) as Record<string, unknown>;
+      header = decodeProtectedHeader(token) as Record<string, unknown>;
+    } catch {
+      return { ok: false, kind: 'malformed' };
+    }
+    // generate_signer matches only `%{"typ" => "JWT", "alg" => alg}` with an HS* alg when no JWKS is configured.
+    if (header.typ !== 'JWT' || typeof header.alg !== 'string' || !HS_ALGS.has(header.alg)) return { ok: false, kind: 'signer' };
+    try {
+      await compactVerify(token, this.key, { algorithms: [header.alg] });
+    } catch {
+      return { ok: false, kind: 'signature' };
+    }
+    if (claims.iat !== undefined && typeof claims.iat !== 'number') return { ok: false, kind: 'malformed' };
+    return { claims };
+  }
+}
+
+function checkClaims(claims: Record<string, unknown>, nowMs: number): TokenResult {
+  const nowS = Math.floor(nowMs / 1000);
+  const exp = claims.exp;
+  // Joken validates `exp > now` only when the claim is present; decimals are rounded (§1.4).
+  if (typeof exp === 'number') {
+    const expS = Math.round(exp);
+    if (!(expS > nowS)) return { ok: false, kind: 'expired', secondsAgo: nowS - expS };
+  }
+  if (!('role' in claims) || !('exp' in claims)) return { ok: false, kind: 'missing_claims' };
+  // A non-numeric exp passes Elixir's term comparison but fails the join's `is_integer(exp)`.
+  if (typeof exp !== 'number') return { ok: false, kind: 'other' };
+  return { ok: true, claims, expS: Math.round(exp) };
+}
+
+/** HTTP status and `{"error": ...}` text of a refused upgrade (§1.5). */
+export function connectRefusal(f: TokenFailure): { status: number; error: string } {
+  switch (f.kind) {
+    case 'malformed':
+      return { status: 401, error: REASON.invalidJwt };
+    case 'signer':
+      return { status: 401, error: REASON.noSigner };
+    case 'signature':
+      return { status: 401, error: REASON.badSignature };
+    case 'expired':
+      return { status: 401, error: REASON.tokenExpired };
+    case 'missing_claims':
+      return { status: 401, error: REASON.claimsRequired };
+    case 'other':
+      return { status: 500, error: REASON.connectError };
+  }
+}
+
+/** `response.reason` of a refused join (§3.2). */
+export function joinRefusal(f: TokenFailure): string {
+  switch (f.kind) {
+    case 'malformed':
+      return REASON.joinMalformedJwt;
+    case 'signer':
+      return REASON.joinNoSigner;
+    case 'signature':
+      return REASON.joinBadSignature;
+    case 'expired':
+      return REASON.joinTokenExpired(f.secondsAgo);
+    case 'missing_claims':
+      return REASON.joinClaimsRequired;
+    case 'other':
+      return REASON.unknownChannelError;
+  }
+}
+
+/** `system` message that closes a channel whose token failed a re-check or refresh (§3.5). */
+export function shutdownMessage(f: TokenFailure): string {
+  switch (f.kind) {
+    case 'malformed':
+      return REASON.invalidJwt;
+    case 'signer':
+      return REASON.noSigner;
+    case 'signature':
+      // apply_access_token falls through to `inspect(error)` for this one.
+      return ':signature_error';
+    case 'expired':
+      return REASON.tokenExpiredAgo(f.secondsAgo);
+    case 'missing_claims':
+      return REASON.claimsRequired;
+    case 'other':
+      return REASON.unknownChannelError;
+  }
+}

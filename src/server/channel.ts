@@ -1,0 +1,376 @@
+/**
+ * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (PROTOCOL.md
+ * §3–§7). The join runs the checks of §3.2 in their order; events are handled as
+ * `handle_in` does; a shutdown pushes a `system` error and then `phx_close` (§3.5).
+ *
+ * Async work (JWT verification, RLS checks) is serialised per channel, as a channel process
+ * handles one message at a time; the public broadcast path stays synchronous.
+ */
+import { randomUUID } from 'node:crypto';
+import { EV, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
+import { joinRefusal, shutdownMessage, type TokenResult } from './auth.js';
+import type { Connection, Inbound } from './connection.js';
+import { sleep } from './context.js';
+import { errorCode, type AuthContext } from './db-types.js';
+import { bindingId, parseJoinPayload, type JoinConfig } from './join-config.js';
+import { pubsubKey } from './tenant.js';
+import { bodyBytes, closeFrame, Outgoing, pushFrame, replyFrame, type OutBody } from './wire.js';
+
+/** The join timer re-checks the token every min(5 min, exp - now) (§1.5 last paragraph). */
+const CONFIRM_TOKEN_MAX_MS = 5 * 60_000;
+
+export interface PgBinding {
+  id: number;
+  subscriptionId: string;
+  raw: Record<string, unknown>;
+  event: string;
+  schema: string;
+  table: string;
+  filter?: string;
+}
+
+export class Channel {
+  readonly v2: boolean;
+  readonly subtopic: string;
+  readonly key: string;
+  closed = false;
+  /** Delivery-time read gates (§6.2); always true on public channels. */
+  readBroadcast = true;
+  readPresence = true;
+  /** Lazily checked write permissions of a private channel (§6.2), cached for its lifetime. */
+  writeBroadcast: boolean | null = null;
+  writePresence: boolean | null = null;
+  presenceEnabled: boolean;
+  readonly presenceKey: string;
+  /** The last tracked presence payload (a repeated identical track is a no-op, §5.1). */
+  trackedJson: string | null = null;
+  pg: PgBinding[] = [];
+  claims: Record<string, unknown> = {};
+  private accessToken: string;
+  private confirmTimer: NodeJS.Timeout | null = null;
+  private pgRetryTimer: NodeJS.Timeout | null = null;
+  private presenceWindow = { count: 0, resetAtMs: 0 };
+  /** Tail of this channel's async work queue. */
+  private work: Promise<void> | null = null;
+
+  private constructor(
+    readonly conn: Connection,
+    readonly topic: string,
+    readonly joinRef: string | null,
+    readonly cfg: JoinConfig,
+    token: string,
+  ) {
+    this.v2 = conn.v2;
+    this.subtopic = topic.slice(REALTIME_TOPIC_PREFIX.length);
+    this.key = pubsubKey(conn.tenant.id, this.subtopic, cfg.isPrivate);
+    this.accessToken = token;
+    this.presenceEnabled = cfg.presenceEnabled || conn.tenant.config.presence_enabled;
+    this.presenceKey = cfg.presenceKey ?? randomUUID();
+  }
+
+  get tenant() {
+    return this.conn.tenant;
+  }
+
+  private get ctx() {
+    return this.conn.ctx;
+  }
+
+  // ------------------------------------------------------------------ join (§3.2)
+
+  /**
+   * Runs the join checks in Realtime's order; on success registers the channel, replies ok
+   * and pushes presence_state / starts Postgres subscriptions. Errors are replied after the
+   * channel error backoff, as `join_error` sleeps before answering.
+   */
+  static async join(conn: Connection, f: Inbound): Promise<void> {
+    const { ctx, tenant } = conn;
+    const subtopic = f.topic.slice(REALTIME_TOPIC_PREFIX.length);
+    const fail = async (reason: string, disconnect = false) => {
+      ctx.stats.joinsError++;
+      await sleep(ctx.timings.channelErrorBackoffMs);
+      conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'error', { reason }));
+      if (disconnect) conn.disconnect();
+    };
+    if (subtopic === '') return fail(REASON.topicNameRequired);
+    const cfg = parseJoinPayload(f.payload, subtopic);
+    const limits = tenant.config;
+    if (ctx.shuttingDown) return fail(REASON.joinRestarting);
+    if (limits.suspended) return fail(REASON.joinTenantSuspended);
+    if (limits.private_only && !cfg.isPrivate) return fail(REASON.privateOnly);
+    if (limits.max_concurrent_users !== null && !conn.counted && tenant.userCount >= limits.max_concurrent_users) {
+      return fail(REASON.joinTooManyConnectedUsers);
+    }
+    // The join counter is read as of its last tick and counts only joins that pass (`limit_joins`).
+    if (tenant.joins.tripped) return fail(REASON.joinTooManyJoins, true);
+    tenant.joins.add(1);
+    if (limits.max_channels_per_client !== null && conn.channels.size >= limits.max_channels_per_client) {
+      return fail(REASON.joinTooManyChannels);
+    }
+    // access_token (or user_token) unless absent or an opaque `sb_` key (§3.1).
+    const token = cfg.accessToken !== null && !cfg.accessToken.startsWith('sb_') ? cfg.accessToken : conn.token;
+    const verified = await tenant.verifier.verify(token);
+    if (!verified.ok) return fail(joinRefusal(verified));
+    // Check 8: the tenant DB connection. Public broadcast never waits on Postgres here; only
+    // private channels and Postgres Changes need it (issue 2 §5).
+    const needsDb = cfg.isPrivate || cfg.postgresChanges.length > 0;
+    if (needsDb && !ctx.db) return fail(ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable);
+    const ch = new Channel(conn, f.topic, f.joinRef, cfg, token);
+    ch.claims = verified.claims;
+    if (cfg.isPrivate) {
+      try {
+        const read = await ctx.db!.authorizeRead(ch.authContext(), { presence: ch.presenceEnabled });
+        ch.readBroadcast = read.broadcast;
+        ch.readPresence = ch.presenceEnabled ? read.presence : false;
+        if (!read.broadcast && !read.presence) return fail(REASON.joinUnauthorized(subtopic));
+        ch.presenceReadChecked = ch.presenceEnabled;
+      } catch (e) {
+        return fail(errorCode(e) === 'increase_connection_pool' ? REASON.increaseConnectionPool : REASON.dbUnavailable);
+      }
+    }
+    if (cfg.replay) {
+      // Replay needs broadcast.read and a private channel; the built-in server keeps no message history.
+      if (!cfg.isPrivate) return fail(REASON.replayPublic);
+      if (!ch.readBroadcast) return fail(REASON.joinUnauthorized(subtopic));
+      return fail(REASON.replayUnavailable);
+    }
+    if (conn.closed) return;
+    ch.pg = cfg.postgresChanges.map((p) => ({ ...p, id: bindingId(p.raw), subscriptionId: randomUUID() }));
+    conn.channels.set(f.topic, ch);
+    tenant.subscribe(ch.key, ch);
+    if (!conn.counted) {
+      conn.counted = true;
+      tenant.users.add(conn);
+    }
+    ctx.stats.joinsOk++;
+    ch.scheduleConfirm(verified.expS);
+    conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'ok', { postgres_changes: ch.pg.map((b) => ({ ...b.raw, id: b.id })) }));
+    if (ch.presenceEnabled) ch.syncPresence();
+    if (ch.pg.length > 0) ctx.changes.add(ch);
+    if (cfg.replicationReady) ch.pushSystem('system', 'ok', REASON.replicationReady);
+  }
+
+  /** presence.read was evaluated (at join, or by the first track on a private channel). */
+  presenceReadChecked = false;
+
+  authContext(): AuthContext {
+    return {
+      role: String(this.claims.role ?? ''),
+      claims: this.claims,
+      subtopic: this.subtopic,
+      headers: this.conn.headers,
+    };
+  }
+
+  // ------------------------------------------------------------------ inbound events
+
+  handleIn(f: Inbound): void {
+    switch (f.event) {
+      case EV.broadcast:
+        if (this.cfg.isPrivate && this.writeBroadcast === null) return this.enqueue(() => this.privateBroadcast(f));
+        if (this.work) return this.enqueue(async () => this.broadcast(f));
+        return this.broadcast(f);
+      case EV.presence:
+        return this.enqueue(() => this.ctx.presence.handle(this, f));
+      case EV.accessToken:
+        return this.enqueue(() => this.refreshToken(f.payload));
+      default:
+        // `handle_in(type, ...)`: counted as an event, no reply (§8.2).
+        this.tenant.events.add(1);
+    }
+  }
+
+  private enqueue(task: () => Promise<void> | void): void {
+    const run = async () => {
+      if (this.closed) return;
+      try {
+        await task();
+      } catch (e) {
+        this.ctx.log(`channel ${this.topic}: ${(e as Error).stack ?? e}`);
+        this.crash();
+      }
+    };
+    const next = (this.work ?? Promise.resolve()).then(run);
+    this.work = next;
+    void next.then(() => {
+      if (this.work === next) this.work = null;
+    });
+  }
+
+  private async privateBroadcast(f: Inbound): Promise<void> {
+    if (this.writeBroadcast === null) {
+      const db = this.ctx.db;
+      if (!db) return;
+      try {
+        this.writeBroadcast = await db.authorizeWrite(this.authContext(), 'broadcast');
+      } catch (e) {
+        // Write-check errors are only logged; the message is dropped and nothing is replied (§4.1, §6.4).
+        this.ctx.log(`write check on ${this.topic} failed: ${errorCode(e) ?? (e as Error).message}`);
+        return;
+      }
+    }
+    this.broadcast(f);
+  }
+
+  /** BroadcastHandler.handle (§4.1). */
+  private broadcast(f: Inbound): void {
+    if (this.closed) return;
+    // A denied private write is neither counted nor answered, even with ack (§4.1).
+    if (this.cfg.isPrivate && this.writeBroadcast !== true) return;
+    const tenant = this.tenant;
+    tenant.events.add(1);
+    let body: OutBody;
+    if (f.user) body = { user: f.user };
+    else if (f.binary) body = { binary: f.binary };
+    else {
+      const p = f.payload;
+      // Phoenix's serializers only fan out map payloads; anything else crashes the sender's channel.
+      if (p === null || typeof p !== 'object' || Array.isArray(p)) return this.crash();
+      body = { json: JSON.stringify(p) };
+    }
+    const kb = tenant.config.max_payload_size_in_kb;
+    if (kb !== null && bodyBytes(body) > kb * 1000 + 500) {
+      if (this.cfg.ack) this.reply(f.ref, 'error', REASON.payloadSizeExceeded);
+      return;
+    }
+    this.ctx.stats.broadcastsIn++;
+    const n = tenant.publish(this.key, new Outgoing(this.topic, EV.broadcast, body), this.cfg.self ? null : this, 'broadcast');
+    this.ctx.stats.deliveries += n;
+    if (this.cfg.ack && !this.closed) this.reply(f.ref, 'ok', {});
+  }
+
+  /** §3.4: no reply; an invalid token or revoked read closes the channel. */
+  private async refreshToken(payload: unknown): Promise<void> {
+    const token = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).access_token : undefined;
+    if (typeof token !== 'string' || token.startsWith('sb_') || token === this.accessToken) return;
+    this.accessToken = token;
+    const verified = await this.tenant.verifier.verify(token);
+    if (!verified.ok) return this.shutdown(shutdownMessage(verified));
+    this.claims = verified.claims;
+    if (this.cfg.isPrivate) {
+      const db = this.ctx.db;
+      if (!db) return this.shutdown(REASON.dbUnavailable);
+      const before = { broadcast: this.readBroadcast, presence: this.readPresence };
+      try {
+        const read = await db.authorizeRead(this.authContext(), { presence: this.presenceEnabled });
+        this.readBroadcast = read.broadcast;
+        if (this.presenceEnabled) this.readPresence = read.presence;
+        // Write permissions are re-evaluated lazily under the new claims.
+        this.writeBroadcast = null;
+        this.writePresence = null;
+        if ((before.broadcast && !read.broadcast) || (this.presenceEnabled && before.presence && !read.presence)) {
+          return this.shutdown(REASON.noLongerPermitted(this.subtopic));
+        }
+      } catch {
+        return this.shutdown(REASON.dbUnavailable);
+      }
+    }
+    if (this.pg.length > 0) this.ctx.changes.resubscribe(this);
+    this.scheduleConfirm(verified.expS);
+  }
+
+  private scheduleConfirm(expS: number): void {
+    if (this.confirmTimer) clearTimeout(this.confirmTimer);
+    const inMs = Math.max(0, Math.min(CONFIRM_TOKEN_MAX_MS, expS * 1000 - Date.now()));
+    this.confirmTimer = setTimeout(() => this.enqueue(() => this.confirmToken()), inMs);
+    this.confirmTimer.unref();
+  }
+
+  private async confirmToken(): Promise<void> {
+    const r: TokenResult = await this.tenant.verifier.verify(this.accessToken);
+    if (!r.ok) return this.shutdown(shutdownMessage(r));
+    this.claims = r.claims;
+    this.scheduleConfirm(r.expS);
+  }
+
+  // ------------------------------------------------------------------ presence hooks
+
+  /** Pushes `presence_state` unless the tenant presence rate is over its limit (§5.2, §8.2). */
+  syncPresence(): void {
+    if (this.closed || !this.readPresence) return;
+    if (!this.ctx.presence.allowEvent(this.tenant)) return this.shutdown(REASON.tooManyPresenceMessages);
+    this.push(EV.presenceState, this.ctx.presence.state(this.tenant, this.key));
+  }
+
+  /** The per-channel client presence window (`limit_client_presence_event`, §5.1). */
+  takePresenceCall(nowMs: number): boolean {
+    const max = this.tenant.config.max_client_presence_events_per_window;
+    if (max === null) return true;
+    const w = this.presenceWindow;
+    if (w.resetAtMs === 0 || nowMs > w.resetAtMs) {
+      w.count = 1;
+      w.resetAtMs = nowMs + this.tenant.config.client_presence_window_ms;
+      return true;
+    }
+    if (w.count >= max) return false;
+    w.count++;
+    return true;
+  }
+
+  // ------------------------------------------------------------------ postgres changes hooks
+
+  schedulePgRetry(ms: number, fn: () => void): void {
+    if (this.pgRetryTimer) clearTimeout(this.pgRetryTimer);
+    this.pgRetryTimer = setTimeout(fn, ms);
+    this.pgRetryTimer.unref();
+  }
+
+  // ------------------------------------------------------------------ output
+
+  reply(ref: string | null, status: 'ok' | 'error', response: unknown): void {
+    this.conn.write(replyFrame(this.v2, this.joinRef, ref, this.topic, status, response));
+  }
+
+  push(event: string, payload: unknown): void {
+    if (!this.closed) this.conn.write(pushFrame(this.v2, this.joinRef, this.topic, event, payload));
+  }
+
+  /** `system` messages carry the subtopic as `channel` (§3.3). */
+  pushSystem(extension: string, status: 'ok' | 'error', message: string): void {
+    this.push(EV.system, { extension, status, message, channel: this.subtopic });
+  }
+
+  // ------------------------------------------------------------------ endings
+
+  /** `shutdown_response`: system error, then the channel stops normally → phx_close (§3.5). */
+  shutdown(message: string): void {
+    if (this.closed) return;
+    this.ctx.stats.channelShutdowns++;
+    this.pushSystem('system', 'error', message);
+    this.close();
+  }
+
+  /** phx_leave: ok reply, then phx_close with ref = join_ref (§2.5). */
+  leave(ref: string | null): void {
+    if (this.closed) return;
+    this.reply(ref, 'ok', {});
+    this.close();
+  }
+
+  /** Ends the channel with phx_close (leave, duplicate join, shutdown). */
+  close(): void {
+    if (this.closed) return;
+    this.conn.write(closeFrame(this.v2, this.joinRef, this.topic));
+    this.teardown();
+  }
+
+  /** An abnormal exit: phx_error with `channel_crash` (§2.5). */
+  crash(): void {
+    if (this.closed) return;
+    this.conn.write(pushFrame(this.v2, this.joinRef, this.topic, EV.error, { reason: REASON.channelCrash }));
+    this.teardown();
+  }
+
+  /** Releases everything without writing (also used when the socket is gone). */
+  teardown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.confirmTimer) clearTimeout(this.confirmTimer);
+    if (this.pgRetryTimer) clearTimeout(this.pgRetryTimer);
+    this.tenant.unsubscribe(this.key, this);
+    if (this.conn.channels.get(this.topic) === this) this.conn.channels.delete(this.topic);
+    this.ctx.presence.leave(this);
+    if (this.pg.length > 0) this.ctx.changes.remove(this);
+  }
+}
+

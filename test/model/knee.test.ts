@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { findKnee, nextBisectionValue } from '../../src/model/knee.js';
+import { loadRun, makeStep } from '../fixtures/index.js';
+
+describe('findKnee', () => {
+  it('§1.2: latency goes first — last stable 33,988/s, first degraded 40,000/s, nothing broken', () => {
+    const k = findKnee(loadRun('seed-002-s1.2-deliveries').steps, 'expected_per_s');
+    expect(k.safe).toEqual({ step: 3, value: 33_988, verdict: 'stable' });
+    expect(k.last_stable).toEqual(k.safe);
+    expect(k.first_degraded).toEqual({ step: 4, value: 40_000, verdict: 'degraded' });
+    expect(k.first_broken).toBeNull();
+    expect(k.bracket).toBeNull();
+  });
+
+  it('§4: the 100/s step with 2 failed joins stops the driver; 120/s stable above it is listed, not used', () => {
+    const k = findKnee(loadRun('seed-002-s4-join-rate').steps, 'join_rate');
+    expect(k.last_stable).toEqual({ step: 0, value: 50, verdict: 'stable' });
+    expect(k.first_broken).toEqual({ step: 1, value: 100, verdict: 'broken' });
+    expect(k.bracket).toEqual([50, 100]);
+    expect(k.stable_above_knee.map((p) => p.step)).toEqual([2]);
+    expect(nextBisectionValue(k)).toBe(75);
+  });
+
+  it('skips generator-bound steps and reports them above the safe step', () => {
+    const steps = [
+      makeStep(0, { params: { connections: 1000 } }),
+      makeStep(1, { params: { connections: 2000 } }),
+      makeStep(2, { params: { connections: 4000 }, verdict: 'generator-bound' }),
+    ];
+    const k = findKnee(steps, 'connections_target');
+    expect(k.safe?.value).toBe(2000);
+    expect(k.first_unsafe).toBeNull();
+    expect(k.generator_bound_above.map((p) => p.step)).toEqual([2]);
+  });
+
+  it('is conservative on a value that was both stable and failed, unless another driver explains the failure', () => {
+    const steps = loadRun('seed-002-s5-presence').steps; // 8 members: stable at 10 %, degraded at 25 % and 70 %
+    expect(findKnee(steps, 'presence_members').safe).toBeNull();
+    const k = findKnee(steps, 'presence_members', { attributedElsewhere: new Set([1, 2]) });
+    expect(k.safe).toEqual({ step: 0, value: 8, verdict: 'stable' });
+    expect(k.first_unsafe).toEqual({ step: 3, value: 10_000, verdict: 'broken' });
+    expect(k.attributed_elsewhere.map((p) => p.step)).toEqual([1, 2]);
+  });
+
+  it('a bracket narrower than the resolution needs no more bisection', () => {
+    const steps = [makeStep(0, { params: { send_rate: 100 } }), makeStep(1, { params: { send_rate: 103 }, verdict: 'broken' })];
+    expect(nextBisectionValue(findKnee(steps, 'send_rate'))).toBeNull();
+  });
+});

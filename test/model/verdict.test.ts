@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_GENERATOR_LIMITS, decideVerdict, verdictInputFromStep, type VerdictInput, type VerdictSlo } from '../../src/model/verdict.js';
+import { loadRun } from '../fixtures/index.js';
+
+const slo = { p95_ms: 200, delivery_rate: 1 };
+const healthy: VerdictInput = {
+  delivery_rate: 1,
+  latency_p95_ms: 40,
+  latency_p99_ms: 80,
+  connections_failed: 0,
+  connections_disconnected: 0,
+  messages_lost: 0,
+  error_classes: { server: 0, network: 0, generator: 0, protocol: 0 },
+  generator_cpu_pct: 50,
+  generator_lag_p99_ms: 10,
+  generator_offered_ratio: 1,
+};
+const v = (o: Partial<VerdictInput>, s: VerdictSlo = slo) => decideVerdict({ ...healthy, ...o }, s, DEFAULT_GENERATOR_LIMITS);
+
+describe('decideVerdict', () => {
+  it('stable, with a reason that shows what was checked', () => {
+    expect(v({})).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms'] });
+  });
+
+  it('degraded when p95, or p99 when the SLO sets it, is over the SLO', () => {
+    expect(v({ latency_p95_ms: 412 })).toEqual({ verdict: 'degraded', reasons: ['p95 412 ms > SLO 200 ms'] });
+    expect(v({ latency_p99_ms: 900 }).verdict).toBe('stable');
+    expect(v({ latency_p99_ms: 900 }, { ...slo, p99_ms: 500 })).toEqual({ verdict: 'degraded', reasons: ['p99 900 ms > SLO 500 ms'] });
+  });
+
+  it('broken on delivery below the SLO, lost messages, failed joins, disconnects and server-side errors', () => {
+    expect(v({ delivery_rate: 0.9787, messages_lost: 2130 })).toEqual({ verdict: 'broken', reasons: ['delivery 97.87% < SLO 100% (2,130 lost)'] });
+    expect(v({ delivery_rate: 0.9995 }, { ...slo, delivery_rate: 0.999 }).verdict).toBe('stable');
+    expect(v({ messages_lost: 3 }).reasons).toEqual(['3 messages lost']);
+    expect(v({ connections_failed: 2 }).reasons).toEqual(['2 connections failed or were rejected']);
+    expect(v({ connections_disconnected: 4228 }).reasons).toEqual(['4,228 connections disconnected']);
+    expect(v({ error_classes: { server: 1 } }).reasons).toEqual(['1 server-class error']);
+    expect(v({ error_classes: { network: 3, protocol: 1 } }).reasons).toEqual(['3 network-class errors', '1 protocol-class error']);
+  });
+
+  it('lists the latency problem of a broken step after its cause', () => {
+    expect(v({ connections_failed: 1, latency_p95_ms: 6400 }).reasons).toEqual([
+      '1 connections failed or were rejected',
+      'also: p95 6,400 ms > SLO 200 ms',
+    ]);
+  });
+
+  it('generator-bound first: offered below 99 %, lag p99 over 50 ms, generator CPU over 90 %', () => {
+    expect(v({ generator_offered_ratio: 0.95 }).reasons).toEqual(['offered 95.00% of the scheduled load < 99.00%']);
+    expect(v({ generator_lag_p99_ms: 72 }).reasons).toEqual(['generator event-loop lag p99 72 ms > 50 ms']);
+    expect(v({ generator_cpu_pct: 97 }).reasons).toEqual(['generator CPU 97% > 90%']);
+    const both = v({ generator_cpu_pct: 97, delivery_rate: 0.5, latency_p95_ms: 900 });
+    expect(both.verdict).toBe('generator-bound');
+    expect(both.reasons).toEqual(['generator CPU 97% > 90%', 'also: delivery 50.00% < SLO 100%', 'also: p95 900 ms > SLO 200 ms']);
+  });
+
+  it('EMFILE and EADDRNOTAVAIL make a step generator-bound, never broken, even if classified as network', () => {
+    const r = v({
+      connections_failed: 40,
+      error_classes: { network: 40 },
+      errors: { 'connect: EMFILE: too many open files': 25, 'connect: connect EADDRNOTAVAIL 127.0.0.1:4000': 15 },
+    });
+    expect(r.verdict).toBe('generator-bound');
+    expect(r.reasons[0]).toBe('generator-side errors: EMFILE ×25, EADDRNOTAVAIL ×15');
+    expect(v({ error_classes: { generator: 3 } }).verdict).toBe('generator-bound');
+  });
+
+  it('does not judge what was not measured (null is not 0)', () => {
+    const r = v({ delivery_rate: null, latency_p95_ms: null, generator_cpu_pct: null, generator_lag_p99_ms: null, generator_offered_ratio: null });
+    expect(r).toEqual({ verdict: 'stable', reasons: ['no latency measured'] });
+  });
+
+  it('agrees with every verdict in the seed fixtures', () => {
+    for (const name of ['seed-002-s1.1-connections', 'seed-002-s1.2-deliveries', 'seed-002-s4-join-rate', 'seed-002-s6-postgres-changes', 'seed-002-s2.1-private']) {
+      const run = loadRun(name);
+      for (const s of run.steps) {
+        expect(decideVerdict(verdictInputFromStep(s), run.slo).verdict, `${name} step ${s.index}`).toBe(s.verdict);
+      }
+    }
+  });
+});
