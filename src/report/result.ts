@@ -38,6 +38,7 @@ export const HISTOGRAM_LE_MS: readonly number[] = [
 export type ErrorClass = 'server' | 'network' | 'generator' | 'protocol';
 
 export interface StepResult {
+  /** Step number as printed, from 1 (profile `load.steps.<index − 1>`). */
   index: number;
   label: string;
   /** The load this step asked for. Scenario drivers (rooms, members, update share...) too. */
@@ -167,6 +168,7 @@ export interface RunResult {
 /** One line of timeseries.ndjson, written every second while the run goes. */
 export interface TimeseriesPoint {
   t: number; // epoch seconds
+  /** Step number, from 1. */
   step: number;
   phase: 'ramp' | 'warmup' | 'steady' | 'drain';
   connections_open: number;

@@ -157,7 +157,7 @@ export function buildStepResult(args: {
 
   const delivered60 = args.stepSeconds.map((s) => s.point.delivered_per_s_60s);
   return {
-    index: plan.step,
+    index: plan.step + 1,
     label: plan.label,
     params: plan.params,
     verdict: decision.verdict,

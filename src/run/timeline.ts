@@ -66,7 +66,7 @@ export class Timeline {
     const delivered = sum((s) => s.received);
     const point: TimeseriesPoint = {
       t,
-      step: ctx.step,
+      step: ctx.step + 1,
       phase: ctx.phase,
       connections_open: sum((s) => s.open),
       joined: sum((s) => s.joined),
