@@ -6,6 +6,7 @@
  * (and its database is up or known to be down); `rtcap run` reads it (src/run/target.ts).
  * Everything else goes to stderr.
  */
+import { writeFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { startCluster } from '../server/cluster.js';
 import {
@@ -49,6 +50,8 @@ export interface ServeArgs {
   databaseUrl?: string;
   database: boolean;
   readyJson: boolean;
+  /** Where to write the unredacted database URL (mode 0600) for rtcap's own loaders. */
+  databaseUrlFile?: string;
   supabaseDefaults: boolean;
   privateOnly?: boolean;
   presenceEnabled?: boolean;
@@ -111,6 +114,9 @@ export async function runServe(a: ServeArgs, out: (line: string) => void = (l) =
     database: running.databaseUrl,
   };
   if (a.readyJson) out(JSON.stringify(ready));
+  // rtcap run's own loaders (Postgres Changes inserts) need the password; it goes to a
+  // private file, never to stdout or a log.
+  if (a.databaseUrlFile && running.databaseConnectionString) writeFileSync(a.databaseUrlFile, running.databaseConnectionString + '\n', { mode: 0o600 });
   else process.stderr.write(`rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`);
   return { port: running.port, url: running.url, workers: running.workers, database: running.databaseUrl, close: () => running.close() };
 }
@@ -125,6 +131,7 @@ function builder(y: Argv): Argv {
     .option('workers', { type: 'number', default: 1, describe: 'server processes sharing the port (PubSub between them)' })
     .option('database-url', { type: 'string', describe: 'use this PostgreSQL instead of starting an embedded one' })
     .option('database', { type: 'boolean', default: true, describe: 'start the tenant database (--no-database: public broadcast and presence only)' })
+    .option('database-url-file', { type: 'string', hidden: true, describe: 'write the unredacted database URL to this file (mode 0600) when ready' })
     .option('ready-json', { type: 'boolean', default: false, describe: 'print one JSON line on stdout when ready' })
     .option('supabase-defaults', { type: 'boolean', default: false, describe: "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited" })
     .option('private-only', { type: 'boolean', describe: 'refuse public channels (PrivateOnly)' })
@@ -153,6 +160,7 @@ function toArgs(argv: Record<string, unknown>): ServeArgs {
     databaseUrl: argv['database-url'] as string | undefined,
     database: argv.database as boolean,
     readyJson: argv['ready-json'] as boolean,
+    databaseUrlFile: argv['database-url-file'] as string | undefined,
     supabaseDefaults: argv['supabase-defaults'] as boolean,
     privateOnly: argv['private-only'] as boolean | undefined,
     presenceEnabled: argv['presence-enabled'] as boolean | undefined,

@@ -38,7 +38,8 @@ export interface ConnectionHooks {
   onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void;
   /** The socket is gone (after onError when it was not our doing). */
   onClosed(c: Connection, byUs: boolean): void;
-  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number): void;
+  /** Reply to a push sent with `ack`; `tag` is what the push was sent with. */
+  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string): void;
   /** Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign events). */
   onFrame(c: Connection, f: Frame): void;
 }
@@ -46,7 +47,7 @@ export interface ConnectionHooks {
 type Pending =
   | { kind: 'join'; topic: string; sentAtMs: number }
   | { kind: 'heartbeat'; sentAtMs: number }
-  | { kind: 'push'; topic: string; sentAtMs: number; ack: boolean }
+  | { kind: 'push'; topic: string; sentAtMs: number; tag?: string }
   | { kind: 'leave'; topic: string; sentAtMs: number };
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
@@ -177,13 +178,13 @@ export class Connection {
    * A push on a joined topic. With `ack`, the reply is matched and reported via onAck.
    * `binaryUserEvent` sends it as a v2 kind-3 user broadcast, as current realtime-js does.
    */
-  push(topic: string, event: string, payload: unknown, ack: boolean, binaryUserEvent?: { userEvent: string; inner: unknown }): boolean {
+  push(topic: string, event: string, payload: unknown, ack: boolean, binaryUserEvent?: { userEvent: string; inner: unknown }, tag?: string): boolean {
     const ws = this.ws;
     if (this.state !== 'open' || !ws) return false;
     const j = this.joins.get(topic);
     const joinRef = j ? j.joinRef : null;
     const ref = this.nextRef();
-    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), ack });
+    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag });
     if (binaryUserEvent && this.vsn !== VSN_1) {
       ws.send(
         encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: binaryUserEvent.userEvent, payload: binaryUserEvent.inner, encoding: ENCODING.json }),
@@ -347,7 +348,7 @@ export class Connection {
         return;
       }
       case 'push':
-        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs);
+        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs, p.tag);
         return;
       case 'leave':
         this.joins.delete(p.topic);

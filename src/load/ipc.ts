@@ -13,6 +13,8 @@ export interface TokenConfig {
   role: string;
   ttlMs: number;
   tokenFile?: string;
+  /** Per-user tokens (private channels), one per line, instead of minting them. */
+  userTokenFile?: string;
   /** query: `apikey` parameter; header: `x-api-key`. */
   apikeyIn: 'query' | 'header';
 }
@@ -29,6 +31,8 @@ export type ToWorker =
       sourceAddresses: string[];
       tokens: TokenConfig;
     }
+  /** The definition of a step decided at run time (sweeps); replaces profile.load.steps[index]. */
+  | { type: 'step'; index: number; spec: Profile['load']['steps'][number] }
   | { type: 'ramp'; step: number; fromConn: number; toConn: number; startMs: number }
   | { type: 'shrink'; step: number; toConn: number }
   | { type: 'send'; step: number; startMs: number }
@@ -66,15 +70,38 @@ export interface StepCollected {
     unexpected: number;
     stale: number;
     deliveryHistogram: string;
+    /** Per traffic kind (broadcast, presence, changes). */
+    kindHistograms: string[];
   };
   sends: Array<{ stream: number; sched: Float64Array; actual: Float64Array }>;
   sendStats: { scheduled: number; sent: number; failed: number; late: number; unsent: number };
   membership: Record<string, MemberInterval[]>;
-  connections: { opened: number; joined: number; failed: number; disconnected: number; openAtEnd: number; joinedAtEnd: number; lateJoins: number; scheduledJoins: number };
+  connections: {
+    opened: number;
+    joined: number;
+    failed: number;
+    disconnected: number;
+    openAtEnd: number;
+    joinedAtEnd: number;
+    lateJoins: number;
+    scheduledJoins: number;
+    /** Reconnect attempts (load.reconnect) made in this step. */
+    reconnects: number;
+    /** Postgres Changes subscriptions confirmed ("Subscribed to PostgreSQL") in this step. */
+    subscribed: number;
+  };
   joinLatencyHistogram: string;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
   acks: { ok: number; errors: number };
+  /** Round trip of acknowledged broadcasts (load.ack), compressed HDR. */
+  ackLatencyHistogram: string;
+  /** Presence track replies: ok and refused. */
+  presenceReplies: { ok: number; errors: number };
+  /** Postgres Changes: receipt minus commit_timestamp (server clock, ms precision), compressed HDR. */
+  commitLatencyHistogram: string;
+  /** Highest bytes waiting in a sender's socket right after a send (ws bufferedAmount). */
+  sendBufferPeakBytes: number;
   /** Event-loop delay p99 over the steady window (since the send phase began). */
   lagP99Ms: number | null;
 }

@@ -56,3 +56,65 @@ export class BenchSender {
     return c.push(topic, EV.broadcast, { type: 'broadcast', event: this.userEvent, payload: stamp }, this.ack);
   }
 }
+
+/**
+ * Presence updates (PROTOCOL.md §5.1): a `track` whose meta carries the stamp under keys of
+ * its own (rtcap_s, rtcap_q, rtcap_t), so a presence_diff is never mistaken for a broadcast by
+ * the raw-bytes scanner; the diffs are decoded on the slow path.
+ */
+export class PresenceSender {
+  private readonly pad: string;
+  constructor(payloadBytes: number) {
+    const base = JSON.stringify({ rtcap_s: 0, rtcap_q: 0, rtcap_t: 1764460000000.123, rtcap_p: '' }).length;
+    this.pad = 'x'.repeat(Math.max(0, payloadBytes - base));
+  }
+
+  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number): boolean {
+    const meta: Record<string, unknown> = { rtcap_s: stream, rtcap_q: seq, rtcap_t: Math.round(schedMs * 1000) / 1000 };
+    if (this.pad) meta.rtcap_p = this.pad;
+    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, true, undefined, 'presence');
+  }
+}
+
+export interface ReadStamp {
+  stream: number;
+  id: number;
+  sentAtMs: number;
+}
+
+/** Stamps of the joins of a presence_diff (an update arrives as a join plus a leave, §5.2). */
+export function readPresenceStamps(payload: unknown): ReadStamp[] {
+  const joins = (payload as { joins?: Record<string, { metas?: unknown[] }> } | null)?.joins;
+  if (!joins || typeof joins !== 'object') return [];
+  const out: ReadStamp[] = [];
+  for (const entry of Object.values(joins)) {
+    for (const meta of entry?.metas ?? []) {
+      const m = meta as { rtcap_s?: unknown; rtcap_q?: unknown; rtcap_t?: unknown };
+      if (typeof m.rtcap_t === 'number' && typeof m.rtcap_q === 'number' && typeof m.rtcap_s === 'number') {
+        out.push({ stream: m.rtcap_s, id: m.rtcap_q, sentAtMs: m.rtcap_t });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The stamp of a Postgres change (§7.3): the loader writes `body` = "stream:seq" and
+ * `sent_at` = scheduled insert time (epoch ms); commit_timestamp gives the server-side view.
+ */
+export function readChangeStamp(payload: unknown): (ReadStamp & { commitMs: number | null }) | null {
+  const data = (payload as { data?: { record?: Record<string, unknown>; commit_timestamp?: unknown } } | null)?.data;
+  const rec = data?.record;
+  if (!rec || typeof rec.body !== 'string') return null;
+  const m = /^(\d+):(\d+)$/.exec(rec.body);
+  if (!m) return null;
+  const sentAtMs = typeof rec.sent_at === 'number' ? rec.sent_at : Number(rec.sent_at);
+  if (!Number.isFinite(sentAtMs)) return null;
+  const commitMs = typeof data!.commit_timestamp === 'string' ? Date.parse(data!.commit_timestamp) : NaN;
+  return { stream: Number(m[1]), id: Number(m[2]), sentAtMs, commitMs: Number.isFinite(commitMs) ? commitMs : null };
+}
+
+/** The body a loader writes for message (stream, seq): what readChangeStamp reads back. */
+export function changeBody(stream: number, seq: number): string {
+  return `${stream}:${seq}`;
+}

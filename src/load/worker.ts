@@ -1,35 +1,42 @@
 /**
  * One generator process: holds its shard of the connections (global index i where
- * i mod workers = this worker), opens them on the open-model join schedule, drives the send
- * schedule for the senders it holds, and keeps the delivery ledger. It reports a line of
- * stats every second and the step's ledger when asked.
+ * i mod workers = this worker), opens them on the open-model join schedule, drives the
+ * broadcast and presence schedules for the senders it holds, and keeps the delivery ledger.
+ * It reports a line of stats every second and the step's ledger when asked.
  */
 import { Connection, type ConnectionHooks } from '../client/connection.js';
 import type { ClassifiedError } from '../client/classify.js';
 import { TokenSource } from '../client/auth.js';
 import { nowMs } from '../measure/clock.js';
 import { createHistogram, encodeHistogram, recordMs } from '../measure/histogram.js';
-import { ReceiveLedger, SendLedger, streamId, STREAM_STRIDE } from '../measure/ledger.js';
+import { ReceiveLedger, SendLedger, streamId } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
 import type { MemberInterval } from '../measure/membership.js';
+import { EV } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import type { ErrorClass } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
-import type { StepPlan } from '../scenarios/types.js';
+import type { ConnectionTraffic, StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
 import { OpenSchedule } from './schedule.js';
-import { BenchSender, joinPayload } from './traffic.js';
+import { BenchSender, joinPayload, PresenceSender, readChangeStamp, readPresenceStamps } from './traffic.js';
 
 const MAX_ERROR_REASONS = 200;
 
 interface ConnMeta {
   topic: string;
+  changesKey: string | null;
   scheduledMs: number;
   leftAtMs: number;
   step: number;
+  token: string | null;
+  userToken: string | null;
+  attempt: number;
 }
+
+type Tag = 'broadcast' | 'presence';
 
 export class GeneratorWorker implements ConnectionHooks {
   private index = 0;
@@ -39,6 +46,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private headers: Record<string, string> = {};
   private sourceAddresses: string[] = [];
   private tokens!: TokenSource;
+  private userTokens!: TokenSource;
   private tokenConfig!: TokenConfig;
 
   private readonly conns = new Map<number, Connection>();
@@ -50,6 +58,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private plan: StepPlan | null = null;
   private step = -1;
   private sender: BenchSender | null = null;
+  private presenceSender: PresenceSender | null = null;
 
   // step counters
   private opened = 0;
@@ -58,12 +67,20 @@ export class GeneratorWorker implements ConnectionHooks {
   private disconnected = 0;
   private lateJoins = 0;
   private scheduledJoins = 0;
+  private reconnects = 0;
+  private subscribed = 0;
   private joinHist = createHistogram();
+  private ackHist = createHistogram();
+  private commitHist = createHistogram();
   private errors = new Map<string, number>();
   private errorClasses: Record<ErrorClass, number> = { server: 0, network: 0, generator: 0, protocol: 0 };
   private acksOk = 0;
   private ackErrors = 0;
+  private presenceOk = 0;
+  private presenceErrors = 0;
+  private sendBufferPeak = 0;
   private sendStats = { scheduled: 0, unsent: 0 };
+  private trafficRunning = 0;
   // live counts
   private openNow = 0;
   private joinedNow = 0;
@@ -73,7 +90,6 @@ export class GeneratorWorker implements ConnectionHooks {
   private secDisconnects = 0;
   private secErrorReasons = new Map<string, number>();
 
-  private rampPending = 0;
   private rampScheduling = false;
   private rampStep = -1;
   private timers: NodeJS.Timeout[] = [];
@@ -86,6 +102,9 @@ export class GeneratorWorker implements ConnectionHooks {
       case 'init':
         this.init(m);
         return;
+      case 'step':
+        this.profile.load.steps[m.index] = m.spec;
+        return;
       case 'ramp':
         this.beginStepIfNew(m.step);
         this.ramp(m.fromConn, m.toConn, m.startMs);
@@ -96,7 +115,7 @@ export class GeneratorWorker implements ConnectionHooks {
         return;
       case 'send':
         this.beginStepIfNew(m.step);
-        this.runSends(m.startMs);
+        this.runTraffic(m.startMs);
         return;
       case 'collect':
         this.post(this.collect());
@@ -115,12 +134,15 @@ export class GeneratorWorker implements ConnectionHooks {
     this.headers = m.headers;
     this.sourceAddresses = m.sourceAddresses;
     this.tokenConfig = m.tokens;
-    this.tokens = new TokenSource({
-      apikey: m.tokens.apikey,
+    const spec = { apikey: m.tokens.apikey, jwtSecret: m.tokens.jwtSecret, role: m.tokens.role, ttlMs: m.tokens.ttlMs, tokenFile: m.tokens.tokenFile };
+    this.tokens = new TokenSource(spec);
+    // Per-user tokens (private channels): minted with the same secret, claims from the plan.
+    this.userTokens = new TokenSource({
       jwtSecret: m.tokens.jwtSecret,
-      role: m.tokens.role,
+      tokenFile: m.tokens.userTokenFile,
+      role: 'authenticated',
       ttlMs: m.tokens.ttlMs,
-      tokenFile: m.tokens.tokenFile,
+      claims: (i) => this.plan?.userClaimsOf?.(i) ?? {},
     });
     this.startTimers();
     this.post({ type: 'ready', worker: this.index });
@@ -131,6 +153,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.step = step;
     this.plan = getScenario(this.profile.scenario).plan(this.profile, step);
     this.sender = new BenchSender(this.profile, this.plan.payloadBytes);
+    this.presenceSender = new PresenceSender(this.plan.payloadBytes);
     this.ledger.beginStep(step);
     // Stream ids are step-scoped; forget the previous step's per-stream sequence numbers.
     for (const c of this.conns.values()) {
@@ -140,10 +163,14 @@ export class GeneratorWorker implements ConnectionHooks {
     }
     this.sends.beginStep(this.profile.load.late_threshold);
     this.opened = this.joinedInStep = this.failed = this.disconnected = this.lateJoins = this.scheduledJoins = 0;
+    this.reconnects = this.subscribed = 0;
     this.joinHist = createHistogram();
+    this.ackHist = createHistogram();
+    this.commitHist = createHistogram();
     this.errors = new Map();
     this.errorClasses = { server: 0, network: 0, generator: 0, protocol: 0 };
-    this.acksOk = this.ackErrors = 0;
+    this.acksOk = this.ackErrors = this.presenceOk = this.presenceErrors = 0;
+    this.sendBufferPeak = 0;
     this.sendStats = { scheduled: 0, unsent: 0 };
   }
 
@@ -173,8 +200,6 @@ export class GeneratorWorker implements ConnectionHooks {
   private reportSecond(): void {
     const sec = this.ledger.takeSecond();
     const t = Math.floor(Date.now() / 1000) - 1;
-    const errorReasons: Record<string, number> = {};
-    for (const [k, v] of this.secErrorReasons) errorReasons[k] = v;
     this.post({
       type: 'second',
       worker: this.index,
@@ -189,7 +214,7 @@ export class GeneratorWorker implements ConnectionHooks {
       disconnects: this.secDisconnects,
       histogram: encodeHistogram(sec.histogram),
       health: this.health.sample(),
-      errorReasons,
+      errorReasons: Object.fromEntries(this.secErrorReasons),
     });
     this.sends.sentThisSecond = 0;
     this.secJoins = this.secErrors = this.secDisconnects = 0;
@@ -207,10 +232,9 @@ export class GeneratorWorker implements ConnectionHooks {
     const own: number[] = [];
     for (let i = fromConn; i < toConn; i++) if (this.mine(i)) own.push(i);
     this.rampStep = this.step;
-    this.rampPending = own.length;
     this.scheduledJoins += own.length;
     if (own.length === 0) {
-      this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
+      this.postRampDone();
       return;
     }
     const schedule = new OpenSchedule(startMs, plan.joinRatePerS);
@@ -225,7 +249,7 @@ export class GeneratorWorker implements ConnectionHooks {
         const due = schedule.timeOf(i - fromConn);
         if (due > now) break;
         if (now - due > lateMs) this.lateJoins++;
-        this.open(i, due);
+        this.open(i, due, 0);
         n++;
       }
       if (n < own.length) {
@@ -238,21 +262,32 @@ export class GeneratorWorker implements ConnectionHooks {
     setTimeout(tick, Math.max(0, startMs - nowMs()));
   }
 
-  private open(i: number, scheduledMs: number): void {
+  private open(i: number, scheduledMs: number, attempt: number): void {
     const plan = this.plan!;
     const c = new Connection(i, this.profile.target.vsn, this);
-    const topic = plan.topicOf(i);
     this.conns.set(i, c);
-    this.meta.set(c, { topic, scheduledMs, leftAtMs: Infinity, step: this.step });
+    const m: ConnMeta = {
+      topic: plan.topicOf(i),
+      changesKey: plan.changesKeyOf?.(i) ?? null,
+      scheduledMs,
+      leftAtMs: Infinity,
+      step: this.step,
+      token: null,
+      userToken: null,
+      attempt,
+    };
+    this.meta.set(c, m);
     this.joining.add(c);
-    void this.tokens.tokenFor(i).then(
-      (token) => {
+    const wantsUserToken = Boolean(plan.userClaimsOf?.(i)) && this.userTokens.enabled;
+    void Promise.all([this.tokens.tokenFor(i), wantsUserToken ? this.userTokens.tokenFor(i) : Promise.resolve(null)]).then(
+      ([token, userToken]) => {
         if (this.stopped) return;
+        m.token = token;
+        m.userToken = userToken;
         const headers = { ...this.headers };
         let url = this.url;
         if (token && this.tokenConfig.apikeyIn === 'header') headers['x-api-key'] = token;
         else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
-        (c as Connection & { token?: string | null }).token = token;
         const localAddress = this.sourceAddresses.length ? this.sourceAddresses[Math.floor(i / this.workers) % this.sourceAddresses.length] : undefined;
         c.connect({ url, headers, localAddress, handshakeTimeoutMs: this.profile.target.join_timeout });
       },
@@ -260,11 +295,15 @@ export class GeneratorWorker implements ConnectionHooks {
     );
   }
 
+  private postRampDone(): void {
+    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
+  }
+
   private maybeRampDone(): void {
     if (this.rampScheduling || this.rampStep !== this.step) return;
     if (this.joining.size > 0) return;
     this.rampStep = -1;
-    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
+    this.postRampDone();
   }
 
   private shrink(toConn: number): void {
@@ -277,31 +316,63 @@ export class GeneratorWorker implements ConnectionHooks {
     }
   }
 
-  // ------------------------------------------------------------------ sends
+  /**
+   * Reconnects a connection that failed or was dropped, after an exponential backoff with
+   * jitter (load.reconnect), so a rejection storm is not answered by a synchronised one.
+   */
+  private maybeReconnect(c: Connection): void {
+    const policy = this.plan?.reconnect;
+    const m = this.meta.get(c);
+    if (!policy || !m || this.stopped || this.conns.get(c.index) !== c || m.attempt >= policy.maxAttempts) return;
+    const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** m.attempt);
+    const delay = base * (1 - policy.jitter + 2 * policy.jitter * Math.random());
+    const step = this.step;
+    setTimeout(() => {
+      if (this.stopped || this.step !== step || this.conns.get(c.index) !== c) return;
+      this.reconnects++;
+      this.open(c.index, nowMs(), m.attempt + 1);
+    }, delay);
+  }
 
-  private runSends(startMs: number): void {
+  // ------------------------------------------------------------------ traffic
+
+  private runTraffic(startMs: number): void {
     const plan = this.plan!;
-    const sender = this.sender!;
-    const schedule = new OpenSchedule(startMs, plan.sendRatePerS);
-    const total = plan.messageCount;
+    setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
+    const loops: Array<[ConnectionTraffic, Tag]> = [];
+    if (plan.broadcasts && plan.broadcasts.count > 0) loops.push([plan.broadcasts, 'broadcast']);
+    if (plan.presence && plan.presence.count > 0) loops.push([plan.presence, 'presence']);
+    if (loops.length === 0) {
+      this.post({ type: 'sendDone', worker: this.index, step: this.step });
+      return;
+    }
+    this.trafficRunning = loops.length;
+    for (const [traffic, tag] of loops) this.runSchedule(traffic, tag, startMs);
+  }
+
+  private runSchedule(traffic: ConnectionTraffic, tag: Tag, startMs: number): void {
+    const plan = this.plan!;
+    const schedule = new OpenSchedule(startMs, traffic.ratePerS);
+    const total = traffic.count;
     const step = this.step;
     // Never skip a send silently: a generator behind schedule sends late (counted), and
     // only past a whole extra window does it give up and count the rest as unsent.
     const giveUpAtMs = startMs + 2 * plan.durationMs + 1000;
-    setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
     let k = 0;
+    const done = () => {
+      if (--this.trafficRunning === 0) this.post({ type: 'sendDone', worker: this.index, step });
+    };
     const tick = () => {
       if (this.stopped || this.step !== step) return;
       const now = nowMs();
       while (k < total) {
         const due = schedule.timeOf(k);
         if (due > now) break;
-        const s = plan.senderOf(k);
+        const s = traffic.senderOf(k);
         if (this.mine(s.conn)) {
           this.sendStats.scheduled++;
           const c = this.conns.get(s.conn);
-          const stream = streamId(step, s.stream);
-          const ok = c !== undefined && c.member.joinedAtMs > 0 && sender.send(c, plan.streamTopic(s.stream), stream, s.seq, due);
+          const ok = c !== undefined && c.member.joinedAtMs > 0 && this.sendOne(c, tag, s.stream, s.seq, due);
           this.sends.record(s.stream, s.seq, due, ok ? nowMs() : NaN);
         }
         k++;
@@ -312,18 +383,23 @@ export class GeneratorWorker implements ConnectionHooks {
         return;
       }
       for (; k < total; k++) {
-        if (this.mine(plan.senderOf(k).conn)) {
+        if (this.mine(traffic.senderOf(k).conn)) {
           this.sendStats.unsent++;
           this.sendStats.scheduled++;
         }
       }
-      this.post({ type: 'sendDone', worker: this.index, step });
+      done();
     };
-    if (total === 0) {
-      this.post({ type: 'sendDone', worker: this.index, step });
-      return;
-    }
     setTimeout(tick, Math.max(0, startMs - nowMs()));
+  }
+
+  private sendOne(c: Connection, tag: Tag, localStream: number, seq: number, due: number): boolean {
+    const topic = this.meta.get(c)!.topic;
+    const stream = streamId(this.step, localStream);
+    const ok = tag === 'broadcast' ? this.sender!.send(c, topic, stream, seq, due) : this.presenceSender!.send(c, topic, stream, seq, due);
+    const buffered = c.ws?.bufferedAmount ?? 0;
+    if (buffered > this.sendBufferPeak) this.sendBufferPeak = buffered;
+    return ok;
   }
 
   // ------------------------------------------------------------------ collect
@@ -336,13 +412,11 @@ export class GeneratorWorker implements ConnectionHooks {
     for (const [c, m] of this.meta) {
       if (c.state === 'open') openAtEnd++;
       if (c.member.joinedAtMs > 0 && m.leftAtMs === Infinity) joinedAtEnd++;
-      if (c.member.joinedAtMs === 0) continue;
-      (membership[m.topic] ??= []).push({ joinedAtMs: c.member.joinedAtMs, leftAtMs: m.leftAtMs });
+      if (c.member.joinedAtMs > 0) (membership[m.topic] ??= []).push({ joinedAtMs: c.member.joinedAtMs, leftAtMs: m.leftAtMs });
+      if (m.changesKey && c.member.subscribedAtMs > 0) (membership[m.changesKey] ??= []).push({ joinedAtMs: c.member.subscribedAtMs, leftAtMs: m.leftAtMs });
     }
     // Connections gone for good are no longer needed once reported.
     for (const [c, m] of this.meta) if (c.state === 'closed' && m.leftAtMs !== Infinity && m.step < this.step) this.meta.delete(c);
-    const errors: Record<string, number> = {};
-    for (const [k, v] of this.errors) errors[k] = v;
     return {
       type: 'collected',
       worker: this.index,
@@ -354,6 +428,7 @@ export class GeneratorWorker implements ConnectionHooks {
         unexpected: snap.unexpected,
         stale: snap.stale,
         deliveryHistogram: encodeHistogram(snap.deliveryHistogram),
+        kindHistograms: snap.kindHistograms.map(encodeHistogram),
       },
       sends: this.sends.snapshot(),
       sendStats: { scheduled: this.sendStats.scheduled, sent: this.sends.sent, failed: this.sends.failed, late: this.sends.late, unsent: this.sendStats.unsent },
@@ -367,11 +442,17 @@ export class GeneratorWorker implements ConnectionHooks {
         joinedAtEnd,
         lateJoins: this.lateJoins,
         scheduledJoins: this.scheduledJoins,
+        reconnects: this.reconnects,
+        subscribed: this.subscribed,
       },
       joinLatencyHistogram: encodeHistogram(this.joinHist),
-      errors,
+      errors: Object.fromEntries(this.errors),
       errorClasses: { ...this.errorClasses },
       acks: { ok: this.acksOk, errors: this.ackErrors },
+      ackLatencyHistogram: encodeHistogram(this.ackHist),
+      presenceReplies: { ok: this.presenceOk, errors: this.presenceErrors },
+      commitLatencyHistogram: encodeHistogram(this.commitHist),
+      sendBufferPeakBytes: this.sendBufferPeak,
       lagP99Ms: this.health.windowLagP99Ms(),
     };
   }
@@ -394,8 +475,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.openNow++;
     const m = this.meta.get(c);
     if (!m) return;
-    const token = (c as Connection & { token?: string | null }).token ?? null;
-    c.join(m.topic, joinPayload(this.profile, this.plan!.joinConfigOf(c.index), token));
+    c.join(m.topic, joinPayload(this.profile, this.plan!.joinConfigOf(c.index), m.userToken ?? m.token));
   }
 
   onJoined(c: Connection, _topic: string, _response: unknown): void {
@@ -416,44 +496,77 @@ export class GeneratorWorker implements ConnectionHooks {
       this.failed++;
       if (this.joining.delete(c)) this.maybeRampDone();
       if (phase === 'join') c.close(1000, 'join failed');
+      this.maybeReconnect(c);
       return;
     }
     if (phase === 'channel' || phase === 'socket' || phase === 'heartbeat') {
       if (this.endMembership(c)) {
         this.disconnected++;
         this.secDisconnects++;
+        if (phase === 'channel') c.close(1000, 'channel closed');
+        this.maybeReconnect(c);
       }
     }
   }
 
   onClosed(c: Connection, byUs: boolean): void {
-    const m = this.meta.get(c);
-    const wasOpen = c.openedAtMs > 0;
-    if (wasOpen) this.openNow--;
+    if (c.openedAtMs > 0) this.openNow--;
     if (this.joining.delete(c)) {
-      // Closed before the join completed and not counted yet (e.g. closed by us at stop).
-      if (!byUs) this.failed++;
+      // Closed before the join completed and not counted yet.
+      if (!byUs) {
+        this.failed++;
+        this.maybeReconnect(c);
+      }
       this.maybeRampDone();
     }
     if (this.endMembership(c) && !byUs) {
       this.disconnected++;
       this.secDisconnects++;
-    }
-    if (m && this.conns.get(c.index) === c && !byUs) {
-      // Keep the entry for membership reporting; the socket is gone.
+      this.maybeReconnect(c);
     }
   }
 
-  onAck(_c: Connection, ok: boolean, reason: string | null): void {
-    if (ok) this.acksOk++;
-    else {
+  onAck(_c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string): void {
+    if (tag === 'presence') {
+      if (ok) this.presenceOk++;
+      else {
+        this.presenceErrors++;
+        this.countError({ class: 'server', reason: `presence track refused: ${reason}` });
+      }
+      return;
+    }
+    if (ok) {
+      this.acksOk++;
+      recordMs(this.ackHist, latencyMs);
+    } else {
       this.ackErrors++;
       this.countError({ class: 'server', reason: `ack error: ${reason}` });
     }
   }
 
-  onFrame(_c: Connection, _f: Frame): void {
-    // Frames other scenarios consume (presence, postgres_changes, system ok); ignored here.
+  /** Slow path: presence diffs, Postgres Changes and system messages. */
+  onFrame(c: Connection, f: Frame): void {
+    const recvMs = nowMs();
+    switch (f.event) {
+      case EV.presenceDiff:
+        for (const s of readPresenceStamps(f.payload)) this.ledger.record(c.member, s.stream, s.id, s.sentAtMs, recvMs, 0);
+        return;
+      case EV.postgresChanges: {
+        const s = readChangeStamp(f.payload);
+        if (!s) return;
+        this.ledger.record(c.member, s.stream, s.id, s.sentAtMs, recvMs, 0, c.member.subscribedAtMs);
+        if (s.commitMs !== null) recordMs(this.commitHist, recvMs - s.commitMs);
+        return;
+      }
+      case EV.system: {
+        const p = f.payload as { extension?: string; status?: string } | null;
+        if (p?.extension === EV.postgresChanges && p.status === 'ok' && c.member.subscribedAtMs === 0) {
+          c.member.subscribedAtMs = recvMs;
+          this.subscribed++;
+        }
+        return;
+      }
+    }
   }
 
   /** Ends the connection's membership of its topic; true if it was a member. */
@@ -476,5 +589,3 @@ export class GeneratorWorker implements ConnectionHooks {
     }
   }
 }
-
-export { STREAM_STRIDE };

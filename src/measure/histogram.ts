@@ -66,3 +66,33 @@ export function percentilesOf(h: Histogram | null): Percentiles {
 export function emptyPercentiles(): Percentiles {
   return percentilesOf(null);
 }
+
+/**
+ * Counts per bucket for the report's histogram chart: counts[i] holds samples ≤ leMs[i]
+ * (and above the previous bound), the last entry those above the last bound.
+ */
+export function compactHistogram(h: Histogram, leMs: readonly number[]): { le_ms: number[]; counts: number[] } {
+  const counts = new Array<number>(leMs.length + 1).fill(0);
+  if (h.totalCount === 0) return { le_ms: [...leMs], counts };
+  let prev = 0;
+  for (let i = 0; i < leMs.length; i++) {
+    const below = countAtOrBelow(h, leMs[i] * 1000);
+    counts[i] = below - prev;
+    prev = below;
+  }
+  counts[leMs.length] = h.totalCount - prev;
+  return { le_ms: [...leMs], counts };
+}
+
+function countAtOrBelow(h: Histogram, us: number): number {
+  // HdrHistogram has no direct "count at or below"; sum the recorded values' buckets.
+  let n = 0;
+  const it = (h as unknown as { recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } } }).recordedValuesIterator;
+  it.reset();
+  while (it.hasNext()) {
+    const v = it.next();
+    if (v.valueIteratedTo > us) break;
+    n += v.countAtValueIteratedTo;
+  }
+  return n;
+}

@@ -13,6 +13,9 @@
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
 
 export const STREAM_STRIDE = 1_000_000;
+/** Local stream ids carry their traffic kind: kind × KIND_STRIDE + n (broadcast 0, presence 1, changes 2). */
+export const KIND_STRIDE = 100_000;
+export const KIND_COUNT = 3;
 
 export function streamId(step: number, localStream: number): number {
   return step * STREAM_STRIDE + localStream;
@@ -22,6 +25,8 @@ export function streamId(step: number, localStream: number): number {
 export interface MemberState {
   /** Epoch ms the join was confirmed; 0 while not joined. */
   joinedAtMs: number;
+  /** Epoch ms the server confirmed the Postgres Changes subscription; 0 while not subscribed. */
+  subscribedAtMs: number;
   lastStream: number;
   lastSeq: number;
   /** Last seq per further stream, for connections that hear several senders. */
@@ -29,7 +34,7 @@ export interface MemberState {
 }
 
 export function newMemberState(): MemberState {
-  return { joinedAtMs: 0, lastStream: -1, lastSeq: -1, seqByStream: null };
+  return { joinedAtMs: 0, subscribedAtMs: 0, lastStream: -1, lastSeq: -1, seqByStream: null };
 }
 
 class Grow {
@@ -85,12 +90,15 @@ export interface ReceiptsSnapshot {
   unexpected: number;
   stale: number;
   deliveryHistogram: Histogram;
+  /** The same by traffic kind (broadcast, presence, changes). */
+  kindHistograms: Histogram[];
 }
 
 export class ReceiveLedger {
   private streams: Array<StreamReceipts | undefined> = [];
   private base = 0;
   private hist: Histogram = createHistogram();
+  private kindHists: Histogram[] = Array.from({ length: KIND_COUNT }, createHistogram);
   /** Per-second view for the timeline; reset by takeSecond(). */
   private secondHist: Histogram = createHistogram();
   received = 0;
@@ -105,23 +113,25 @@ export class ReceiveLedger {
     this.base = step * STREAM_STRIDE;
     this.streams = [];
     this.hist.reset();
+    for (const h of this.kindHists) h.reset();
     this.received = this.duplicates = this.unexpected = this.stale = 0;
   }
 
   /**
    * One delivery. `sentAtMs` is the scheduled send time from the stamp. A receipt for a
-   * message scheduled before this connection joined is unexpected (not a delivery the
-   * ledger expects), and a seq not above the last one from the same stream is a duplicate
-   * or a reordering, which Phoenix never does for one sender (ordered per sender/receiver).
+   * message scheduled before this connection became a member (`memberSinceMs`: joined, or
+   * subscribed for Postgres Changes) is unexpected (not a delivery the ledger expects), and a
+   * seq not above the last one from the same stream is a duplicate or a reordering, which
+   * Phoenix never does for one sender (ordered per sender/receiver).
    */
-  record(m: MemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number): void {
+  record(m: MemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number, memberSinceMs = m.joinedAtMs): void {
     this.bytesThisSecond += bytes;
     const local = stream - this.base;
     if (local < 0 || local >= STREAM_STRIDE) {
       this.stale++;
       return;
     }
-    if (m.joinedAtMs === 0 || sentAtMs < m.joinedAtMs) {
+    if (memberSinceMs === 0 || sentAtMs < memberSinceMs) {
       this.unexpected++;
       return;
     }
@@ -151,6 +161,8 @@ export class ReceiveLedger {
     const latencyMs = recvMs - sentAtMs;
     recordMs(this.hist, latencyMs);
     recordMs(this.secondHist, latencyMs);
+    const kind = Math.floor((local % STREAM_STRIDE) / KIND_STRIDE);
+    if (kind < KIND_COUNT) recordMs(this.kindHists[kind], latencyMs);
   }
 
   takeSecond(): { received: number; bytes: number; histogram: Histogram } {
@@ -179,6 +191,7 @@ export class ReceiveLedger {
       unexpected: this.unexpected,
       stale: this.stale,
       deliveryHistogram: this.hist,
+      kindHistograms: this.kindHists,
     };
   }
 }

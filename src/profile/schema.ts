@@ -134,6 +134,11 @@ export const targetSchema = z
       .optional()
       .describe('Bearer token for metrics_url. `${ENV_VAR}` expanded. Never printed.')
       .meta(meta({ env: true, secret: 'value' })),
+    database_url: z
+      .string()
+      .optional()
+      .describe('PostgreSQL URL of the server\'s database, for scenarios that insert rows (postgres-changes, mixed) against a server rtcap did not start. `${ENV_VAR}` expanded; the password is never printed.')
+      .meta(meta({ env: true, secret: 'url' })),
     join_timeout: duration.default(10_000).describe('a join without reply after this long counts as failed'),
     heartbeat_interval: duration.default(25_000).describe('heartbeat period (realtime-js: 25 s)'),
   })
@@ -147,6 +152,55 @@ export const stepSchema = z
     join_rate: z.number().positive().optional().describe('joins per second for this step (default load.join_rate)'),
     payload_bytes: positiveInt.optional().describe('payload size for this step (default load.payload_bytes)'),
     label: z.string().optional().describe('name of the step in reports'),
+    rooms: positiveInt.optional().describe('broadcast-private, presence, mixed: number of topics (rooms); connections are spread over them'),
+    members: positiveInt.optional().describe('broadcast-private, presence, mixed: members per room; connections = rooms × members when both are given'),
+    room_send_rate: z.number().nonnegative().optional().describe('broadcast-private, mixed: messages per second per room, spread across its members (replaces send_rate)'),
+    update_share: z.number().min(0).optional().describe('presence, mixed: share of members sending a presence update each second (0.1 = 10 %)'),
+    insert_rate: z.number().nonnegative().optional().describe('postgres-changes, mixed: rows inserted per second'),
+    filtered: z.boolean().optional().describe('postgres-changes: subscribe with a filter on the room (default: no filter)'),
+  })
+  .strict();
+
+export const reconnectSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe('reconnect connections whose join failed or that were dropped'),
+    initial_backoff: duration.default(1_000).describe('wait before the first reconnect'),
+    max_backoff: duration.default(30_000).describe('longest wait between reconnects'),
+    multiplier: z.number().min(1).default(2).describe('backoff growth per attempt'),
+    jitter: z.number().min(0).max(1).default(0.5).describe('share of the backoff randomised (0.5: backoff × [0.5, 1.5)), so rejected clients do not return together'),
+    max_attempts: nonNegInt.default(5).describe('reconnect attempts per connection and step'),
+  })
+  .strict();
+
+export const privateSchema = z
+  .object({
+    topic_prefix: z.string().default('room-').describe('private topics are realtime:<prefix><n> (the built-in server allows room-*, bench*, slow-*)'),
+    role: z.string().default('authenticated').describe('`role` claim of the per-user tokens'),
+    sub_prefix: z.string().default('user-').describe('`sub` claim of connection i is <prefix><i>'),
+    user_token_file: z.string().optional().describe('per-user tokens, one per line, instead of minting them with target.auth.jwt_secret'),
+  })
+  .strict();
+
+export const changesSchema = z
+  .object({
+    schema: z.string().default('public').describe('schema of the table subscribers listen to'),
+    table: z.string().default('bench_messages').describe('table subscribers listen to and the loader inserts into'),
+    event: z.enum(['*', 'INSERT', 'UPDATE', 'DELETE']).default('INSERT').describe('postgres_changes event of the binding'),
+    filter_column: z.string().default('room_id').describe('column of the filter when a step is `filtered` (room_id=eq.<room>)'),
+    insert_sql: z
+      .string()
+      .optional()
+      .describe('the loader\'s INSERT: $1 room id, $2 body ("stream:seq"), $3 scheduled time (epoch ms); default inserts (room_id, body, sent_at) into the table'),
+    claims: z.record(z.string(), z.unknown()).default({ rooms: '*' }).describe('extra claims of the subscribers\' tokens (the built-in bench table shows rooms listed in `rooms`, "*" for all)'),
+  })
+  .strict();
+
+export const analysisSchema = z
+  .object({
+    cpu_safe_pct: z.number().positive().max(100).default(70).describe('server CPU safe line of the capacity table (seed 002: 70 %)'),
+    mem_safe_pct: z.number().positive().max(100).default(85).describe('server memory safe line of the capacity table'),
+    wanted_join_rate_per_s: z.number().positive().optional().describe('join rate to size db_pool for in the configuration advice'),
+    join_headroom: z.number().positive().max(1).default(0.5).describe('share of the measured join ceiling recommended as the red line (seed 002: 60 of 125/s)'),
   })
   .strict();
 
@@ -163,6 +217,7 @@ export const loadSchema = z
     workers: z.union([positiveInt, z.literal('auto')]).default('auto').describe('generator processes; auto: one per 15,000 connections'),
     source_addresses: z.array(z.string()).optional().describe('local addresses to spread connections over; auto on loopback targets'),
     late_threshold: duration.default(5).describe('a send or join this much later than scheduled counts as late'),
+    reconnect: reconnectSchema.optional().describe('reconnect with backoff and jitter after a failed join or a drop (join-rate scenarios)'),
   })
   .strict();
 
@@ -193,6 +248,9 @@ export const profileSchema = z
     generator: generatorLimitsSchema
       .default({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 })
       .describe('limits past which the load generator, not the server, is the bottleneck'),
+    private: privateSchema.default(() => privateSchema.parse({})).describe('private channels (broadcast-private, join-rate): topics and per-user tokens'),
+    changes: changesSchema.default(() => changesSchema.parse({})).describe('Postgres Changes (postgres-changes, mixed): table, binding and loader'),
+    analysis: analysisSchema.default(() => analysisSchema.parse({})).describe('safe lines and targets of the capacity table and configuration advice'),
   })
   .strict();
 
@@ -201,3 +259,4 @@ export type ProfileInput = z.input<typeof profileSchema>;
 export type Step = z.output<typeof stepSchema>;
 export type Target = z.output<typeof targetSchema>;
 export type Load = z.output<typeof loadSchema>;
+export type Reconnect = z.output<typeof reconnectSchema>;

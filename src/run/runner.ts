@@ -24,6 +24,7 @@ import { Progress } from './progress.js';
 import { buildStepResult, type StepWindow } from './step-result.js';
 import { BUILTIN_JWT_SECRET, startBuiltinServer, type BuiltinServer } from './target.js';
 import { Timeline, type SecondRecord } from './timeline.js';
+import { startInserts, type InsertRun } from './inserts.js';
 
 export interface RunOptions {
   profile: Profile;
@@ -43,8 +44,19 @@ export interface RunOptions {
   /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
   signal?: AbortSignal;
   renderSummary?: (r: RunResult) => string;
-  /** Called after each step with the result so far (sweeps decide what comes next). */
+  /** Called after each step with the result so far. */
   onStep?: (r: RunResult) => void;
+  /**
+   * Steps decided at run time (sweeps): after the profile's steps, asked for the next one with
+   * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
+   * generator can be sized up front.
+   */
+  nextStep?: (r: RunResult) => Profile['load']['steps'][number] | null;
+  maxConnections?: number;
+  /** Steps already done (a resumed sweep): kept in the result, not run again. */
+  previousSteps?: RunResult['steps'];
+  /** Suffix of the result's run id and directory (e.g. a sweep's). */
+  runId?: string;
 }
 
 export interface RunOutcome {
@@ -76,9 +88,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const { profile, log } = opts;
   const scenario = getScenario(profile.scenario);
   const plans: StepPlan[] = profile.load.steps.map((_, i) => scenario.plan(profile, i));
-  const maxConnections = Math.max(...plans.map((p) => p.connections));
+  const maxConnections = Math.max(opts.maxConnections ?? 0, ...plans.map((p) => p.connections));
+  const stepsLabel = opts.nextStep ? 'steps decided as it goes' : `${plans.length} step${plans.length === 1 ? '' : 's'}`;
   const startedAt = new Date();
-  const runId = makeRunId(profile.name, startedAt);
+  const runId = opts.runId ?? makeRunId(profile.name, startedAt);
   const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
   const serverCpus = opts.serverCpus ?? null;
   const generatorCpus = opts.generatorCpus ?? null;
@@ -112,7 +125,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       host: { cores: os.cpus().length, memory_mb: Math.round(os.totalmem() / 1048576), node: process.version, platform: `${os.platform()} ${os.release()}` },
     },
     slo: profile.slo,
-    steps: [],
+    steps: [...(opts.previousSteps ?? [])],
   };
   const save = () => {
     result.status = status;
@@ -183,6 +196,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       role: auth?.role ?? 'anon',
       ttlMs: auth?.token_ttl ?? 3_600_000,
       tokenFile: auth?.token_file,
+      userTokenFile: profile.private.user_token_file,
       apikeyIn: auth?.apikey_in ?? 'query',
     };
     const socketUrl = buildSocketUrl(targetUrl, { vsn: profile.target.vsn, params: profile.target.params });
@@ -211,7 +225,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         `ephemeral ports ${limits.portRange ? `${limits.portRange[0]}–${limits.portRange[1]} (${limits.ephemeralPorts} per source address)` : 'unknown'}, ` +
         `source addresses ${gen.sourceAddresses.length ? gen.sourceAddresses.join(', ') : 'kernel default'}`,
     );
-    log(`target: ${redact(socketUrl)} · ${profile.scenario} · ${plans.length} step${plans.length === 1 ? '' : 's'} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`);
+    log(`target: ${redact(socketUrl)} · ${profile.scenario} · ${stepsLabel} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`);
     for (const w of gen.warnings) log(`warning: ${w}`);
     if (generatorCpus) pin(process.pid, generatorCpus);
     save();
@@ -235,7 +249,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       for (const wkr of rec.workers) for (const [k, v] of Object.entries(wkr.errorReasons)) stepErrors.set(k, (stepErrors.get(k) ?? 0) + v);
       stepJoinedPeak = Math.max(stepJoinedPeak, rec.point.joined);
       progress.update(rec.point, {
-        steps: plans.length,
+        steps: opts.nextStep ? 0 : plans.length,
         target: plans[ctx.step]?.connections ?? 0,
         elapsedInPhaseS: (nowMs() - ctx.phaseStartMs) / 1000,
         phaseLengthS: ctx.phaseLengthS,
@@ -268,9 +282,18 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     );
 
     // ---- steps
+    const dbConnectionString = server?.databaseConnectionString ?? profile.target.database_url ?? null;
     let current = 0;
-    for (const plan of plans) {
-      const i = plan.step;
+    for (let i = 0; ; i++) {
+      if (i >= profile.load.steps.length) {
+        const spec = opts.nextStep?.(result) ?? null;
+        if (!spec) break;
+        profile.load.steps.push(spec);
+        pool.broadcast({ type: 'step', index: i, spec });
+      }
+      const plan = (plans[i] ??= scenario.plan(profile, i));
+      let inserts: InsertRun | null = null;
+      let insertResult: Awaited<InsertRun['done']> | null = null;
       ctx.step = i;
       stepErrors.clear();
       stepJoinedPeak = 0;
@@ -284,7 +307,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       let complete = false;
       try {
         setPhase('ramp', plan.connections > current ? (plan.connections - current) / plan.joinRatePerS : null);
-        log(`step ${i + 1}/${plans.length}: ${plan.label} — ramp ${current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
+        log(`step ${i + 1}${opts.nextStep ? '' : `/${plans.length}`}: ${plan.label} — ramp ${current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
         if (plan.connections > current) {
           w.rampStart = nowMs() + 50;
           // Bounded: every connection either joins, fails, or times out after join_timeout.
@@ -303,9 +326,14 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         setPhase('steady', plan.durationMs / 1000);
         w.steadyStart = nowMs() + 100;
         w.steadyEnd = w.steadyStart + plan.durationMs;
+        if (plan.inserts && plan.inserts.count > 0) {
+          if (!dbConnectionString) throw new Abort('aborted', `scenario ${profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
+          inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: dbConnectionString, lateThresholdMs: profile.load.late_threshold });
+        }
         const sendsDone = pool.send(i, w.steadyStart);
         await sleep(w.steadyEnd - nowMs());
         await race(Promise.race([sendsDone, timeoutAfter(plan.durationMs + 5000, 'senders did not finish')]));
+        if (inserts) insertResult = await race(Promise.race([inserts.done, timeoutAfter(plan.durationMs + 15_000, 'database inserts did not finish')]));
         setPhase('drain', profile.load.drain / 1000);
         await drain(timeline, w.steadyEnd, profile.load.settle, profile.load.drain, sleep);
         w.drainEnd = nowMs();
@@ -321,6 +349,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         w.drainEnd = nowMs();
         // Keep what the workers have, if they still answer.
         collected = await Promise.race([pool.collect(i), new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+        if (inserts && !insertResult) {
+          inserts.stop();
+          insertResult = await Promise.race([inserts.done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+        }
       }
       timeline.flush();
       if (collected) {
@@ -328,6 +360,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
           profile,
           plan,
           collected,
+          inserts: insertResult?.sends ?? [],
+          insertStats: insertResult?.stats ?? null,
           window: w,
           steadySeconds: timeline.between(w.steadyStart, w.steadyEnd),
           stepSeconds: timeline.between(w.rampStart, w.drainEnd + 1000),

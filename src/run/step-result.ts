@@ -1,15 +1,17 @@
 /**
- * Builds a StepResult from what the generator processes collected, the per-second timeline
- * and the server samples of the step's windows. Every figure is measured; missing ones are
- * null (DESIGN.md).
+ * Builds a StepResult from what the generator processes collected (and the coordinator's own
+ * inserts), the per-second timeline and the server samples of the step's windows. Every
+ * figure is measured; missing ones are null (DESIGN.md). The headline figures are those of
+ * the step's primary traffic kind; a step carrying several kinds has each in extra.kinds.
  */
-import { aggregateMessages, type StreamInfo } from '../measure/aggregate.js';
-import { createHistogram, decodeHistogram, percentilesOf } from '../measure/histogram.js';
+import { aggregateMessages, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../measure/aggregate.js';
+import { compactHistogram, createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
 import { Membership, type MemberInterval } from '../measure/membership.js';
 import type { StepCollected } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
-import type { ErrorClass, StepResult } from '../report/result.js';
-import type { StepPlan } from '../scenarios/types.js';
+import { HISTOGRAM_LE_MS, type ErrorClass, type Percentiles, type StepResult } from '../report/result.js';
+import { kindOfStream, TRAFFIC_KINDS, type StepPlan, type TrafficKind } from '../scenarios/types.js';
+import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';
 import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
@@ -30,10 +32,42 @@ const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
 /** Sends made no later than this after the window count toward the offered load. */
 const OFFERED_GRACE_MS = 1000;
 
+export interface KindFigures {
+  figures: MessageFigures;
+  /** Every receipt's latency for this kind. */
+  deliveryHistogram: Histogram;
+}
+
+/** What a scenario may read to fill its StepResult.extra. */
+export interface StepContext {
+  profile: Profile;
+  plan: StepPlan;
+  collected: StepCollected[];
+  window: StepWindow;
+  kinds: Partial<Record<TrafficKind, KindFigures>>;
+  steadySeconds: SecondRecord[];
+  stepSeconds: SecondRecord[];
+  /** Merged across processes. */
+  ackLatency: Histogram;
+  commitLatency: Histogram;
+  insertStats: InsertStats | null;
+}
+
+export interface InsertStats {
+  scheduled: number;
+  sent: number;
+  failed: number;
+  late: number;
+  errors: Record<string, number>;
+}
+
 export function buildStepResult(args: {
   profile: Profile;
   plan: StepPlan;
   collected: StepCollected[];
+  /** Rows the coordinator inserted (Postgres Changes). */
+  inserts: SendRecord[];
+  insertStats: InsertStats | null;
   window: StepWindow;
   steadySeconds: SecondRecord[];
   stepSeconds: SecondRecord[];
@@ -44,46 +78,63 @@ export function buildStepResult(args: {
 }): StepResult {
   const { profile, plan, collected, window: w } = args;
 
-  // Membership by topic across processes.
-  const byTopic = new Map<string, MemberInterval[]>();
+  // Memberships by key (topic, or changes:<group>) across processes.
+  const byKey = new Map<string, MemberInterval[]>();
   for (const c of collected) {
-    for (const [topic, list] of Object.entries(c.membership)) {
-      const all = byTopic.get(topic);
+    for (const [key, list] of Object.entries(c.membership)) {
+      const all = byKey.get(key);
       if (all) all.push(...list);
-      else byTopic.set(topic, [...list]);
+      else byKey.set(key, [...list]);
     }
   }
   const memberships = new Map<string, Membership>();
-  const membershipOf = (topic: string) => {
-    let m = memberships.get(topic);
-    if (!m) memberships.set(topic, (m = new Membership(byTopic.get(topic) ?? [])));
+  const membershipOf = (key: string) => {
+    let m = memberships.get(key);
+    if (!m) memberships.set(key, (m = new Membership(byKey.get(key) ?? [])));
     return m;
   };
-  const info = (stream: number): StreamInfo => ({ membership: membershipOf(plan.streamTopic(stream)), self: plan.self });
-  const figures = aggregateMessages(
-    collected.flatMap((c) => c.sends),
-    collected.map((c) => c.receipts.streams),
-    info,
-  );
+  const info = (stream: number): StreamInfo => {
+    const s = plan.streamInfo(stream);
+    return { membership: membershipOf(s.key), self: !s.excludeSender };
+  };
+
+  const allSends: SendRecord[] = [...collected.flatMap((c) => c.sends), ...args.inserts];
+  const kinds: Partial<Record<TrafficKind, KindFigures>> = {};
+  for (const [ki, kind] of TRAFFIC_KINDS.entries()) {
+    const sends = allSends.filter((s) => kindOfStream(s.stream) === kind);
+    if (sends.length === 0 && plan.primaryKind !== kind) continue;
+    const receipts: ReceiptRecord[][] = collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
+    const deliveryHistogram = createHistogram();
+    for (const c of collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
+    kinds[kind] = { figures: aggregateMessages(sends, receipts, info), deliveryHistogram };
+  }
+  const primary = kinds[plan.primaryKind] ?? { figures: aggregateMessages([], [], info), deliveryHistogram: createHistogram() };
+  const figures = primary.figures;
 
   const sum = (f: (c: StepCollected) => number) => collected.reduce((a, c) => a + f(c), 0);
-  const scheduled = sum((c) => c.sendStats.scheduled);
+  const isPrimary = (stream: number) => kindOfStream(stream) === plan.primaryKind;
+  const scheduled = plan.primaryKind === 'changes' ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled);
   const duplicates = sum((c) => c.receipts.duplicates);
   const unexpected = sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess;
 
   // Offered load is what the generator attempted on time: a send that failed because the
   // server had closed the socket was offered all the same (and is counted as send_failed).
-  let sentInWindow = 0;
-  for (const c of collected) for (const s of c.sends) for (const a of s.actual) if (Number.isNaN(a) || a <= w.steadyEnd + OFFERED_GRACE_MS) sentInWindow++;
+  let offeredInWindow = 0;
+  for (const s of allSends) {
+    if (!isPrimary(s.stream)) continue;
+    for (const a of s.actual) if (Number.isNaN(a) || a <= w.steadyEnd + OFFERED_GRACE_MS) offeredInWindow++;
+  }
   const scheduledJoins = sum((c) => c.connections.scheduledJoins);
   const lateJoins = sum((c) => c.connections.lateJoins);
-  const offeredRatio = scheduled > 0 ? sentInWindow / scheduled : scheduledJoins > 0 ? (scheduledJoins - lateJoins) / scheduledJoins : null;
+  const offeredRatio = scheduled > 0 ? offeredInWindow / scheduled : scheduledJoins > 0 ? (scheduledJoins - lateJoins) / scheduledJoins : null;
 
-  const deliveryHist = createHistogram();
   const joinHist = createHistogram();
+  const ackHist = createHistogram();
+  const commitHist = createHistogram();
   for (const c of collected) {
-    deliveryHist.add(decodeHistogram(c.receipts.deliveryHistogram));
     joinHist.add(decodeHistogram(c.joinLatencyHistogram));
+    if (c.ackLatencyHistogram) ackHist.add(decodeHistogram(c.ackLatencyHistogram));
+    if (c.commitLatencyHistogram) commitHist.add(decodeHistogram(c.commitLatencyHistogram));
   }
 
   const errors: Record<string, number> = {};
@@ -91,6 +142,10 @@ export function buildStepResult(args: {
   for (const c of collected) {
     for (const [k, v] of Object.entries(c.errors)) errors[k] = (errors[k] ?? 0) + v;
     for (const k of Object.keys(errorClasses) as ErrorClass[]) errorClasses[k] += c.errorClasses[k];
+  }
+  for (const [k, v] of Object.entries(args.insertStats?.errors ?? {})) {
+    errors[k] = (errors[k] ?? 0) + v;
+    errorClasses.server += v;
   }
 
   const steadyS = Math.max(0.001, (w.steadyEnd - w.steadyStart) / 1000);
@@ -101,7 +156,10 @@ export function buildStepResult(args: {
 
   // Members during the measurement: joined by the start of the steady window and not gone.
   let membersAtSteady = 0;
-  for (const list of byTopic.values()) for (const i of list) if (i.joinedAtMs <= w.steadyStart && i.leftAtMs > w.steadyStart) membersAtSteady++;
+  for (const [key, list] of byKey) {
+    if (key.startsWith('changes:')) continue;
+    for (const i of list) if (i.joinedAtMs <= w.steadyStart && i.leftAtMs > w.steadyStart) membersAtSteady++;
+  }
   const firstSteady = args.steadySeconds[0]?.point;
 
   const samples = args.serverSamples.filter((s) => s.t > w.steadyStart && s.t <= w.steadyEnd + 1000);
@@ -155,6 +213,35 @@ export function buildStepResult(args: {
   const reasons = [...decision.reasons];
   if (!args.complete) reasons.unshift('step cut short: figures cover only what ran');
 
+  const ctx: StepContext = {
+    profile,
+    plan,
+    collected,
+    window: w,
+    kinds,
+    steadySeconds: args.steadySeconds,
+    stepSeconds: args.stepSeconds,
+    ackLatency: ackHist,
+    commitLatency: commitHist,
+    insertStats: args.insertStats,
+  };
+  const kindCount = Object.keys(kinds).length;
+  const extra: Record<string, unknown> = {
+    joined_in_step: joinedInStep,
+    members_at_end: sum((c) => c.connections.joinedAtEnd),
+    reconnects: sum((c) => c.connections.reconnects),
+    unsent_sends: sum((c) => c.sendStats.unsent),
+    messages_never_received: figures.messagesUnseen,
+    stale_receipts: sum((c) => c.receipts.stale),
+    ack_errors: sum((c) => c.acks.errors),
+    ack_latency_ms: ackHist.totalCount ? pick(percentilesOf(ackHist)) : null,
+    send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
+    offered_sends_in_window: offeredInWindow,
+    drain_ms: Math.round(w.drainEnd - w.steadyEnd),
+    ...(kindCount > 1 ? { kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, kindSummary(v!, steadyS)])) } : {}),
+    ...(getScenario(profile.scenario).extra?.(ctx) ?? {}),
+  };
+
   const delivered60 = args.stepSeconds.map((s) => s.point.delivered_per_s_60s);
   return {
     index: plan.step + 1,
@@ -177,7 +264,7 @@ export function buildStepResult(args: {
       scheduled,
       sent: figures.sent,
       send_failed: figures.sendFailed,
-      late: sum((c) => c.sendStats.late),
+      late: plan.primaryKind === 'changes' ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
       expected: figures.expected,
       received: figures.received,
       duplicates,
@@ -188,11 +275,12 @@ export function buildStepResult(args: {
     delivery_rate: deliveryRate === null ? null : Math.round(deliveryRate * 1e6) / 1e6,
     latency_ms: latency,
     latency_from_actual_send_ms: percentilesOf(figures.firstLatencyFromActual),
-    delivery_latency_ms: percentilesOf(deliveryHist),
+    delivery_latency_ms: percentilesOf(primary.deliveryHistogram),
     fanout_span_ms: percentilesOf(figures.fanoutSpan),
+    latency_histogram_ms: compactHistogram(figures.firstLatency, HISTOGRAM_LE_MS),
     rates: {
       sent_per_s: r1(figures.sent / steadyS),
-      delivered_per_s: steadyDelivered.length ? r1(mean(steadyDelivered)!) : r1(figures.received / steadyS),
+      delivered_per_s: plan.primaryKind === 'broadcast' && steadyDelivered.length ? r1(mean(steadyDelivered)!) : r1(figures.received / steadyS),
       joins_per_s: joinedInStep > 0 ? r1(joinedInStep / rampS) : null,
       delivered_per_s_60s_max: max(delivered60),
       egress_mib_per_s: steadyBytes.length ? r3(mean(steadyBytes)! / 1048576) : null,
@@ -209,15 +297,24 @@ export function buildStepResult(args: {
     generator,
     errors,
     error_classes: errorClasses,
-    extra: {
-      joined_in_step: joinedInStep,
-      members_at_end: sum((c) => c.connections.joinedAtEnd),
-      unsent_sends: sum((c) => c.sendStats.unsent),
-      messages_never_received: figures.messagesUnseen,
-      stale_receipts: sum((c) => c.receipts.stale),
-      ack_errors: sum((c) => c.acks.errors),
-      offered_sends_in_window: sentInWindow,
-      drain_ms: Math.round(w.drainEnd - w.steadyEnd),
-    },
+    extra,
+  };
+}
+
+function pick(p: Percentiles): { p50: number | null; p95: number | null; p99: number | null } {
+  return { p50: p.p50, p95: p.p95, p99: p.p99 };
+}
+
+function kindSummary(k: KindFigures, steadyS: number) {
+  const f = k.figures;
+  return {
+    sent: f.sent,
+    expected: f.expected,
+    received: f.received,
+    lost: f.lost,
+    delivery_rate: f.expected > 0 ? Math.round((f.received / f.expected) * 1e6) / 1e6 : null,
+    delivered_per_s: r1(f.received / steadyS),
+    latency_ms: pick(percentilesOf(f.firstLatency)),
+    delivery_latency_ms: pick(percentilesOf(k.deliveryHistogram)),
   };
 }

@@ -3,7 +3,9 @@
  * target.url, waits for its one-line JSON ready message, and stops it at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
@@ -12,7 +14,10 @@ export interface BuiltinServer {
   url: string;
   pid: number;
   workers: number;
+  /** Redacted, for logs and reports. */
   database: string | null;
+  /** Unredacted connection string for rtcap's own loaders (Postgres Changes inserts); never logged. */
+  databaseConnectionString: string | null;
   stop(): Promise<void>;
   /** Resolves if the server process exits before stop() is called. */
   exited: Promise<string>;
@@ -35,6 +40,8 @@ export async function startBuiltinServer(opts: {
     args.push('--config', opts.configPath);
   }
   if (!opts.database) args.push('--no-database');
+  const urlFile = join(mkdtempSync(join(tmpdir(), 'rtcap-db-')), 'url');
+  if (opts.database) args.push('--database-url-file', urlFile);
   const log = createWriteStream(opts.logPath, { flags: 'a' });
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
@@ -73,8 +80,16 @@ export async function startBuiltinServer(opts: {
       reject(new Error(`built-in server exited before it was ready (${signal ?? `code ${code}`}): ${tail.slice(-3).join(' | ') || 'no output'} (log: ${opts.logPath})`));
     });
   });
+  let databaseConnectionString: string | null = null;
+  try {
+    databaseConnectionString = readFileSync(urlFile, 'utf8').trim() || null;
+    rmSync(dirname(urlFile), { recursive: true, force: true });
+  } catch {
+    /* no database */
+  }
   return {
     url: ready.url,
+    databaseConnectionString,
     pid: child.pid!,
     workers: ready.workers ?? opts.workers,
     database: ready.database ?? null,

@@ -4,7 +4,8 @@
  * deliveries/s = send rate × receivers (§1.2, CPU).
  */
 import type { Profile } from '../profile/schema.js';
-import type { Scenario, StepPlan } from './types.js';
+import { countAt, reconnectPolicy } from './common.js';
+import { kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
@@ -14,29 +15,32 @@ export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
   const joinRatePerS = s.join_rate ?? profile.load.join_rate;
   const payloadBytes = s.payload_bytes ?? profile.load.payload_bytes;
   const topic = profile.target.topic;
-  const messageCount = connections > 0 ? Math.floor((sendRatePerS * durationMs) / 1000) : 0;
+  const count = connections > 0 ? countAt(sendRatePerS, durationMs) : 0;
+  const receivers = Math.max(0, profile.load.self ? connections : connections - 1);
+  const stream = kindStream('broadcast', 0);
   return {
     step,
     label: s.label ?? `${connections} conns × ${sendRatePerS} msg/s`,
     connections,
     joinRatePerS,
-    sendRatePerS,
     durationMs,
     payloadBytes,
-    messageCount,
     topicOf: () => topic,
     joinConfigOf: () => ({ private: false }),
-    senderOf: (k) => ({ conn: 0, stream: 0, seq: k }),
-    streamTopic: () => topic,
-    self: profile.load.self,
+    broadcasts: { ratePerS: sendRatePerS, count, senderOf: (k) => ({ conn: 0, stream, seq: k }) },
+    presence: null,
+    inserts: null,
+    streamInfo: () => ({ key: topic, excludeSender: !profile.load.self }),
+    primaryKind: 'broadcast',
+    reconnect: reconnectPolicy(profile),
     params: {
       connections,
       send_rate: sendRatePerS,
       duration_s: durationMs / 1000,
       join_rate: joinRatePerS,
       payload_bytes: payloadBytes,
-      receivers: Math.max(0, profile.load.self ? connections : connections - 1),
-      deliveries_per_s_target: sendRatePerS * Math.max(0, profile.load.self ? connections : connections - 1),
+      receivers,
+      deliveries_per_s_target: sendRatePerS * receivers,
     },
   };
 }

@@ -1,39 +1,68 @@
 /**
  * A scenario turns a profile step into a plan every generator process can rebuild by
- * itself (deterministic, no I/O): which topic each connection joins with what payload, and
- * which connection sends message k of the step.
+ * itself (deterministic, no I/O): which topic each connection joins with what config, and
+ * what traffic the step carries — broadcasts and presence updates sent by connections the
+ * workers hold, database inserts made by the coordinator — and who is expected to receive it.
+ *
+ * Every measured message belongs to a stream (one sender or loader, one membership) and has
+ * a sequence number in it. Local stream ids encode the traffic kind: kind × KIND_STRIDE + n.
  */
 import type { Profile } from '../profile/schema.js';
 import type { StepResult } from '../report/result.js';
+import { KIND_STRIDE } from '../measure/ledger.js';
+import type { StepContext } from '../run/step-result.js';
+
+export type TrafficKind = 'broadcast' | 'presence' | 'changes';
+export const TRAFFIC_KINDS: readonly TrafficKind[] = ['broadcast', 'presence', 'changes'];
+export { KIND_STRIDE };
+
+export function kindStream(kind: TrafficKind, n: number): number {
+  return TRAFFIC_KINDS.indexOf(kind) * KIND_STRIDE + n;
+}
+
+export function kindOfStream(localStream: number): TrafficKind {
+  return TRAFFIC_KINDS[Math.floor(localStream / KIND_STRIDE)] ?? 'broadcast';
+}
 
 export interface Sender {
   /** Global connection index that sends this message. */
   conn: number;
-  /** Stream local to the step: one per sender and topic. */
+  /** Local stream id (see kindStream). */
   stream: number;
   /** Sequence number within the stream. */
   seq: number;
 }
 
-export interface StepPlan {
-  step: number;
-  label: string;
-  /** Connections held during this step (senders included). */
-  connections: number;
-  joinRatePerS: number;
-  sendRatePerS: number;
-  durationMs: number;
-  payloadBytes: number;
-  /** Messages scheduled in the steady window. */
-  messageCount: number;
-  topicOf(conn: number): string;
-  /** Channel options of the join (Supabase config) for connection `conn`. */
-  joinConfigOf(conn: number): JoinConfig;
+/** Messages sent by connections on the open-model schedule: message k is due at start + k / rate. */
+export interface ConnectionTraffic {
+  ratePerS: number;
+  count: number;
   senderOf(k: number): Sender;
-  streamTopic(stream: number): string;
-  /** Does a sender receive its own messages. */
-  self: boolean;
-  params: StepResult['params'];
+}
+
+/** Rows the coordinator inserts (Postgres Changes): row k due at start + k / rate. */
+export interface InsertTraffic {
+  ratePerS: number;
+  count: number;
+  /** `$1` room id, `$2` body ("stream:seq", how receivers find the message), `$3` scheduled time (epoch ms). */
+  sql: string;
+  rowOf(k: number): { stream: number; seq: number; roomId: number };
+}
+
+export interface StreamInfo {
+  /** Membership that receives this stream: a topic, or "changes:<group>" for Postgres Changes subscribers. */
+  key: string;
+  /** The sender is a member but does not receive its own messages (broadcast without self; presence). */
+  excludeSender: boolean;
+}
+
+export interface ReconnectPolicy {
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  multiplier: number;
+  /** Share of the backoff randomised: 0.5 → backoff × [0.5, 1.5). */
+  jitter: number;
+  maxAttempts: number;
 }
 
 export interface JoinConfig {
@@ -43,10 +72,37 @@ export interface JoinConfig {
   postgresChanges?: Array<{ event: string; schema: string; table: string; filter?: string }>;
 }
 
+export interface StepPlan {
+  step: number;
+  label: string;
+  /** Connections held during this step (senders included). */
+  connections: number;
+  joinRatePerS: number;
+  durationMs: number;
+  payloadBytes: number;
+  topicOf(conn: number): string;
+  /** Channel options of the join (Supabase config) for connection `conn`. */
+  joinConfigOf(conn: number): JoinConfig;
+  /** Claims of a per-connection access_token (private channels, RLS); null or absent: the socket's token. */
+  userClaimsOf?(conn: number): Record<string, unknown> | null;
+  /** Membership key of a connection's Postgres Changes subscription, when it has one. */
+  changesKeyOf?(conn: number): string | null;
+  broadcasts: ConnectionTraffic | null;
+  presence: ConnectionTraffic | null;
+  inserts: InsertTraffic | null;
+  streamInfo(localStream: number): StreamInfo;
+  /** The kind the step's headline figures (delivery, latency) are about. */
+  primaryKind: TrafficKind;
+  reconnect: ReconnectPolicy | null;
+  params: StepResult['params'];
+}
+
 export interface Scenario {
   name: string;
   /** The seed-002 section this scenario regenerates. */
   seedSection: string;
   describe: string;
   plan(profile: Profile, step: number): StepPlan;
+  /** The scenario's figures for StepResult.extra (src/report/extra.ts), from the step's context. */
+  extra?(ctx: StepContext): Record<string, unknown>;
 }

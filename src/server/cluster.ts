@@ -305,7 +305,7 @@ export async function startCluster(opts: ServerOptions & { workers: number }): P
     if (ownsDb && db) await db.stop().catch((e) => log(`database stop failed: ${(e as Error).message}`));
   };
 
-  return { port, host, url: `ws://${host}:${port}${SOCKET_PATH}`, databaseUrl: db?.url ?? null, workers: opts.workers, close };
+  return { port, host, url: `ws://${host}:${port}${SOCKET_PATH}`, databaseUrl: db?.url ?? null, databaseConnectionString: db?.connectionString() ?? null, workers: opts.workers, close };
 }
 
 // ====================================================================== worker
@@ -328,6 +328,11 @@ class RemoteDb implements ServerDb {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.post({ t: 'db', id, method, args });
     });
+  }
+
+  connectionString(): string {
+    // Only the primary hands the unredacted URL out (rtcap serve --database-url-file).
+    return this.url;
   }
 
   reply(m: Extract<ToWorker, { t: 'dbReply' }>): void {

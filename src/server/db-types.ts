@@ -43,6 +43,8 @@ export interface DbStats {
 export interface ServerDb {
   /** Password-redacted. */
   url: string;
+  /** Unredacted, for rtcap's own loaders; never logged. */
+  connectionString(): string;
   authorizeRead(ctx: AuthContext, opts: { presence: boolean }): Promise<{ broadcast: boolean; presence: boolean }>;
   authorizeWrite(ctx: AuthContext, extension: 'broadcast' | 'presence'): Promise<boolean>;
   subscribe(sub: SubscriptionRequest): Promise<void>;

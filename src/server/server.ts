@@ -32,6 +32,8 @@ export interface RunningServer {
   url: string;
   /** Password-redacted database URL, or null when running without one. */
   databaseUrl: string | null;
+  /** The unredacted connection string, for rtcap's own loaders; never logged. */
+  databaseConnectionString: string | null;
   close(): Promise<void>;
 }
 
@@ -254,6 +256,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     host,
     url: `ws://${host}:${port}${SOCKET_PATH}`,
     databaseUrl: server.db?.url ?? null,
+    databaseConnectionString: server.db?.connectionString() ?? null,
     close: () => server.close(),
   };
 }

@@ -1,0 +1,100 @@
+/**
+ * The coordinator's database loader (Postgres Changes, seed 002 §6): inserts rows at a fixed
+ * rate on the open-model schedule through a small pg pool, each row carrying its stream and
+ * sequence ("stream:seq" in `body`) and its scheduled time (`sent_at`), so receivers can match
+ * and time it. Failed inserts are counted, never counted as sent.
+ */
+import pg from 'pg';
+import { nowMs } from '../measure/clock.js';
+import { streamId } from '../measure/ledger.js';
+import { OpenSchedule } from '../load/schedule.js';
+import { changeBody } from '../load/traffic.js';
+import type { SendRecord } from '../measure/aggregate.js';
+import type { InsertTraffic } from '../scenarios/types.js';
+import { redact } from '../client/url.js';
+import type { InsertStats } from './step-result.js';
+
+export interface InsertRun {
+  done: Promise<{ sends: SendRecord[]; stats: InsertStats }>;
+  /** Stops scheduling; rows in flight finish. */
+  stop(): void;
+}
+
+export function startInserts(opts: {
+  traffic: InsertTraffic;
+  step: number;
+  startMs: number;
+  durationMs: number;
+  connectionString: string;
+  lateThresholdMs: number;
+  poolSize?: number;
+}): InsertRun {
+  const { traffic, step } = opts;
+  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize ?? 4, connectionTimeoutMillis: 10_000 });
+  pool.on('error', () => undefined);
+  const byStream = new Map<number, { sched: number[]; actual: number[] }>();
+  const stats: InsertStats = { scheduled: 0, sent: 0, failed: 0, late: 0, errors: {} };
+  const inflight = new Set<Promise<void>>();
+  const schedule = new OpenSchedule(opts.startMs, traffic.ratePerS);
+  const giveUpAtMs = opts.startMs + 2 * opts.durationMs + 1000;
+  let stopped = false;
+  let k = 0;
+
+  const record = (stream: number, seq: number, sched: number, actual: number) => {
+    let s = byStream.get(stream);
+    if (!s) byStream.set(stream, (s = { sched: [], actual: [] }));
+    s.sched[seq] = sched;
+    s.actual[seq] = actual;
+  };
+
+  const done = new Promise<{ sends: SendRecord[]; stats: InsertStats }>((resolve) => {
+    const finish = async () => {
+      await Promise.allSettled([...inflight]);
+      await pool.end().catch(() => undefined);
+      const sends: SendRecord[] = [...byStream].map(([stream, s]) => ({
+        stream,
+        sched: Float64Array.from(s.sched, (v) => v ?? 0),
+        actual: Float64Array.from(s.actual, (v) => (v === undefined ? NaN : v)),
+      }));
+      resolve({ sends, stats });
+    };
+    const tick = () => {
+      const now = nowMs();
+      while (!stopped && k < traffic.count) {
+        const due = schedule.timeOf(k);
+        if (due > now) break;
+        const row = traffic.rowOf(k);
+        stats.scheduled++;
+        if (now - due > opts.lateThresholdMs) stats.late++;
+        const body = changeBody(streamId(step, row.stream), row.seq);
+        const p = pool
+          .query(traffic.sql, [row.roomId, body, due])
+          .then(
+            () => {
+              stats.sent++;
+              record(row.stream, row.seq, due, now);
+            },
+            (e: Error) => {
+              stats.failed++;
+              const reason = `insert failed: ${redact(e.message)}`;
+              stats.errors[reason] = (stats.errors[reason] ?? 0) + 1;
+              record(row.stream, row.seq, due, NaN);
+            },
+          )
+          .finally(() => inflight.delete(p));
+        inflight.add(p);
+        k++;
+        if (now > giveUpAtMs) stopped = true;
+      }
+      if (!stopped && k < traffic.count) setTimeout(tick, Math.max(0, schedule.timeOf(k) - nowMs()));
+      else void finish();
+    };
+    setTimeout(tick, Math.max(0, opts.startMs - nowMs()));
+  });
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
