@@ -51,8 +51,11 @@ async function main() {
   }
   const total = Math.floor(rate * durationS);
   const start = now() + 200;
-  startCpu.v = process.cpuUsage();
-  const wallStart = now();
+  let wallStart = now();
+  setTimeout(() => {
+    startCpu.v = process.cpuUsage();
+    wallStart = now();
+  }, 200);
   let k = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -67,14 +70,15 @@ async function main() {
     };
     setTimeout(tick, 200);
   });
+  // CPU over the send window only, as rtcap reports its own (the steady state).
+  const cpu = process.cpuUsage(startCpu.v);
+  const wallS = (now() - wallStart) / 1000;
   // Drain: stop when a second passes without a receipt, at most 10 s.
   let last = -1;
   for (let i = 0; i < 50 && received !== last; i++) {
     last = received;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const cpu = process.cpuUsage(startCpu.v);
-  const wallS = (now() - wallStart) / 1000;
   latencySamples = latencySamples.sort((a, b) => a - b);
   const pct = (p: number) => (latencySamples.length ? latencySamples[Math.min(latencySamples.length - 1, Math.floor((p / 100) * latencySamples.length))] : null);
   const expected = total * (connections - 1);

@@ -28,7 +28,9 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   async start(init: (worker: number) => Extract<ToWorker, { type: 'init' }>): Promise<void> {
     const entry = distEntry('load/worker-main.js');
     for (let w = 0; w < this.size; w++) {
-      const child = fork(entry, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator processes.
+      const execArgv = process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? [];
+      const child = fork(entry, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
       if (this.cpus && child.pid) pin(child.pid, this.cpus);
       child.on('message', (m: FromWorker) => this.onMessage(m));
       child.on('exit', (code, signal) => {

@@ -159,10 +159,15 @@ export class ReceiveLedger {
     this.received++;
     this.receivedThisSecond++;
     const latencyMs = recvMs - sentAtMs;
-    recordMs(this.hist, latencyMs);
+    // One record per histogram that needs it: the step's total is the sum of the kinds'.
     recordMs(this.secondHist, latencyMs);
-    const kind = Math.floor((local % STREAM_STRIDE) / KIND_STRIDE);
-    if (kind < KIND_COUNT) recordMs(this.kindHists[kind], latencyMs);
+    recordMs(this.kindHists[Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE))], latencyMs);
+  }
+
+  private mergedKinds(): Histogram {
+    this.hist.reset();
+    for (const h of this.kindHists) this.hist.add(h);
+    return this.hist;
   }
 
   takeSecond(): { received: number; bytes: number; histogram: Histogram } {
@@ -190,7 +195,7 @@ export class ReceiveLedger {
       duplicates: this.duplicates,
       unexpected: this.unexpected,
       stale: this.stale,
-      deliveryHistogram: this.hist,
+      deliveryHistogram: this.mergedKinds(),
       kindHistograms: this.kindHists,
     };
   }
