@@ -149,7 +149,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const onSignal = () => abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
   opts.signal?.addEventListener('abort', onSignal, { once: true });
   const race = <T>(p: Promise<T>) => Promise.race([p, aborted]);
-  const sleep = (ms: number) => race(new Promise<void>((r) => setTimeout(r, Math.max(0, ms))));
+  // Unref: an interrupted run must not wait for the rest of a steady window to exit.
+  const sleep = (ms: number) => race(new Promise<void>((r) => setTimeout(r, Math.max(0, ms)).unref()));
 
   let server: BuiltinServer | null = null;
   let pool: WorkerPool | null = null;

@@ -1,0 +1,82 @@
+/**
+ * `rtcap run` as a user runs it: the binary, its exit codes, its one-line errors, and what
+ * it leaves on disk when interrupted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/report/result.js';
+import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+function rtcap(args: string[], opts: { interruptAfterMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    if (opts.interruptAfterMs) setTimeout(() => child.kill('SIGINT'), opts.interruptAfterMs);
+    child.on('exit', (code) => res({ code, stdout, stderr }));
+  });
+}
+
+function profileFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+  const p = join(dir, 'profile.yaml');
+  writeFileSync(p, text);
+  return p;
+}
+
+describe('rtcap run (the binary)', () => {
+  it('a mistyped field exits 2 with the field, its line and a suggestion, and runs nothing', async () => {
+    const p = profileFile(['name: x', 'scenario: broadcast-public', 'load:', '  join_rte: 10', '  steps:', '    - { connections: 1, duration: 1s }', ''].join('\n'));
+    const r = await rtcap(['run', p, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`${p}:4:3: load.join_rte: unknown field (did you mean "join_rate"?)`);
+  });
+
+  it('a missing profile file exits 2 naming it', async () => {
+    const r = await rtcap(['run', '/nonexistent/profile.yaml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('/nonexistent/profile.yaml: cannot read profile: no such file');
+  });
+
+  it('runs against --url with --set overrides and pinned generator CPUs, and records them', async () => {
+    server = await startTestServer();
+    const p = profileFile(['name: cli', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  drain: 2s', '  steps:', '    - { connections: 5, send_rate: 5, duration: 1s }', ''].join('\n'));
+    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--set', 'load.steps.0.connections=8', '--generator-cpus', '0', '--no-progress']);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
+    expect(result.status).toBe('completed');
+    expect(result.generator.cpus).toBe('0');
+    expect(result.steps[0].connections.joined).toBe(8);
+    expect(result.steps[0].messages.expected).toBe(5 * 7);
+    expect(existsSync(join(out, 'summary.md'))).toBe(true);
+    expect(r.stderr).toContain(`wrote ${out}/`);
+  });
+
+  it('Ctrl-C mid-step exits 130 and leaves a readable partial result', async () => {
+    server = await startTestServer();
+    const p = profileFile(['name: cli-int', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  steps:', '    - { connections: 10, send_rate: 10, duration: 60s }', ''].join('\n'));
+    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-int-'));
+    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress'], { interruptAfterMs: 4000 });
+    expect(r.code).toBe(130);
+    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
+    expect(result.status).toBe('interrupted');
+    expect(result.steps).toHaveLength(1);
+    expect(result.steps[0].complete).toBe(false);
+    expect(result.steps[0].messages.sent).toBeGreaterThan(0);
+    expect(result.steps[0].messages.received).toBe(result.steps[0].messages.expected);
+    expect(readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n').length).toBeGreaterThan(1);
+  });
+});
