@@ -1,58 +1,18 @@
 /**
- * The seam between the realtime server and its tenant database (`src/server/db/`, built
- * separately). The server codes against this interface only; `loadDatabase` imports the
- * implementation at run time so the server also runs where it is absent (`--no-database`).
+ * The seam between the realtime server and its tenant database (`src/server/db/`): the
+ * server codes against the ServerDb interface only and starts the database through
+ * `loadDatabase` unless `--no-database`.
  */
 
-export interface AuthContext {
-  role: string;
-  claims: Record<string, unknown>;
-  subtopic: string;
-  headers: Record<string, string>;
-}
+// The types are the database module's own (one definition, src/server/db/index.ts); the
+// server needs only part of its interface, which a cluster worker's proxy also provides.
+export type { AuthContext, ChangeData, ChangeEvent, SubscriptionRequest } from './db/index.js';
+import { startDatabase, type DatabaseOptions, type DbStats as FullDbStats, type ServerDb as FullServerDb } from './db/index.js';
 
-export interface ChangeData {
-  schema: string;
-  table: string;
-  commit_timestamp: string;
-  type: 'INSERT' | 'UPDATE' | 'DELETE';
-  columns: { name: string; type: string }[];
-  record?: Record<string, unknown>;
-  old_record?: Record<string, unknown>;
-  errors: string[] | null;
-}
-
-export interface ChangeEvent {
-  data: ChangeData;
-  subscriptionIds: string[];
-}
-
-export interface SubscriptionRequest {
-  subscriptionId: string;
-  claims: Record<string, unknown>;
-  binding: { event: string; schema: string; table: string; filter?: string };
-}
-
-export interface DbStats {
-  authPoolWaiting: number;
-  authErrors: number;
-  pollerLagMs: number | null;
-  lastPollMs: number | null;
-}
-
-export interface ServerDb {
-  /** Password-redacted. */
-  url: string;
-  /** Unredacted, for rtcap's own loaders; never logged. */
-  connectionString(): string;
-  authorizeRead(ctx: AuthContext, opts: { presence: boolean }): Promise<{ broadcast: boolean; presence: boolean }>;
-  authorizeWrite(ctx: AuthContext, extension: 'broadcast' | 'presence'): Promise<boolean>;
-  subscribe(sub: SubscriptionRequest): Promise<void>;
-  unsubscribe(subscriptionIds: string[]): Promise<void>;
-  onChange(cb: (change: ChangeEvent) => void): void;
+export type DbStats = Pick<FullDbStats, 'authPoolWaiting' | 'authErrors' | 'pollerLagMs' | 'lastPollMs'>;
+export type ServerDb = Pick<FullServerDb, 'url' | 'connectionString' | 'authorizeRead' | 'authorizeWrite' | 'subscribe' | 'unsubscribe' | 'onChange' | 'stop'> & {
   stats(): DbStats;
-  stop(): Promise<void>;
-}
+};
 
 /** Errors of authorizeRead/authorizeWrite (`code`) and subscribe (`message`, `retryable`). */
 export function errorCode(e: unknown): string | undefined {
@@ -91,11 +51,7 @@ export function databaseOptions(
   };
 }
 
-/** Starts the tenant database through `src/server/db/index.ts`. */
+/** Starts the tenant database (src/server/db/index.ts). */
 export async function loadDatabase(opts: StartDatabaseOptions): Promise<ServerDb> {
-  // A variable specifier keeps the type checker from requiring the module at build time.
-  const spec = './db/index.js';
-  const mod = (await import(spec)) as { startDatabase?: (o: StartDatabaseOptions) => Promise<ServerDb> };
-  if (typeof mod.startDatabase !== 'function') throw new Error('src/server/db does not export startDatabase');
-  return mod.startDatabase(opts);
+  return startDatabase(opts as DatabaseOptions);
 }
