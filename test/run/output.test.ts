@@ -1,0 +1,32 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeRunId, RunWriter } from '../../src/run/output.js';
+
+describe('makeRunId', () => {
+  it('is a sortable local timestamp and a safe name', () => {
+    expect(makeRunId('my run/../x', new Date(2026, 10, 29, 23, 5, 9))).toBe('20261129-230509-my-run-..-x');
+  });
+});
+
+describe('RunWriter', () => {
+  it('never overwrites an earlier run of the same id', () => {
+    const reports = mkdtempSync(join(tmpdir(), 'rtcap-out-'));
+    const a = RunWriter.forRun(undefined, reports, 'id');
+    const b = RunWriter.forRun(undefined, reports, 'id');
+    expect(a.dir).not.toBe(b.dir);
+    expect(readdirSync(reports).sort()).toEqual(['id', 'id-2']);
+  });
+
+  it('writes result.json atomically (no temp file left) and appends the timeline', () => {
+    const w = new RunWriter(mkdtempSync(join(tmpdir(), 'rtcap-out-')));
+    w.writeResult({ schema: 'rtcap.result/v1' } as never);
+    w.writeResult({ schema: 'rtcap.result/v1', run_id: 'x' } as never);
+    w.appendTimeseries({ t: 1 } as never);
+    w.appendTimeseries({ t: 2 } as never);
+    expect(JSON.parse(readFileSync(w.path('result.json'), 'utf8')).run_id).toBe('x');
+    expect(readFileSync(w.path('timeseries.ndjson'), 'utf8')).toBe('{"t":1}\n{"t":2}\n');
+    expect(readdirSync(w.dir).sort()).toEqual(['result.json', 'timeseries.ndjson']);
+  });
+});

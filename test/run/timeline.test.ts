@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { Timeline, type SecondRecord } from '../../src/run/timeline.js';
+import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
+import type { SecondStats } from '../../src/load/ipc.js';
+
+function second(worker: number, t: number, received: number, latencies: number[] = []): SecondStats {
+  const h = createHistogram();
+  for (const l of latencies) recordMs(h, l);
+  return {
+    type: 'second', worker, t, open: 10, joined: 10, joins: 1, sent: 2, received, bytes: received * 100, errors: 0, disconnects: 0,
+    histogram: encodeHistogram(h), health: { cpuPct: 10 * (worker + 1), lagP99Ms: worker, lagMaxMs: worker, rssMb: 50 }, errorReasons: {},
+  };
+}
+
+describe('Timeline', () => {
+  it('merges the workers of a second into one point, with 60 s sliding means', () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(2, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    tl.addServerSample({ t: 101_000, cpuCores: 1, rssMb: 200, dbCpuCores: null, dbRssMb: null });
+    tl.add(second(0, 100, 30, [1, 2, 3]));
+    expect(out).toHaveLength(0); // waits for the other worker
+    tl.add(second(1, 100, 70, [10]));
+    expect(out).toHaveLength(1);
+    const p = out[0].point;
+    expect(p.step).toBe(1);
+    expect(p.connections_open).toBe(20);
+    expect(p.delivered_per_s).toBe(100);
+    expect(p.sent_per_s).toBe(4);
+    expect(p.delivered_per_s_60s).toBe(100);
+    expect(p.delivery_p50_ms).toBeCloseTo(2, 1);
+    expect(p.delivery_p99_ms).toBeCloseTo(10, 1);
+    expect(p.server_cpu_pct).toBe(50); // one core of two vCPUs
+    expect(p.generator_cpu_pct).toBe(20); // the busiest process
+    tl.add(second(0, 101, 0));
+    tl.add(second(1, 101, 0));
+    expect(out[1].point.delivered_per_s_60s).toBe(50);
+  });
+
+  it('does not wait forever for a worker that missed a second', () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(2, () => ({ step: 0, phase: 'ramp' }), { vcpus: 2 }, (r) => out.push(r));
+    tl.add(second(0, 100, 5));
+    tl.add(second(0, 101, 5));
+    tl.add(second(0, 102, 5));
+    expect(out).toHaveLength(0);
+    tl.add(second(0, 103, 5));
+    expect(out.map((r) => r.point.t)).toEqual([100]);
+    tl.flush();
+    expect(out.map((r) => r.point.t)).toEqual([100, 101, 102, 103]);
+  });
+
+  it('selects the seconds wholly inside a window', () => {
+    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, () => undefined);
+    for (const t of [100, 101, 102, 103]) tl.add(second(0, t, 1));
+    expect(tl.between(100_500, 103_000).map((r) => r.point.t)).toEqual([101, 102]);
+  });
+});
