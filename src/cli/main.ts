@@ -1,19 +1,23 @@
 /**
  * rtcap's command line: parses arguments and calls the library (STYLE.md: thin CLI).
- * Exit codes: 0 done, 2 usage or profile error, 3 run aborted, 99 thresholds failed,
- * 130 interrupted.
+ * Exit codes: 0 done, 2 usage or profile error, 3 run aborted, 99 a threshold or quota
+ * failed, 130 interrupted.
  */
 import yargs, { type Argv } from 'yargs';
+import { compareCommand } from './compare.js';
+import { quotasCommand } from './quotas.js';
+import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
+import { sweepCommand } from './sweep.js';
 
 export async function main(argv: string[]): Promise<void> {
-  const commands: Array<(y: Argv) => Argv> = [runCommand, (y) => y.command(serveCommand)];
+  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, quotasCommand, (y) => y.command(serveCommand)];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, serve')
+    .demandCommand(1, 'give a command: run, sweep, report, compare, quotas, serve')
     .recommendCommands()
     .help()
     .alias('h', 'help')

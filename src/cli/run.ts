@@ -1,10 +1,10 @@
 /**
- * `rtcap run PROFILE`: one benchmark run of a profile.
+ * `rtcap run PROFILE`: one benchmark run of a profile. Exit 99 when a profile threshold fails.
  */
 import type { Argv } from 'yargs';
-import { loadProfile, ProfileError } from '../profile/load.js';
-import { runBenchmark, EXIT } from '../run/runner.js';
-import { renderOutputs } from './render.js';
+import { runBenchmark } from '../run/runner.js';
+import { runArtifactHooks } from './render.js';
+import { checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
 
 export function runCommand(y: Argv): Argv {
   return y.command(
@@ -21,36 +21,9 @@ export function runCommand(y: Argv): Argv {
         .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
         .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' }),
     async (args) => {
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      let loaded;
-      try {
-        loaded = await loadProfile(args.profile as string, { sets: args.set as string[] });
-      } catch (e) {
-        if (e instanceof ProfileError) {
-          process.stderr.write(`${e.message}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        throw e;
-      }
-      if (args.url !== undefined && !/^wss?:\/\//.test(args.url)) {
-        process.stderr.write(`--url ${args.url}: must start with ws:// or wss://\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
-      const ac = new AbortController();
-      let interrupts = 0;
-      const onSignal = () => {
-        interrupts++;
-        if (interrupts === 1) {
-          process.stderr.write('\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n');
-          ac.abort();
-        } else {
-          process.exit(EXIT.interrupted);
-        }
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
+      if (!loaded || !checkUrl(args.url)) return;
+      const { signal, dispose } = interruptible();
       try {
         const outcome = await runBenchmark({
           profile: loaded.profile,
@@ -63,15 +36,12 @@ export function runCommand(y: Argv): Argv {
           generatorCpus: args['generator-cpus'] ?? null,
           log,
           progress: args.progress as boolean,
-          signal: ac.signal,
-          renderSummary: (r) => renderOutputs(r).markdown,
+          signal,
+          ...runArtifactHooks(),
         });
-        process.stderr.write('\n' + renderOutputs(outcome.result).terminal + '\n');
-        log(`wrote ${outcome.dir}/ (result.json, summary.md, timeseries.ndjson)`);
-        process.exitCode = outcome.exitCode;
+        process.exitCode = finishRun(outcome);
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        dispose();
       }
     },
   );

@@ -113,11 +113,12 @@ export async function runServe(a: ServeArgs, out: (line: string) => void = (l) =
     url: running.url,
     database: running.databaseUrl,
   };
-  if (a.readyJson) out(JSON.stringify(ready));
   // rtcap run's own loaders (Postgres Changes inserts) need the password; it goes to a
-  // private file, never to stdout or a log.
-  if (a.databaseUrlFile && running.databaseConnectionString) writeFileSync(a.databaseUrlFile, running.databaseConnectionString + '\n', { mode: 0o600 });
-  else process.stderr.write(`rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`);
+  // private file, never to stdout or a log — written before the ready line, on which rtcap run reads it.
+  const urlFileWritten = Boolean(a.databaseUrlFile && running.databaseConnectionString);
+  if (urlFileWritten) writeFileSync(a.databaseUrlFile!, running.databaseConnectionString + '\n', { mode: 0o600 });
+  if (a.readyJson) out(JSON.stringify(ready));
+  if (!urlFileWritten) process.stderr.write(`rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`);
   return { port: running.port, url: running.url, workers: running.workers, database: running.databaseUrl, close: () => running.close() };
 }
 

@@ -91,6 +91,8 @@ export interface StepCollected {
     subscribed: number;
   };
   joinLatencyHistogram: string;
+  /** phx_join push → ok reply of the joins that succeeded, compressed HDR (private: the RLS read check). */
+  joinReplyLatencyHistogram?: string;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
   acks: { ok: number; errors: number };
@@ -98,6 +100,8 @@ export interface StepCollected {
   ackLatencyHistogram: string;
   /** Presence track replies: ok and refused. */
   presenceReplies: { ok: number; errors: number };
+  /** presence_state snapshots received at join: how many, their JSON bytes (sum, max) and presence keys. */
+  presenceSnapshots?: { count: number; bytes: number; maxBytes: number; entries: number };
   /** Postgres Changes: receipt minus commit_timestamp (server clock, ms precision), compressed HDR. */
   commitLatencyHistogram: string;
   /** Highest bytes waiting in a sender's socket right after a send (ws bufferedAmount). */

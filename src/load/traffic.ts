@@ -74,6 +74,13 @@ export class PresenceSender {
     if (this.pad) meta.rtcap_p = this.pad;
     return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, true, undefined, 'presence');
   }
+
+  /** The track an app makes right after joining (JoinConfig.presenceTrackOnJoin): no stamp, same size. */
+  sendJoin(c: Connection, topic: string): boolean {
+    const meta: Record<string, unknown> = { online_at: new Date().toISOString() };
+    if (this.pad) meta.rtcap_p = this.pad;
+    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, true, undefined, 'presence');
+  }
 }
 
 export interface ReadStamp {

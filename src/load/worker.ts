@@ -24,6 +24,8 @@ import { OpenSchedule } from './schedule.js';
 import { BenchSender, joinPayload, PresenceSender, readChangeStamp, readPresenceStamps } from './traffic.js';
 
 const MAX_ERROR_REASONS = 200;
+/** Per-second lines fire just after the wall-clock second ends, so the second they name is over. */
+const SECOND_TICK_OFFSET_MS = 5;
 
 interface ConnMeta {
   topic: string;
@@ -52,6 +54,10 @@ export class GeneratorWorker implements ConnectionHooks {
   private readonly conns = new Map<number, Connection>();
   private readonly meta = new Map<Connection, ConnMeta>();
   private readonly joining = new Set<Connection>();
+  /** Joined with a postgres_changes binding, its "Subscribed to PostgreSQL" not in yet: the ramp waits for them (seed §6 reconciles before the rounds). */
+  private readonly subscribing = new Set<Connection>();
+  /** First attempts (the ramp's joins) still unanswered: reconnects must not hold the ramp back. */
+  private rampOutstanding = 0;
   private readonly ledger = new ReceiveLedger();
   private readonly sends = new SendLedger(5);
   private readonly health = new HealthMonitor();
@@ -71,6 +77,8 @@ export class GeneratorWorker implements ConnectionHooks {
   private subscribed = 0;
   private joinHist = createHistogram();
   private ackHist = createHistogram();
+  /** phx_join push → ok reply: on private channels, mostly the RLS read check (§6.2). */
+  private joinReplyHist = createHistogram();
   private commitHist = createHistogram();
   private errors = new Map<string, number>();
   private errorClasses: Record<ErrorClass, number> = { server: 0, network: 0, generator: 0, protocol: 0 };
@@ -78,6 +86,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private ackErrors = 0;
   private presenceOk = 0;
   private presenceErrors = 0;
+  private snapshots = { count: 0, bytes: 0, maxBytes: 0, entries: 0 };
   private sendBufferPeak = 0;
   private sendStats = { scheduled: 0, unsent: 0 };
   private trafficRunning = 0;
@@ -94,6 +103,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private rampStep = -1;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
+  private lastSecondReported = 0;
 
   constructor(private readonly post: (m: FromWorker) => void) {}
 
@@ -155,6 +165,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.sender = new BenchSender(this.profile, this.plan.payloadBytes);
     this.presenceSender = new PresenceSender(this.plan.payloadBytes);
     this.ledger.beginStep(step);
+    this.subscribing.clear();
     // Stream ids are step-scoped; forget the previous step's per-stream sequence numbers.
     for (const c of this.conns.values()) {
       c.member.lastStream = -1;
@@ -166,10 +177,12 @@ export class GeneratorWorker implements ConnectionHooks {
     this.reconnects = this.subscribed = 0;
     this.joinHist = createHistogram();
     this.ackHist = createHistogram();
+    this.joinReplyHist = createHistogram();
     this.commitHist = createHistogram();
     this.errors = new Map();
     this.errorClasses = { server: 0, network: 0, generator: 0, protocol: 0 };
     this.acksOk = this.ackErrors = this.presenceOk = this.presenceErrors = 0;
+    this.snapshots = { count: 0, bytes: 0, maxBytes: 0, entries: 0 };
     this.sendBufferPeak = 0;
     this.sendStats = { scheduled: 0, unsent: 0 };
   }
@@ -181,9 +194,9 @@ export class GeneratorWorker implements ConnectionHooks {
     const tick = () => {
       if (this.stopped) return;
       this.reportSecond();
-      this.timers[0] = setTimeout(tick, 1000 - (Date.now() % 1000));
+      this.timers[0] = setTimeout(tick, SECOND_TICK_OFFSET_MS + 1000 - (Date.now() % 1000));
     };
-    this.timers[0] = setTimeout(tick, 1000 - (Date.now() % 1000));
+    this.timers[0] = setTimeout(tick, SECOND_TICK_OFFSET_MS + 1000 - (Date.now() % 1000));
     // Heartbeats: each connection every heartbeat_interval, spread evenly over it.
     const slots = Math.max(1, Math.round(this.profile.target.heartbeat_interval / 1000));
     let slot = 0;
@@ -194,12 +207,23 @@ export class GeneratorWorker implements ConnectionHooks {
     this.timers[2] = setInterval(() => {
       const now = nowMs();
       for (const c of this.joining) c.expireJoins(now, this.profile.target.join_timeout);
+      let expired = false;
+      for (const c of this.subscribing) {
+        if (now - c.member.joinedAtMs <= this.profile.target.join_timeout) continue;
+        this.subscribing.delete(c);
+        this.countError({ class: 'server', reason: `postgres_changes: subscription not confirmed within ${this.profile.target.join_timeout} ms of the join` });
+        expired = true;
+      }
+      if (expired) this.maybeRampDone();
     }, 250);
   }
 
   private reportSecond(): void {
     const sec = this.ledger.takeSecond();
-    const t = Math.floor(Date.now() / 1000) - 1;
+    // The second that just ended; never the same one twice, even if a timer fired early.
+    let t = Math.floor(Date.now() / 1000) - 1;
+    if (t <= this.lastSecondReported) t = this.lastSecondReported + 1;
+    this.lastSecondReported = t;
     this.post({
       type: 'second',
       worker: this.index,
@@ -278,6 +302,7 @@ export class GeneratorWorker implements ConnectionHooks {
     };
     this.meta.set(c, m);
     this.joining.add(c);
+    if (attempt === 0) this.rampOutstanding++;
     const wantsUserToken = Boolean(plan.userClaimsOf?.(i)) && this.userTokens.enabled;
     void Promise.all([this.tokens.tokenFor(i), wantsUserToken ? this.userTokens.tokenFor(i) : Promise.resolve(null)]).then(
       ([token, userToken]) => {
@@ -299,9 +324,15 @@ export class GeneratorWorker implements ConnectionHooks {
     this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
   }
 
+  private leaveJoining(c: Connection): boolean {
+    if (!this.joining.delete(c)) return false;
+    if (this.meta.get(c)?.attempt === 0) this.rampOutstanding--;
+    return true;
+  }
+
   private maybeRampDone(): void {
     if (this.rampScheduling || this.rampStep !== this.step) return;
-    if (this.joining.size > 0) return;
+    if (this.rampOutstanding > 0 || this.subscribing.size > 0) return;
     this.rampStep = -1;
     this.postRampDone();
   }
@@ -446,11 +477,13 @@ export class GeneratorWorker implements ConnectionHooks {
         subscribed: this.subscribed,
       },
       joinLatencyHistogram: encodeHistogram(this.joinHist),
+      joinReplyLatencyHistogram: encodeHistogram(this.joinReplyHist),
       errors: Object.fromEntries(this.errors),
       errorClasses: { ...this.errorClasses },
       acks: { ok: this.acksOk, errors: this.ackErrors },
       ackLatencyHistogram: encodeHistogram(this.ackHist),
       presenceReplies: { ok: this.presenceOk, errors: this.presenceErrors },
+      presenceSnapshots: { ...this.snapshots },
       commitLatencyHistogram: encodeHistogram(this.commitHist),
       sendBufferPeakBytes: this.sendBufferPeak,
       lagP99Ms: this.health.windowLagP99Ms(),
@@ -478,23 +511,27 @@ export class GeneratorWorker implements ConnectionHooks {
     c.join(m.topic, joinPayload(this.profile, this.plan!.joinConfigOf(c.index), m.userToken ?? m.token));
   }
 
-  onJoined(c: Connection, _topic: string, _response: unknown): void {
+  onJoined(c: Connection, _topic: string, _response: unknown, replyMs: number): void {
     const m = this.meta.get(c);
     const now = nowMs();
     c.member.joinedAtMs = now;
-    this.joining.delete(c);
+    this.leaveJoining(c);
     this.joinedInStep++;
     this.joinedNow++;
     this.secJoins++;
     if (m) recordMs(this.joinHist, now - m.scheduledMs);
+    recordMs(this.joinReplyHist, replyMs);
+    if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) this.presenceSender?.sendJoin(c, m.topic);
+    if (m?.changesKey) this.subscribing.add(c);
     this.maybeRampDone();
   }
 
   onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void {
     this.countError(e);
+    if (phase !== 'frame' && this.subscribing.delete(c)) this.maybeRampDone();
     if (phase === 'connect' || phase === 'join') {
       this.failed++;
-      if (this.joining.delete(c)) this.maybeRampDone();
+      if (this.leaveJoining(c)) this.maybeRampDone();
       if (phase === 'join') c.close(1000, 'join failed');
       this.maybeReconnect(c);
       return;
@@ -511,7 +548,8 @@ export class GeneratorWorker implements ConnectionHooks {
 
   onClosed(c: Connection, byUs: boolean): void {
     if (c.openedAtMs > 0) this.openNow--;
-    if (this.joining.delete(c)) {
+    if (this.subscribing.delete(c)) this.maybeRampDone();
+    if (this.leaveJoining(c)) {
       // Closed before the join completed and not counted yet.
       if (!byUs) {
         this.failed++;
@@ -551,6 +589,15 @@ export class GeneratorWorker implements ConnectionHooks {
       case EV.presenceDiff:
         for (const s of readPresenceStamps(f.payload)) this.ledger.record(c.member, s.stream, s.id, s.sentAtMs, recvMs, 0);
         return;
+      case EV.presenceState: {
+        // Seed §5 "快照 174 KB/人": the snapshot a joining member downloads.
+        const bytes = JSON.stringify(f.payload ?? {}).length;
+        this.snapshots.count++;
+        this.snapshots.bytes += bytes;
+        if (bytes > this.snapshots.maxBytes) this.snapshots.maxBytes = bytes;
+        if (f.payload && typeof f.payload === 'object') this.snapshots.entries += Object.keys(f.payload).length;
+        return;
+      }
       case EV.postgresChanges: {
         const s = readChangeStamp(f.payload);
         if (!s) return;
@@ -563,6 +610,7 @@ export class GeneratorWorker implements ConnectionHooks {
         if (p?.extension === EV.postgresChanges && p.status === 'ok' && c.member.subscribedAtMs === 0) {
           c.member.subscribedAtMs = recvMs;
           this.subscribed++;
+          if (this.subscribing.delete(c)) this.maybeRampDone();
         }
         return;
       }

@@ -157,7 +157,12 @@ export const stepSchema = z
     room_send_rate: z.number().nonnegative().optional().describe('broadcast-private, mixed: messages per second per room, spread across its members (replaces send_rate)'),
     update_share: z.number().min(0).optional().describe('presence, mixed: share of members sending a presence update each second (0.1 = 10 %)'),
     insert_rate: z.number().nonnegative().optional().describe('postgres-changes, mixed: rows inserted per second'),
-    filtered: z.boolean().optional().describe('postgres-changes: subscribe with a filter on the room (default: no filter)'),
+    filtered: z.boolean().optional().describe('postgres-changes, mixed: subscribe with a filter on the room (default: no filter)'),
+    components: z
+      .array(z.enum(['broadcast', 'presence', 'postgres-changes']))
+      .min(1)
+      .optional()
+      .describe('mixed: the traffic this step carries (default all three); a step with one component is that component\'s solo run, which later mixed steps compare against'),
   })
   .strict();
 
@@ -178,6 +183,9 @@ export const privateSchema = z
     role: z.string().default('authenticated').describe('`role` claim of the per-user tokens'),
     sub_prefix: z.string().default('user-').describe('`sub` claim of connection i is <prefix><i>'),
     user_token_file: z.string().optional().describe('per-user tokens, one per line, instead of minting them with target.auth.jwt_secret'),
+    db_pool: positiveInt
+      .optional()
+      .describe('the server\'s authorisation pool size (db_pool), for join-rate\'s predicted ceiling db_pool ÷ check time; default: target.server.config.db_pool (1) when rtcap starts the built-in server, unknown otherwise'),
   })
   .strict();
 
@@ -201,6 +209,51 @@ export const analysisSchema = z
     mem_safe_pct: z.number().positive().max(100).default(85).describe('server memory safe line of the capacity table'),
     wanted_join_rate_per_s: z.number().positive().optional().describe('join rate to size db_pool for in the configuration advice'),
     join_headroom: z.number().positive().max(1).default(0.5).describe('share of the measured join ceiling recommended as the red line (seed 002: 60 of 125/s)'),
+    presence_quota_per_s: z
+      .number()
+      .positive()
+      .optional()
+      .describe('the tenant\'s max_presence_events_per_second, for the §5 quota arithmetic of presence steps; default: read from target.server.config when rtcap starts the built-in server'),
+  })
+  .strict();
+
+/** Step fields a sweep may vary (issue 5 §1); `subscribers` sets the step's connections. */
+export const SWEEP_DRIVERS = ['connections', 'send_rate', 'join_rate', 'payload_bytes', 'members', 'update_share', 'subscribers'] as const;
+export type SweepDriver = (typeof SWEEP_DRIVERS)[number];
+
+export const sweepSchema = z
+  .object({
+    driver: z.enum(SWEEP_DRIVERS).describe('the step field the sweep varies; every other field comes from load.steps.0 (subscribers: the step\'s connections)'),
+    values: z.array(z.number().positive()).min(1).optional().describe('explicit driver values, run in this order (no search); without it the sweep searches'),
+    start: z.number().positive().optional().describe('search: first value (default: the value in load.steps.0)'),
+    max: z.number().positive().optional().describe('search: the driver never goes above this (required for a search: it bounds the run and sizes the generator)'),
+    factor: z.number().gt(1).default(2).describe('search: growth factor between steps until the growth stops (geometric growth)'),
+    resolution: z.number().positive().max(1).default(0.05).describe('search: bisection stops once first broken − last stable ≤ resolution × first broken'),
+    stop_after_broken: positiveInt.default(2).describe('K: growth (and an explicit list) stops after this many consecutive broken steps'),
+    generator_bound_retries: nonNegInt.default(1).describe('a generator-bound step is run again this many times before the sweep stops on it (the generator, not the server, is then the limit)'),
+    max_steps: positiveInt.default(20).describe('at most this many steps in all (a resumed sweep counts the steps already done)'),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (!s.values && s.max === undefined) ctx.addIssue({ code: 'custom', path: ['max'], message: 'required for a search (or list explicit `values`)' });
+    if (s.start !== undefined && s.max !== undefined && s.start > s.max) ctx.addIssue({ code: 'custom', path: ['start'], message: `start ${s.start} is above max ${s.max}` });
+  });
+
+/** Tenant quotas `rtcap quotas` checks (PROTOCOL.md §8.2), with how the target counts. */
+export const quotasSchema = z
+  .object({
+    max_concurrent_users: positiveInt.optional().describe('transports joined to at least one channel; refusal "Too many connected users"'),
+    max_joins_per_second: z.number().positive().optional().describe('channel joins per second (rate window); refusal "Too many joins per second" (join refused and socket closed, or HTTP 429)'),
+    max_events_per_second: z.number().positive().optional().describe('broadcast events per second: +1 per inbound broadcast, +1 per delivery; receiving channels closed with "Too many messages per second"'),
+    max_presence_events_per_second: z.number().positive().optional().describe('presence events per second: track, presence_state and presence_diff per recipient; channel closed with "Too many presence messages per second"'),
+    max_channels_per_client: positiveInt.optional().describe('channels joined on one socket; join refused with "ChannelRateLimitReached: Too many channels"'),
+    max_payload_size_in_kb: z.number().positive().optional().describe('broadcast payload size; a larger one is dropped, with ack answered "payload_size_exceeded" (limit: kb × 1000 + 500 bytes of JSON)'),
+    below: z.number().positive().lt(1).default(0.8).describe('"just below": this share of the declared value; no rejection allowed'),
+    above: z.number().gt(1).default(1.25).describe('"just above": this multiple of the declared value; rejections with the expected reason required'),
+    tolerance: z.number().positive().max(1).default(0.1).describe('the measured onset must be within this share of the declared value'),
+    rate_tick: duration.default(5_000).describe('the target\'s rate counter tick (Supabase: 5 s); rtcap passes it to the built-in server it starts'),
+    rate_buckets: positiveInt.default(12).describe('buckets in the rate window (Supabase: 12, a 60 s window with 5 s ticks)'),
+    error_backoff: duration.default(5_000).describe('how long the target delays a refused join\'s reply (Supabase: 5 s; connects 2 s); phases wait this long for late refusals'),
   })
   .strict();
 
@@ -251,6 +304,12 @@ export const profileSchema = z
     private: privateSchema.default(() => privateSchema.parse({})).describe('private channels (broadcast-private, join-rate): topics and per-user tokens'),
     changes: changesSchema.default(() => changesSchema.parse({})).describe('Postgres Changes (postgres-changes, mixed): table, binding and loader'),
     analysis: analysisSchema.default(() => analysisSchema.parse({})).describe('safe lines and targets of the capacity table and configuration advice'),
+    sweep: sweepSchema.optional().describe('`rtcap sweep`: the driver to vary over load.steps.0, explicit values or a search (geometric growth, then bisection to the knee)'),
+    thresholds: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('pass/fail gates on every step, e.g. "p95_ms < 200", "delivery_rate >= 0.999", "errors == 0"; a failure exits 99 (a sweep checks the steps up to its knee)'),
+    quotas: quotasSchema.optional().describe('`rtcap quotas`: tenant quotas to check below, above and back below the declared value'),
   })
   .strict();
 
@@ -260,3 +319,5 @@ export type Step = z.output<typeof stepSchema>;
 export type Target = z.output<typeof targetSchema>;
 export type Load = z.output<typeof loadSchema>;
 export type Reconnect = z.output<typeof reconnectSchema>;
+export type Sweep = z.output<typeof sweepSchema>;
+export type Quotas = z.output<typeof quotasSchema>;

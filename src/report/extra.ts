@@ -29,6 +29,8 @@ export interface BroadcastPrivateExtra {
   auth_denied: number | null;
   /** Latency of the authorisation check as the server reports it, if it does. */
   auth_check_ms: LatencySummaryMs | null;
+  /** phx_join → ok reply of the step's joins: the RLS read check plus a round trip, client-side. */
+  join_reply_ms?: LatencySummaryMs | null;
 }
 
 /** §3 payload size: one payload size per step at a fixed rate and connection count. */
@@ -41,17 +43,28 @@ export interface PayloadSizeExtra {
   /** Which side failed when delivery fell short (§3: "发送端发不出去，而非接收端丢包"):
    *  sends not leaving / buffers growing / acks late, versus receivers losing messages. */
   failure_side: 'server-could-not-send' | 'receivers-lost' | null;
+  /** The sender-side signs behind failure_side, one line each (empty: the sender kept up). */
+  sender_evidence?: string[];
 }
 
 /** §4 connection and authorisation rate: private joins at a fixed join rate per step. */
 export interface JoinRateExtra {
+  /** First attempts plus reconnects: succeeded + rejected + failed_other + pending. */
   join_attempts: number;
   join_succeeded: number;
+  /** Refused by the server (error join reply or refused upgrade). */
   join_rejected: number;
+  /** Failed without a refusal: join timeouts, network errors, closes. */
+  join_failed_other?: number;
+  /** Attempts still unanswered when the step ended (reconnects in flight). */
+  join_pending_at_end?: number;
   /** Rejections by verbatim reason, e.g. "IncreaseConnectionPool: Please increase ...". */
   rejections_by_reason: Record<string, number>;
-  /** Seconds from the first rejection to the first full second without one (§4: 30 s window). */
+  /** Seconds from the first rejection to the first full second with a successful join and
+   *  without a rejection (§4: 30 s window). */
   first_rejection_to_recovery_s: number | null;
+  /** null: nothing was rejected; false: rejections and no recovery before the step ended. */
+  recovered?: boolean | null;
   /** The server's authorisation pool (db_pool), when known. */
   db_pool: number | null;
   /** Median time of one authorisation check in ms (seed: 80 ms). */
@@ -62,6 +75,8 @@ export interface JoinRateExtra {
   measured_ceiling_per_s: number | null;
   /** Reconnect attempts made after rejections (with backoff and jitter). */
   reconnects: number | null;
+  /** phx_join → ok reply of the step's successful joins (check time only while not queueing). */
+  join_reply_ms?: LatencySummaryMs | null;
 }
 
 /** §5 presence: members per topic × share of members updating per second. */
@@ -82,6 +97,15 @@ export interface PresenceExtra {
   presence_errors: number | null;
   /** The tenant's max_presence_events_per_second, for the §5 quota arithmetic. */
   presence_quota_per_s: number | null;
+  /** Σ over topics of members² × per-member update rate: what the quota must cover (§5). */
+  presence_quota_needed_per_s?: number | null;
+  /** Updates per second in one topic (members × update share). */
+  topic_updates_per_s?: number | null;
+  /** quota ÷ members: the update rate one topic may have at the whole quota (§5 table). */
+  allowed_topic_updates_per_s?: number | null;
+  /** Mean bytes of the presence_state snapshots received at join, and per presence entry. */
+  snapshot_bytes_mean?: number | null;
+  snapshot_bytes_per_entry?: number | null;
 }
 
 /** §6 Postgres Changes: N subscribers, rows inserted in rounds. */
@@ -112,6 +136,8 @@ export interface WriteOnlyExtra {
   acked_per_s: number | null;
   /** Why sends stopped rising, verbatim (e.g. "socket buffer over 16 MiB"), or null. */
   stop_reason: string | null;
+  /** Connections sending, each alone on its topic. */
+  senders?: number;
 }
 
 /** Mixed load: broadcast + presence + Postgres Changes at once, against their solo runs. */
@@ -122,6 +148,11 @@ export interface MixedComponent {
   solo_latency_ms: LatencySummaryMs | null;
   delivery_rate: number | null;
   delivered_per_s: number | null;
+  /** The component's ledger: sent (or inserted), expected, received, lost = expected − received. */
+  sent?: number;
+  expected?: number;
+  received?: number;
+  lost?: number;
 }
 export interface MixedExtra {
   components: MixedComponent[];

@@ -35,6 +35,9 @@ export function startInserts(opts: {
   const byStream = new Map<number, { sched: number[]; actual: number[] }>();
   const stats: InsertStats = { scheduled: 0, sent: 0, failed: 0, late: 0, errors: {} };
   const inflight = new Set<Promise<void>>();
+  // Rows of one stream commit in seq order (each waits for the one before it), so receivers see
+  // them in order: the ledger takes a seq not above the last one of its stream as a duplicate.
+  const tailOf = new Map<number, Promise<unknown>>();
   const schedule = new OpenSchedule(opts.startMs, traffic.ratePerS);
   const giveUpAtMs = opts.startMs + 2 * opts.durationMs + 1000;
   let stopped = false;
@@ -67,8 +70,10 @@ export function startInserts(opts: {
         stats.scheduled++;
         if (now - due > opts.lateThresholdMs) stats.late++;
         const body = changeBody(streamId(step, row.stream), row.seq);
-        const p = pool
-          .query(traffic.sql, [row.roomId, body, due])
+        const prev = tailOf.get(row.stream) ?? Promise.resolve();
+        const q = prev.then(() => pool.query(traffic.sql, [row.roomId, body, due]));
+        tailOf.set(row.stream, q.catch(() => undefined));
+        const p = q
           .then(
             () => {
               stats.sent++;

@@ -15,6 +15,7 @@ import type { SecondStats, StepCollected, TokenConfig } from '../load/ipc.js';
 import { ProcTreeSampler } from '../monitor/proc.js';
 import { PrometheusSampler } from '../monitor/prometheus.js';
 import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
+import { GaugeProbe, metricsUrlOf, POLLER_GAUGES, type GaugeSample } from '../monitor/gauges.js';
 import type { Profile } from '../profile/schema.js';
 import { RESULT_SCHEMA, type RunResult, type RunStatus, type TimeseriesPoint } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
@@ -44,6 +45,10 @@ export interface RunOptions {
   /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
   signal?: AbortSignal;
   renderSummary?: (r: RunResult) => string;
+  /** Computed before every write of result.json and stored as `result.analysis` (fits, knees, capacity, advice). */
+  analyze?: (r: RunResult) => unknown;
+  /** Writes the other artefacts (report.html, ...) into the run directory after each result.json. */
+  renderArtifacts?: (r: RunResult, dir: string) => void;
   /** Called after each step with the result so far. */
   onStep?: (r: RunResult) => void;
   /**
@@ -53,10 +58,16 @@ export interface RunOptions {
    */
   nextStep?: (r: RunResult) => Profile['load']['steps'][number] | null;
   maxConnections?: number;
-  /** Steps already done (a resumed sweep): kept in the result, not run again. */
+  /** Steps already done (a resumed sweep): kept in the result, not run again; profile.load.steps starts with their specs. */
   previousSteps?: RunResult['steps'];
   /** Suffix of the result's run id and directory (e.g. a sweep's). */
   runId?: string;
+  /**
+   * Whether step `index` (from 0) starts from fresh connections: all are closed and the ramp
+   * starts from 0. A sweep asks for it after a step whose connections failed, since failed
+   * connections are not retried and would otherwise be missing from every later step.
+   */
+  freshConnections?: (r: RunResult, index: number) => boolean;
 }
 
 export interface RunOutcome {
@@ -130,12 +141,26 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const save = () => {
     result.status = status;
     result.abort_reason = abortReason;
+    if (opts.analyze) {
+      try {
+        result.analysis = opts.analyze(result);
+      } catch (e) {
+        log(`warning: the analysis could not be computed: ${(e as Error).message}`);
+      }
+    }
     writer.writeResult(result);
     if (opts.renderSummary) {
       try {
         writer.writeText('summary.md', opts.renderSummary(result));
       } catch (e) {
         log(`warning: summary.md could not be rendered: ${(e as Error).message}`);
+      }
+    }
+    if (opts.renderArtifacts) {
+      try {
+        opts.renderArtifacts(result, writer.dir);
+      } catch (e) {
+        log(`warning: report artefacts could not be rendered: ${(e as Error).message}`);
       }
     }
   };
@@ -156,6 +181,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   let pool: WorkerPool | null = null;
   let sampler: ResourceSampler | null = null;
   let sampleTimer: NodeJS.Timeout | null = null;
+  let gaugeTimer: NodeJS.Timeout | null = null;
   const progress = new Progress(process.stderr, opts.progress ?? false);
   let exitCode: number = EXIT.ok;
 
@@ -245,6 +271,19 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         });
       }, 1000);
     }
+    // Steps that insert rows (Postgres Changes) report the server's poller figures when it exposes them.
+    const gaugeSamples: GaugeSample[] = [];
+    const gaugeUrl = server ? metricsUrlOf(server.url) : (profile.target.metrics_url ?? null);
+    if (gaugeUrl && plans.some((p) => p.inserts !== null)) {
+      const probe = new GaugeProbe(gaugeUrl, server ? undefined : profile.target.metrics_token, POLLER_GAUGES);
+      gaugeTimer = setInterval(() => {
+        void probe.sample().then((x) => {
+          if (!x) return;
+          gaugeSamples.push(x);
+          if (gaugeSamples.length > 4000) gaugeSamples.splice(0, 1000);
+        });
+      }, 1000);
+    }
     const onSecond = (rec: SecondRecord) => {
       writer.appendTimeseries(rec.point);
       for (const wkr of rec.workers) for (const [k, v] of Object.entries(wkr.errorReasons)) stepErrors.set(k, (stepErrors.get(k) ?? 0) + v);
@@ -285,7 +324,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     // ---- steps
     const dbConnectionString = server?.databaseConnectionString ?? profile.target.database_url ?? null;
     let current = 0;
-    for (let i = 0; ; i++) {
+    // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their specs).
+    for (let i = opts.previousSteps?.length ?? 0; ; i++) {
       if (i >= profile.load.steps.length) {
         const spec = opts.nextStep?.(result) ?? null;
         if (!spec) break;
@@ -307,6 +347,27 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       let collected: StepCollected[] | null = null;
       let complete = false;
       try {
+        // A step whose connections join other topics or configs starts from fresh connections.
+        const before = i > 0 ? plans[i - 1] : undefined;
+        if (current > 0 && plan.topology !== undefined && before?.topology !== undefined && plan.topology !== before.topology) {
+          log(`step ${i + 1}: new topology — closing ${current.toLocaleString('en-US')} connections to join them again`);
+          pool.broadcast({ type: 'shrink', step: i, toConn: 0 });
+          current = 0;
+        }
+        if (current > 0 && opts.freshConnections?.(result, i)) {
+          log(`step ${i + 1}: starting from fresh connections — closing ${current.toLocaleString('en-US')} first`);
+          const closedAt = nowMs();
+          pool.broadcast({ type: 'shrink', step: i, toConn: 0 });
+          current = 0;
+          // The server must have let the old sockets go (file descriptors, users) before new ones
+          // arrive: wait for a second with none open, at most 30 s, then two more seconds.
+          for (let waited = 0; waited < 30_000; waited += 500) {
+            await sleep(500);
+            const last = timeline.seconds[timeline.seconds.length - 1]?.point;
+            if (last && last.t * 1000 > closedAt && last.connections_open === 0) break;
+          }
+          await sleep(2000);
+        }
         setPhase('ramp', plan.connections > current ? (plan.connections - current) / plan.joinRatePerS : null);
         log(`step ${i + 1}${opts.nextStep ? '' : `/${plans.length}`}: ${plan.label} — ramp ${current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
         if (plan.connections > current) {
@@ -370,6 +431,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
           serverSource: sampler?.source ?? null,
           workers: gen.workers,
           complete,
+          builtin: server !== null,
+          previousSteps: result.steps.slice(),
+          serverGauges: gaugeSamples,
         });
         result.steps.push(step);
         progress.break();
@@ -396,6 +460,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     progress.break();
     opts.signal?.removeEventListener('abort', onSignal);
     if (sampleTimer) clearInterval(sampleTimer);
+    if (gaugeTimer) clearInterval(gaugeTimer);
     if (pool) await pool.stop();
     if (server) await server.stop();
     result.finished_at = new Date().toISOString();

@@ -15,6 +15,7 @@ import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';
 import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
+import type { GaugeSample } from '../monitor/gauges.js';
 
 export interface StepWindow {
   rampStart: number;
@@ -51,6 +52,12 @@ export interface StepContext {
   ackLatency: Histogram;
   commitLatency: Histogram;
   insertStats: InsertStats | null;
+  /** The target is the built-in server rtcap started, so its tenant config is profile.target.server.config. */
+  builtin: boolean;
+  /** The run's earlier steps (mixed: each component's solo step). */
+  previous: readonly StepResult[];
+  /** Server gauges scraped once a second during the run (monitor/gauges), e.g. the CDC poller's. */
+  serverGauges: readonly GaugeSample[];
 }
 
 export interface InsertStats {
@@ -75,6 +82,9 @@ export function buildStepResult(args: {
   serverSource: string | null;
   workers: number;
   complete: boolean;
+  builtin?: boolean;
+  previousSteps?: readonly StepResult[];
+  serverGauges?: readonly GaugeSample[];
 }): StepResult {
   const { profile, plan, collected, window: w } = args;
 
@@ -193,14 +203,23 @@ export function buildStepResult(args: {
     rss_mb: genRss.length ? r1(Math.max(...genRss)) : null,
     workers: args.workers,
   };
+  // Every kind the step carried must be delivered: a mixed step that lost presence diffs is
+  // broken even when its headline kind (Postgres Changes) arrived in full.
+  const kindList = Object.values(kinds).filter((k): k is KindFigures => k !== undefined);
+  const lostAllKinds = kindList.reduce((a, k) => a + k.figures.lost, 0);
+  const worstRate = kindList
+    .map((k) => (k.figures.expected > 0 ? k.figures.received / k.figures.expected : null))
+    .reduce<number | null>((a, r) => (r === null ? a : a === null ? r : Math.min(a, r)), null);
   const decision = decideVerdict(
     {
-      delivery_rate: deliveryRate,
+      delivery_rate: worstRate ?? deliveryRate,
       latency_p95_ms: latency.p95,
       latency_p99_ms: latency.p99,
-      connections_failed: failed,
+      // A step measured with fewer members than it asked for is not the load it claims, even
+      // when the missing ones failed in an earlier step (failures are not retried).
+      connections_failed: Math.max(failed, plan.connections - membersAtSteady),
       connections_disconnected: disconnected,
-      messages_lost: figures.lost,
+      messages_lost: lostAllKinds,
       error_classes: errorClasses,
       errors,
       generator_cpu_pct: generator.cpu_pct,
@@ -224,6 +243,9 @@ export function buildStepResult(args: {
     ackLatency: ackHist,
     commitLatency: commitHist,
     insertStats: args.insertStats,
+    builtin: args.builtin ?? false,
+    previous: args.previousSteps ?? [],
+    serverGauges: args.serverGauges ?? [],
   };
   const kindCount = Object.keys(kinds).length;
   const extra: Record<string, unknown> = {

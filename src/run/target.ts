@@ -33,8 +33,10 @@ export async function startBuiltinServer(opts: {
   logPath: string;
   configPath: string;
   startTimeoutMs?: number;
+  /** More `rtcap serve` flags (e.g. `rtcap quotas` passes the rate tick it checks against). */
+  extraArgs?: string[];
 }): Promise<BuiltinServer> {
-  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--workers', String(opts.workers)];
+  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--workers', String(opts.workers), ...(opts.extraArgs ?? [])];
   if (Object.keys(opts.config).length > 0) {
     writeFileSync(opts.configPath, JSON.stringify(opts.config, null, 2));
     args.push('--config', opts.configPath);

@@ -69,6 +69,12 @@ export interface JoinConfig {
   private: boolean;
   presenceKey?: string;
   presenceEnabled?: boolean;
+  /**
+   * Track a presence right after the join, as realtime-js apps do (subscribe, then track): the
+   * topic's presence_state grows with its members and each join fans a diff out (seed §5).
+   * The meta carries no stamp, so it is never counted as a measured update.
+   */
+  presenceTrackOnJoin?: boolean;
   postgresChanges?: Array<{ event: string; schema: string; table: string; filter?: string }>;
 }
 
@@ -94,6 +100,12 @@ export interface StepPlan {
   /** The kind the step's headline figures (delivery, latency) are about. */
   primaryKind: TrafficKind;
   reconnect: ReconnectPolicy | null;
+  /**
+   * What the connections join (topics and join configs), as a key. A step whose key differs
+   * from the previous step's closes every connection and opens them again, because a
+   * connection keeps the topic and config it joined with. Absent: connections are reused.
+   */
+  topology?: string;
   params: StepResult['params'];
 }
 

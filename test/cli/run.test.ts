@@ -17,15 +17,27 @@ afterEach(async () => {
   server = null;
 });
 
-function rtcap(args: string[], opts: { interruptAfterMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function rtcap(args: string[], opts: { interruptWhen?: () => boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    if (opts.interruptAfterMs) setTimeout(() => child.kill('SIGINT'), opts.interruptAfterMs);
-    child.on('exit', (code) => res({ code, stdout, stderr }));
+    let polls = 0;
+    const poll = opts.interruptWhen
+      ? setInterval(() => {
+          // Interrupt once the condition holds (or after 30 s, so the test cannot hang).
+          if (opts.interruptWhen!() || ++polls > 300) {
+            clearInterval(poll!);
+            child.kill('SIGINT');
+          }
+        }, 100)
+      : null;
+    child.on('exit', (code) => {
+      if (poll) clearInterval(poll);
+      res({ code, stdout, stderr });
+    });
   });
 }
 
@@ -69,7 +81,15 @@ describe('rtcap run (the binary)', () => {
     server = await startTestServer();
     const p = profileFile(['name: cli-int', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  steps:', '    - { connections: 10, send_rate: 10, duration: 60s }', ''].join('\n'));
     const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-int-'));
-    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress'], { interruptAfterMs: 4000 });
+    // Interrupt two seconds into the steady state, whatever the machine's load made of the start.
+    const steadySeconds = () => {
+      try {
+        return readFileSync(join(out, 'timeseries.ndjson'), 'utf8').split('\n').filter((l) => l.includes('"phase":"steady"')).length;
+      } catch {
+        return 0;
+      }
+    };
+    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress'], { interruptWhen: () => steadySeconds() >= 2 });
     expect(r.code).toBe(130);
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
     expect(result.status).toBe('interrupted');

@@ -21,6 +21,12 @@ function sharePct(r: number): string {
   return pct > 0 && pct < 0.1 ? '<0.1%' : `${pct.toFixed(1)}%`;
 }
 
+/** "30 s"; "not within the step" when rejections ran to its end; "—" when nothing was rejected. */
+function recoveryCell(e: Partial<JoinRateExtra>): string {
+  if (e.first_rejection_to_recovery_s != null) return `${fmtInt(e.first_rejection_to_recovery_s)} s`;
+  return e.recovered === false ? 'not within the step' : '—';
+}
+
 function topReason(r: Record<string, number> | undefined): string {
   const e = Object.entries(r ?? {}).sort((a, b) => b[1] - a[1]);
   return e.length ? `${fmtInt(e[0][1])} × ${e[0][0]}${e.length > 1 ? ', …' : ''}` : '—';
@@ -29,6 +35,17 @@ function topReason(r: Record<string, number> | undefined): string {
 export const joinRate: ScenarioSection = {
   scenario: 'join-rate',
   title: 'Connection and authorisation rate (seed 002 §4)',
+  notes: (ctx) =>
+    ctx.result.steps.flatMap((s) => {
+      const e = s.extra as Partial<JoinRateExtra>;
+      if (e.join_attempts == null || e.join_succeeded == null || e.join_rejected == null) return [];
+      if (e.join_attempts === e.join_succeeded) return [];
+      const parts = [`${fmtInt(e.join_succeeded)} joined`, `${fmtInt(e.join_rejected)} refused by the server`];
+      if (e.join_failed_other) parts.push(`${fmtInt(e.join_failed_other)} failed otherwise (timeouts, network)`);
+      if (e.join_pending_at_end) parts.push(`${fmtInt(e.join_pending_at_end)} unanswered at the end`);
+      const retries = e.reconnects ? ` (${fmtInt(e.reconnects)} of them reconnects with backoff and jitter)` : '';
+      return [`Step ${s.index}: ${fmtInt(e.join_attempts)} join attempts${retries}: ${parts.join(', ')}.`];
+    }),
   tables: (ctx) => {
     const steps = ctx.result.steps;
     const e0 = steps.map((s) => s.extra as Partial<JoinRateExtra>).find((e) => e.predicted_ceiling_per_s != null || e.db_pool != null);
@@ -56,7 +73,7 @@ export const joinRate: ScenarioSection = {
             // Seed §4 at 130/s: every join accepted, "投递 0" — nothing delivered.
             deliveryCell(s),
             topReason(e.rejections_by_reason),
-            e.first_rejection_to_recovery_s == null ? '—' : `${fmtInt(e.first_rejection_to_recovery_s)} s`,
+            recoveryCell(e),
             fmtRate(e.measured_ceiling_per_s),
             verdictCell(s, ctx.analysis.safe_lines),
           ];

@@ -22,18 +22,22 @@ export const mixed: ScenarioSection = {
       title: 'Mixed load against solo',
       columns: ['step', 'component', 'p50 / p95 mixed', 'p50 / p95 solo', 'p50 change', 'delivered/s', 'delivery', 'step verdict'],
       align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
-      rows: ctx.result.steps.flatMap((s) =>
-        ((s.extra as Partial<MixedExtra>).components ?? []).map((c) => [
+      rows: ctx.result.steps.flatMap((s) => {
+        const comps = (s.extra as Partial<MixedExtra>).components ?? [];
+        // A step running one component alone is that component's solo run: its latency goes in the solo column.
+        const soloStep = comps.length === 1 && comps[0].solo_latency_ms == null;
+        return comps.map((c) => [
           stepName(s),
           c.name,
-          pair(c.latency_ms),
-          pair(c.solo_latency_ms),
-          factor(c.latency_ms, c.solo_latency_ms),
+          soloStep ? '—' : pair(c.latency_ms),
+          soloStep ? pair(c.latency_ms) : pair(c.solo_latency_ms),
+          soloStep ? '—' : factor(c.latency_ms, c.solo_latency_ms),
           fmtRate(c.delivered_per_s),
           fmtRatioPct(c.delivery_rate),
           s.verdict,
-        ]),
-      ),
+        ]);
+      }),
+      notes: ['Latency of every receipt from its scheduled send, update or insert time; solo: the latest earlier step that ran the component alone.'],
     },
   ],
 };

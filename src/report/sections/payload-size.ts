@@ -32,8 +32,14 @@ export const payloadSize: ScenarioSection = {
       }),
     },
   ],
-  notes: (ctx) =>
-    ctx.result.steps
+  notes: (ctx) => [
+    ...ctx.result.steps
       .filter((s) => s.messages && s.messages.sent < s.messages.scheduled && s.verdict !== 'generator-bound')
       .map((s) => `Step ${s.index}: ${fmtInt(s.messages.sent)} of ${fmtInt(s.messages.scheduled)} scheduled messages were sent; seed §3 reads this as the server not taking sends (egress), not receivers losing messages.`),
+    // The evidence behind "the server could not send", so a reader can check the call.
+    ...ctx.result.steps.flatMap((s) => {
+      const e = s.extra as Partial<PayloadSizeExtra>;
+      return e.failure_side && e.sender_evidence?.length ? [`Step ${s.index} (${fmtBytes(s.params.payload_bytes)}): ${e.sender_evidence.join('; ')}.`] : [];
+    }),
+  ],
 };

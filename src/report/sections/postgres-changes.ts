@@ -1,5 +1,5 @@
 /** Seed 002 §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller peak. */
-import { fmtInt, fmtMs } from '../../model/format.js';
+import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { latencyTriple, stepName, verdictCell } from '../cells.js';
 import type { PostgresChangesExtra } from '../extra.js';
 import type { ScenarioSection } from './types.js';
@@ -11,8 +11,8 @@ export const postgresChanges: ScenarioSection = {
     {
       id: 's6-postgres-changes',
       title: '6 Postgres Changes',
-      columns: ['subscriptions', 'reconciliation', 'deliveries', 'poll peak', 'latency from insert (p50 / p95 / p99)', 'verdict'],
-      align: ['right', 'right', 'left', 'right', 'right', 'left'],
+      columns: ['subscriptions', 'reconciliation', 'deliveries', 'poll peak', 'latency from insert (p50 / p95 / p99)', 'verdict', 'latency from commit_timestamp', 'changes/s'],
+      align: ['right', 'right', 'left', 'right', 'right', 'left', 'right', 'right'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<PostgresChangesExtra>;
         const subs = e.subscribers ?? null;
@@ -23,8 +23,20 @@ export const postgresChanges: ScenarioSection = {
         const missing = e.deliveries_missing ?? null;
         const deliv = rounds == null ? '—' : `${rounds} × ${fmtInt(per)}, missing ${fmtInt(missing)}`;
         const label = s.label && s.label !== `step ${s.index}` ? stepName(s) : fmtInt(subs);
-        return [label, recon, deliv, fmtMs(e.poll_ms_max), latencyTriple(e.latency_from_insert_ms ?? s.latency_ms), verdictCell(s, ctx.analysis.safe_lines)];
+        return [
+          label,
+          recon,
+          deliv,
+          fmtMs(e.poll_ms_max),
+          latencyTriple(e.latency_from_insert_ms ?? s.latency_ms),
+          verdictCell(s, ctx.analysis.safe_lines),
+          latencyTriple(e.latency_from_commit_ms),
+          fmtRate(e.changes_per_s),
+        ];
       }),
+      notes: [
+        'Expected per row: the subscribers whose "Subscribed to PostgreSQL" confirmation had arrived by its scheduled insert time; latency is every receipt\'s, from that time (client clock) and from commit_timestamp (server clock). Poll peak: the server\'s last-poll duration, sampled once a second from /metrics.',
+      ],
     },
   ],
 };

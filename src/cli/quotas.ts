@@ -1,0 +1,53 @@
+/**
+ * `rtcap quotas PROFILE`: checks each tenant quota the profile declares (its `quotas:`
+ * section) below, above and back below the declared value (src/run/quotas.ts). Without a
+ * URL the built-in server is started with the declared quotas. Writes quotas.json and
+ * quotas.md; exit 0 when every quota is enforced as declared, 99 when one is not, 3 when the
+ * checks could not run, 2 for a usage or profile error.
+ */
+import type { Argv } from 'yargs';
+import { renderTextTable } from '../report/table.js';
+import { EXIT } from '../run/runner.js';
+import { QuotaAbort, quotasTable, runQuotas } from '../run/quotas.js';
+import { checkUrl, interruptible, loadProfileOrExit, log } from './shared.js';
+
+export function quotasCommand(y: Argv): Argv {
+  return y.command(
+    'quotas <profile>',
+    'check the tenant quotas a profile declares: below, above and back below each',
+    (c) =>
+      c
+        .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a quotas: section' })
+        .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
+        .option('out', { type: 'string', describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)' })
+        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field: --set quotas.max_joins_per_second=100' })
+        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' }),
+    async (args) => {
+      const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
+      if (!loaded || !checkUrl(args.url)) return;
+      const { signal, dispose } = interruptible();
+      try {
+        const { report, dir } = await runQuotas({
+          profile: loaded.profile,
+          profilePath: loaded.path,
+          url: args.url,
+          outDir: args.out,
+          serverCpus: args['server-cpus'] ?? null,
+          log,
+          signal,
+        });
+        if (report.rows.length) process.stderr.write('\n' + renderTextTable(quotasTable(report), 200) + '\n\n');
+        if (report.abort_reason) log(`quotas: could not finish: ${report.abort_reason}`);
+        log(`quotas: ${report.pass ? 'PASS' : 'FAIL'} — ${report.rows.filter((r) => r.pass).length} of ${report.rows.length} as declared${report.rows.some((r) => !r.pass) ? `; failed: ${report.rows.filter((r) => !r.pass).map((r) => r.quota).join(', ')}` : ''}`);
+        log(`wrote ${dir}/ (quotas.json, quotas.md)`);
+        process.exitCode = report.pass ? EXIT.ok : report.rows.length === 0 || report.abort_reason ? (signal.aborted ? EXIT.interrupted : EXIT.aborted) : EXIT.thresholds;
+      } catch (e) {
+        if (!(e instanceof QuotaAbort)) throw e;
+        process.stderr.write(`${loaded.path}: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+      } finally {
+        dispose();
+      }
+    },
+  );
+}

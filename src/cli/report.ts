@@ -1,0 +1,48 @@
+/**
+ * `rtcap report DIR`: rebuilds every artefact of a run directory — the analysis and
+ * thresholds in result.json, summary.md, report.html — from result.json (and
+ * timeseries.ndjson when present), with the rtcap that runs it. Exit 99 when a threshold fails.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import { RESULT_SCHEMA } from '../report/result.js';
+import { EXIT } from '../run/runner.js';
+import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import { log } from './shared.js';
+
+/** result.json of a run directory (or the file itself), or why not. */
+export function readResultFile(pathOrDir: string): ResultFile | string {
+  const path = pathOrDir.endsWith('.json') ? pathOrDir : join(pathOrDir, 'result.json');
+  if (!existsSync(path)) return `${path}: no such file`;
+  let r: ResultFile;
+  try {
+    r = JSON.parse(readFileSync(path, 'utf8')) as ResultFile;
+  } catch (e) {
+    return `${path}: not readable JSON (${(e as Error).message})`;
+  }
+  if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps)) return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
+  return r;
+}
+
+export function reportCommand(y: Argv): Argv {
+  return y.command(
+    'report <dir>',
+    'rebuild result.json\'s analysis, summary.md and report.html of a run directory',
+    (c) => c.positional('dir', { type: 'string', demandOption: true, describe: 'run directory (with result.json)' }),
+    (args) => {
+      const dir = args.dir as string;
+      const r = readResultFile(dir);
+      if (typeof r === 'string') {
+        process.stderr.write(`rtcap report: ${r}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const problems = writeArtifacts(r, dir);
+      for (const p of problems) log(`warning: ${p}`);
+      process.stderr.write(terminalSummary(r));
+      log(`rebuilt ${dir}/ (result.json analysis, summary.md, report.html)${existsSync(join(dir, 'timeseries.ndjson')) ? '' : ' — no timeseries.ndjson: the timeline chart is empty'}`);
+      process.exitCode = problems.length ? 1 : r.thresholds && !r.thresholds.pass ? EXIT.thresholds : EXIT.ok;
+    },
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * What `run`, `sweep` and `quotas` share: loading the profile (exit 2 on any problem),
+ * Ctrl-C handling, and the end of a run — artefacts, terminal summary, thresholds, exit code.
+ */
+import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
+import { parseThreshold, ThresholdError } from '../model/thresholds.js';
+import { EXIT, type RunOutcome } from '../run/runner.js';
+import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+
+export const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here too. */
+export async function loadProfileOrExit(path: string, sets: string[]): Promise<LoadedProfile | null> {
+  let loaded: LoadedProfile;
+  try {
+    loaded = await loadProfile(path, { sets });
+  } catch (e) {
+    if (e instanceof ProfileError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exitCode = EXIT.usage;
+      return null;
+    }
+    throw e;
+  }
+  const bad = loaded.profile.thresholds.flatMap((t, i) => {
+    try {
+      parseThreshold(t);
+      return [];
+    } catch (err) {
+      if (err instanceof ThresholdError) return [`${path}: thresholds.${i}: ${err.message}`];
+      throw err;
+    }
+  });
+  if (bad.length) {
+    process.stderr.write(bad.join('\n') + '\n');
+    process.exitCode = EXIT.usage;
+    return null;
+  }
+  return loaded;
+}
+
+export function checkUrl(url: string | undefined): boolean {
+  if (url !== undefined && !/^wss?:\/\//.test(url)) {
+    process.stderr.write(`--url ${url}: must start with ws:// or wss://\n`);
+    process.exitCode = EXIT.usage;
+    return false;
+  }
+  return true;
+}
+
+/** First Ctrl-C aborts the signal (the run writes what it has); the second exits at once. */
+export function interruptible(): { signal: AbortSignal; dispose: () => void } {
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write('\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n');
+      ac.abort();
+    } else {
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/**
+ * Rewrites every artefact with the final result (analysis, thresholds), prints the summary and
+ * returns the exit code: the run's own when it did not complete, else 99 if a threshold failed.
+ */
+export function finishRun(outcome: RunOutcome): number {
+  const result = outcome.result as ResultFile;
+  for (const p of writeArtifacts(result, outcome.dir)) log(`warning: ${p}`);
+  process.stderr.write('\n' + terminalSummary(result) + '\n');
+  log(`wrote ${outcome.dir}/ (result.json, summary.md, report.html, timeseries.ndjson)`);
+  if (outcome.exitCode !== EXIT.ok) return outcome.exitCode;
+  return result.thresholds && !result.thresholds.pass ? EXIT.thresholds : EXIT.ok;
+}

@@ -1,0 +1,93 @@
+/**
+ * `rtcap sweep PROFILE [--resume DIR]`: the profile's `sweep:` section drives one run whose
+ * steps vary one driver, up to the knee (src/run/sweep.ts). Same artefacts and exit codes
+ * as `rtcap run`; thresholds are judged on the steps up to the knee.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import { EXIT } from '../run/runner.js';
+import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
+import { runArtifactHooks } from './render.js';
+import { checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
+
+function readResume(dir: string): SweepResult | string {
+  const path = join(dir, 'result.json');
+  if (!existsSync(path)) return `--resume ${dir}: no result.json there`;
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as SweepResult;
+    if (!Array.isArray(r.steps)) return `--resume ${dir}: result.json has no steps`;
+    return r;
+  } catch (e) {
+    return `--resume ${dir}: result.json is not readable JSON (${(e as Error).message})`;
+  }
+}
+
+export function sweepCommand(y: Argv): Argv {
+  return y.command(
+    'sweep <profile>',
+    'sweep one driver of a profile up to the knee (the profile\'s sweep: section); one run directory',
+    (c) =>
+      c
+        .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a sweep: section' })
+        .option('resume', { type: 'string', describe: 'continue an interrupted sweep from its run directory' })
+        .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
+        .option('out', { type: 'string', describe: 'directory for this run\'s files (default reports/<run-id>/)' })
+        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field: --set sweep.max=4000' })
+        .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
+        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
+        .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
+        .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
+        .check((a) => {
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
+          return true;
+        }),
+    async (args) => {
+      const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
+      if (!loaded || !checkUrl(args.url)) return;
+      let resumeFrom: SweepResult | undefined;
+      try {
+        sweepConfig(loaded.profile);
+        if (args.resume !== undefined) {
+          const r = readResume(args.resume);
+          if (typeof r === 'string') throw new SweepError(r);
+          if (r.profile.name !== loaded.profile.name || r.profile.scenario !== loaded.profile.scenario) {
+            throw new SweepError(`--resume ${args.resume}: that run is ${r.profile.name} (${r.profile.scenario}), not ${loaded.profile.name} (${loaded.profile.scenario})`);
+          }
+          resumeFrom = r;
+          log(`resuming ${r.run_id}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'} done, status ${r.status}`);
+        }
+      } catch (e) {
+        if (!(e instanceof SweepError)) throw e;
+        process.stderr.write(`${loaded.path}: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const { signal, dispose } = interruptible();
+      try {
+        const outcome = await runSweep({
+          profile: loaded.profile,
+          profilePath: loaded.path,
+          redactedProfile: loaded.redacted,
+          url: args.url,
+          outDir: args.resume ?? args.out,
+          workers: args.workers,
+          serverCpus: args['server-cpus'] ?? null,
+          generatorCpus: args['generator-cpus'] ?? null,
+          log,
+          progress: args.progress as boolean,
+          signal,
+          resumeFrom,
+          ...runArtifactHooks(),
+        });
+        process.exitCode = finishRun(outcome);
+      } catch (e) {
+        if (!(e instanceof SweepError)) throw e;
+        process.stderr.write(`${loaded.path}: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+      } finally {
+        dispose();
+      }
+    },
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * Mixed load (seed 002 §6: "在与广播、Presence 并发的混合负载下，CDC 延迟劣化约 5.8 倍"):
+ * broadcast, presence and Postgres Changes on the same connections, each step carrying the
+ * `components` it names. Every connection joins its room's topic with presence on (tracked at
+ * join) and a postgres_changes binding, whatever the step carries, so the solo steps and the
+ * mixed step run on identical connections and differ only in traffic:
+ *
+ *  - broadcast: `room_send_rate` per room (or `send_rate` over all rooms), every member sending
+ *    in turn; expected = room members at the send − the sender (unless load.self);
+ *  - presence: `update_share` of the members update each second; expected = room members − 1;
+ *  - postgres-changes: rows at `insert_rate` in rounds (see postgres-changes.ts); expected =
+ *    confirmed subscribers of the row's membership.
+ *
+ * A step with one component is that component's solo run; a later step with several reports
+ * each component's latency beside its latest solo step's (MixedExtra.components).
+ */
+import type { Profile } from '../profile/schema.js';
+import type { MixedComponent, MixedExtra } from '../report/extra.js';
+import type { StepContext } from '../run/step-result.js';
+import { changeRows, changesBinding, changesKey, changesPerRound, subscriberClaims } from './changes.js';
+import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './common.js';
+import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
+import { DEFAULT_UPDATE_SHARE } from './presence.js';
+import { KIND_STRIDE, kindOfStream, kindStream, type Scenario, type StepPlan, type TrafficKind } from './types.js';
+
+export type MixedComponentName = MixedComponent['name'];
+export const MIXED_COMPONENTS: readonly MixedComponentName[] = ['broadcast', 'presence', 'postgres-changes'];
+
+const KIND_OF: Record<MixedComponentName, TrafficKind> = { broadcast: 'broadcast', presence: 'presence', 'postgres-changes': 'changes' };
+
+export function planMixed(profile: Profile, step: number): StepPlan {
+  const s = profile.load.steps[step];
+  const layout = roomLayout(s, step);
+  const { connections, rooms, members } = layout;
+  if (connections > KIND_STRIDE) throw new Error(`load.steps.${step}: mixed holds at most ${KIND_STRIDE} connections per step (one stream per sender)`);
+  const components = MIXED_COMPONENTS.filter((c) => (s.components ?? MIXED_COMPONENTS).includes(c));
+  const has = (c: MixedComponentName) => components.includes(c);
+  const filtered = s.filtered ?? false;
+  const durationMs = s.duration;
+  const joinRatePerS = s.join_rate ?? profile.load.join_rate;
+  const payloadBytes = s.payload_bytes ?? profile.load.payload_bytes;
+  const roomOf = (conn: number) => Math.floor(conn / members);
+  const topicOf = (conn: number) => roomTopic(profile, roomOf(conn));
+
+  const roomSendRate = s.room_send_rate ?? s.send_rate / rooms;
+  const broadcastPerS = has('broadcast') ? roomSendRate * rooms : 0;
+  const share = s.update_share ?? DEFAULT_UPDATE_SHARE;
+  const updatesPerS = has('presence') ? connections * share : 0;
+  const insertRatePerS = has('postgres-changes') ? (s.insert_rate ?? 0) : 0;
+  const inserts = connections > 0 ? changeRows(profile, { ratePerS: insertRatePerS, durationMs, rooms, filtered, streamOf: (n) => kindStream('changes', n) }) : null;
+  const perRound = changesPerRound(rooms, filtered);
+  const rotating = (kind: TrafficKind) => (k: number) => {
+    const r = rotatingSender(k, layout);
+    return { conn: r.conn, stream: kindStream(kind, r.conn), seq: r.seq };
+  };
+  const primaryKind: TrafficKind = has('postgres-changes') ? 'changes' : has('presence') ? 'presence' : 'broadcast';
+  const c = profile.changes;
+  return {
+    step,
+    label: s.label ?? `${components.join(' + ')} (${rooms} × ${members})`,
+    connections,
+    joinRatePerS,
+    durationMs,
+    payloadBytes,
+    topicOf,
+    joinConfigOf: (conn) => ({
+      private: false,
+      presenceKey: `member-${conn}`,
+      presenceEnabled: true,
+      presenceTrackOnJoin: true,
+      postgresChanges: [changesBinding(profile, roomOf(conn), filtered)],
+    }),
+    userClaimsOf: (conn) => subscriberClaims(profile, conn),
+    changesKeyOf: (conn) => changesKey(roomOf(conn), filtered),
+    broadcasts: broadcastPerS > 0 && connections > 0 ? { ratePerS: broadcastPerS, count: countAt(broadcastPerS, durationMs), senderOf: rotating('broadcast') } : null,
+    presence: updatesPerS > 0 ? { ratePerS: updatesPerS, count: countAt(updatesPerS, durationMs), senderOf: rotating('presence') } : null,
+    inserts,
+    streamInfo: (local) => {
+      const kind = kindOfStream(local);
+      const n = local - kindStream(kind, 0);
+      if (kind === 'changes') return { key: changesKey(n, filtered), excludeSender: false };
+      return { key: topicOf(n), excludeSender: kind === 'presence' || !profile.load.self };
+    },
+    primaryKind,
+    reconnect: reconnectPolicy(profile),
+    // The components a step carries do not change what connections join: solo and mixed steps share them.
+    topology: `mixed:${members}:${filtered}:${c.schema}.${c.table}:${c.event}`,
+    params: {
+      connections,
+      send_rate: broadcastPerS,
+      duration_s: durationMs / 1000,
+      join_rate: joinRatePerS,
+      payload_bytes: payloadBytes,
+      components: components.join('+'),
+      topics: rooms,
+      members_per_topic: members,
+      room_send_rate: has('broadcast') ? roomSendRate : 0,
+      update_share: has('presence') ? share : 0,
+      insert_rate: insertRatePerS,
+      filtered,
+      rounds: inserts ? inserts.count / perRound : 0,
+    },
+  };
+}
+
+/** The latest earlier step that ran `name` alone, and its latency. */
+function soloLatency(ctx: StepContext, name: MixedComponentName): MixedComponent['solo_latency_ms'] {
+  for (let i = ctx.previous.length - 1; i >= 0; i--) {
+    const prev = ctx.previous[i];
+    if (prev.params.components !== name) continue;
+    const comp = ((prev.extra as Partial<MixedExtra>).components ?? []).find((x) => x.name === name);
+    if (comp) return comp.latency_ms;
+  }
+  return null;
+}
+
+export function mixedExtra(ctx: StepContext): Record<string, unknown> {
+  const names = String(ctx.plan.params.components ?? '').split('+').filter((n): n is MixedComponentName => (MIXED_COMPONENTS as readonly string[]).includes(n));
+  const steadyS = steadySeconds(ctx.window);
+  const solo = names.length === 1;
+  const components = names.map((name) => {
+    const k = ctx.kinds[KIND_OF[name]];
+    const f = k?.figures;
+    return {
+      name,
+      // Every receipt from the scheduled send (or insert) time: rooms make "first receipt" one of a few.
+      latency_ms: latencySummary(k?.deliveryHistogram ?? null) ?? { p50: null, p95: null, p99: null },
+      solo_latency_ms: solo ? null : soloLatency(ctx, name),
+      delivery_rate: f && f.expected > 0 ? Math.round((f.received / f.expected) * 1e6) / 1e6 : null,
+      delivered_per_s: f ? Math.round((f.received / steadyS) * 10) / 10 : null,
+      sent: f?.sent ?? 0,
+      expected: f?.expected ?? 0,
+      received: f?.received ?? 0,
+      lost: f?.lost ?? 0,
+    };
+  });
+  return { components };
+}
+
+export const mixed: Scenario = {
+  name: 'mixed',
+  seedSection: '§6 mixed load (CDC 2.6 s → 15 s beside broadcast and presence)',
+  describe: 'broadcast + presence + Postgres Changes on the same connections, each solo and then together: how each one\'s latency and delivery move against its solo run',
+  plan: planMixed,
+  extra: mixedExtra,
+};

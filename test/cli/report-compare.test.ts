@@ -1,0 +1,98 @@
+/**
+ * `rtcap report DIR` and `rtcap compare A B` through the command line parser, in this
+ * process, on fixture results.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { readResultFile } from '../../src/cli/report.js';
+import type { ResultFile } from '../../src/cli/render.js';
+import { loadRun } from '../fixtures/index.js';
+
+const FIXTURES = new URL('../fixtures/', import.meta.url);
+
+function dirWith(name: string, edit: (r: ResultFile) => void = () => undefined): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+  const r = loadRun(name) as ResultFile;
+  edit(r);
+  writeFileSync(join(dir, 'result.json'), JSON.stringify(r));
+  if (name === 'run-a') copyFileSync(new URL('run-a.timeseries.ndjson', FIXTURES), join(dir, 'timeseries.ndjson'));
+  return dir;
+}
+
+let err = '';
+let out = '';
+function capture(): void {
+  err = '';
+  out = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+}
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = 0;
+});
+
+describe('rtcap report', () => {
+  it('rebuilds the analysis, summary.md and report.html from result.json and prints the summary', async () => {
+    const dir = dirWith('run-a');
+    capture();
+    await main(['report', dir]);
+    expect(process.exitCode).toBe(0);
+    const r = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as ResultFile;
+    expect((r.analysis as { capacity: unknown[] }).capacity.length).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('Recommended capacity');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('<svg');
+    expect(err).toMatch(/^fit: CPU ≈ .* \(R² \d\.\d\d, \d steps\)$/m);
+    expect(err).toMatch(/^capacity: /m);
+    expect(err).toContain(`rebuilt ${dir}/`);
+  });
+
+  it('exits 99 when a profile threshold fails, after writing everything', async () => {
+    const dir = dirWith('run-a', (r) => (r.profile.resolved = { thresholds: ['p95_ms < 5'] }));
+    capture();
+    await main(['report', dir]);
+    expect(process.exitCode).toBe(99);
+    expect(err).toMatch(/^thresholds: FAIL — 0 of 1 passed/m);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('## Thresholds: FAIL');
+  });
+
+  it('exits 2 on a directory without an rtcap result', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+    capture();
+    await main(['report', dir]);
+    expect(process.exitCode).toBe(2);
+    expect(err).toContain('result.json: no such file');
+    writeFileSync(join(dir, 'result.json'), '{"schema":"other"}');
+    expect(readResultFile(dir)).toMatch(/not an rtcap result/);
+  });
+});
+
+describe('rtcap compare', () => {
+  it('prints both runs side by side with the differences, and writes HTML with --out', async () => {
+    const a = dirWith('run-a');
+    const b = dirWith('run-b');
+    const html = join(mkdtempSync(join(tmpdir(), 'rtcap-cli-')), 'cmp.html');
+    capture();
+    await main(['compare', a, join(b, 'result.json'), '--out', html]);
+    expect(process.exitCode ?? 0).toBe(0);
+    expect(out).toMatch(/^# rtcap compare: A .* vs B /);
+    expect(out).toContain('| figure | A | B | B − A | B is |');
+    const page = readFileSync(html, 'utf8');
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).toContain('<th class="left">figure</th>');
+    // Every Markdown table of the comparison is one HTML table.
+    expect((page.match(/<table>/g) ?? []).length).toBe((out.match(/^\|(?:---:?\|)+$/gm) ?? []).length);
+    expect((page.match(/<table>/g) ?? []).length).toBeGreaterThan(3);
+    expect(err).toContain(`wrote ${html} (HTML)`);
+  });
+
+  it('writes Markdown for any other --out name', async () => {
+    const md = join(mkdtempSync(join(tmpdir(), 'rtcap-cli-')), 'cmp.md');
+    capture();
+    await main(['compare', dirWith('run-a'), dirWith('run-b'), '--out', md]);
+    expect(readFileSync(md, 'utf8')).toBe(out);
+  });
+});
