@@ -132,6 +132,7 @@ function builder(y: Argv): Argv {
     .option('workers', { type: 'number', default: 1, describe: 'server processes sharing the port (PubSub between them)' })
     .option('database-url', { type: 'string', describe: 'use this PostgreSQL instead of starting an embedded one' })
     .option('database', { type: 'boolean', default: true, describe: 'start the tenant database (--no-database: public broadcast and presence only)' })
+    .option('exit-with-stdin', { type: 'boolean', hidden: true, describe: 'shut down when stdin closes (the parent is gone)' })
     .option('database-url-file', { type: 'string', hidden: true, describe: 'write the unredacted database URL to this file (mode 0600) when ready' })
     .option('ready-json', { type: 'boolean', default: false, describe: 'print one JSON line on stdout when ready' })
     .option('supabase-defaults', { type: 'boolean', default: false, describe: "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited" })
@@ -199,6 +200,13 @@ export const serveCommand: CommandModule = {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // Started by `rtcap run`: its stdin is a pipe from the run; when the run is gone (even
+    // killed with SIGKILL) the pipe closes, and the server and its Postgres must not linger.
+    if (argv['exit-with-stdin']) {
+      process.stdin.on('end', () => stop('parent gone (stdin closed)'));
+      process.stdin.on('error', () => stop('parent gone (stdin error)'));
+      process.stdin.resume();
+    }
   },
 };
 

@@ -22,6 +22,9 @@ process.on('message', (m: ToWorker) => {
     post({ type: 'fatal', worker: -1, message: (e as Error).stack ?? String(e) });
   }
 });
+// A Ctrl-C at the terminal reaches the whole process group; the coordinator decides when a
+// generator stops (it still has to collect what this process measured).
+process.on('SIGINT', () => undefined);
 process.on('disconnect', () => {
   // The coordinator is gone: close sockets and leave.
   worker.stop();

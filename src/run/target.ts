@@ -36,7 +36,7 @@ export async function startBuiltinServer(opts: {
   /** More `rtcap serve` flags (e.g. `rtcap quotas` passes the rate tick it checks against). */
   extraArgs?: string[];
 }): Promise<BuiltinServer> {
-  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--workers', String(opts.workers), ...(opts.extraArgs ?? [])];
+  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--exit-with-stdin', '--workers', String(opts.workers), ...(opts.extraArgs ?? [])];
   if (Object.keys(opts.config).length > 0) {
     writeFileSync(opts.configPath, JSON.stringify(opts.config, null, 2));
     args.push('--config', opts.configPath);
@@ -45,7 +45,18 @@ export async function startBuiltinServer(opts: {
   const urlFile = join(mkdtempSync(join(tmpdir(), 'rtcap-db-')), 'url');
   if (opts.database) args.push('--database-url-file', urlFile);
   const log = createWriteStream(opts.logPath, { flags: 'a' });
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  // Its own process group: a Ctrl-C at the terminal reaches the run, which then stops the
+  // server in order (and writes its results) instead of the server vanishing under it; the
+  // group also lets the run reap the server's Postgres if the server dies. The stdin pipe is
+  // the server's lifeline to the run (--exit-with-stdin).
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* group already gone */
+    }
+  };
   if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
   child.stderr!.pipe(log);
   const tail: string[] = [];
@@ -56,7 +67,12 @@ export async function startBuiltinServer(opts: {
   let stopping = false;
   const exited = new Promise<string>((resolve) => {
     child.on('exit', (code, signal) => {
-      if (!stopping) resolve(`built-in server exited (${signal ?? `code ${code}`})${tail.length ? `: ${tail[tail.length - 1]}` : ''}`);
+      if (stopping) return;
+      // What it left behind (its Postgres) goes with it.
+      killGroup();
+      // A crash says why on its last stderr line; a signal is the whole story.
+      const last = code !== 0 && !signal && tail.length ? `: ${tail[tail.length - 1]}` : '';
+      resolve(`built-in server exited (${signal ?? `code ${code}`})${last}`);
     });
   });
   const ready = await new Promise<{ port: number; url: string; workers?: number; database?: string | null }>((resolve, reject) => {
@@ -104,6 +120,7 @@ export async function startBuiltinServer(opts: {
       const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await gone;
       clearTimeout(t);
+      killGroup();
       log.end();
     },
   };
