@@ -1,13 +1,27 @@
 /**
- * What `run`, `sweep` and `quotas` share: loading the profile (exit 2 on any problem),
+ * What `run`, `sweep` and `quotas` share: their options, loading the profile (exit 2 on any problem),
  * Ctrl-C handling, and the end of a run — artefacts, terminal summary, thresholds, exit code.
  */
+import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
 import { parseThreshold, ThresholdError } from '../model/thresholds.js';
 import { EXIT, type RunOutcome } from '../run/runner.js';
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The options `run` and `sweep` share: the target, the output, overrides and the generator. */
+export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
+  return c
+    .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
+    .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
+    .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/)" })
+    .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` })
+    .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
+    .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
+    .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
+    .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' });
+}
 
 /** The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here too. */
 export async function loadProfileOrExit(path: string, sets: string[]): Promise<LoadedProfile | null> {

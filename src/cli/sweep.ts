@@ -9,7 +9,7 @@ import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
 import { runArtifactHooks } from './render.js';
-import { checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -28,16 +28,8 @@ export function sweepCommand(y: Argv): Argv {
     'sweep <profile>',
     'sweep one driver of a profile up to the knee (the profile\'s sweep: section); one run directory',
     (c) =>
-      c
-        .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a sweep: section' })
+      benchmarkOptions(c, 'sweep.max=4000')
         .option('resume', { type: 'string', describe: 'continue an interrupted sweep from its run directory' })
-        .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
-        .option('out', { type: 'string', describe: 'directory for this run\'s files (default reports/<run-id>/)' })
-        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field: --set sweep.max=4000' })
-        .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
-        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
-        .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
-        .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
         .check((a) => {
           if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
           return true;
