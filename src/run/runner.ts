@@ -260,6 +260,14 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     // ---- samplers and timeline
     const timeline = new Timeline(gen.workers, () => ({ step: ctx.step, phase: ctx.phase }), profile.target.instance, (rec) => onSecond(rec));
     const serverSamples: ResourceSample[] = [];
+    /** Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at most. */
+    const closedDown = async (n: number, sinceMs: number) => {
+      for (let waited = 0; waited < 30_000; waited += 500) {
+        await sleep(500);
+        const last = timeline.seconds[timeline.seconds.length - 1]?.point;
+        if (last && last.t * 1000 > sinceMs && last.connections_open <= n) return;
+      }
+    };
     if (sampler) {
       const s = sampler;
       await s.sample();
@@ -351,21 +359,19 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         const before = i > 0 ? plans[i - 1] : undefined;
         if (current > 0 && plan.topology !== undefined && before?.topology !== undefined && plan.topology !== before.topology) {
           log(`step ${i + 1}: new topology — closing ${current.toLocaleString('en-US')} connections to join them again`);
+          const closedAt = nowMs();
           pool.broadcast({ type: 'shrink', step: i, toConn: 0 });
           current = 0;
+          await closedDown(0, closedAt);
         }
         if (current > 0 && opts.freshConnections?.(result, i)) {
           log(`step ${i + 1}: starting from fresh connections — closing ${current.toLocaleString('en-US')} first`);
           const closedAt = nowMs();
           pool.broadcast({ type: 'shrink', step: i, toConn: 0 });
           current = 0;
-          // The server must have let the old sockets go (file descriptors, users) before new ones
-          // arrive: wait for a second with none open, at most 30 s, then two more seconds.
-          for (let waited = 0; waited < 30_000; waited += 500) {
-            await sleep(500);
-            const last = timeline.seconds[timeline.seconds.length - 1]?.point;
-            if (last && last.t * 1000 > closedAt && last.connections_open === 0) break;
-          }
+          // The server must have let the old sockets go (file descriptors, users) before new
+          // ones arrive; then two more seconds.
+          await closedDown(0, closedAt);
           await sleep(2000);
         }
         setPhase('ramp', plan.connections > current ? (plan.connections - current) / plan.joinRatePerS : null);
@@ -377,7 +383,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
           const ramp = await race(Promise.race([pool.ramp(i, current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
           if (ramp.joined === 0) throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
         } else if (plan.connections < current) {
+          const closedAt = nowMs();
           pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });
+          await closedDown(plan.connections, closedAt);
         }
         current = plan.connections;
         w.rampEnd = nowMs();
