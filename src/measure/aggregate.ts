@@ -45,6 +45,23 @@ export interface MessageFigures {
   bySecond: Map<number, { expected: number; received: number }>;
 }
 
+/** Figures of a step in which nothing was sent. */
+export function emptyFigures(): MessageFigures {
+  return {
+    sent: 0,
+    sendFailed: 0,
+    expected: 0,
+    received: 0,
+    excess: 0,
+    lost: 0,
+    messagesUnseen: 0,
+    firstLatency: createHistogram(),
+    firstLatencyFromActual: createHistogram(),
+    fanoutSpan: createHistogram(),
+    bySecond: new Map(),
+  };
+}
+
 export function aggregateMessages(
   sends: SendRecord[],
   receipts: ReceiptRecord[][],
@@ -80,19 +97,7 @@ export function aggregateMessages(
     }
   }
 
-  const out: MessageFigures = {
-    sent: 0,
-    sendFailed: 0,
-    expected: 0,
-    received: 0,
-    excess: 0,
-    lost: 0,
-    messagesUnseen: 0,
-    firstLatency: createHistogram(),
-    firstLatencyFromActual: createHistogram(),
-    fanoutSpan: createHistogram(),
-    bySecond: new Map(),
-  };
+  const out = emptyFigures();
 
   const seenStreams = new Set<number>();
   for (const s of sends) {

@@ -4,7 +4,7 @@
  * figure is measured; missing ones are null (DESIGN.md). The headline figures are those of
  * the step's primary traffic kind; a step carrying several kinds has each in extra.kinds.
  */
-import { aggregateMessages, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../measure/aggregate.js';
+import { aggregateMessages, emptyFigures, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../measure/aggregate.js';
 import { compactHistogram, createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
 import { Membership, type MemberInterval } from '../measure/membership.js';
 import type { StepCollected } from '../load/ipc.js';
@@ -118,7 +118,7 @@ export function buildStepResult(args: {
     for (const c of collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
     kinds[kind] = { figures: aggregateMessages(sends, receipts, info), deliveryHistogram };
   }
-  const primary = kinds[plan.primaryKind] ?? { figures: aggregateMessages([], [], info), deliveryHistogram: createHistogram() };
+  const primary = kinds[plan.primaryKind] ?? { figures: emptyFigures(), deliveryHistogram: createHistogram() };
   const figures = primary.figures;
 
   const sum = (f: (c: StepCollected) => number) => collected.reduce((a, c) => a + f(c), 0);

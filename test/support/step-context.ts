@@ -3,7 +3,7 @@
  * generator processes would have collected, the per-second timeline and the message figures.
  */
 import type { SecondStats, StepCollected } from '../../src/load/ipc.js';
-import type { MessageFigures } from '../../src/measure/aggregate.js';
+import { emptyFigures, type MessageFigures } from '../../src/measure/aggregate.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { Profile } from '../../src/profile/schema.js';
 import type { TimeseriesPoint } from '../../src/report/result.js';
@@ -55,20 +55,7 @@ export function fakeSecond(t: number, joins: number, errorReasons: Record<string
 }
 
 export function fakeFigures(p: Partial<MessageFigures> = {}): MessageFigures {
-  return {
-    sent: 0,
-    sendFailed: 0,
-    expected: 0,
-    received: 0,
-    excess: 0,
-    lost: 0,
-    messagesUnseen: 0,
-    firstLatency: createHistogram(),
-    firstLatencyFromActual: createHistogram(),
-    fanoutSpan: createHistogram(),
-    bySecond: new Map(),
-    ...p,
-  };
+  return { ...emptyFigures(), ...p };
 }
 
 export function fakeContext(args: {
