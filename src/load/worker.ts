@@ -8,7 +8,7 @@ import { Connection, type ConnectionHooks } from '../client/connection.js';
 import type { ClassifiedError } from '../client/classify.js';
 import { TokenSource } from '../client/auth.js';
 import { nowMs } from '../measure/clock.js';
-import { createHistogram, encodeHistogram, recordMs } from '../measure/histogram.js';
+import { encodeHistogram, recordMs } from '../measure/histogram.js';
 import { ReceiveLedger, SendLedger, streamId } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
 import type { MemberInterval } from '../measure/membership.js';
@@ -16,14 +16,15 @@ import { EV } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
-import type { ErrorClass } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
-import type { ConnectionTraffic, StepPlan } from '../scenarios/types.js';
+import type { StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
-import { OpenSchedule } from './schedule.js';
+import { realPacer } from './pacer.js';
+import { RampDriver } from './ramp.js';
+import { countError, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
+import { runTraffic, type TrafficTag } from './traffic-driver.js';
 import { BenchSender, joinPayload, PresenceSender, readChangeStamp, readPresenceStamps } from './traffic.js';
 
-const MAX_ERROR_REASONS = 200;
 /** Per-second lines fire just after the wall-clock second ends, so the second they name is over. */
 const SECOND_TICK_OFFSET_MS = 5;
 
@@ -37,8 +38,6 @@ interface ConnMeta {
   userToken: string | null;
   attempt: number;
 }
-
-type Tag = 'broadcast' | 'presence';
 
 export class GeneratorWorker implements ConnectionHooks {
   private index = 0;
@@ -56,8 +55,6 @@ export class GeneratorWorker implements ConnectionHooks {
   private readonly joining = new Set<Connection>();
   /** Joined with a postgres_changes binding, its "Subscribed to PostgreSQL" not in yet: the ramp waits for them (seed §6 reconciles before the rounds). */
   private readonly subscribing = new Set<Connection>();
-  /** First attempts (the ramp's joins) still unanswered: reconnects must not hold the ramp back. */
-  private rampOutstanding = 0;
   private readonly ledger = new ReceiveLedger();
   private readonly sends = new SendLedger(5);
   private readonly health = new HealthMonitor();
@@ -66,41 +63,19 @@ export class GeneratorWorker implements ConnectionHooks {
   private sender: BenchSender | null = null;
   private presenceSender: PresenceSender | null = null;
 
-  // step counters
-  private opened = 0;
-  private joinedInStep = 0;
-  private failed = 0;
-  private disconnected = 0;
-  private lateJoins = 0;
-  private scheduledJoins = 0;
-  private reconnects = 0;
-  private subscribed = 0;
-  private joinHist = createHistogram();
-  private ackHist = createHistogram();
-  /** phx_join push → ok reply: on private channels, mostly the RLS read check (§6.2). */
-  private joinReplyHist = createHistogram();
-  private commitHist = createHistogram();
-  private errors = new Map<string, number>();
-  private errorClasses: Record<ErrorClass, number> = { server: 0, network: 0, generator: 0, protocol: 0 };
-  private acksOk = 0;
-  private ackErrors = 0;
-  private presenceOk = 0;
-  private presenceErrors = 0;
-  private snapshots = { count: 0, bytes: 0, maxBytes: 0, entries: 0 };
-  private sendBufferPeak = 0;
-  private sendStats = { scheduled: 0, unsent: 0 };
-  private trafficRunning = 0;
+  /** This step's counters; replaced whole when a step begins. */
+  private counters = newStepCounters();
+  /** This second's counters; replaced whole each second. */
+  private second = newSecondCounters();
   // live counts
   private openNow = 0;
   private joinedNow = 0;
-  // per-second counters
-  private secJoins = 0;
-  private secErrors = 0;
-  private secDisconnects = 0;
-  private secErrorReasons = new Map<string, number>();
 
-  private rampScheduling = false;
-  private rampStep = -1;
+  private readonly ramps = new RampDriver(realPacer, {
+    currentStep: () => this.step,
+    waitingSubscriptions: () => this.subscribing.size,
+    rampDone: () => this.postRampDone(),
+  });
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private lastSecondReported = 0;
@@ -173,18 +148,7 @@ export class GeneratorWorker implements ConnectionHooks {
       c.member.seqByStream = null;
     }
     this.sends.beginStep(this.profile.load.late_threshold);
-    this.opened = this.joinedInStep = this.failed = this.disconnected = this.lateJoins = this.scheduledJoins = 0;
-    this.reconnects = this.subscribed = 0;
-    this.joinHist = createHistogram();
-    this.ackHist = createHistogram();
-    this.joinReplyHist = createHistogram();
-    this.commitHist = createHistogram();
-    this.errors = new Map();
-    this.errorClasses = { server: 0, network: 0, generator: 0, protocol: 0 };
-    this.acksOk = this.ackErrors = this.presenceOk = this.presenceErrors = 0;
-    this.snapshots = { count: 0, bytes: 0, maxBytes: 0, entries: 0 };
-    this.sendBufferPeak = 0;
-    this.sendStats = { scheduled: 0, unsent: 0 };
+    this.counters = newStepCounters();
   }
 
   // ------------------------------------------------------------------ timers
@@ -214,12 +178,14 @@ export class GeneratorWorker implements ConnectionHooks {
         this.countError({ class: 'server', reason: `postgres_changes: subscription not confirmed within ${this.profile.target.join_timeout} ms of the join` });
         expired = true;
       }
-      if (expired) this.maybeRampDone();
+      if (expired) this.ramps.settle();
     }, 250);
   }
 
   private reportSecond(): void {
     const sec = this.ledger.takeSecond();
+    const counted = this.second;
+    this.second = newSecondCounters();
     // The second that just ended; never the same one twice, even if a timer fired early.
     let t = Math.floor(Date.now() / 1000) - 1;
     if (t <= this.lastSecondReported) t = this.lastSecondReported + 1;
@@ -230,19 +196,17 @@ export class GeneratorWorker implements ConnectionHooks {
       t,
       open: this.openNow,
       joined: this.joinedNow,
-      joins: this.secJoins,
+      joins: counted.joins,
       sent: this.sends.sentThisSecond,
       received: sec.received,
       bytes: sec.bytes,
-      errors: this.secErrors,
-      disconnects: this.secDisconnects,
+      errors: counted.errors,
+      disconnects: counted.disconnects,
       histogram: encodeHistogram(sec.histogram),
       health: this.health.sample(),
-      errorReasons: Object.fromEntries(this.secErrorReasons),
+      errorReasons: Object.fromEntries(counted.errorReasons),
     });
     this.sends.sentThisSecond = 0;
-    this.secJoins = this.secErrors = this.secDisconnects = 0;
-    this.secErrorReasons = new Map();
   }
 
   // ------------------------------------------------------------------ ramp
@@ -252,38 +216,20 @@ export class GeneratorWorker implements ConnectionHooks {
   }
 
   private ramp(fromConn: number, toConn: number, startMs: number): void {
-    const plan = this.plan!;
-    const own: number[] = [];
-    for (let i = fromConn; i < toConn; i++) if (this.mine(i)) own.push(i);
-    this.rampStep = this.step;
-    this.scheduledJoins += own.length;
-    if (own.length === 0) {
-      this.postRampDone();
-      return;
-    }
-    const schedule = new OpenSchedule(startMs, plan.joinRatePerS);
     const lateMs = this.profile.load.late_threshold;
-    let n = 0;
-    this.rampScheduling = true;
-    const tick = () => {
-      if (this.stopped) return;
-      const now = nowMs();
-      while (n < own.length) {
-        const i = own[n];
-        const due = schedule.timeOf(i - fromConn);
-        if (due > now) break;
-        if (now - due > lateMs) this.lateJoins++;
-        this.open(i, due, 0);
-        n++;
-      }
-      if (n < own.length) {
-        setTimeout(tick, Math.max(0, schedule.timeOf(own[n] - fromConn) - nowMs()));
-      } else {
-        this.rampScheduling = false;
-        this.maybeRampDone();
-      }
-    };
-    setTimeout(tick, Math.max(0, startMs - nowMs()));
+    this.counters.scheduledJoins += this.ramps.start({
+      step: this.step,
+      fromConn,
+      toConn,
+      startMs,
+      joinRatePerS: this.plan!.joinRatePerS,
+      mine: (i) => this.mine(i),
+      open: (i, dueMs, lateByMs) => {
+        if (lateByMs > lateMs) this.counters.lateJoins++;
+        this.open(i, dueMs, 0);
+      },
+      stopped: () => this.stopped,
+    });
   }
 
   private open(i: number, scheduledMs: number, attempt: number): void {
@@ -302,7 +248,7 @@ export class GeneratorWorker implements ConnectionHooks {
     };
     this.meta.set(c, m);
     this.joining.add(c);
-    if (attempt === 0) this.rampOutstanding++;
+    if (attempt === 0) this.ramps.attemptOpened();
     const wantsUserToken = Boolean(plan.userClaimsOf?.(i)) && this.userTokens.enabled;
     void Promise.all([this.tokens.tokenFor(i), wantsUserToken ? this.userTokens.tokenFor(i) : Promise.resolve(null)]).then(
       ([token, userToken]) => {
@@ -321,20 +267,14 @@ export class GeneratorWorker implements ConnectionHooks {
   }
 
   private postRampDone(): void {
-    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: this.failed, errors: Object.fromEntries(this.errors) });
+    const k = this.counters;
+    this.post({ type: 'rampDone', worker: this.index, step: this.step, joined: this.joinedNow, failed: k.failed, errors: Object.fromEntries(k.errors) });
   }
 
   private leaveJoining(c: Connection): boolean {
     if (!this.joining.delete(c)) return false;
-    if (this.meta.get(c)?.attempt === 0) this.rampOutstanding--;
+    if (this.meta.get(c)?.attempt === 0) this.ramps.attemptAnswered();
     return true;
-  }
-
-  private maybeRampDone(): void {
-    if (this.rampScheduling || this.rampStep !== this.step) return;
-    if (this.rampOutstanding > 0 || this.subscribing.size > 0) return;
-    this.rampStep = -1;
-    this.postRampDone();
   }
 
   private shrink(toConn: number): void {
@@ -360,7 +300,7 @@ export class GeneratorWorker implements ConnectionHooks {
     const step = this.step;
     setTimeout(() => {
       if (this.stopped || this.step !== step || this.conns.get(c.index) !== c) return;
-      this.reconnects++;
+      this.counters.reconnects++;
       this.open(c.index, nowMs(), m.attempt + 1);
     }, delay);
   }
@@ -369,73 +309,41 @@ export class GeneratorWorker implements ConnectionHooks {
 
   private runTraffic(startMs: number): void {
     const plan = this.plan!;
-    setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
-    const loops: Array<[ConnectionTraffic, Tag]> = [];
-    if (plan.broadcasts && plan.broadcasts.count > 0) loops.push([plan.broadcasts, 'broadcast']);
-    if (plan.presence && plan.presence.count > 0) loops.push([plan.presence, 'presence']);
-    if (loops.length === 0) {
-      this.post({ type: 'sendDone', worker: this.index, step: this.step });
-      return;
-    }
-    this.trafficRunning = loops.length;
-    for (const [traffic, tag] of loops) this.runSchedule(traffic, tag, startMs);
-  }
-
-  private runSchedule(traffic: ConnectionTraffic, tag: Tag, startMs: number): void {
-    const plan = this.plan!;
-    const schedule = new OpenSchedule(startMs, traffic.ratePerS);
-    const total = traffic.count;
     const step = this.step;
-    // Never skip a send silently: a generator behind schedule sends late (counted), and
-    // only past a whole extra window does it give up and count the rest as unsent.
-    const giveUpAtMs = startMs + 2 * plan.durationMs + 1000;
-    let k = 0;
-    const done = () => {
-      if (--this.trafficRunning === 0) this.post({ type: 'sendDone', worker: this.index, step });
-    };
-    const tick = () => {
-      if (this.stopped || this.step !== step) return;
-      const now = nowMs();
-      while (k < total) {
-        const due = schedule.timeOf(k);
-        if (due > now) break;
-        const s = traffic.senderOf(k);
-        if (this.mine(s.conn)) {
-          this.sendStats.scheduled++;
-          const c = this.conns.get(s.conn);
-          const ok = c !== undefined && c.member.joinedAtMs > 0 && this.sendOne(c, tag, s.stream, s.seq, due);
-          this.sends.record(s.stream, s.seq, due, ok ? nowMs() : NaN);
-        }
-        k++;
-        if (now > giveUpAtMs) break;
-      }
-      if (k < total && nowMs() <= giveUpAtMs) {
-        setTimeout(tick, Math.max(0, schedule.timeOf(k) - nowMs()));
-        return;
-      }
-      for (; k < total; k++) {
-        if (this.mine(traffic.senderOf(k).conn)) {
-          this.sendStats.unsent++;
-          this.sendStats.scheduled++;
-        }
-      }
-      done();
-    };
-    setTimeout(tick, Math.max(0, startMs - nowMs()));
+    setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
+    const loops: Array<{ traffic: NonNullable<StepPlan['broadcasts']>; tag: TrafficTag }> = [];
+    if (plan.broadcasts) loops.push({ traffic: plan.broadcasts, tag: 'broadcast' });
+    if (plan.presence) loops.push({ traffic: plan.presence, tag: 'presence' });
+    runTraffic(realPacer, {
+      startMs,
+      durationMs: plan.durationMs,
+      loops,
+      mine: (i) => this.mine(i),
+      send: (tag, conn, stream, seq, dueMs) => {
+        const c = this.conns.get(conn);
+        const ok = c !== undefined && c.member.joinedAtMs > 0 && this.sendOne(c, tag, stream, seq, dueMs);
+        this.sends.record(stream, seq, dueMs, ok ? nowMs() : NaN);
+        return ok;
+      },
+      stats: this.counters.sendStats,
+      cancelled: () => this.stopped || this.step !== step,
+      done: () => this.post({ type: 'sendDone', worker: this.index, step }),
+    });
   }
 
-  private sendOne(c: Connection, tag: Tag, localStream: number, seq: number, due: number): boolean {
+  private sendOne(c: Connection, tag: TrafficTag, localStream: number, seq: number, due: number): boolean {
     const topic = this.meta.get(c)!.topic;
     const stream = streamId(this.step, localStream);
     const ok = tag === 'broadcast' ? this.sender!.send(c, topic, stream, seq, due) : this.presenceSender!.send(c, topic, stream, seq, due);
     const buffered = c.ws?.bufferedAmount ?? 0;
-    if (buffered > this.sendBufferPeak) this.sendBufferPeak = buffered;
+    if (buffered > this.counters.sendBufferPeakBytes) this.counters.sendBufferPeakBytes = buffered;
     return ok;
   }
 
   // ------------------------------------------------------------------ collect
 
   private collect(): StepCollected {
+    const k = this.counters;
     const snap = this.ledger.snapshot();
     const membership: Record<string, MemberInterval[]> = {};
     let openAtEnd = 0;
@@ -462,30 +370,30 @@ export class GeneratorWorker implements ConnectionHooks {
         kindHistograms: snap.kindHistograms.map(encodeHistogram),
       },
       sends: this.sends.snapshot(),
-      sendStats: { scheduled: this.sendStats.scheduled, sent: this.sends.sent, failed: this.sends.failed, late: this.sends.late, unsent: this.sendStats.unsent },
+      sendStats: { scheduled: k.sendStats.scheduled, sent: this.sends.sent, failed: this.sends.failed, late: this.sends.late, unsent: k.sendStats.unsent },
       membership,
       connections: {
-        opened: this.opened,
-        joined: this.joinedInStep,
-        failed: this.failed,
-        disconnected: this.disconnected,
+        opened: k.opened,
+        joined: k.joined,
+        failed: k.failed,
+        disconnected: k.disconnected,
         openAtEnd,
         joinedAtEnd,
-        lateJoins: this.lateJoins,
-        scheduledJoins: this.scheduledJoins,
-        reconnects: this.reconnects,
-        subscribed: this.subscribed,
+        lateJoins: k.lateJoins,
+        scheduledJoins: k.scheduledJoins,
+        reconnects: k.reconnects,
+        subscribed: k.subscribed,
       },
-      joinLatencyHistogram: encodeHistogram(this.joinHist),
-      joinReplyLatencyHistogram: encodeHistogram(this.joinReplyHist),
-      errors: Object.fromEntries(this.errors),
-      errorClasses: { ...this.errorClasses },
-      acks: { ok: this.acksOk, errors: this.ackErrors },
-      ackLatencyHistogram: encodeHistogram(this.ackHist),
-      presenceReplies: { ok: this.presenceOk, errors: this.presenceErrors },
-      presenceSnapshots: { ...this.snapshots },
-      commitLatencyHistogram: encodeHistogram(this.commitHist),
-      sendBufferPeakBytes: this.sendBufferPeak,
+      joinLatencyHistogram: encodeHistogram(k.joinHist),
+      joinReplyLatencyHistogram: encodeHistogram(k.joinReplyHist),
+      errors: Object.fromEntries(k.errors),
+      errorClasses: { ...k.errorClasses },
+      acks: { ...k.acks },
+      ackLatencyHistogram: encodeHistogram(k.ackHist),
+      presenceReplies: { ...k.presenceReplies },
+      presenceSnapshots: { ...k.snapshots },
+      commitLatencyHistogram: encodeHistogram(k.commitHist),
+      sendBufferPeakBytes: k.sendBufferPeakBytes,
       lagP99Ms: this.health.windowLagP99Ms(),
     };
   }
@@ -504,7 +412,7 @@ export class GeneratorWorker implements ConnectionHooks {
   }
 
   onOpen(c: Connection): void {
-    this.opened++;
+    this.counters.opened++;
     this.openNow++;
     const m = this.meta.get(c);
     if (!m) return;
@@ -516,30 +424,31 @@ export class GeneratorWorker implements ConnectionHooks {
     const now = nowMs();
     c.member.joinedAtMs = now;
     this.leaveJoining(c);
-    this.joinedInStep++;
+    const k = this.counters;
+    k.joined++;
     this.joinedNow++;
-    this.secJoins++;
-    if (m) recordMs(this.joinHist, now - m.scheduledMs);
-    recordMs(this.joinReplyHist, replyMs);
+    this.second.joins++;
+    if (m) recordMs(k.joinHist, now - m.scheduledMs);
+    recordMs(k.joinReplyHist, replyMs);
     if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) this.presenceSender?.sendJoin(c, m.topic);
     if (m?.changesKey) this.subscribing.add(c);
-    this.maybeRampDone();
+    this.ramps.settle();
   }
 
   onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void {
     this.countError(e);
-    if (phase !== 'frame' && this.subscribing.delete(c)) this.maybeRampDone();
+    if (phase !== 'frame' && this.subscribing.delete(c)) this.ramps.settle();
     if (phase === 'connect' || phase === 'join') {
-      this.failed++;
-      if (this.leaveJoining(c)) this.maybeRampDone();
+      this.counters.failed++;
+      if (this.leaveJoining(c)) this.ramps.settle();
       if (phase === 'join') c.close(1000, 'join failed');
       this.maybeReconnect(c);
       return;
     }
     if (phase === 'channel' || phase === 'socket' || phase === 'heartbeat') {
       if (this.endMembership(c)) {
-        this.disconnected++;
-        this.secDisconnects++;
+        this.counters.disconnected++;
+        this.second.disconnects++;
         if (phase === 'channel') c.close(1000, 'channel closed');
         this.maybeReconnect(c);
       }
@@ -548,36 +457,37 @@ export class GeneratorWorker implements ConnectionHooks {
 
   onClosed(c: Connection, byUs: boolean): void {
     if (c.openedAtMs > 0) this.openNow--;
-    if (this.subscribing.delete(c)) this.maybeRampDone();
+    if (this.subscribing.delete(c)) this.ramps.settle();
     if (this.leaveJoining(c)) {
       // Closed before the join completed and not counted yet.
       if (!byUs) {
-        this.failed++;
+        this.counters.failed++;
         this.maybeReconnect(c);
       }
-      this.maybeRampDone();
+      this.ramps.settle();
     }
     if (this.endMembership(c) && !byUs) {
-      this.disconnected++;
-      this.secDisconnects++;
+      this.counters.disconnected++;
+      this.second.disconnects++;
       this.maybeReconnect(c);
     }
   }
 
   onAck(_c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string): void {
+    const k = this.counters;
     if (tag === 'presence') {
-      if (ok) this.presenceOk++;
+      if (ok) k.presenceReplies.ok++;
       else {
-        this.presenceErrors++;
+        k.presenceReplies.errors++;
         this.countError({ class: 'server', reason: `presence track refused: ${reason}` });
       }
       return;
     }
     if (ok) {
-      this.acksOk++;
-      recordMs(this.ackHist, latencyMs);
+      k.acks.ok++;
+      recordMs(k.ackHist, latencyMs);
     } else {
-      this.ackErrors++;
+      k.acks.errors++;
       this.countError({ class: 'server', reason: `ack error: ${reason}` });
     }
   }
@@ -592,25 +502,22 @@ export class GeneratorWorker implements ConnectionHooks {
       case EV.presenceState: {
         // Seed §5 "快照 174 KB/人": the snapshot a joining member downloads.
         const bytes = JSON.stringify(f.payload ?? {}).length;
-        this.snapshots.count++;
-        this.snapshots.bytes += bytes;
-        if (bytes > this.snapshots.maxBytes) this.snapshots.maxBytes = bytes;
-        if (f.payload && typeof f.payload === 'object') this.snapshots.entries += Object.keys(f.payload).length;
+        countSnapshot(this.counters, bytes, f.payload && typeof f.payload === 'object' ? Object.keys(f.payload).length : 0);
         return;
       }
       case EV.postgresChanges: {
         const s = readChangeStamp(f.payload);
         if (!s) return;
         this.ledger.record(c.member, s.stream, s.id, s.sentAtMs, recvMs, 0, c.member.subscribedAtMs);
-        if (s.commitMs !== null) recordMs(this.commitHist, recvMs - s.commitMs);
+        if (s.commitMs !== null) recordMs(this.counters.commitHist, recvMs - s.commitMs);
         return;
       }
       case EV.system: {
         const p = f.payload as { extension?: string; status?: string } | null;
         if (p?.extension === EV.postgresChanges && p.status === 'ok' && c.member.subscribedAtMs === 0) {
           c.member.subscribedAtMs = recvMs;
-          this.subscribed++;
-          if (this.subscribing.delete(c)) this.maybeRampDone();
+          this.counters.subscribed++;
+          if (this.subscribing.delete(c)) this.ramps.settle();
         }
         return;
       }
@@ -627,13 +534,6 @@ export class GeneratorWorker implements ConnectionHooks {
   }
 
   private countError(e: ClassifiedError): void {
-    this.errorClasses[e.class]++;
-    this.secErrors++;
-    let key = e.reason;
-    if (!this.errors.has(key) && this.errors.size >= MAX_ERROR_REASONS) key = `(other ${e.class} errors)`;
-    this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
-    if (this.secErrorReasons.size < 20 || this.secErrorReasons.has(e.reason)) {
-      this.secErrorReasons.set(e.reason, (this.secErrorReasons.get(e.reason) ?? 0) + 1);
-    }
+    countError(this.counters, this.second, e);
   }
 }

@@ -1,0 +1,106 @@
+/**
+ * What a generator process counts during one step, held in one object. A new step gets a new
+ * object (newStepCounters), so no counter can survive a step boundary by being forgotten in
+ * a hand-written reset. The per-second counters work the same way at each second.
+ */
+import type { ClassifiedError } from '../client/classify.js';
+import { createHistogram, type Histogram } from '../measure/histogram.js';
+import type { ErrorClass } from '../report/result.js';
+
+/** Distinct error reasons kept per step; the rest are pooled per class. */
+export const MAX_ERROR_REASONS = 200;
+/** Distinct error reasons kept per second (the live line shows a few). */
+export const MAX_SECOND_ERROR_REASONS = 20;
+
+export interface StepCounters {
+  /** Sockets opened (the upgrade completed). */
+  opened: number;
+  /** Joins answered ok (first attempts and reconnects). */
+  joined: number;
+  /** Connect or join attempts that failed. */
+  failed: number;
+  /** Members dropped by the server or the network. */
+  disconnected: number;
+  /** Joins opened later than load.late_threshold after their scheduled time. */
+  lateJoins: number;
+  /** Joins the ramp scheduled (this process's share). */
+  scheduledJoins: number;
+  /** Reconnect attempts made (load.reconnect). */
+  reconnects: number;
+  /** Postgres Changes subscriptions confirmed. */
+  subscribed: number;
+  /** Scheduled join time → ok reply. */
+  joinHist: Histogram;
+  /** phx_join push → ok reply: on private channels, mostly the RLS read check (§6.2). */
+  joinReplyHist: Histogram;
+  /** Acked broadcast round trips. */
+  ackHist: Histogram;
+  /** Postgres Changes: receipt minus commit_timestamp. */
+  commitHist: Histogram;
+  errors: Map<string, number>;
+  errorClasses: Record<ErrorClass, number>;
+  acks: { ok: number; errors: number };
+  presenceReplies: { ok: number; errors: number };
+  snapshots: { count: number; bytes: number; maxBytes: number; entries: number };
+  sendBufferPeakBytes: number;
+  sendStats: { scheduled: number; unsent: number };
+}
+
+export function newStepCounters(): StepCounters {
+  return {
+    opened: 0,
+    joined: 0,
+    failed: 0,
+    disconnected: 0,
+    lateJoins: 0,
+    scheduledJoins: 0,
+    reconnects: 0,
+    subscribed: 0,
+    joinHist: createHistogram(),
+    joinReplyHist: createHistogram(),
+    ackHist: createHistogram(),
+    commitHist: createHistogram(),
+    errors: new Map(),
+    errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
+    acks: { ok: 0, errors: 0 },
+    presenceReplies: { ok: 0, errors: 0 },
+    snapshots: { count: 0, bytes: 0, maxBytes: 0, entries: 0 },
+    sendBufferPeakBytes: 0,
+    sendStats: { scheduled: 0, unsent: 0 },
+  };
+}
+
+export interface SecondCounters {
+  joins: number;
+  errors: number;
+  disconnects: number;
+  errorReasons: Map<string, number>;
+}
+
+export function newSecondCounters(): SecondCounters {
+  return { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map() };
+}
+
+/**
+ * Counts an error in the step and in the second. Reasons are bounded so a storm of distinct
+ * messages cannot grow the process: past the cap they pool under their class.
+ */
+export function countError(step: StepCounters, sec: SecondCounters, e: ClassifiedError): void {
+  step.errorClasses[e.class]++;
+  sec.errors++;
+  let key = e.reason;
+  if (!step.errors.has(key) && step.errors.size >= MAX_ERROR_REASONS) key = `(other ${e.class} errors)`;
+  step.errors.set(key, (step.errors.get(key) ?? 0) + 1);
+  if (sec.errorReasons.size < MAX_SECOND_ERROR_REASONS || sec.errorReasons.has(e.reason)) {
+    sec.errorReasons.set(e.reason, (sec.errorReasons.get(e.reason) ?? 0) + 1);
+  }
+}
+
+/** Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed §5 "快照"). */
+export function countSnapshot(step: StepCounters, bytes: number, entries: number): void {
+  const s = step.snapshots;
+  s.count++;
+  s.bytes += bytes;
+  if (bytes > s.maxBytes) s.maxBytes = bytes;
+  s.entries += entries;
+}
