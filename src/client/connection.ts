@@ -38,8 +38,8 @@ export interface ConnectionHooks {
   onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void;
   /** The socket is gone (after onError when it was not our doing). */
   onClosed(c: Connection, byUs: boolean): void;
-  /** Reply to a push sent with `ack`; `tag` is what the push was sent with. */
-  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string): void;
+  /** Reply to a push sent with `ack`; `tag` and `ackId` are what the push was sent with. */
+  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string, ackId?: number): void;
   /** Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign events). */
   onFrame(c: Connection, f: Frame): void;
 }
@@ -47,7 +47,7 @@ export interface ConnectionHooks {
 type Pending =
   | { kind: 'join'; topic: string; sentAtMs: number }
   | { kind: 'heartbeat'; sentAtMs: number }
-  | { kind: 'push'; topic: string; sentAtMs: number; tag?: string }
+  | { kind: 'push'; topic: string; sentAtMs: number; tag?: string; ackId?: number }
   | { kind: 'leave'; topic: string; sentAtMs: number };
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
@@ -177,14 +177,23 @@ export class Connection {
   /**
    * A push on a joined topic. With `ack`, the reply is matched and reported via onAck.
    * `binaryUserEvent` sends it as a v2 kind-3 user broadcast, as current realtime-js does.
+   * `ackId` is the caller's id of an acked push (its own pending-ack state), given back in onAck.
    */
-  push(topic: string, event: string, payload: unknown, ack: boolean, binaryUserEvent?: { userEvent: string; inner: unknown }, tag?: string): boolean {
+  push(
+    topic: string,
+    event: string,
+    payload: unknown,
+    ack: boolean,
+    binaryUserEvent?: { userEvent: string; inner: unknown },
+    tag?: string,
+    ackId?: number,
+  ): boolean {
     const ws = this.ws;
     if (this.state !== 'open' || !ws) return false;
     const j = this.joins.get(topic);
     const joinRef = j ? j.joinRef : null;
     const ref = this.nextRef();
-    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag });
+    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
     if (binaryUserEvent && this.vsn !== VSN_1) {
       ws.send(
         encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: binaryUserEvent.userEvent, payload: binaryUserEvent.inner, encoding: ENCODING.json }),
@@ -210,6 +219,16 @@ export class Connection {
     this.heartbeatRef = ref;
     this.pending.set(ref, { kind: 'heartbeat', sentAtMs: nowMs() });
     this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });
+  }
+
+  /** The ref of the last frame this connection numbered (a push's, right after push()). */
+  get lastRef(): string {
+    return String(this.refSeq);
+  }
+
+  /** Stops waiting for the reply to `ref` (its caller gave up on it); a late reply is then ignored. */
+  forget(ref: string): void {
+    this.pending.delete(ref);
   }
 
   /** Fails joins that had no reply within `timeoutMs`. Returns how many timed out. */
@@ -348,7 +367,7 @@ export class Connection {
         return;
       }
       case 'push':
-        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs, p.tag);
+        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs, p.tag, p.ackId);
         return;
       case 'leave':
         this.joins.delete(p.topic);

@@ -6,6 +6,7 @@ import type { Profile } from '../profile/schema.js';
 import type { ErrorClass } from '../report/result.js';
 import type { MemberInterval } from '../measure/membership.js';
 import type { HealthSample } from '../measure/health.js';
+import type { AckCounts } from './ack-tracker.js';
 
 export interface TokenConfig {
   apikey?: string;
@@ -48,6 +49,10 @@ export interface SecondStats {
   joined: number;
   joins: number;
   sent: number;
+  /** Acks (ok) received this second, counted by ack time. */
+  acked: number;
+  /** Acks pending at the end of this second. */
+  acksPending: number;
   received: number;
   bytes: number;
   errors: number;
@@ -95,8 +100,9 @@ export interface StepCollected {
   joinReplyLatencyHistogram?: string;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
-  acks: { ok: number; errors: number };
-  /** Round trip of acknowledged broadcasts (load.ack), compressed HDR. */
+  /** Acked broadcasts (load.ack): ok, refused, unanswered (load.ack_timeout or end of step), untracked (state full). */
+  acks: AckCounts;
+  /** Acknowledged broadcasts, scheduled send time → ack (load.ack), compressed HDR. */
   ackLatencyHistogram: string;
   /** Presence track replies: ok and refused. */
   presenceReplies: { ok: number; errors: number };

@@ -5,6 +5,7 @@
  */
 import type { ClassifiedError } from '../client/classify.js';
 import { createHistogram, type Histogram } from '../measure/histogram.js';
+import { newAckCounts, type AckCounts } from './ack-tracker.js';
 import type { ErrorClass } from '../report/result.js';
 
 /** Distinct error reasons kept per step; the rest are pooled per class. */
@@ -33,13 +34,13 @@ export interface StepCounters {
   joinHist: Histogram;
   /** phx_join push → ok reply: on private channels, mostly the RLS read check (§6.2). */
   joinReplyHist: Histogram;
-  /** Acked broadcast round trips. */
+  /** Acked broadcasts: scheduled send time → ack. */
   ackHist: Histogram;
   /** Postgres Changes: receipt minus commit_timestamp. */
   commitHist: Histogram;
   errors: Map<string, number>;
   errorClasses: Record<ErrorClass, number>;
-  acks: { ok: number; errors: number };
+  acks: AckCounts;
   presenceReplies: { ok: number; errors: number };
   snapshots: { count: number; bytes: number; maxBytes: number; entries: number };
   sendBufferPeakBytes: number;
@@ -62,7 +63,7 @@ export function newStepCounters(): StepCounters {
     commitHist: createHistogram(),
     errors: new Map(),
     errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
-    acks: { ok: 0, errors: 0 },
+    acks: newAckCounts(),
     presenceReplies: { ok: 0, errors: 0 },
     snapshots: { count: 0, bytes: 0, maxBytes: 0, entries: 0 },
     sendBufferPeakBytes: 0,

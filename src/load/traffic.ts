@@ -48,12 +48,17 @@ export class BenchSender {
     this.ack = profile.load.ack && profile.target.dialect === 'supabase';
   }
 
-  /** Sends one stamped message; false when the connection cannot send. */
-  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number): boolean {
+  /** The server is asked to acknowledge each send (load.ack, supabase dialect). */
+  get acked(): boolean {
+    return this.ack;
+  }
+
+  /** Sends one stamped message; false when the connection cannot send. `ackId` names an acked send. */
+  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number, ackId?: number): boolean {
     const stamp = this.encoder.payload(seq, stream, schedMs);
     if (this.dialect === 'phoenix') return c.push(topic, this.pushEvent, stamp, false);
-    if (this.binary) return c.push(topic, EV.broadcast, null, this.ack, { userEvent: this.userEvent, inner: stamp });
-    return c.push(topic, EV.broadcast, { type: 'broadcast', event: this.userEvent, payload: stamp }, this.ack);
+    if (this.binary) return c.push(topic, EV.broadcast, null, this.ack, { userEvent: this.userEvent, inner: stamp }, undefined, ackId);
+    return c.push(topic, EV.broadcast, { type: 'broadcast', event: this.userEvent, payload: stamp }, this.ack, undefined, undefined, ackId);
   }
 }
 

@@ -19,6 +19,7 @@ import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
+import { AckTracker } from './ack-tracker.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
 import { countError, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
@@ -58,6 +59,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private readonly ledger = new ReceiveLedger();
   private readonly sends = new SendLedger(5);
   private readonly health = new HealthMonitor();
+  private acks!: AckTracker<Connection>;
   private plan: StepPlan | null = null;
   private step = -1;
   private sender: BenchSender | null = null;
@@ -119,6 +121,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.headers = m.headers;
     this.sourceAddresses = m.sourceAddresses;
     this.tokenConfig = m.tokens;
+    this.acks = new AckTracker<Connection>(m.profile.load.ack_timeout, (c, ref) => c.forget(ref));
     const spec = { apikey: m.tokens.apikey, jwtSecret: m.tokens.jwtSecret, role: m.tokens.role, ttlMs: m.tokens.ttlMs, tokenFile: m.tokens.tokenFile };
     this.tokens = new TokenSource(spec);
     // Per-user tokens (private channels): minted with the same secret, claims from the plan.
@@ -149,6 +152,7 @@ export class GeneratorWorker implements ConnectionHooks {
     }
     this.sends.beginStep(this.profile.load.late_threshold);
     this.counters = newStepCounters();
+    this.acks.countInto(this.counters.acks);
   }
 
   // ------------------------------------------------------------------ timers
@@ -179,6 +183,7 @@ export class GeneratorWorker implements ConnectionHooks {
         expired = true;
       }
       if (expired) this.ramps.settle();
+      this.acks.expire(now);
     }, 250);
   }
 
@@ -198,6 +203,8 @@ export class GeneratorWorker implements ConnectionHooks {
       joined: this.joinedNow,
       joins: counted.joins,
       sent: this.sends.sentThisSecond,
+      acked: this.acks.takeSecond(),
+      acksPending: this.acks.size,
       received: sec.received,
       bytes: sec.bytes,
       errors: counted.errors,
@@ -334,15 +341,28 @@ export class GeneratorWorker implements ConnectionHooks {
   private sendOne(c: Connection, tag: TrafficTag, localStream: number, seq: number, due: number): boolean {
     const topic = this.meta.get(c)!.topic;
     const stream = streamId(this.step, localStream);
-    const ok = tag === 'broadcast' ? this.sender!.send(c, topic, stream, seq, due) : this.presenceSender!.send(c, topic, stream, seq, due);
+    const ok = tag === 'broadcast' ? this.sendBroadcast(c, topic, stream, seq, due) : this.presenceSender!.send(c, topic, stream, seq, due);
     const buffered = c.ws?.bufferedAmount ?? 0;
     if (buffered > this.counters.sendBufferPeakBytes) this.counters.sendBufferPeakBytes = buffered;
+    return ok;
+  }
+
+  /** A broadcast, with its ack awaited when the server is asked for one. */
+  private sendBroadcast(c: Connection, topic: string, stream: number, seq: number, due: number): boolean {
+    const sender = this.sender!;
+    if (!sender.acked) return sender.send(c, topic, stream, seq, due);
+    const ackId = this.acks.open(c, due, nowMs());
+    const ok = sender.send(c, topic, stream, seq, due, ackId || undefined);
+    if (ackId === 0) return ok;
+    if (ok) this.acks.bind(ackId, c.lastRef);
+    else this.acks.cancel(ackId);
     return ok;
   }
 
   // ------------------------------------------------------------------ collect
 
   private collect(): StepCollected {
+    this.acks.endStep();
     const k = this.counters;
     const snap = this.ledger.snapshot();
     const membership: Record<string, MemberInterval[]> = {};
@@ -473,7 +493,7 @@ export class GeneratorWorker implements ConnectionHooks {
     }
   }
 
-  onAck(_c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string): void {
+  onAck(_c: Connection, ok: boolean, reason: string | null, _latencyMs: number, tag?: string, ackId?: number): void {
     const k = this.counters;
     if (tag === 'presence') {
       if (ok) k.presenceReplies.ok++;
@@ -483,13 +503,11 @@ export class GeneratorWorker implements ConnectionHooks {
       }
       return;
     }
-    if (ok) {
-      k.acks.ok++;
-      recordMs(k.ackHist, latencyMs);
-    } else {
-      k.acks.errors++;
-      this.countError({ class: 'server', reason: `ack error: ${reason}` });
-    }
+    // Only acks still pending count: a reply after load.ack_timeout was counted unacked already.
+    const fromScheduledMs = ackId === undefined ? null : this.acks.settle(ackId, ok, nowMs());
+    if (fromScheduledMs === null) return;
+    if (ok) recordMs(k.ackHist, fromScheduledMs);
+    else this.countError({ class: 'server', reason: `ack error: ${reason}` });
   }
 
   /** Slow path: presence diffs, Postgres Changes and system messages. */

@@ -30,6 +30,8 @@ export interface VerdictInput {
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   generator_offered_ratio: number | null;
+  /** Acked sends (load.ack); absent or null when no ack was asked for. */
+  acks?: { unacked: number; errors: number; untracked: number } | null;
 }
 
 export interface VerdictSlo {
@@ -95,6 +97,10 @@ export function decideVerdict(
   if (gcpu !== null && gcpu > limits.max_cpu_pct) {
     generator.push(`generator CPU ${fmtPct(gcpu, 0)} > ${fmtPct(limits.max_cpu_pct, 0)}`);
   }
+  const untracked = input.acks?.untracked ?? 0;
+  if (untracked > 0) {
+    generator.push(`pending-ack state full: ${fmtInt(untracked)} send${untracked === 1 ? '' : 's'} not tracked`);
+  }
   const errno = generatorErrnoCounts(input.errors);
   const classified = input.error_classes.generator ?? 0;
   if (errno.size > 0) {
@@ -112,6 +118,11 @@ export function decideVerdict(
   } else if (input.messages_lost > 0 && slo.delivery_rate >= 1) {
     broken.push(`${fmtInt(input.messages_lost)} messages lost`);
   }
+  // A send counts as taken only once acknowledged (issue 8 item 2).
+  const unacked = input.acks?.unacked ?? 0;
+  if (unacked > 0) broken.push(`${fmtInt(unacked)} send${unacked === 1 ? '' : 's'} never acknowledged`);
+  const refused = input.acks?.errors ?? 0;
+  if (refused > 0) broken.push(`${fmtInt(refused)} send${refused === 1 ? '' : 's'} refused (ack error)`);
   if (input.connections_failed > 0) {
     broken.push(`${fmtInt(input.connections_failed)} connections failed or were rejected`);
   }
@@ -160,6 +171,7 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     generator_cpu_pct: step.generator?.cpu_pct ?? null,
     generator_lag_p99_ms: step.generator?.event_loop_lag_p99_ms ?? null,
     generator_offered_ratio: step.generator?.offered_ratio ?? null,
+    acks: step.messages?.unacked === undefined ? null : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0 },
   };
 }
 

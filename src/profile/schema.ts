@@ -262,6 +262,9 @@ export const loadSchema = z
     join_rate: z.number().positive().default(50).describe('connections opened and joined per second (seed 002: 50/s)'),
     self: z.boolean().default(false).describe('does the sender receive its own messages'),
     ack: z.boolean().default(false).describe('ask the server to acknowledge every broadcast (supabase dialect)'),
+    ack_timeout: duration
+      .default(10_000)
+      .describe('an acked send with no answer this long after it was written counts as unacked (a step with any is not stable); acks still pending when the step ends count the same'),
     payload_bytes: positiveInt.default(64).describe('size of each message payload in bytes, stamp included'),
     warmup: duration.default(0).describe('time after the ramp before measuring'),
     drain: duration.default(10_000).describe('after the last send, wait up to this long for messages in flight'),

@@ -81,8 +81,14 @@ export interface StepResult {
     lost: number;
     /** Received for ids this run did not send, or by a connection outside its membership. */
     unexpected: number;
-    /** Acks (load.ack) and ack errors by reason. */
+    /** Acked sends (load.ack): acknowledged within load.ack_timeout. A send counts as taken only once acknowledged. */
     acked: number;
+    /** Acked sends with no reply within load.ack_timeout or by the end of the step (absent in older results). */
+    unacked?: number;
+    /** Acked sends the server refused (an error reply; its reason is in errors as "ack error: …"). */
+    ack_errors?: number;
+    /** Sends made while the generator's pending-ack state was full: never matched to a reply. */
+    ack_untracked?: number;
   };
   /** received / expected, counting each message once per member joined when it was sent. */
   delivery_rate: number | null;
@@ -101,6 +107,11 @@ export interface StepResult {
   latency_histogram_ms?: CompactHistogram | null;
   rates: {
     sent_per_s: number | null;
+    /**
+     * Acks (load.ack) counted by ack time, per second, averaged over the steady window's whole
+     * seconds: the write-only throughput. Null without acks; absent in older results.
+     */
+    acked_per_s?: number | null;
     delivered_per_s: number | null;
     joins_per_s: number | null;
     /** Highest 60 s sliding mean seen in the step (seed 002 reports 60 s means). */
@@ -175,6 +186,10 @@ export interface TimeseriesPoint {
   joined: number;
   joins_per_s: number;
   sent_per_s: number;
+  /** Acks (load.ack) received this second, by ack time; absent in results written before acks were counted. */
+  acked_per_s?: number;
+  /** Acks still awaited at the end of this second. */
+  acks_pending?: number;
   delivered_per_s: number;
   /** 60 s sliding means, the seed's rate figures. */
   sent_per_s_60s: number;

@@ -496,15 +496,16 @@ function timeoutAfter(ms: number, what: string): Promise<never> {
 }
 
 /**
- * Waits for messages still in flight after the last send: ends at the first whole second
- * after the sends with no receipt at all (once `settleMs` passed), or at `maxMs`.
+ * Waits for messages and acks still in flight after the last send: ends at the first whole
+ * second after the sends with no receipt and no ack awaited (once `settleMs` passed), or at
+ * `maxMs`; acks still pending then are counted unacked.
  */
 async function drain(timeline: Timeline, steadyEndMs: number, settleMs: number, maxMs: number, sleep: (ms: number) => Promise<void>): Promise<void> {
   const start = nowMs();
   while (nowMs() - start < maxMs) {
     await sleep(200);
     if (nowMs() - start < settleMs) continue;
-    const quiet = timeline.seconds.some((s) => s.point.t * 1000 >= steadyEndMs && s.point.delivered_per_s === 0);
+    const quiet = timeline.seconds.some((s) => s.point.t * 1000 >= steadyEndMs && s.point.delivered_per_s === 0 && (s.point.acks_pending ?? 0) === 0);
     if (quiet) return;
   }
 }

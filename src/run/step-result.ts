@@ -16,6 +16,7 @@ import { decideVerdict } from '../model/verdict.js';
 import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
+import { ackedPerS, ackFigures } from '../measure/ack-figures.js';
 
 export interface StepWindow {
   rampStart: number;
@@ -205,6 +206,8 @@ export function buildStepResult(args: {
   };
   // Every kind the step carried must be delivered: a mixed step that lost presence diffs is
   // broken even when its headline kind (Postgres Changes) arrived in full.
+  const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
+  const acks = ackFigures(collected);
   const kindList = Object.values(kinds).filter((k): k is KindFigures => k !== undefined);
   const lostAllKinds = kindList.reduce((a, k) => a + k.figures.lost, 0);
   const worstRate = kindList
@@ -225,6 +228,7 @@ export function buildStepResult(args: {
       generator_cpu_pct: generator.cpu_pct,
       generator_lag_p99_ms: generator.event_loop_lag_p99_ms,
       generator_offered_ratio: generator.offered_ratio,
+      acks: ackRequested ? { unacked: acks.unacked, errors: acks.ackErrors, untracked: acks.untracked } : null,
     },
     profile.slo,
     profile.generator,
@@ -292,7 +296,10 @@ export function buildStepResult(args: {
       duplicates,
       lost: figures.lost,
       unexpected,
-      acked: sum((c) => c.acks.ok),
+      acked: acks.acked,
+      unacked: acks.unacked,
+      ack_errors: acks.ackErrors,
+      ack_untracked: acks.untracked,
     },
     delivery_rate: deliveryRate === null ? null : Math.round(deliveryRate * 1e6) / 1e6,
     latency_ms: latency,
@@ -302,6 +309,7 @@ export function buildStepResult(args: {
     latency_histogram_ms: compactHistogram(figures.firstLatency, HISTOGRAM_LE_MS),
     rates: {
       sent_per_s: r1(figures.sent / steadyS),
+      acked_per_s: ackedPerS(ackRequested, args.steadySeconds),
       delivered_per_s: plan.primaryKind === 'broadcast' && steadyDelivered.length ? r1(mean(steadyDelivered)!) : r1(figures.received / steadyS),
       joins_per_s: joinedInStep > 0 ? r1(joinedInStep / rampS) : null,
       delivered_per_s_60s_max: max(delivered60),

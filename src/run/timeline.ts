@@ -72,6 +72,8 @@ export class Timeline {
       joined: sum((s) => s.joined),
       joins_per_s: sum((s) => s.joins),
       sent_per_s: sent,
+      acked_per_s: sum((s) => s.acked ?? 0),
+      acks_pending: sum((s) => s.acksPending ?? 0),
       delivered_per_s: delivered,
       sent_per_s_60s: round1(this.sent60.push(sent)),
       delivered_per_s_60s: round1(this.delivered60.push(delivered)),

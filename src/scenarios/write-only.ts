@@ -11,7 +11,8 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { WriteOnlyExtra } from '../report/extra.js';
-import { countAt, latencySummary, msText, reconnectPolicy, senderBacklogBytes, steadySeconds, stepErrors, sumOf } from './common.js';
+import { ackedPerS } from '../measure/ack-figures.js';
+import { countAt, latencySummary, msText, reconnectPolicy, senderBacklogBytes, stepErrors, sumOf } from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function writeOnlyTopic(profile: Profile, conn: number): string {
@@ -71,6 +72,8 @@ export interface StopInput {
   unsent: number;
   ackEnabled: boolean;
   acked: number;
+  /** Acked sends with no reply within load.ack_timeout or by the end of the step. */
+  unacked: number;
   ackErrors: number;
   /** The commonest ack error, verbatim. */
   topAckError: string | null;
@@ -88,7 +91,7 @@ export function stopReason(i: StopInput): string | null {
   if (i.unsent > 0) return `the generator fell a whole window behind and gave up on ${n(i.unsent)} of ${n(i.scheduled)} sends`;
   if (i.sendFailed > 0) return `${n(i.sendFailed)} sends failed (socket not open)${i.topOtherError ? `: ${i.topOtherError}` : ''}`;
   if (i.ackErrors > 0) return `${n(i.ackErrors)} sends refused${i.topAckError ? `: ${i.topAckError}` : ''}`;
-  if (i.ackEnabled && i.acked < i.sent) return `${n(i.sent - i.acked)} of ${n(i.sent)} sends never acknowledged`;
+  if (i.ackEnabled && i.unacked > 0) return `${n(i.unacked)} of ${n(i.sent)} sends never acknowledged`;
   if (i.sendBufferPeakBytes >= senderBacklogBytes(i.payloadBytes)) {
     return `sender socket buffer peaked at ${n(i.sendBufferPeakBytes)} bytes: the server was not reading`;
   }
@@ -117,7 +120,8 @@ export const writeOnly: Scenario = {
     const isAck = (r: string) => r.startsWith('ack error: ');
     return {
       senders: ctx.plan.connections,
-      acked_per_s: ackEnabled ? Math.round((acked / steadySeconds(ctx.window)) * 10) / 10 : null,
+      // The same figure as rates.acked_per_s: acks by ack time per steady second.
+      acked_per_s: ackedPerS(ackEnabled, ctx.steadySeconds),
       stop_reason: stopReason({
         scheduled: sumOf(ctx.collected, (c) => c.sendStats.scheduled),
         sent: f?.sent ?? 0,
@@ -125,6 +129,7 @@ export const writeOnly: Scenario = {
         unsent: sumOf(ctx.collected, (c) => c.sendStats.unsent),
         ackEnabled,
         acked,
+        unacked: sumOf(ctx.collected, (c) => c.acks.unacked ?? 0),
         ackErrors: sumOf(ctx.collected, (c) => c.acks.errors),
         topAckError: topBy(errors, isAck),
         topOtherError: topBy(errors, (r) => !isAck(r)),

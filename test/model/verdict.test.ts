@@ -18,6 +18,17 @@ const healthy: VerdictInput = {
 const v = (o: Partial<VerdictInput>, s: VerdictSlo = slo) => decideVerdict({ ...healthy, ...o }, s, DEFAULT_GENERATOR_LIMITS);
 
 describe('decideVerdict', () => {
+  it('acked sends: unanswered or refused ones break the step; an untracked one makes it generator-bound', () => {
+    expect(v({ acks: { unacked: 0, errors: 0, untracked: 0 } }).verdict).toBe('stable');
+    expect(v({ acks: { unacked: 10, errors: 0, untracked: 0 } })).toEqual({ verdict: 'broken', reasons: ['10 sends never acknowledged'] });
+    expect(v({ acks: { unacked: 0, errors: 1, untracked: 0 } })).toEqual({ verdict: 'broken', reasons: ['1 send refused (ack error)'] });
+    expect(v({ acks: { unacked: 1, errors: 0, untracked: 3 } })).toEqual({
+      verdict: 'generator-bound',
+      reasons: ['pending-ack state full: 3 sends not tracked', 'also: 1 send never acknowledged'],
+    });
+    expect(v({ acks: null }).verdict).toBe('stable');
+  });
+
   it('stable, with a reason that shows what was checked', () => {
     expect(v({})).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms'] });
   });

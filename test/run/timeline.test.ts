@@ -7,7 +7,7 @@ function second(worker: number, t: number, received: number, latencies: number[]
   const h = createHistogram();
   for (const l of latencies) recordMs(h, l);
   return {
-    type: 'second', worker, t, open: 10, joined: 10, joins: 1, sent: 2, received, bytes: received * 100, errors: 0, disconnects: 0,
+    type: 'second', worker, t, open: 10, joined: 10, joins: 1, sent: 2, acked: 1, acksPending: 3, received, bytes: received * 100, errors: 0, disconnects: 0,
     histogram: encodeHistogram(h), health: { cpuPct: 10 * (worker + 1), lagP99Ms: worker, lagMaxMs: worker, rssMb: 50 }, errorReasons: {},
   };
 }
@@ -26,6 +26,8 @@ describe('Timeline', () => {
     expect(p.connections_open).toBe(20);
     expect(p.delivered_per_s).toBe(100);
     expect(p.sent_per_s).toBe(4);
+    expect(p.acked_per_s).toBe(2);
+    expect(p.acks_pending).toBe(6);
     expect(p.delivered_per_s_60s).toBe(100);
     expect(p.delivery_p50_ms).toBeCloseTo(2, 1);
     expect(p.delivery_p99_ms).toBeCloseTo(10, 1);

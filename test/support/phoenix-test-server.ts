@@ -1,8 +1,9 @@
 /**
  * A small Phoenix-protocol server for tests whose behaviour is known exactly: it can delay
  * every delivery by a fixed time, drop a fixed share of deliveries, echo to the sender,
- * refuse upgrades, close every socket after a while, or answer with malformed frames. rtcap's
- * figures against it must match what it was told to do (the known-answer tests).
+ * refuse upgrades, close every socket after a while, answer with malformed frames, leave every
+ * Nth acked push unanswered, or serve joins from a queue at a fixed rate. rtcap's figures
+ * against it must match what it was told to do (the known-answer tests).
  */
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -26,6 +27,10 @@ export interface TestServerOptions {
   malformed?: boolean;
   /** Topic prefix that may be joined (others get "unmatched topic"). */
   topicPrefix?: string;
+  /** Of the pushes whose member asked for acks (config.broadcast.ack), every Nth gets no reply (10: exactly 10 %). */
+  ackSilenceEvery?: number;
+  /** Joins wait in one queue served at this fixed rate: each is answered 1/rate after the previous one (or its arrival). */
+  joinsPerS?: number;
 }
 
 interface Member {
@@ -33,13 +38,14 @@ interface Member {
   vsn: Vsn;
   topic: string;
   self: boolean;
+  ack: boolean;
   id: number;
 }
 
 export interface TestServer {
   url: string;
   port: number;
-  stats: { pushes: number; deliveries: number; dropped: number; joins: number };
+  stats: { pushes: number; deliveries: number; dropped: number; joins: number; acks: number; ackSilences: number };
   close(): Promise<void>;
 }
 
@@ -59,8 +65,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const members = new Map<string, Set<Member>>();
-  const stats = { pushes: 0, deliveries: 0, dropped: 0, joins: 0 };
+  const stats = { pushes: 0, deliveries: 0, dropped: 0, joins: 0, acks: 0, ackSilences: 0 };
   let nextId = 0;
+  let ackedPushes = 0;
+  /** When the join queue is next free (epoch ms); joins are answered at fixed intervals from there. */
+  let joinQueueFreeAtMs = 0;
+  const joinTimers = new Set<NodeJS.Timeout>();
   let closeTimer: NodeJS.Timeout | null = null;
 
   http.on('upgrade', (req, socket, head) => {
@@ -108,14 +118,28 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
           return;
         }
-        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean } } } | null)?.config;
-        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), id };
-        joined.set(f.topic, m);
-        let set = members.get(f.topic);
-        if (!set) members.set(f.topic, (set = new Set()));
-        set.add(m);
-        stats.joins++;
-        send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: { postgres_changes: [] } } });
+        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean; ack?: boolean } } } | null)?.config;
+        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), ack: Boolean(cfg?.broadcast?.ack), id };
+        const accept = () => {
+          joined.set(f.topic, m);
+          let set = members.get(f.topic);
+          if (!set) members.set(f.topic, (set = new Set()));
+          set.add(m);
+          stats.joins++;
+          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: { postgres_changes: [] } } });
+        };
+        if (!opts.joinsPerS) {
+          accept();
+          return;
+        }
+        // One queue at a fixed service rate: absolute times, so a late timer does not slow it.
+        const now = Date.now();
+        joinQueueFreeAtMs = Math.max(now, joinQueueFreeAtMs) + 1000 / opts.joinsPerS;
+        const timer = setTimeout(() => {
+          joinTimers.delete(timer);
+          if (ws.readyState === ws.OPEN) accept();
+        }, joinQueueFreeAtMs - now);
+        joinTimers.add(timer);
         return;
       }
       const sender = joined.get(f.topic);
@@ -124,6 +148,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         return;
       }
       stats.pushes++;
+      if (sender.ack && f.ref !== null) {
+        ackedPushes++;
+        if (opts.ackSilenceEvery && ackedPushes % opts.ackSilenceEvery === 0) stats.ackSilences++;
+        else {
+          stats.acks++;
+          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
+        }
+      }
       if (opts.closeAllAfterMs !== undefined && !closeTimer) {
         closeTimer = setTimeout(() => {
           for (const c of wss.clients) c.close(1001, 'going away');
@@ -166,6 +198,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     stats,
     close: async () => {
       if (closeTimer) clearTimeout(closeTimer);
+      for (const t of joinTimers) clearTimeout(t);
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
       await new Promise<void>((r) => http.close(() => r()));

@@ -43,7 +43,7 @@ export function fakeCollected(p: DeepPartialCollected = {}, worker = 0): StepCol
     ...p,
     connections: { opened: 0, joined: 0, failed: 0, disconnected: 0, openAtEnd: 0, joinedAtEnd: 0, lateJoins: 0, scheduledJoins: 0, reconnects: 0, subscribed: 0, ...p.connections },
     sendStats: { scheduled: 0, sent: 0, failed: 0, late: 0, unsent: 0, ...p.sendStats },
-    acks: { ok: 0, errors: 0, ...p.acks },
+    acks: { ok: 0, errors: 0, unacked: 0, untracked: 0, ...p.acks },
   };
 }
 
@@ -64,6 +64,7 @@ export function fakeContext(args: {
   collected?: StepCollected[];
   figures?: Partial<MessageFigures>;
   stepSeconds?: SecondRecord[];
+  steadySeconds?: SecondRecord[];
   ackLatencyMs?: number[];
   steadyMs?: number;
   builtin?: boolean;
@@ -77,7 +78,7 @@ export function fakeContext(args: {
     collected: args.collected ?? [fakeCollected()],
     window: { rampStart: 0, rampEnd: 1000, steadyStart: 1000, steadyEnd: 1000 + steady, drainEnd: 2000 + steady },
     kinds: { broadcast: { figures: fakeFigures(args.figures), deliveryHistogram: createHistogram() } },
-    steadySeconds: [],
+    steadySeconds: args.steadySeconds ?? [],
     stepSeconds: args.stepSeconds ?? [],
     ackLatency: ack,
     commitLatency: createHistogram(),
