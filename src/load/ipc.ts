@@ -71,6 +71,8 @@ export interface StepCollected {
   receipts: {
     streams: Array<{ stream: number; count: Uint32Array; first: Float64Array; last: Float64Array }>;
     received: number;
+    /** Of received: first receipts below the highest seq seen of their stream. */
+    reordered: number;
     duplicates: number;
     unexpected: number;
     stale: number;

@@ -144,12 +144,6 @@ export class GeneratorWorker implements ConnectionHooks {
     this.presenceSender = new PresenceSender(this.plan.payloadBytes);
     this.ledger.beginStep(step);
     this.subscribing.clear();
-    // Stream ids are step-scoped; forget the previous step's per-stream sequence numbers.
-    for (const c of this.conns.values()) {
-      c.member.lastStream = -1;
-      c.member.lastSeq = -1;
-      c.member.seqByStream = null;
-    }
     this.sends.beginStep(this.profile.load.late_threshold);
     this.counters = newStepCounters();
     this.acks.countInto(this.counters.acks);
@@ -383,6 +377,7 @@ export class GeneratorWorker implements ConnectionHooks {
       receipts: {
         streams: snap.streams,
         received: snap.received,
+        reordered: snap.reordered,
         duplicates: snap.duplicates,
         unexpected: snap.unexpected,
         stale: snap.stale,

@@ -3,6 +3,8 @@
  *  - per stream and sequence number: how many of its connections received the message, and
  *    the first and last receive times (so the coordinator can take the minimum and maximum
  *    over processes: send-to-first-receive and fan-out span);
+ *  - per connection and stream, which seqs it received (seq-window.ts), so a second receipt
+ *    is a duplicate and a late first receipt a reordered delivery, never a loss;
  *  - per step, a histogram of every receipt's latency;
  *  - what it sent: scheduled and actual send time per message.
  * Receive work per delivery is a few typed-array writes and one histogram record.
@@ -11,6 +13,7 @@
  * from an earlier step can never be counted as a delivery of the current one.
  */
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
+import { SEQ_DUPLICATE, SEQ_NEW, SEQ_REORDERED, SeqWindows, type SeqClass, type SeqWindow } from './seq-window.js';
 
 export const STREAM_STRIDE = 1_000_000;
 /** Local stream ids carry their traffic kind: kind × KIND_STRIDE + n (broadcast 0, presence 1, changes 2). */
@@ -27,15 +30,24 @@ export interface MemberState {
   joinedAtMs: number;
   /** Epoch ms the server confirmed the Postgres Changes subscription; 0 while not subscribed. */
   subscribedAtMs: number;
-  lastStream: number;
-  lastSeq: number;
-  /** Last seq per further stream, for connections that hear several senders. */
-  seqByStream: Map<number, number> | null;
+  /**
+   * Which seqs this connection has received, per stream (seq-window.ts). Valid only in the
+   * ledger step `epoch`: a new step forgets them without the worker touching every member.
+   */
+  epoch: number;
+  /** The first stream heard in the epoch and its window: the common case, no Map lookup. */
+  stream: number;
+  window: SeqWindow | null;
+  /** Further streams, for connections that hear several senders. */
+  windows: Map<number, SeqWindow> | null;
 }
 
 export function newMemberState(): MemberState {
-  return { joinedAtMs: 0, subscribedAtMs: 0, lastStream: -1, lastSeq: -1, seqByStream: null };
+  return { joinedAtMs: 0, subscribedAtMs: 0, epoch: -1, stream: -1, window: null, windows: null };
 }
+
+/** Each ledger step gets an epoch no member state of an earlier step can carry. */
+let nextEpoch = 0;
 
 class Grow {
   static f64(a: Float64Array<ArrayBuffer>, need: number, fill = 0): Float64Array<ArrayBuffer> {
@@ -86,6 +98,8 @@ export interface ReceiptsSnapshot {
   /** Local stream index → arrays trimmed to size. */
   streams: Array<{ stream: number; count: Uint32Array; first: Float64Array; last: Float64Array }>;
   received: number;
+  /** Of `received`: deliveries that arrived after a higher seq of their stream. */
+  reordered: number;
   duplicates: number;
   unexpected: number;
   stale: number;
@@ -97,11 +111,14 @@ export interface ReceiptsSnapshot {
 export class ReceiveLedger {
   private streams: Array<StreamReceipts | undefined> = [];
   private base = 0;
+  private epoch = nextEpoch++;
+  private readonly windows = new SeqWindows();
   private hist: Histogram = createHistogram();
   private kindHists: Histogram[] = Array.from({ length: KIND_COUNT }, createHistogram);
   /** Per-second view for the timeline; reset by takeSecond(). */
   private secondHist: Histogram = createHistogram();
   received = 0;
+  reordered = 0;
   duplicates = 0;
   unexpected = 0;
   stale = 0;
@@ -111,18 +128,20 @@ export class ReceiveLedger {
   /** Starts a step: receipts of other steps' streams are stale from now on. */
   beginStep(step: number): void {
     this.base = step * STREAM_STRIDE;
+    this.epoch = nextEpoch++;
+    this.windows.reset();
     this.streams = [];
     this.hist.reset();
     for (const h of this.kindHists) h.reset();
-    this.received = this.duplicates = this.unexpected = this.stale = 0;
+    this.received = this.reordered = this.duplicates = this.unexpected = this.stale = 0;
   }
 
   /**
    * One delivery. `sentAtMs` is the scheduled send time from the stamp. A receipt for a
    * message scheduled before this connection became a member (`memberSinceMs`: joined, or
-   * subscribed for Postgres Changes) is unexpected (not a delivery the ledger expects), and a
-   * seq not above the last one from the same stream is a duplicate or a reordering, which
-   * Phoenix never does for one sender (ordered per sender/receiver).
+   * subscribed for Postgres Changes) is unexpected (not a delivery the ledger expects). A
+   * second receipt of the same (stream, seq) on the same connection is a duplicate; a first
+   * receipt below the highest seq seen is a delivery, counted as reordered too.
    */
   record(m: MemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number, memberSinceMs = m.joinedAtMs): void {
     this.bytesThisSecond += bytes;
@@ -135,24 +154,12 @@ export class ReceiveLedger {
       this.unexpected++;
       return;
     }
-    if (m.lastStream === stream) {
-      if (seq <= m.lastSeq) {
-        this.duplicates++;
-        return;
-      }
-      m.lastSeq = seq;
-    } else if (m.lastStream === -1) {
-      m.lastStream = stream;
-      m.lastSeq = seq;
-    } else {
-      const map = (m.seqByStream ??= new Map());
-      const last = map.get(stream);
-      if (last !== undefined && seq <= last) {
-        this.duplicates++;
-        return;
-      }
-      map.set(stream, seq);
+    const seen = this.seen(m, stream, seq);
+    if (seen === SEQ_DUPLICATE) {
+      this.duplicates++;
+      return;
     }
+    if (seen === SEQ_REORDERED) this.reordered++;
     let s = this.streams[local];
     if (s === undefined) s = this.streams[local] = new StreamReceipts();
     s.add(seq, recvMs);
@@ -162,6 +169,23 @@ export class ReceiveLedger {
     // One record per histogram that needs it: the step's total is the sum of the kinds'.
     recordMs(this.secondHist, latencyMs);
     recordMs(this.kindHists[Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE))], latencyMs);
+  }
+
+  /** Classifies and records (stream, seq) in the member's windows. */
+  private seen(m: MemberState, stream: number, seq: number): SeqClass {
+    if (m.epoch !== this.epoch) {
+      m.epoch = this.epoch;
+      m.stream = stream;
+      m.window = this.windows.open(seq);
+      m.windows = null;
+      return SEQ_NEW;
+    }
+    if (m.stream === stream) return this.windows.classify(m.window!, seq);
+    const map = (m.windows ??= new Map());
+    const w = map.get(stream);
+    if (w !== undefined) return this.windows.classify(w, seq);
+    map.set(stream, this.windows.open(seq));
+    return SEQ_NEW;
   }
 
   private mergedKinds(): Histogram {
@@ -192,6 +216,7 @@ export class ReceiveLedger {
     return {
       streams,
       received: this.received,
+      reordered: this.reordered,
       duplicates: this.duplicates,
       unexpected: this.unexpected,
       stale: this.stale,

@@ -76,6 +76,12 @@ export interface StepResult {
     late: number;
     expected: number;
     received: number;
+    /**
+     * Of the receipts: deliveries that arrived after a later message of the same sender
+     * (stream) on the same connection. A delivery, never a duplicate or a loss.
+     */
+    reordered: number;
+    /** The same connection receiving the same (stream, seq) again. */
     duplicates: number;
     /** expected - (received - received outside membership), never negative. */
     lost: number;

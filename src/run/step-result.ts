@@ -126,6 +126,7 @@ export function buildStepResult(args: {
   const isPrimary = (stream: number) => kindOfStream(stream) === plan.primaryKind;
   const scheduled = plan.primaryKind === 'changes' ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled);
   const duplicates = sum((c) => c.receipts.duplicates);
+  const reordered = sum((c) => c.receipts.reordered);
   const unexpected = sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess;
 
   // Offered load is what the generator attempted on time: a send that failed because the
@@ -293,6 +294,7 @@ export function buildStepResult(args: {
       late: plan.primaryKind === 'changes' ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
       expected: figures.expected,
       received: figures.received,
+      reordered,
       duplicates,
       lost: figures.lost,
       unexpected,

@@ -73,6 +73,32 @@ describe('known-answer server', () => {
     expect(s.verdict).toBe('broken');
   });
 
+  it('a reordered delivery is a delivery: duplicates 0, reordered and lost equal what the server did', async () => {
+    // Every 50th message of the sender goes out 50 ms after its successor; exactly every 20th
+    // (message, recipient) delivery is dropped (5 %).
+    server = await startTestServer({ reorder: { every: 50, delayMs: 50 }, dropEvery: 20 });
+    const profile = profileFrom({
+      name: 'ka-reorder',
+      scenario: 'broadcast-public',
+      target: { url: server.url },
+      load: { join_rate: 200, steps: [{ connections: 40, send_rate: 50, duration: '3s' }], drain: '2s' },
+    });
+    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const s = result.steps[0];
+    const { deliveries, dropped, reordered } = server.stats;
+    expect(s.messages.sent).toBe(150);
+    expect(s.messages.expected).toBe(150 * 39);
+    expect(deliveries + dropped).toBe(150 * 39);
+    // The test is only worth something if the server really reordered and dropped.
+    expect(reordered).toBeGreaterThan(39);
+    expect(dropped).toBe(Math.floor((150 * 39) / 20));
+    expect(s.messages.duplicates).toBe(0);
+    expect(s.messages.reordered).toBe(reordered);
+    expect(s.messages.lost).toBe(dropped);
+    expect(s.messages.received).toBe(deliveries);
+    expect(s.messages.unexpected).toBe(0);
+  });
+
   it('counts the sender as a recipient when the app echoes to it (phoenix dialect, self)', async () => {
     server = await startTestServer({ echoToSender: true, topicPrefix: 'room:' });
     const profile = profileFrom({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newMemberState, ReceiveLedger, SendLedger, STREAM_STRIDE, streamId, type MemberState } from '../../src/measure/ledger.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
+import { SEQ_WINDOW_BITS } from '../../src/measure/seq-window.js';
 
 const joinedAt = (ms: number): MemberState => ({ ...newMemberState(), joinedAtMs: ms });
 
@@ -38,19 +39,52 @@ describe('ReceiveLedger', () => {
     expect([r.count[0], r.first[0], r.last[0]]).toEqual([3, 110, 150]);
   });
 
-  it('a seq not above the last from the same stream is a duplicate (repeat or reorder)', () => {
+  it('in order: every receipt a delivery, none reordered or duplicate', () => {
+    const l = new ReceiveLedger();
+    l.beginStep(0);
+    const m = joinedAt(1);
+    for (let seq = 0; seq < 1000; seq++) l.record(m, streamId(0, 0), seq, 10, 11, 1);
+    expect(l.snapshot()).toMatchObject({ received: 1000, reordered: 0, duplicates: 0 });
+  });
+
+  it('a repeat of the same (stream, seq) on the same connection is a duplicate, and only that', () => {
     const l = new ReceiveLedger();
     l.beginStep(0);
     const m = joinedAt(1);
     const s = streamId(0, 0);
     l.record(m, s, 0, 10, 11, 1);
     l.record(m, s, 0, 10, 12, 1); // repeat
-    l.record(m, s, 2, 10, 13, 1);
-    l.record(m, s, 1, 10, 14, 1); // older than the last seen
+    l.record(m, s, 1, 10, 13, 1);
+    l.record(joinedAt(1), s, 1, 10, 13, 1); // another connection: a delivery of its own
     const snap = l.snapshot();
-    expect(snap.received).toBe(2);
-    expect(snap.duplicates).toBe(2);
-    expect(Array.from(snap.streams[0].count)).toEqual([1, 0, 1]);
+    expect(snap).toMatchObject({ received: 3, reordered: 0, duplicates: 1 });
+    expect(Array.from(snap.streams[0].count)).toEqual([1, 2]);
+  });
+
+  it('a reordering within the window is a delivery counted as reordered, its repeat a duplicate', () => {
+    const l = new ReceiveLedger();
+    l.beginStep(0);
+    const m = joinedAt(1);
+    const s = streamId(0, 0);
+    for (const seq of [0, 2, 3, 1, 4, 1]) l.record(m, s, seq, 10, 11, 1);
+    const snap = l.snapshot();
+    expect(snap).toMatchObject({ received: 5, reordered: 1, duplicates: 1 });
+    expect(Array.from(snap.streams[0].count)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('a late arrival far outside the window is still a reordered delivery; a far repeat a duplicate', () => {
+    const l = new ReceiveLedger();
+    l.beginStep(0);
+    const m = joinedAt(1);
+    const s = streamId(0, 0);
+    const far = 3 * SEQ_WINDOW_BITS;
+    for (let seq = 0; seq <= far; seq++) if (seq !== 7) l.record(m, s, seq, 10, 11, 1);
+    l.record(m, s, 7, 10, 11, 1); // late by far more than the window
+    l.record(m, s, 7, 10, 11, 1); // and again
+    l.record(m, s, 8, 10, 11, 1); // a seq seen long ago, far below the window
+    const snap = l.snapshot();
+    expect(snap).toMatchObject({ received: far + 1, reordered: 1, duplicates: 2 });
+    expect(snap.streams[0].count[7]).toBe(1);
   });
 
   it('a delivery to a connection not yet joined, or sent before it joined, is unexpected', () => {
@@ -90,7 +124,7 @@ describe('ReceiveLedger', () => {
     l.record(m, streamId(5, 0), 0, 10, 11, 1);
     l.beginStep(1);
     const snap = l.snapshot();
-    expect(snap).toMatchObject({ received: 0, duplicates: 0, unexpected: 0, stale: 0, streams: [] });
+    expect(snap).toMatchObject({ received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, streams: [] });
     expect(snap.deliveryHistogram.totalCount).toBe(0);
     // The same member now hears the new step's stream from seq 0 again.
     l.record(m, streamId(1, 0), 0, 10, 11, 1);
@@ -105,25 +139,36 @@ describe('ReceiveLedger', () => {
     const [a, b, c] = [streamId(0, 0), streamId(0, 1), streamId(0, 7)];
     const seq: Array<[number, number]> = [
       [a, 0],
-      [b, 0],
+      [b, 1],
       [c, 5],
       [a, 1],
-      [b, 1],
+      [b, 0], // reordered in b (after b 1), whatever a and c did in between
       [c, 6],
       [b, 2],
       [a, 1], // duplicate of a
       [b, 0], // duplicate of b
       [c, 5], // duplicate of c
       [a, 2],
+      [c, 4], // reordered in c
     ];
     for (const [s, q] of seq) l.record(m, s, q, 10, 11, 1);
     const snap = l.snapshot();
-    expect(snap.received).toBe(8);
-    expect(snap.duplicates).toBe(3);
+    expect(snap).toMatchObject({ received: 9, reordered: 2, duplicates: 3 });
     const byStream = new Map(snap.streams.map((s) => [s.stream, Array.from(s.count)]));
     expect(byStream.get(0)).toEqual([1, 1, 1]);
     expect(byStream.get(1)).toEqual([1, 1, 1]);
-    expect(byStream.get(7)).toEqual([0, 0, 0, 0, 0, 1, 1]);
+    expect(byStream.get(7)).toEqual([0, 0, 0, 0, 1, 1, 1]);
+  });
+
+  it('what a connection received resets at the step boundary, for every member', () => {
+    const l = new ReceiveLedger();
+    l.beginStep(0);
+    const members = Array.from({ length: 3 }, () => joinedAt(1));
+    for (const m of members) for (let seq = 0; seq < 10; seq++) l.record(m, streamId(0, 0), seq, 10, 11, 1);
+    l.beginStep(1);
+    // Same local stream and seqs in the next step: new deliveries, in order.
+    for (const m of members) for (let seq = 0; seq < 10; seq++) l.record(m, streamId(1, 0), seq, 10, 11, 1);
+    expect(l.snapshot()).toMatchObject({ received: 30, reordered: 0, duplicates: 0, stale: 0 });
   });
 
   it('grows beyond 64 messages per stream without losing earlier receipts', () => {

@@ -1,6 +1,7 @@
 /**
  * A small Phoenix-protocol server for tests whose behaviour is known exactly: it can delay
- * every delivery by a fixed time, drop a fixed share of deliveries, echo to the sender,
+ * every delivery by a fixed time, drop a fixed share of deliveries (by hash, or exactly every
+ * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the sender,
  * refuse upgrades, close every socket after a while, answer with malformed frames, leave every
  * Nth acked push unanswered, or serve joins from a queue at a fixed rate. rtcap's figures
  * against it must match what it was told to do (the known-answer tests).
@@ -31,6 +32,13 @@ export interface TestServerOptions {
   ackSilenceEvery?: number;
   /** Joins wait in one queue served at this fixed rate: each is answered 1/rate after the previous one (or its arrival). */
   joinsPerS?: number;
+  /** Drop exactly every Nth (message, recipient) delivery, counted over the whole server. */
+  dropEvery?: number;
+  /**
+   * Reorder: every Nth push of a sender is held, and delivered `reorderDelayMs` after its
+   * successor was (or `reorderDelayMs` × 10 after it arrived when no successor comes).
+   */
+  reorder?: { every: number; delayMs: number };
 }
 
 interface Member {
@@ -40,12 +48,18 @@ interface Member {
   self: boolean;
   ack: boolean;
   id: number;
+  /** Highest push index written to this member, per sender socket id (reorder counting). */
+  highest: Map<number, number>;
 }
 
 export interface TestServer {
   url: string;
   port: number;
-  stats: { pushes: number; deliveries: number; dropped: number; joins: number; acks: number; ackSilences: number };
+  /**
+   * What the server did: `deliveries` written, `dropped` on purpose; `reordered` of the
+   * deliveries, those written after a later push of the same sender to the same member.
+   */
+  stats: { pushes: number; deliveries: number; dropped: number; reordered: number; joins: number; acks: number; ackSilences: number };
   close(): Promise<void>;
 }
 
@@ -65,7 +79,16 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const members = new Map<string, Set<Member>>();
-  const stats = { pushes: 0, deliveries: 0, dropped: 0, joins: 0, acks: 0, ackSilences: 0 };
+  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0 };
+  let attempts = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (fn: () => void, ms: number) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
   let nextId = 0;
   let ackedPushes = 0;
   /** When the join queue is next free (epoch ms); joins are answered at fixed intervals from there. */
@@ -90,6 +113,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   function onSocket(ws: WebSocket, vsn: Vsn) {
     const id = nextId++;
     const joined = new Map<string, Member>();
+    let pushIndex = 0;
+    /** The held push waiting for its successor (reorder). */
+    let held: { deliver: () => void; timer: NodeJS.Timeout } | null = null;
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       let f: Frame;
       let binaryPayload: { userEvent: string; payload: Uint8Array } | null = null;
@@ -119,7 +145,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           return;
         }
         const cfg = (f.payload as { config?: { broadcast?: { self?: boolean; ack?: boolean } } } | null)?.config;
-        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), ack: Boolean(cfg?.broadcast?.ack), id };
+        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), ack: Boolean(cfg?.broadcast?.ack), id, highest: new Map() };
         const accept = () => {
           joined.set(f.topic, m);
           let set = members.get(f.topic);
@@ -162,15 +188,20 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         }, opts.closeAllAfterMs);
       }
       const msgKey = String(stats.pushes);
+      const index = pushIndex++;
       const fanoutEvent = opts.fanoutEvent ?? f.event;
       const deliver = () => {
         for (const m of members.get(f.topic) ?? []) {
           if (m.ws === ws && !sender.self) continue;
-          if (drops(msgKey, m.id, opts.dropShare ?? 0)) {
+          attempts++;
+          if (drops(msgKey, m.id, opts.dropShare ?? 0) || (opts.dropEvery !== undefined && attempts % opts.dropEvery === 0)) {
             stats.dropped++;
             continue;
           }
           stats.deliveries++;
+          const highest = m.highest.get(id) ?? -1;
+          if (index < highest) stats.reordered++;
+          else m.highest.set(id, index);
           if (binaryPayload) {
             if (m.vsn === VSN_1) {
               send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.broadcast, payload: { type: 'broadcast', event: binaryPayload.userEvent, payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()) } });
@@ -182,8 +213,30 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           }
         }
       };
-      if (opts.delayMs) setTimeout(deliver, opts.delayMs);
-      else deliver();
+      const r = opts.reorder;
+      const deliverThenRelease = () => {
+        deliver();
+        // The held predecessor goes out after this one (unless this one is itself held).
+        if (held && !(r && index % r.every === r.every - 1)) {
+          const h = held;
+          held = null;
+          clearTimeout(h.timer);
+          timers.delete(h.timer);
+          later(h.deliver, r!.delayMs);
+        }
+      };
+      if (r && index % r.every === r.every - 1) {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (held?.timer === timer) held = null;
+          deliver();
+        }, r.delayMs * 10);
+        timers.add(timer);
+        held = { deliver, timer };
+        return;
+      }
+      if (opts.delayMs) later(deliverThenRelease, opts.delayMs);
+      else deliverThenRelease();
     });
     ws.on('close', () => {
       for (const m of joined.values()) members.get(m.topic)?.delete(m);
@@ -199,6 +252,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     close: async () => {
       if (closeTimer) clearTimeout(closeTimer);
       for (const t of joinTimers) clearTimeout(t);
+      for (const t of timers) clearTimeout(t);
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
       await new Promise<void>((r) => http.close(() => r()));

@@ -29,7 +29,7 @@ export function fakeCollected(p: DeepPartialCollected = {}, worker = 0): StepCol
     type: 'collected',
     worker,
     step: 0,
-    receipts: { streams: [], received: 0, duplicates: 0, unexpected: 0, stale: 0, deliveryHistogram: empty, kindHistograms: [] },
+    receipts: { streams: [], received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, deliveryHistogram: empty, kindHistograms: [] },
     sends: [],
     membership: {},
     joinLatencyHistogram: empty,
