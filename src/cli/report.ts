@@ -3,27 +3,19 @@
  * thresholds in result.json, summary.md, report.html — from result.json (and
  * timeseries.ndjson when present), with the rtcap that runs it. Exit 99 when a threshold fails.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { RESULT_SCHEMA } from '../report/result.js';
+import { readResultFile as readResult } from '../run/output.js';
 import { EXIT } from '../run/runner.js';
-import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
-import { log } from './shared.js';
+
 
 /** result.json of a run directory (or the file itself), or why not. */
 export function readResultFile(pathOrDir: string): ResultFile | string {
-  const path = pathOrDir.endsWith('.json') ? pathOrDir : join(pathOrDir, 'result.json');
-  if (!existsSync(path)) return `${path}: no such file`;
-  let r: ResultFile;
-  try {
-    r = JSON.parse(readFileSync(path, 'utf8')) as ResultFile;
-  } catch (e) {
-    return `${path}: not readable JSON (${(e as Error).message})`;
-  }
-  if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps)) return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
-  return r;
+  return readResult<ResultFile>(pathOrDir);
 }
+import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import { log } from './shared.js';
 
 export function reportCommand(y: Argv): Argv {
   return y.command(

@@ -43,6 +43,21 @@ export type LimitingFactor =
 
 export type CapacityUnit = 'connections' | 'per_s' | 'bytes' | 'members' | 'subscribers';
 
+/**
+ * Which rule produced a row's value (docs/CAPACITY.md): the fitted resource line at its safe
+ * line, the highest stable step below the first non-stable one, the join pool's ceiling times
+ * the headroom, or — no limit reached — the highest stable step as a lower bound.
+ */
+export type CapacityRule = 'safe-line fit' | 'knee' | 'pool headroom' | 'highest stable (lower bound)' | 'none';
+
+export const CAPACITY_RULE_TEXT: Record<CapacityRule, string> = {
+  'safe-line fit': 'where the fitted resource line crosses its safe line',
+  knee: 'highest stable step below the first step that was not stable',
+  'pool headroom': 'predicted auth-pool ceiling (db_pool ÷ check time) × join headroom',
+  'highest stable (lower bound)': 'no limit reached: the highest stable step measured is a lower bound',
+  none: 'no stable step measured',
+};
+
 export interface CapacityDimension {
   /** Row number in seed 002 §7. */
   no: number;
@@ -86,8 +101,11 @@ export interface CapacityRow {
   unit: CapacityUnit;
   /** The recommended value, unrounded; null when no step was stable. */
   value: number | null;
-  /** Rounded down for reading: "≤ 21,200", "≤ 27,000/s (highest measured; no limit reached)". */
+  /** Rounded down for reading: "≤ 21,200"; a limit never reached is a lower bound: "≥ 28,600/s, no limit reached". */
   display: string;
+  /** upper: the value is a limit; lower: no limit was reached, the instance carries at least this. */
+  bound: 'upper' | 'lower' | null;
+  rule: CapacityRule;
   limiting_factor: LimitingFactor;
   /** One line: the step and the fit behind the value. */
   evidence: string;
@@ -211,6 +229,8 @@ export function capacityRow(
       ...base,
       value: null,
       display: DASH,
+      bound: null,
+      rule: 'none',
       limiting_factor: 'no stable step',
       evidence: first ? `no stable step; the lowest, ${describeStep(byIndex.get(first.step), first, dim)}, already failed` : 'no step counts as server evidence',
       evidence_steps: first ? [first.step] : [],
@@ -220,7 +240,7 @@ export function capacityRow(
   const safeStep = byIndex.get(knee.safe.step);
   // The capacity is the measured figure of the safe step (its driver is what it asked for).
   const measured = (safeStep && STEP_METRICS[dim.value](safeStep)) ?? knee.safe.value;
-  const candidates: { value: number; factor: LimitingFactor; evidence: string; steps: number[] }[] = [];
+  const candidates: { value: number; factor: LimitingFactor; rule: CapacityRule; evidence: string; steps: number[] }[] = [];
 
   // (b) the highest stable step before anything went wrong, limited by what the next step showed.
   const unsafe = knee.first_unsafe;
@@ -240,6 +260,7 @@ export function capacityRow(
   candidates.push({
     value: measured,
     factor,
+    rule: factor === 'not reached' || factor === 'generator' ? 'highest stable (lower bound)' : 'knee',
     evidence: `highest stable ${describeStep(safeStep, knee.safe, dim)}${nextText}`,
     steps: unsafe ? [knee.safe.step, unsafe.step] : [knee.safe.step],
   });
@@ -251,6 +272,7 @@ export function capacityRow(
     candidates.push({
       value: Math.max(0, crossing),
       factor: resource,
+      rule: 'safe-line fit',
       evidence: `${fit.text} reaches ${fmtPct(safeLine, 0)} at ${formatCapacityValue(crossing, dim.unit)}${where}`,
       steps: fit.fit.points.map((p) => p.step),
     });
@@ -265,6 +287,7 @@ export function capacityRow(
       candidates.push({
         value: c * headroom,
         factor: 'auth pool',
+        rule: 'pool headroom',
         evidence: `predicted ceiling db_pool ÷ check time = ${fmtRate(c)} × headroom ${headroom}`,
         steps: [ceilings[0].s.index],
       });
@@ -274,17 +297,16 @@ export function capacityRow(
   const best = candidates.reduce((a, b) => (b.value < a.value ? b : a));
   const alternatives = candidates.filter((c) => c !== best).map((c) => c.evidence);
   const evidence = [best.evidence, ...alternatives.map((o) => `(also: ${o})`)].join(' ');
-  const shown = `≤ ${formatCapacityValue(best.value, dim.unit, true)}`;
-  const display =
-    best.factor === 'not reached'
-      ? `${shown} (highest measured; no limit reached)`
-      : best.factor === 'generator'
-        ? `${shown} (generator-bound above)`
-        : shown;
+  const rounded = formatCapacityValue(best.value, dim.unit, true);
+  // A limit never reached is a lower bound, never printed as an upper one (seed §7 row 6).
+  const lower = best.rule === 'highest stable (lower bound)';
+  const display = !lower ? `≤ ${rounded}` : best.factor === 'generator' ? `≥ ${rounded}, generator-bound above` : `≥ ${rounded}, no limit reached`;
   return {
     ...base,
     value: best.value,
     display,
+    bound: lower ? 'lower' : 'upper',
+    rule: best.rule,
     limiting_factor: best.factor,
     evidence,
     evidence_steps: [...new Set(best.steps)],

@@ -43,7 +43,7 @@ function renderChart(c: Chart): string {
   return `<figure class="chart" id="chart-${escapeHtml(c.id)}" data-chart="${escapeHtml(c.id)}" data-empty="${c.svg ? 'false' : 'true'}">\n<h3>${escapeHtml(c.title)}</h3>\n${body}\n${caption}\n</figure>`;
 }
 
-const CSS = `
+export const REPORT_CSS = `
 :root { color-scheme: light; --fg:#1b1b1b; --muted:#5f6368; --line:#dadce0; --bg:#fff; --warn:#fff4e5; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; padding: 24px; max-width: 1280px; }
@@ -96,7 +96,7 @@ export function renderReportHtml(result: RunResult, timeseries: TimeseriesPoint[
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(s.title)}</title>
-<style>${CSS}</style>
+<style>${REPORT_CSS}</style>
 </head>
 <body>
 ${parts.join('\n')}

@@ -3,15 +3,30 @@
  * run killed at any moment leaves a readable file), timeseries.ndjson (appended every second),
  * summary.md, and the built-in server's log.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RunResult, TimeseriesPoint } from '../report/result.js';
+import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../report/result.js';
+import type { SweepResult } from './sweep.js';
 
 export function makeRunId(name: string, at: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   const stamp = `${at.getFullYear()}${p(at.getMonth() + 1)}${p(at.getDate())}-${p(at.getHours())}${p(at.getMinutes())}${p(at.getSeconds())}`;
   const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60) || 'run';
   return `${stamp}-${safe}`;
+}
+
+/** result.json of a run directory (or the file itself), or why not. */
+export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: string): T | string {
+  const path = pathOrDir.endsWith('.json') ? pathOrDir : join(pathOrDir, 'result.json');
+  if (!existsSync(path)) return `${path}: no such file`;
+  let r: T;
+  try {
+    r = JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (e) {
+    return `${path}: not readable JSON (${(e as Error).message})`;
+  }
+  if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps)) return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
+  return r;
 }
 
 export class RunWriter {

@@ -91,14 +91,17 @@ describe('capacityRow rules', () => {
     const row = capacityRow(sweep(['stable', 'stable', 'stable']), dim('public_connections'));
     expect(row.value).toBe(3000);
     expect(row.limiting_factor).toBe('not reached');
-    expect(row.display).toBe('≤ 3,000 (highest measured; no limit reached)');
+    expect(row.display).toBe('≥ 3,000, no limit reached');
+    expect(row.bound).toBe('lower');
+    expect(row.rule).toBe('highest stable (lower bound)');
   });
 
   it('generator-bound steps above are not capacity: the row says the server may carry more', () => {
     const row = capacityRow(sweep(['stable', 'stable', 'generator-bound']), dim('public_connections'));
     expect(row.value).toBe(2000);
     expect(row.limiting_factor).toBe('generator');
-    expect(row.display).toBe('≤ 2,000 (generator-bound above)');
+    expect(row.display).toBe('≥ 2,000, generator-bound above');
+    expect(row.bound).toBe('lower');
   });
 
   it('no stable step: no value', () => {

@@ -1,0 +1,83 @@
+/**
+ * capacity.json (`rtcap.capacity/v1`): the whole seed 002 §7 table (12 rows) and §8 table
+ * (4 rows) assembled from several runs — a campaign's, or runs made separately
+ * (`rtcap capacity DIR...`). Every row has a value with its rule and evidence, or the reason
+ * it has none. Row ids are stable keys: `values.public_connections` is what thresholds and
+ * `rtcap plan` read.
+ */
+import type { CapacityRule, CapacityUnit, SafeLines } from '../model/capacity.js';
+import type { AdviceKey } from '../model/advice.js';
+
+export const CAPACITY_FILE_SCHEMA = 'rtcap.capacity/v1';
+
+/** A run the table was built from. `dir` as given to rtcap (relative to the capacity file when written by it). */
+export interface SourceRef {
+  dir: string;
+  run_id: string;
+  profile: string;
+  scenario: string;
+  status: string;
+  sweep: boolean;
+  steps: number;
+}
+
+export interface RowEvidence {
+  run_id: string;
+  dir: string;
+  /** StepResult.index values (from 1 in reports) the value rests on. */
+  steps: number[];
+  /** The fit behind the value, as printed ("Memory ≈ 35.0% + 4.00 pp × connections ÷ 1000 ..."), if any. */
+  fit: string | null;
+  /** The run's report page, at its charts. */
+  chart: string;
+  /** One line: which step and fit, as the per-run table says it. */
+  text: string;
+}
+
+export type CampaignRule = CapacityRule | 'presence quota' | 'runs disagree';
+
+export interface CapacityTableRow {
+  /** Row number in seed 002 §7. */
+  no: number;
+  id: string;
+  dimension: string;
+  unit: CapacityUnit;
+  value: number | null;
+  display: string;
+  /** upper: a limit; lower: no limit reached, at least this. */
+  bound: 'upper' | 'lower' | null;
+  limiting_factor: string | null;
+  rule: CampaignRule;
+  rule_text: string;
+  evidence: RowEvidence | null;
+  /** Why there is no value; null when there is one. */
+  reason: string | null;
+  /** Further figures the row rests on: the other bound (presence), the joint bound (private), other runs. */
+  notes: string[];
+}
+
+export interface ConfigTableRow {
+  key: AdviceKey;
+  setting: string;
+  value: number | null;
+  display: string;
+  reason: string;
+  benefit: string;
+  evidence: { run_id: string; dir: string; steps: number[] } | null;
+  /** Why the row has no recommendation; null when it has one. */
+  missing: string | null;
+}
+
+export interface CapacityFile {
+  schema: typeof CAPACITY_FILE_SCHEMA;
+  created_at: string;
+  /** What the runs measured: one target, one instance size, one rtcap major version. */
+  target: { url: string; builtin: boolean; instance: { vcpus: number; memory_mb: number }; cpus: string | null };
+  rtcap_version: string;
+  safe_lines: SafeLines;
+  sources: SourceRef[];
+  /** Stable keys: row id → value (null when the row has none). */
+  values: Record<string, number | null>;
+  rows: CapacityTableRow[];
+  config: ConfigTableRow[];
+}

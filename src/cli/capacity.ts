@@ -1,0 +1,64 @@
+/**
+ * `rtcap capacity DIR...`: the whole capacity table (seed 002 §7 and §8) from runs and sweeps
+ * made separately, refused when they are not like for like (docs/CAPACITY.md). Writes
+ * capacity.json, capacity.md and report.html into --out (default: the one directory given,
+ * when it is a campaign directory; else reports/capacity-<time>/).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import { checkLikeForLike } from '../capacity/like-for-like.js';
+import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
+import { renderCapacityTerminal } from '../report/capacity.js';
+import { loadSources, relativeTo, writeCapacityFiles } from '../run/capacity-output.js';
+import { makeRunId } from '../run/output.js';
+import { EXIT } from '../run/runner.js';
+import { log } from './shared.js';
+
+export function tableOptionOptions<T>(c: Argv<T>) {
+  return c
+    .option('cpu-safe-pct', { type: 'number', describe: 'CPU safe line (default: the runs\' analysis.cpu_safe_pct, 70)' })
+    .option('mem-safe-pct', { type: 'number', describe: 'memory safe line (default 85)' })
+    .option('presence-quota', { type: 'number', describe: 'presence quota of the §5 arithmetic (default: the presence run\'s tenant quota, else 1,000/s)' })
+    .option('topic-updates', { type: 'number', describe: 'updates/s one presence topic must be allowed (default 5: 200 members at 1,000/s)' });
+}
+
+export function tableOptionsFrom(a: { 'cpu-safe-pct'?: number; 'mem-safe-pct'?: number; 'presence-quota'?: number; 'topic-updates'?: number }): TableOptions {
+  const safe: TableOptions['safe_lines'] = {};
+  if (a['cpu-safe-pct'] !== undefined) safe.cpu_pct = a['cpu-safe-pct'];
+  if (a['mem-safe-pct'] !== undefined) safe.mem_pct = a['mem-safe-pct'];
+  return {
+    safe_lines: safe,
+    ...(a['presence-quota'] !== undefined ? { presence_quota_per_s: a['presence-quota'] } : {}),
+    ...(a['topic-updates'] !== undefined ? { topic_updates_per_s: a['topic-updates'] } : {}),
+  };
+}
+
+export function capacityCommand(y: Argv): Argv {
+  return y.command(
+    'capacity <dirs..>',
+    'the whole capacity table (seed §7 + §8) from run, sweep or campaign directories measured like for like',
+    (c) =>
+      tableOptionOptions(c)
+        .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'run, sweep or campaign directories' })
+        .option('out', { type: 'string', describe: 'directory for capacity.json, capacity.md, report.html' }),
+    (args) => {
+      const dirs = args.dirs as string[];
+      const { sources, problems } = loadSources(dirs);
+      const unlike = checkLikeForLike(sources);
+      if (problems.length || unlike.length || sources.length === 0) {
+        for (const p of [...problems, ...unlike.map((u) => `not like for like: ${u}`)]) process.stderr.write(`rtcap capacity: ${p}\n`);
+        if (sources.length === 0 && problems.length === 0) process.stderr.write('rtcap capacity: no runs\n');
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const campaignDir = dirs.length === 1 && existsSync(join(dirs[0], 'campaign.json')) ? dirs[0] : undefined;
+      const out = (args.out as string | undefined) ?? campaignDir ?? join('reports', makeRunId('capacity', new Date()));
+      const file = buildCapacityFile(relativeTo(out, sources), tableOptionsFrom(args));
+      writeCapacityFiles(out, file, `Capacity — ${sources.length} runs`);
+      process.stderr.write(renderCapacityTerminal(file) + '\n');
+      log(`wrote ${out}/ (capacity.json, capacity.md, report.html)`);
+      process.exitCode = EXIT.ok;
+    },
+  );
+}

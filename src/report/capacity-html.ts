@@ -1,0 +1,45 @@
+/**
+ * report.html of a capacity table: one self-contained page (the run report's CSS, no script)
+ * with all 12 §7 rows and 4 §8 rows; each row's evidence links to its run's report and charts.
+ */
+import type { CapacityFile, CapacityTableRow } from '../capacity/types.js';
+import { capacityHeader, configTableOf, rowEvidenceText, sourcesTableOf } from './capacity.js';
+import { escapeHtml, renderTableHtml, REPORT_CSS } from './html.js';
+
+function evidenceCell(r: CapacityTableRow): string {
+  const text = escapeHtml(rowEvidenceText(r));
+  const fit = r.evidence?.fit ? `<div class="fit">${escapeHtml(r.evidence.fit)}</div>` : '';
+  const link = r.evidence ? ` <a href="${escapeHtml(r.evidence.chart)}">charts</a>` : '';
+  const notes = r.notes.map((n) => `<div class="note">${escapeHtml(n)}</div>`).join('');
+  return `${text}${link}${fit}${notes}`;
+}
+
+export function renderCapacityHtml(f: CapacityFile, title = 'Capacity'): string {
+  const rows = f.rows
+    .map((r) => {
+      const cls = r.value === null ? ' class="v-broken"' : '';
+      return `<tr data-row="${escapeHtml(r.id)}"><td class="right">${r.no}</td><td>${escapeHtml(r.dimension)}</td><td class="right"${cls}>${escapeHtml(r.display)}</td><td>${escapeHtml(r.limiting_factor ?? '—')}</td><td>${escapeHtml(r.rule_text)}</td><td>${evidenceCell(r)}</td></tr>`;
+    })
+    .join('\n');
+  const table = `<div class="scroll"><table data-table="capacity"><thead><tr><th>#</th><th>Dimension</th><th>Recommended</th><th>Limiting factor</th><th>Rule</th><th>Evidence</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table></div>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${REPORT_CSS} .note { color: var(--muted); font-size: 13px; margin-top: 4px; }</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${capacityHeader(f).map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+<h2 id="capacity">Recommended capacity (seed 002 §7)</h2>
+${table}
+<h2 id="config">Configuration (seed 002 §8)</h2>
+${renderTableHtml({ ...configTableOf(f), title: '' })}
+<h2 id="runs">Runs</h2>
+${renderTableHtml({ ...sourcesTableOf(f), title: '' })}
+</body>
+</html>
+`;
+}
