@@ -100,7 +100,7 @@ describe('capacity table from the seed 002 figures', () => {
 
 describe('capacity table rules across runs', () => {
   const sends = (rates: number[], verdicts: string[], cpu: (r: number) => number) =>
-    rates.map((rate, i) => makeStep(i + 1, { params: { send_rate: rate }, rates: { sent_per_s: rate }, verdict: verdicts[i] as never, server: { cpu_pct: cpu(rate) } }));
+    rates.map((rate, i) => makeStep(i + 1, { params: { send_rate: rate }, rates: { sent_per_s: rate, acked_per_s: rate }, verdict: verdicts[i] as never, server: { cpu_pct: cpu(rate) } }));
 
   it('a limit never reached is a lower bound: ≥ …, no limit reached', () => {
     const run = makeRun('write-only', sends([10_000, 20_000, 28_600], ['stable', 'stable', 'stable'], () => 30));
