@@ -6,6 +6,7 @@
 import yargs, { type Argv } from 'yargs';
 import { capacityCommand } from './capacity.js';
 import { compareCommand } from './compare.js';
+import { schemaCommand, validateCommand } from './profiles.js';
 import { quotasCommand } from './quotas.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
@@ -13,12 +14,12 @@ import { serveCommand } from './serve.js';
 import { sweepCommand } from './sweep.js';
 
 export async function main(argv: string[]): Promise<void> {
-  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand)];
+  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, sweep, campaign, capacity, plan, report, compare, quotas, serve')
+    .demandCommand(1, 'give a command: run, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema')
     .recommendCommands()
     .help()
     .alias('h', 'help')
