@@ -11,7 +11,7 @@
  */
 import type { StepResult } from '../report/result.js';
 import type { PayloadSizeExtra } from '../report/extra.js';
-import { FIT_SPECS, crossingX, fitSteps, type FitId, type FitOptions, type FitResult } from './fit.js';
+import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitId, type FitOptions, type FitResult } from './fit.js';
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
@@ -220,7 +220,8 @@ export function capacityRow(
   const fit = dim.fit ? fitSteps(steps, FIT_SPECS[dim.fit], opts.fit) : null;
   const safeLine =
     fit?.spec.resource === 'memory' ? safeLines.mem_pct : fit?.spec.resource === 'cpu' ? safeLines.cpu_pct : null;
-  const crossing = fit?.fit && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
+  // A fit with no linear relation (low R²) predicts nothing: no crossing.
+  const crossing = fit?.fit && isLinear(fit.fit) && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
   const base = { no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit, fit, fit_crossing: crossing, knee, covaries_with: [] as string[] };
 
   if (!knee.safe) {

@@ -203,6 +203,17 @@ function noFitText(spec: FitSpec, points: FitPoint[]): string {
   return `${what}: no fit (${spec.x_label} did not vary across the ${points.length} usable steps)`;
 }
 
+/**
+ * Below this R² the points show no linear relation worth a formula: such a fit is printed as
+ * "no linear relation", draws no line and gives no safe-line crossing (issue 11 item 5).
+ */
+export const MIN_LINEAR_R2 = 0.5;
+
+/** A fit whose line may be shown and used (R² at least MIN_LINEAR_R2). */
+export function isLinear(fit: LinearFit | null | undefined): boolean {
+  return !!fit && fit.r2 >= MIN_LINEAR_R2;
+}
+
 /** R² floored to two decimals so a near-perfect fit never prints as exactly 1. */
 function fmtR2(r2: number): string {
   if (r2 >= 1) return '1.00';
@@ -211,9 +222,13 @@ function fmtR2(r2: number): string {
 
 /**
  * The seed's formula: "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
- * Two-point fits say so: their R² is 1 whatever the data.
+ * Two-point fits say so: their R² is 1 whatever the data. A fit with R² below
+ * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)".
  */
 export function formatFit(fit: LinearFit, spec: FitSpec): string {
+  if (!isLinear(fit)) {
+    return `${spec.y_label} vs ${spec.x_label}: no linear relation (R² ${fmtR2(Math.max(0, fit.r2))} < ${MIN_LINEAR_R2}, ${fit.n} steps)`;
+  }
   const slope = fit.slope * spec.x_divisor;
   const div = spec.x_divisor === 1 ? '' : ` ÷ ${fmtInt(spec.x_divisor)}`;
   let body: string;

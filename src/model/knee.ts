@@ -5,8 +5,9 @@
  * step is reported too; `safe` is the last stable step before anything went wrong, the
  * highest value a capacity row may recommend.
  *
- * Generator-bound steps are skipped: they say nothing about the server. Steps without a
- * value for the driver are skipped too.
+ * Generator-bound steps are skipped: they say nothing about the server. An incomplete
+ * (cut-short) stable step is skipped too — it never stands for capacity — while an incomplete
+ * failed step still counts as a failure. Steps without a value for the driver are skipped.
  */
 import type { StepResult, Verdict } from '../report/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
@@ -62,7 +63,10 @@ export interface KneeOptions {
  */
 export function findKnee(steps: readonly StepResult[], driver: StepMetricName, opts: KneeOptions = {}): Knee {
   const skip = opts.attributedElsewhere ?? new Set<number>();
-  const all = orderAlong(steps, driver);
+  // An incomplete (cut-short) step covers only part of its window: a stable one is never
+  // cited as capacity; a failed one (the server closed every socket) still marks a limit.
+  const incomplete = new Set(steps.filter((s) => s.complete === false).map((s) => s.index));
+  const all = orderAlong(steps, driver).filter((p) => !(incomplete.has(p.step) && p.verdict === 'stable'));
   const judged = all.filter((p) => p.verdict !== 'generator-bound' && !skip.has(p.step));
   const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
   const firstBroken = judged.find((p) => p.verdict === 'broken') ?? null;

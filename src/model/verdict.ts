@@ -22,6 +22,8 @@ export interface VerdictInput {
   latency_p95_ms: number | null;
   latency_p99_ms: number | null;
   connections_failed: number;
+  /** Connections joined (members measured); absent in inputs made before it was passed. */
+  connections_joined?: number | null;
   connections_disconnected: number;
   messages_lost: number;
   error_classes: Partial<Record<ErrorClass, number>>;
@@ -86,7 +88,11 @@ export function decideVerdict(
 
   // 1. The generator's own health.
   const offered = input.generator_offered_ratio;
-  if (offered !== null && offered < limits.min_offered_ratio) {
+  // A run the server refused outright (every connection failed, e.g. HTTP 401) offered little
+  // because there was no one to offer it to: that is the server's answer, not the generator's
+  // shortfall, and the failed connections below make the step broken.
+  const refusedOutright = input.connections_joined === 0 && input.connections_failed > 0;
+  if (offered !== null && offered < limits.min_offered_ratio && !refusedOutright) {
     generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}`);
   }
   const lag = input.generator_lag_p99_ms;
@@ -164,6 +170,7 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     latency_p95_ms: step.latency_ms?.p95 ?? null,
     latency_p99_ms: step.latency_ms?.p99 ?? null,
     connections_failed: step.connections?.failed ?? 0,
+    connections_joined: step.connections?.joined ?? null,
     connections_disconnected: step.connections?.disconnected ?? 0,
     messages_lost: step.messages?.lost ?? 0,
     error_classes: step.error_classes ?? {},

@@ -12,7 +12,7 @@ import * as echarts from 'echarts';
 import type { EChartsOption } from 'echarts';
 import type { Analysis } from '../model/analysis.js';
 import { CAPACITY_DIMENSIONS } from '../model/capacity.js';
-import { predict, type FitResult } from '../model/fit.js';
+import { isLinear, predict, type FitResult } from '../model/fit.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult, TimeseriesPoint, Verdict } from './result.js';
 
@@ -165,8 +165,8 @@ function resourceFitChart(
   if (series.length === 0) return { id, title: what.title, svg: null, caption: `No step had both ${what.xName} and ${what.yName} measured.` };
   const xs = result.steps.map((s) => STEP_METRICS[what.x](s)).filter((v): v is number => v !== null);
   let caption = fit?.text ?? 'No fit.';
-  if (fit?.fit) {
-    const f = fit.fit;
+  const f = fit?.fit ?? null;
+  if (f && isLinear(f)) {
     const cross = f.slope > 0 ? (safeLine - f.intercept) / f.slope : null;
     const x1 = Math.max(...xs, f.x_max, cross !== null && cross > 0 ? Math.min(cross, 2 * f.x_max) : 0);
     const x0 = Math.min(0, ...xs);

@@ -222,6 +222,7 @@ export function buildStepResult(args: {
       // A step measured with fewer members than it asked for is not the load it claims, even
       // when the missing ones failed in an earlier step (failures are not retried).
       connections_failed: Math.max(failed, plan.connections - membersAtSteady),
+      connections_joined: Math.max(joinedInStep, membersAtSteady),
       connections_disconnected: disconnected,
       messages_lost: lostAllKinds,
       error_classes: errorClasses,

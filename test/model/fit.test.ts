@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FIT_SPECS, crossingX, fitSteps, formatFit, leastSquares, predict } from '../../src/model/fit.js';
+import { capacityTable } from '../../src/model/capacity.js';
+import { FIT_SPECS, crossingX, fitSteps, formatFit, isLinear, leastSquares, predict } from '../../src/model/fit.js';
 import { loadRun, makeStep } from '../fixtures/index.js';
 
 describe('leastSquares', () => {
@@ -99,6 +100,17 @@ describe('fitSteps', () => {
 });
 
 describe('formatFit', () => {
+  it('prints a fit with R² below 0.5 as no linear relation, not as a formula, and gives it no crossing', () => {
+    const scatter = leastSquares([{ x: 1000, y: 10, step: 0 }, { x: 2000, y: 30, step: 1 }, { x: 3000, y: 9, step: 2 }, { x: 4000, y: 28, step: 3 }])!;
+    expect(scatter.r2).toBeLessThan(0.5);
+    expect(isLinear(scatter)).toBe(false);
+    expect(formatFit(scatter, FIT_SPECS.cpu_vs_deliveries)).toMatch(/^CPU vs deliveries\/s: no linear relation \(R² 0\.\d\d < 0\.5, 4 steps\)$/);
+    const steps = [1000, 2000, 3000, 4000].map((d, i) => makeStep(i, { messages: { expected: d * 20, received: d * 20 }, rates: { delivered_per_s: d }, server: { cpu_pct: [10, 30, 9, 28][i] } }));
+    const row = capacityTable({ profile: { scenario: 'broadcast-public' }, steps }).find((r) => r.id === 'public_deliveries')!;
+    expect(row.fit_crossing).toBeNull();
+    expect(row.rule).not.toBe('safe-line fit');
+  });
+
   it('prints negative terms with a minus sign and rates without pp', () => {
     const fit = leastSquares([{ x: 1000, y: 1, step: 0 }, { x: 2000, y: 0.5, step: 1 }, { x: 3000, y: 0.2, step: 2 }])!;
     expect(formatFit(fit, FIT_SPECS.cpu_vs_sends)).toMatch(/^CPU ≈ 1\.4 % − 0\.40 pp × sends\/s ÷ 1,000 \(R² 0\.97, 3 steps\)$/);

@@ -21,6 +21,20 @@ describe('findKnee', () => {
     expect(nextBisectionValue(k)).toBe(75);
   });
 
+  it('never cites an incomplete (cut-short) stable step; an incomplete failed one still marks the limit', () => {
+    const steps = [
+      makeStep(0, { params: { connections: 1000 } }),
+      makeStep(1, { params: { connections: 2000 }, complete: false }),
+    ];
+    const k = findKnee(steps, 'connections_target');
+    expect(k.safe?.step).toBe(0);
+    expect(k.last_stable?.step).toBe(0);
+    expect(k.first_unsafe).toBeNull();
+    const failed = findKnee([...steps, makeStep(2, { params: { connections: 3000 }, complete: false, verdict: 'broken' })], 'connections_target');
+    expect(failed.safe?.step).toBe(0);
+    expect(failed.first_broken?.step).toBe(2);
+  });
+
   it('skips generator-bound steps and reports them above the safe step', () => {
     const steps = [
       makeStep(0, { params: { connections: 1000 } }),

@@ -65,6 +65,16 @@ describe('decideVerdict', () => {
     expect(both.reasons).toEqual(['generator CPU 97% > 90%', 'also: delivery 50.00% < SLO 100%', 'also: p95 900 ms > SLO 200 ms']);
   });
 
+  it('a step whose every connection was refused (HTTP 401) is broken, not generator-bound, though little was offered', () => {
+    const refused = v({ connections_joined: 0, connections_failed: 20, delivery_rate: null, latency_p95_ms: null, generator_offered_ratio: 0.85 });
+    expect(refused.verdict).toBe('broken');
+    expect(refused.reasons).toEqual(['20 connections failed or were rejected']);
+    // Some joined: a shortfall in what was offered is still the generator's.
+    expect(v({ connections_joined: 5, connections_failed: 15, generator_offered_ratio: 0.85 }).verdict).toBe('generator-bound');
+    // Refused by the generator's own limits: still generator-bound.
+    expect(v({ connections_joined: 0, connections_failed: 20, generator_offered_ratio: 0.85, errors: { 'connect EMFILE': 20 } }).verdict).toBe('generator-bound');
+  });
+
   it('EMFILE and EADDRNOTAVAIL make a step generator-bound, never broken, even if classified as network', () => {
     const r = v({
       connections_failed: 40,
