@@ -146,7 +146,9 @@ export function buildCapacityFile(sources: readonly Source[], opts: TableOptions
   }
 
   const i = rows.findIndex((r) => r.id === 'presence_members');
-  rows[i] = applyPresenceQuota(rows[i], opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S);
+  // Without a presence run the quota is only assumed: the arithmetic is shown, not made a value.
+  if (!sources.some((s) => s.result.profile.scenario === 'presence')) rows[i].notes.push(membersByQuota(opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S).text);
+  else rows[i] = applyPresenceQuota(rows[i], opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S);
   applyJointBound(rows, sources, safe.cpu_pct);
 
   return {

@@ -4,6 +4,7 @@
  * failed, 130 interrupted.
  */
 import yargs, { type Argv } from 'yargs';
+import { campaignCommand } from './campaign.js';
 import { capacityCommand } from './capacity.js';
 import { compareCommand } from './compare.js';
 import { schemaCommand, validateCommand } from './profiles.js';
@@ -14,7 +15,7 @@ import { serveCommand } from './serve.js';
 import { sweepCommand } from './sweep.js';
 
 export async function main(argv: string[]): Promise<void> {
-  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
+  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')

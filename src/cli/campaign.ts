@@ -1,0 +1,126 @@
+/**
+ * `rtcap campaign CAMPAIGN.yaml [--resume DIR]`: runs a campaign's profiles and sweeps in order
+ * into one directory and builds the whole capacity table from them (src/run/campaign.ts).
+ * Exit 0 when every entry completed, 2 on a campaign or profile error, 3 when an entry aborted
+ * (the table is still written, with the reason in its rows), 130 when interrupted.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import type { TableOptions } from '../capacity/table.js';
+import { campaignSchema, type Campaign } from '../profile/campaign.js';
+import { ProfileError } from '../profile/load.js';
+import { loadYamlFile } from '../profile/yaml-file.js';
+import { renderCapacityTerminal } from '../report/capacity.js';
+import { loadEntries, runCampaign } from '../run/campaign.js';
+import { planCampaign, readCampaignState, resumeState, type CampaignState } from '../run/campaign-state.js';
+import { makeRunId } from '../run/output.js';
+import { EXIT } from '../run/runner.js';
+import { SweepError } from '../run/sweep.js';
+import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
+import { runArtifactHooks } from './render.js';
+import { checkUrl, finishRun, interruptible, log } from './shared.js';
+
+function usage(message: string): void {
+  process.stderr.write(`${message}\n`);
+  process.exitCode = EXIT.usage;
+}
+
+/** The campaign's analysis section, with command-line options over it. */
+export function campaignTableOptions(c: Campaign, cli: TableOptions): TableOptions {
+  const a = c.analysis;
+  return {
+    safe_lines: { ...(a.cpu_safe_pct !== undefined ? { cpu_pct: a.cpu_safe_pct } : {}), ...(a.mem_safe_pct !== undefined ? { mem_pct: a.mem_safe_pct } : {}), ...cli.safe_lines },
+    presence_quota_per_s: cli.presence_quota_per_s ?? a.presence_quota_per_s,
+    topic_updates_per_s: cli.topic_updates_per_s ?? a.topic_updates_per_s,
+  };
+}
+
+export function campaignCommand(y: Argv): Argv {
+  return y.command(
+    'campaign [campaign]',
+    'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
+    (c) =>
+      tableOptionOptions(c)
+        .positional('campaign', { type: 'string', describe: 'campaign YAML (with --resume: default, the one the directory was started from)' })
+        .option('resume', { type: 'string', describe: 'continue an interrupted campaign from its directory' })
+        .option('out', { type: 'string', describe: 'campaign directory (default reports/<time>-<name>/)' })
+        .option('url', { type: 'string', describe: 'WebSocket URL of the target for every entry (overrides target.url)' })
+        .option('workers', { type: 'number', describe: 'generator processes per entry' })
+        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list)' })
+        .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs' })
+        .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
+        .check((a) => {
+          if (a.resume === undefined && a.campaign === undefined) throw new Error('give a campaign file, or --resume DIR');
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
+          return true;
+        }),
+    async (args) => {
+      if (!checkUrl(args.url)) return;
+      const now = new Date();
+      let saved: CampaignState | undefined;
+      if (args.resume !== undefined) {
+        const s = readCampaignState(args.resume);
+        if (typeof s === 'string') return usage(`--resume ${s}`);
+        saved = s;
+      }
+      const path = (args.campaign as string | undefined) ?? saved!.campaign_path;
+      let campaign: Campaign;
+      try {
+        campaign = loadYamlFile(path, campaignSchema);
+      } catch (e) {
+        if (e instanceof ProfileError) return usage(e.message);
+        throw e;
+      }
+      let state = planCampaign(campaign, path, now);
+      if (saved) {
+        try {
+          state = resumeState(saved, state, now);
+        } catch (e) {
+          return usage(`--resume ${args.resume}: ${(e as Error).message}`);
+        }
+      }
+      const dir = args.resume ?? (args.out as string | undefined) ?? join('reports', makeRunId(campaign.name, now));
+      if (!saved && existsSync(join(dir, 'campaign.json'))) return usage(`${dir}: already holds a campaign; continue it with --resume ${dir}`);
+      let loaded;
+      try {
+        loaded = await loadEntries(campaign, state);
+      } catch (e) {
+        if (e instanceof ProfileError || e instanceof SweepError) return usage(e.message);
+        throw e;
+      }
+      if (saved) log(`resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`);
+      const { signal, dispose } = interruptible();
+      try {
+        const outcome = await runCampaign(
+          {
+            campaign,
+            state,
+            dir,
+            run: {
+              url: args.url,
+              workers: args.workers,
+              serverCpus: args['server-cpus'] ?? null,
+              generatorCpus: args['generator-cpus'] ?? null,
+              log,
+              progress: args.progress as boolean,
+              signal,
+              ...runArtifactHooks(),
+            },
+            finish: finishRun,
+            table: campaignTableOptions(campaign, tableOptionsFrom(args)),
+          },
+          loaded,
+        );
+        if (outcome.capacity) process.stderr.write(`\ncapacity (campaign ${state.name}):\n${renderCapacityTerminal(outcome.capacity)}\n`);
+        for (const u of outcome.unlike) log(`not like for like: ${u}`);
+        const wall = state.entries.reduce((a, e) => a + e.wall_s, 0);
+        log(`wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`);
+        if (outcome.exitCode === EXIT.interrupted) log(`interrupted: continue with rtcap campaign --resume ${dir}`);
+        process.exitCode = outcome.exitCode;
+      } finally {
+        dispose();
+      }
+    },
+  );
+}

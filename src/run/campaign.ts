@@ -1,0 +1,142 @@
+/**
+ * `rtcap campaign` (issue 9 §1): the entries of a campaign — runs and sweeps — one after the
+ * other into one directory, the state in campaign.json after each, and the whole capacity table
+ * (capacity.json, capacity.md, report.html) rebuilt from every entry measured so far. Resumable:
+ * completed entries are kept, an interrupted sweep continues through the sweep's own resume, an
+ * interrupted run starts again (a run's steps depend on the ones before them).
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { checkLikeForLike, type Source } from '../capacity/like-for-like.js';
+import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
+import type { CapacityFile } from '../capacity/types.js';
+import type { Campaign } from '../profile/campaign.js';
+import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { relativeTo, writeCapacityFiles } from './capacity-output.js';
+import { type CampaignState, type EntryState, writeCampaignState } from './campaign-state.js';
+import { readResultFile } from './output.js';
+import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
+import { runSweep, sweepConfig } from './sweep.js';
+
+/** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */
+export type EntryRunOptions = Omit<RunOptions, 'profile' | 'profilePath' | 'redactedProfile' | 'outDir' | 'runId'>;
+
+export interface CampaignOptions {
+  campaign: Campaign;
+  state: CampaignState;
+  /** The campaign directory (exists or is created). */
+  dir: string;
+  run: EntryRunOptions;
+  /** Writes a finished entry's artefacts and returns its exit code (the CLI's finishRun). */
+  finish: (outcome: RunOutcome) => number;
+  table?: TableOptions;
+  /** Seconds since the campaign started, for the progress line (a seam for tests). */
+  clock?: () => number;
+}
+
+export interface CampaignOutcome {
+  state: CampaignState;
+  capacity: CapacityFile | null;
+  /** Runs refused from the table, one line each. */
+  unlike: string[];
+  exitCode: number;
+}
+
+/** Every entry's profile loaded with the campaign's and the entry's overrides; throws ProfileError or SweepError. */
+export async function loadEntries(campaign: Campaign, state: CampaignState): Promise<LoadedProfile[]> {
+  const out: LoadedProfile[] = [];
+  for (const [i, e] of state.entries.entries()) {
+    const loaded = await loadProfile(e.profile, { sets: [...campaign.set, ...campaign.entries[i].set] });
+    if (e.sweep) sweepConfig(loaded.profile);
+    out.push(loaded);
+  }
+  return out;
+}
+
+function fmtElapsed(s: number): string {
+  const m = Math.floor(s / 60);
+  return m > 0 ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`;
+}
+
+/** The campaign's one progress line, before each entry. */
+export function progressLine(state: CampaignState, entry: EntryState, elapsedS: number): string {
+  const done = state.entries.filter((e) => e.status === 'completed').length;
+  const failed = state.entries.filter((e) => e.status === 'aborted').length;
+  return `campaign ${state.name}: entry ${entry.index}/${state.entries.length} ${entry.name} (${entry.sweep ? 'sweep' : 'run'}${entry.attempts > 0 ? `, attempt ${entry.attempts + 1}` : ''}) — ${done} done${failed ? `, ${failed} aborted` : ''}, ${fmtElapsed(elapsedS)} elapsed`;
+}
+
+/** The entries measured so far (completed or aborted: an aborted run still says what it saw). */
+export function measuredSources(dir: string, state: CampaignState): Source[] {
+  const out: Source[] = [];
+  for (const e of state.entries) {
+    if (e.status !== 'completed' && e.status !== 'aborted') continue;
+    const r = readResultFile(join(dir, e.dir));
+    if (typeof r !== 'string') out.push({ dir: join(dir, e.dir), result: r });
+  }
+  return out;
+}
+
+/** capacity.json, capacity.md and report.html from the entries measured so far; null when none is. */
+export function writeCampaignCapacity(dir: string, state: CampaignState, table: TableOptions = {}): { capacity: CapacityFile | null; unlike: string[] } {
+  const sources = measuredSources(dir, state);
+  if (sources.length === 0) return { capacity: null, unlike: [] };
+  const unlike = checkLikeForLike(sources);
+  if (unlike.length > 0) return { capacity: null, unlike };
+  const capacity = buildCapacityFile(relativeTo(dir, sources), table);
+  writeCapacityFiles(dir, capacity, `Capacity — campaign ${state.name}`);
+  return { capacity, unlike };
+}
+
+async function runEntry(opts: CampaignOptions, entry: EntryState, loaded: LoadedProfile): Promise<RunOutcome> {
+  const dir = join(opts.dir, entry.dir);
+  const common = { ...opts.run, profile: loaded.profile, profilePath: loaded.path, redactedProfile: loaded.redacted, outDir: dir };
+  if (entry.sweep) {
+    const prev = existsSync(join(dir, 'result.json')) ? readResultFile(dir) : null;
+    const resumeFrom = prev && typeof prev !== 'string' && prev.steps.length > 0 ? prev : undefined;
+    if (!resumeFrom) rmSync(dir, { recursive: true, force: true });
+    return runSweep({ ...common, resumeFrom });
+  }
+  // A run's later steps build on its earlier ones: an interrupted run starts again.
+  rmSync(dir, { recursive: true, force: true });
+  return runBenchmark(common);
+}
+
+export async function runCampaign(opts: CampaignOptions, loaded: readonly LoadedProfile[]): Promise<CampaignOutcome> {
+  const { state } = opts;
+  const started = Date.now();
+  const clock = opts.clock ?? (() => (Date.now() - started) / 1000);
+  mkdirSync(resolve(opts.dir), { recursive: true });
+  writeCampaignState(opts.dir, state);
+  let interrupted = false;
+  for (const [i, entry] of state.entries.entries()) {
+    if (entry.status === 'completed') continue;
+    if (opts.run.signal?.aborted) {
+      interrupted = true;
+      break;
+    }
+    opts.run.log(progressLine(state, entry, clock()));
+    entry.status = 'running';
+    entry.attempts += 1;
+    writeCampaignState(opts.dir, state);
+    const t0 = Date.now();
+    const outcome = await runEntry(opts, entry, loaded[i]);
+    const code = opts.finish(outcome);
+    entry.wall_s = Math.round(entry.wall_s + (Date.now() - t0) / 1000);
+    entry.exit_code = code;
+    entry.status = code === EXIT.interrupted ? 'interrupted' : code === EXIT.ok || code === EXIT.thresholds ? 'completed' : 'aborted';
+    writeCampaignState(opts.dir, state);
+    const table = writeCampaignCapacity(opts.dir, state, opts.table);
+    for (const u of table.unlike) opts.run.log(`campaign: not like for like, no table: ${u}`);
+    if (entry.status === 'interrupted') {
+      interrupted = true;
+      break;
+    }
+  }
+  state.status = interrupted ? 'interrupted' : 'completed';
+  state.finished_at = interrupted ? null : new Date().toISOString();
+  writeCampaignState(opts.dir, state);
+  const { capacity, unlike } = writeCampaignCapacity(opts.dir, state, opts.table);
+  const aborted = state.entries.some((e) => e.status === 'aborted');
+  const exitCode = interrupted ? EXIT.interrupted : unlike.length > 0 || aborted ? EXIT.aborted : EXIT.ok;
+  return { state, capacity, unlike, exitCode };
+}
