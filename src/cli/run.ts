@@ -4,7 +4,7 @@
 import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
 import { runArtifactHooks } from './render.js';
-import { benchmarkOptions, checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
 
 export function runCommand(y: Argv): Argv {
   return y.command(
@@ -14,6 +14,8 @@ export function runCommand(y: Argv): Argv {
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkUrl(args.url)) return;
+      const live = await liveMetricsOrExit(args);
+      if (!live) return;
       const { signal, dispose } = interruptible();
       try {
         const outcome = await runBenchmark({
@@ -28,11 +30,13 @@ export function runCommand(y: Argv): Argv {
           log,
           progress: args.progress as boolean,
           signal,
+          observer: live.observer,
           ...runArtifactHooks(),
         });
         process.exitCode = finishRun(outcome);
       } finally {
         dispose();
+        await live.close();
       }
     },
   );

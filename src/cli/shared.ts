@@ -5,7 +5,8 @@
 import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
 import { parseThreshold, ThresholdError } from '../model/thresholds.js';
-import { EXIT, type RunOutcome } from '../run/runner.js';
+import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
+import { serveLiveMetrics } from '../run/metrics-server.js';
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -20,7 +21,32 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
     .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
     .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
     .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
-    .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' });
+    .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
+    .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)' })
+    .option('metrics-host', { type: 'string', default: '127.0.0.1', describe: 'address --metrics-port listens on (0.0.0.0 for a Prometheus on another host)' });
+}
+
+/**
+ * Live metrics for a command that takes --metrics-port (run, sweep, campaign): the observer to
+ * give the runner and what to call when the command ends. Exit 2 when the port cannot be bound.
+ */
+export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metrics-host'?: string }): Promise<{ observer?: RunObserver; close: () => Promise<void> } | null> {
+  const port = args['metrics-port'];
+  if (port === undefined) return { close: async () => undefined };
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--metrics-port ${port}: must be a port number (0-65535)\n`);
+    process.exitCode = EXIT.usage;
+    return null;
+  }
+  try {
+    const live = await serveLiveMetrics({ port, host: args['metrics-host'] });
+    log(`live metrics: ${live.url}`);
+    return { observer: live.metrics, close: live.close };
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = EXIT.usage;
+    return null;
+  }
 }
 
 /** The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here too. */

@@ -9,7 +9,7 @@ import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
 import { runArtifactHooks } from './render.js';
-import { benchmarkOptions, checkUrl, finishRun, interruptible, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -55,6 +55,8 @@ export function sweepCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
         return;
       }
+      const live = await liveMetricsOrExit(args);
+      if (!live) return;
       const { signal, dispose } = interruptible();
       try {
         const outcome = await runSweep({
@@ -69,6 +71,7 @@ export function sweepCommand(y: Argv): Argv {
           log,
           progress: args.progress as boolean,
           signal,
+          observer: live.observer,
           resumeFrom,
           ...runArtifactHooks(),
         });
@@ -79,6 +82,7 @@ export function sweepCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
       } finally {
         dispose();
+        await live.close();
       }
     },
   );

@@ -17,7 +17,7 @@ import { PrometheusSampler } from '../monitor/prometheus.js';
 import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
 import { GaugeProbe, metricsUrlOf, POLLER_GAUGES, type GaugeSample } from '../monitor/gauges.js';
 import type { Profile } from '../profile/schema.js';
-import { RESULT_SCHEMA, type RunResult, type RunStatus, type TimeseriesPoint } from '../report/result.js';
+import { RESULT_SCHEMA, type RunResult, type RunStatus, type StepResult, type TimeseriesPoint } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { makeRunId, RunWriter } from './output.js';
@@ -51,6 +51,8 @@ export interface RunOptions {
   renderArtifacts?: (r: RunResult, dir: string) => void;
   /** Called after each step with the result so far. */
   onStep?: (r: RunResult) => void;
+  /** Watches the run as it goes (live metrics, `--metrics-port`). */
+  observer?: RunObserver;
   /**
    * Steps decided at run time (sweeps): after the profile's steps, asked for the next one with
    * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
@@ -68,6 +70,12 @@ export interface RunOptions {
    * connections are not retried and would otherwise be missing from every later step.
    */
   freshConnections?: (r: RunResult, index: number) => boolean;
+}
+
+/** What a live view of the run receives: every merged second, and each step once its result is built. */
+export interface RunObserver {
+  second(rec: SecondRecord, stepTargetConnections: number): void;
+  step(step: StepResult): void;
 }
 
 export interface RunOutcome {
@@ -294,6 +302,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     }
     const onSecond = (rec: SecondRecord) => {
       writer.appendTimeseries(rec.point);
+      opts.observer?.second(rec, plans[ctx.step]?.connections ?? 0);
       for (const wkr of rec.workers) for (const [k, v] of Object.entries(wkr.errorReasons)) stepErrors.set(k, (stepErrors.get(k) ?? 0) + v);
       stepJoinedPeak = Math.max(stepJoinedPeak, rec.point.joined);
       progress.update(rec.point, {
@@ -444,6 +453,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
           serverGauges: gaugeSamples,
         });
         result.steps.push(step);
+        opts.observer?.step(step);
         progress.break();
         log(
           `step ${i + 1}: ${step.verdict} — joined ${step.connections.joined}/${step.connections.target}, delivery ${step.delivery_rate === null ? '—' : (step.delivery_rate * 100).toFixed(3) + ' %'}, ` +
