@@ -7,7 +7,8 @@
  *
  *  - broadcast: `room_send_rate` per room (or `send_rate` over all rooms), every member sending
  *    in turn; expected = room members at the send − the sender (unless load.self);
- *  - presence: `update_share` of the members update each second; expected = room members − 1;
+ *  - presence: `update_share` of the members update each second; expected = room members, the
+ *    tracker included (its own presence_diff comes back to it, see presence.ts);
  *  - postgres-changes: rows at `insert_rate` in rounds (see postgres-changes.ts); expected =
  *    confirmed subscribers of the row's membership.
  *
@@ -79,7 +80,7 @@ export function planMixed(profile: Profile, step: number): StepPlan {
       const kind = kindOfStream(local);
       const n = local - kindStream(kind, 0);
       if (kind === 'changes') return { key: changesKey(n, filtered), excludeSender: false };
-      return { key: topicOf(n), excludeSender: kind === 'presence' || !profile.load.self };
+      return { key: topicOf(n), excludeSender: kind === 'broadcast' && !profile.load.self };
     },
     primaryKind,
     reconnect: reconnectPolicy(profile),

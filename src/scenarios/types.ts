@@ -52,7 +52,10 @@ export interface InsertTraffic {
 export interface StreamInfo {
   /** Membership that receives this stream: a topic, or "changes:<group>" for Postgres Changes subscribers. */
   key: string;
-  /** The sender is a member but does not receive its own messages (broadcast without self; presence). */
+  /**
+   * The sender is a member but does not receive its own messages (broadcast without self).
+   * Never for presence: the diff goes to every channel on the topic, the tracker's included.
+   */
   excludeSender: boolean;
 }
 

@@ -204,8 +204,9 @@ export class PresenceHub {
     if (!resolved) return;
     topic = resolved;
     const out = new Outgoing(topic, EV.presenceDiff, { json: JSON.stringify({ joins, leaves }) });
-    // The tracking channel is excluded from its own diff (§5.2).
-    const n = tenant.deliverLocal(op.key, out, owner, 'presence');
+    // Every channel on the topic gets the diff, the tracking channel included: Phoenix.Presence
+    // broadcasts it with PubSub.local_broadcast (from = :none), so no subscriber is skipped.
+    const n = tenant.deliverLocal(op.key, out, null, 'presence');
     this.ctx().stats.presenceEvents += n;
   }
 

@@ -1,6 +1,7 @@
 /**
  * Presence on the built-in server (PROTOCOL.md §5): presence_state after join, presence_diff
- * with joins/leaves/metas/phx_ref, the sender excluded, the per-channel client limit; and
+ * with joins/leaves/metas/phx_ref, the tracker included (Phoenix.Presence local_broadcast has no
+ * `from`), the per-channel client limit; and
  * realtime-js presence sync between several clients.
  */
 import { RealtimeClient, type RealtimeChannel } from '@supabase/realtime-js';
@@ -27,7 +28,7 @@ async function member(topic: string, key: string, enabled = true): Promise<RawCl
 const diffs = (c: RawClient) => c.frames.filter((f) => Array.isArray(f.json) && f.json[3] === 'presence_diff').map((f) => (f.json as unknown[])[4] as Diff);
 
 describe('presence', () => {
-  it('pushes presence_state after join and presence_diff to everyone but the tracker', async () => {
+  it('pushes presence_state after join and presence_diff to every member, the tracker included', async () => {
     const topic = 'realtime:pres1';
     const a = await member(topic, 'alice');
     expect(await a.v2('presence_state')).toEqual(['1', null, topic, 'presence_state', {}]);
@@ -60,7 +61,9 @@ describe('presence', () => {
     await a.v2('phx_reply', '5');
     await until(() => diffs(b).length === 3);
     expect(Object.keys(diffs(b)[2].leaves)).toEqual(['alice']);
-    expect(diffs(a)).toHaveLength(0);
+    // The tracker got the same three diffs as everyone else, in the same order.
+    await until(() => diffs(a).length === 3);
+    expect(diffs(a)).toEqual(diffs(b));
     for (const x of [a, b, c]) x.close();
   });
 
@@ -161,9 +164,9 @@ describe('realtime-js presence', () => {
         );
         await ch.track({ name });
       }
-      // Each sees the others (its own diff is excluded by the server, §5.2).
-      await until(() => channels.every((ch, i) => ['ann', 'ben', 'cat'].filter((_, j) => j !== i).every((k) => k in ch.presenceState())), 5000, 'presence sync');
-      expect(Object.keys(channels[2].presenceState()).sort()).toEqual(expect.arrayContaining(['ann', 'ben']));
+      // Each sees everyone, itself included: its own diff comes back to it, as on Supabase.
+      await until(() => channels.every((ch) => ['ann', 'ben', 'cat'].every((k) => k in ch.presenceState())), 5000, 'presence sync');
+      expect(Object.keys(channels[0].presenceState()).sort()).toEqual(['ann', 'ben', 'cat']);
       await channels[0].untrack();
       await until(() => !('ann' in channels[1].presenceState()), 5000, 'untrack');
     } finally {

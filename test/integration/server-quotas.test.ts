@@ -123,7 +123,7 @@ describe('max_presence_events_per_second', () => {
   it('closes a tracking channel with "Too many presence messages per second" and recovers', () =>
     withServer({ max_presence_events_per_second: 5 }, async (s) => {
       const topic = 'realtime:pe';
-      // 12 members: each track fans out 11 diffs, all counted (§5.2).
+      // 12 members: each track fans out 12 diffs (the tracker's own included), all counted (§5.2).
       const members: RawClient[] = [];
       for (let i = 0; i < 12; i++) members.push(await joined(s.port, topic, { presence: { key: `m${i}` } }));
       await wait(WINDOW_MS + TICK_MS); // a full window of empty buckets
@@ -131,7 +131,7 @@ describe('max_presence_events_per_second', () => {
       m0.send([null, 't0', topic, 'presence', { type: 'presence', event: 'track', payload: { n: 0 } }]);
       expect((await m0.v2('phx_reply', 't0'))[4]).toEqual({ status: 'ok', response: {} });
       await wait(TICK_MS * 2);
-      // track + presence_state + 11 diffs = 13 events over 12 buckets of 0.1 s ≈ 10.8/s > 5.
+      // track + presence_state + 12 diffs = 14 events over 12 buckets of 0.1 s ≈ 11.7/s > 5.
       const m1 = members[1];
       m1.send([null, 't1', topic, 'presence', { type: 'presence', event: 'track', payload: { n: 1 } }]);
       expect((await m1.v2('system'))[4]).toMatchObject({ status: 'error', message: 'Too many presence messages per second' });

@@ -40,23 +40,25 @@ describe('mixed plan', () => {
     expect([all.broadcasts!.count, all.presence!.count, all.inserts!.count]).toEqual([12, 12, 4]);
   });
 
-  it('each kind\'s stream names who receives it: the sender\'s room (without it) or the subscribers', () => {
+  it('each kind\'s stream names who receives it: the sender\'s room (broadcast without it, presence with it) or the subscribers', () => {
     const plan = planMixed(profile([{ ...base }]), 0);
     const b = plan.broadcasts!.senderOf(4);
     expect(kindOfStream(b.stream)).toBe('broadcast');
     expect(plan.streamInfo(b.stream)).toEqual({ key: plan.topicOf(b.conn), excludeSender: true });
     const u = plan.presence!.senderOf(7);
     expect(u.stream).toBe(kindStream('presence', u.conn));
-    expect(plan.streamInfo(u.stream)).toEqual({ key: plan.topicOf(u.conn), excludeSender: true });
+    expect(plan.streamInfo(u.stream)).toEqual({ key: plan.topicOf(u.conn), excludeSender: false });
     const r = plan.inserts!.rowOf(1);
     expect(plan.streamInfo(r.stream)).toEqual({ key: 'changes:all', excludeSender: false });
   });
 
-  it('broadcast self follows load.self', () => {
+  it('broadcast self follows load.self; presence always reaches the tracker', () => {
     const p = profileFrom({ name: 'm', scenario: 'mixed', load: { self: true, steps: [{ ...base }] } });
     const plan = planMixed(p, 0);
     expect(plan.streamInfo(plan.broadcasts!.senderOf(0).stream).excludeSender).toBe(false);
-    expect(plan.streamInfo(plan.presence!.senderOf(0).stream).excludeSender).toBe(true);
+    expect(plan.streamInfo(plan.presence!.senderOf(0).stream).excludeSender).toBe(false);
+    const noSelf = planMixed(profile([{ ...base }]), 0);
+    expect(noSelf.streamInfo(noSelf.presence!.senderOf(0).stream).excludeSender).toBe(false);
   });
 });
 
