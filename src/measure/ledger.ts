@@ -37,13 +37,13 @@ export interface MemberState {
   epoch: number;
   /** The first stream heard in the epoch and its window: the common case, no Map lookup. */
   stream: number;
-  window: SeqWindow | null;
+  window: SeqWindow;
   /** Further streams, for connections that hear several senders. */
   windows: Map<number, SeqWindow> | null;
 }
 
 export function newMemberState(): MemberState {
-  return { joinedAtMs: 0, subscribedAtMs: 0, epoch: -1, stream: -1, window: null, windows: null };
+  return { joinedAtMs: 0, subscribedAtMs: 0, epoch: -1, stream: -1, window: -1, windows: null };
 }
 
 /** Each ledger step gets an epoch no member state of an earlier step can carry. */
@@ -180,7 +180,7 @@ export class ReceiveLedger {
       m.windows = null;
       return SEQ_NEW;
     }
-    if (m.stream === stream) return this.windows.classify(m.window!, seq);
+    if (m.stream === stream) return this.windows.classify(m.window, seq);
     const map = (m.windows ??= new Map());
     const w = map.get(stream);
     if (w !== undefined) return this.windows.classify(w, seq);
