@@ -1,13 +1,15 @@
 /**
  * Micro-benchmarks of the generator's per-delivery work (STYLE.md "Benchmark the
- * benchmarker"): scanning the stamp from raw bytes vs JSON.parse, the ledger record, the
- * histogram record. Figures are ns per operation on this machine, best of 5 rounds; compare
- * the ratios within one run, not absolute numbers across runs (shared, noisy machines).
+ * benchmarker"): scanning the stamp from raw bytes vs JSON.parse, the ledger record (today's,
+ * with exact duplicate/reorder classification, beside the one before it), the histogram
+ * record. Figures are ns per operation on this machine, best of 5 rounds; compare the ratios
+ * within one run, not absolute numbers across runs (shared, noisy machines).
  * Run: npx tsx bench/hotpath.ts
  */
 import { scanStamp, StampEncoder, type Stamp } from '../src/protocol/stamp.js';
 import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame.js';
 import { ReceiveLedger, newMemberState } from '../src/measure/ledger.js';
+import { OldReceiveLedger, oldMemberState } from './support/ledger-before-reorder.js';
 import { createHistogram, recordMs } from '../src/measure/histogram.js';
 
 function bench(name: string, n: number, fn: (i: number) => void): number {
@@ -53,18 +55,71 @@ const parse = bench('JSON.parse(buffer.toString()) of the v1 frame (the naive wa
   const f = JSON.parse(v1.toString()) as { payload: { payload: { t: number } } };
   sink += f.payload.payload.t;
 });
-const ledger = new ReceiveLedger();
-ledger.beginStep(0);
-const members = Array.from({ length: 1000 }, () => {
-  const m = newMemberState();
-  m.joinedAtMs = 1;
-  return m;
-});
+
+// The receive ledger, today's (exact duplicate/reorder classification, measure/seq-window)
+// beside the one before it (last seq per stream only: bench/support/ledger-before-reorder.ts).
+// Each round starts a fresh ledger and fresh members, so every round measures first receipts
+// (a repeated round would measure the duplicate path). Seqs are sent in order by one sender
+// (seq = i ÷ members), except where a case says otherwise.
 const base = 1764460000000;
-bench('ReceiveLedger.record (1,000 members, in-order seqs)', 2_000_000, (i) => {
-  const seq = Math.floor(i / 1000);
-  ledger.record(members[i % 1000], 0, seq + 10_000 * 0, base + seq, base + seq + 1.5, 150);
-});
-const h = createHistogram();
-bench('HDR recordMs', 5_000_000, (i) => recordMs(h, (i % 5000) / 10));
+const MEMBERS = 1000;
+
+/** Best of 5 fresh rounds of `n` receipts; setup (new ledger, members) is outside the timing. */
+function benchRounds(name: string, n: number, setup: () => (i: number) => void): number {
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const fn = setup();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) fn(i);
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / n);
+  }
+  process.stdout.write(`| ${name} | ${best.toFixed(0)} |\n`);
+  return best;
+}
+
+/** Seq of receipt i when every 50th message arrives after its successor (swapped pairs). */
+const reorderedSeq = (seq: number) => (seq % 50 === 48 ? seq + 1 : seq % 50 === 49 ? seq - 1 : seq);
+
+type Case = { name: string; streams: number; seqOf: (seq: number) => number };
+const cases: Case[] = [
+  { name: '1,000 members, one stream, in order', streams: 1, seqOf: (q) => q },
+  { name: '1,000 members, one stream, every 50th message after its successor', streams: 1, seqOf: reorderedSeq },
+  { name: '1,000 members, 8 streams each (presence-like), in order', streams: 8, seqOf: (q) => q },
+];
+const N = 2_000_000;
+const ratios: string[] = [];
+for (const c of cases) {
+  // Receipt i: member i % MEMBERS, stream (i ÷ MEMBERS) % streams, seq i ÷ (MEMBERS × streams).
+  const perSeq = MEMBERS * c.streams;
+  let old: OldReceiveLedger | null = null;
+  const before = benchRounds(`record before (last seq only), ${c.name}`, N, () => {
+    const l = (old = new OldReceiveLedger());
+    const members = Array.from({ length: MEMBERS }, () => oldMemberState(1));
+    return (i) => {
+      const seq = c.seqOf(Math.floor(i / perSeq));
+      l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+    };
+  });
+  let now: ReceiveLedger | null = null;
+  const after = benchRounds(`ReceiveLedger.record (exact duplicates and reorders), ${c.name}`, N, () => {
+    const l = (now = new ReceiveLedger());
+    l.beginStep(0);
+    const members = Array.from({ length: MEMBERS }, () => {
+      const m = newMemberState();
+      m.joinedAtMs = 1;
+      return m;
+    });
+    return (i) => {
+      const seq = c.seqOf(Math.floor(i / perSeq));
+      l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+    };
+  });
+  const o = old as OldReceiveLedger | null;
+  const t = now as ReceiveLedger | null;
+  ratios.push(
+    `${c.name}: ${(after - before).toFixed(0)} ns more per receipt (${(after / before).toFixed(2)}×); ` +
+      `last round before: received ${o?.received}, duplicates ${o?.duplicates}; today: received ${t?.received}, reordered ${t?.reordered}, duplicates ${t?.duplicates}`,
+  );
+}
+process.stdout.write(`\n${ratios.join('\n')}\n`);
 process.stdout.write(`\nstamp scan is ${(parse / scan).toFixed(1)}× cheaper than a JSON.parse of the frame (${sink > 0 ? 'ok' : ''})\n`);
