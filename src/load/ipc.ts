@@ -7,6 +7,7 @@ import type { ErrorClass } from '../report/result.js';
 import type { MemberInterval } from '../measure/membership.js';
 import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
+import type { RampJoins } from './step-counters.js';
 
 export interface TokenConfig {
   apikey?: string;
@@ -97,6 +98,9 @@ export interface StepCollected {
     /** Postgres Changes subscriptions confirmed ("Subscribed to PostgreSQL") in this step. */
     subscribed: number;
   };
+  /** The ramp's joins (first attempts) by reply time, and reconnects that joined. */
+  joins: { ramp: RampJoins; rejoins: number };
+  /** Scheduled join time → ok reply (reconnects: from when they were reopened), compressed HDR. */
   joinLatencyHistogram: string;
   /** phx_join push → ok reply of the joins that succeeded, compressed HDR (private: the RLS read check). */
   joinReplyLatencyHistogram?: string;

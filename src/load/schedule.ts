@@ -3,6 +3,12 @@
  * to event k-1. A late event is sent late and counted as late, never skipped, so latency
  * measured from the due time includes any delay the generator or server caused.
  */
+/**
+ * How late an event may be made and still count as offered on schedule: a send or a join made
+ * later than this after its due time is the generator falling behind (the offered ratio).
+ */
+export const OFFERED_GRACE_MS = 1000;
+
 export class OpenSchedule {
   private readonly intervalMs: number;
   constructor(

@@ -28,6 +28,10 @@ export interface StepCounters {
   scheduledJoins: number;
   /** Reconnect attempts made (load.reconnect). */
   reconnects: number;
+  /** The ramp's joins (first attempts), by reply time: joins/s is measured from them. */
+  rampJoins: RampJoins;
+  /** Reconnects that joined (ok reply). */
+  rejoins: number;
   /** Postgres Changes subscriptions confirmed. */
   subscribed: number;
   /** Scheduled join time → ok reply. */
@@ -47,6 +51,23 @@ export interface StepCounters {
   sendStats: { scheduled: number; unsent: number };
 }
 
+export interface RampJoins {
+  /** First attempts answered ok. */
+  joined: number;
+  /** Epoch ms of the first and the last of those replies; null before the first. */
+  firstReplyMs: number | null;
+  lastReplyMs: number | null;
+  /** First attempts opened more than OFFERED_GRACE_MS after their scheduled time. */
+  behindSchedule: number;
+}
+
+/** A first attempt's ok reply at replyMs. */
+export function countRampJoin(j: RampJoins, replyMs: number): void {
+  j.joined++;
+  if (j.firstReplyMs === null || replyMs < j.firstReplyMs) j.firstReplyMs = replyMs;
+  if (j.lastReplyMs === null || replyMs > j.lastReplyMs) j.lastReplyMs = replyMs;
+}
+
 export function newStepCounters(): StepCounters {
   return {
     opened: 0,
@@ -56,6 +77,8 @@ export function newStepCounters(): StepCounters {
     lateJoins: 0,
     scheduledJoins: 0,
     reconnects: 0,
+    rampJoins: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 },
+    rejoins: 0,
     subscribed: 0,
     joinHist: createHistogram(),
     joinReplyHist: createHistogram(),

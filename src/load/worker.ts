@@ -22,7 +22,8 @@ import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js'
 import { AckTracker } from './ack-tracker.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
-import { countError, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
+import { OFFERED_GRACE_MS } from './schedule.js';
+import { countError, countRampJoin, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
 import { runTraffic, type TrafficTag } from './traffic-driver.js';
 import { BenchSender, joinPayload, PresenceSender, readChangeStamp, readPresenceStamps } from './traffic.js';
 
@@ -227,6 +228,7 @@ export class GeneratorWorker implements ConnectionHooks {
       mine: (i) => this.mine(i),
       open: (i, dueMs, lateByMs) => {
         if (lateByMs > lateMs) this.counters.lateJoins++;
+        if (lateByMs > OFFERED_GRACE_MS) this.counters.rampJoins.behindSchedule++;
         this.open(i, dueMs, 0);
       },
       stopped: () => this.stopped,
@@ -399,6 +401,7 @@ export class GeneratorWorker implements ConnectionHooks {
         reconnects: k.reconnects,
         subscribed: k.subscribed,
       },
+      joins: { ramp: { ...k.rampJoins }, rejoins: k.rejoins },
       joinLatencyHistogram: encodeHistogram(k.joinHist),
       joinReplyLatencyHistogram: encodeHistogram(k.joinReplyHist),
       errors: Object.fromEntries(k.errors),
@@ -444,6 +447,9 @@ export class GeneratorWorker implements ConnectionHooks {
     this.joinedNow++;
     this.second.joins++;
     if (m) recordMs(k.joinHist, now - m.scheduledMs);
+    // Only this step's ramp counts toward its join rate; reconnects are counted apart.
+    if (m?.attempt === 0 && m.step === this.step) countRampJoin(k.rampJoins, now);
+    else if (m && m.attempt > 0) k.rejoins++;
     recordMs(k.joinReplyHist, replyMs);
     if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) this.presenceSender?.sendJoin(c, m.topic);
     if (m?.changesKey) this.subscribing.add(c);

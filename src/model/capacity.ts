@@ -80,7 +80,7 @@ export const CAPACITY_DIMENSIONS: readonly CapacityDimension[] = [
   { no: 4, id: 'private_sends', label: 'Private broadcast — sends/s', scenarios: ['broadcast-private'], driver: 'send_rate', value: 'sent_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
   { no: 5, id: 'private_deliveries', label: 'Private broadcast — deliveries/s', scenarios: ['broadcast-private'], driver: 'expected_per_s', value: 'delivered_per_s', unit: 'per_s', fit: 'cpu_vs_deliveries' },
   { no: 6, id: 'write_only_sends', label: 'Write only (no receivers) — acknowledged sends/s', scenarios: ['write-only'], driver: 'send_rate', value: 'acked_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
-  { no: 7, id: 'join_rate', label: 'Connection / channel join rate', scenarios: ['join-rate'], driver: 'join_rate', value: 'join_rate', unit: 'per_s' },
+  { no: 7, id: 'join_rate', label: 'Connection / channel join rate', scenarios: ['join-rate'], driver: 'join_rate', value: 'joins_per_s', unit: 'per_s' },
   { no: 8, id: 'message_size', label: 'Message size', scenarios: ['payload-size'], driver: 'payload_bytes', value: 'payload_bytes', unit: 'bytes' },
   { no: 9, id: 'cdc_subscribers', label: 'CDC subscriptions per tenant', scenarios: ['postgres-changes'], driver: 'cdc_subscribers', value: 'cdc_subscribers', unit: 'subscribers' },
   { no: 10, id: 'cdc_changes', label: 'CDC — changes/s', scenarios: ['postgres-changes'], driver: 'cdc_changes_per_s', value: 'cdc_changes_per_s', unit: 'per_s' },

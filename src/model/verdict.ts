@@ -14,7 +14,7 @@
  * with an "also:" prefix so a reader sees everything that went wrong.
  */
 import type { ErrorClass, StepResult, Verdict } from '../report/result.js';
-import { fmtInt, fmtMs, fmtPct, fmtRatioPct } from './format.js';
+import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from './format.js';
 
 /** What the verdict needs from a step; the run engine can fill it before a StepResult exists. */
 export interface VerdictInput {
@@ -32,6 +32,12 @@ export interface VerdictInput {
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   generator_offered_ratio: number | null;
+  /** Connections the step asked for: join success is (target − failed) ÷ target. Absent: any failure breaks. */
+  connections_target?: number;
+  /** Scheduled join time → ok reply, p95 of the step's joins; null when none joined. */
+  join_latency_p95_ms?: number | null;
+  /** The ramp's measured join rate beside the offered one, and how long the offered ramp lasted. */
+  join_rate?: { measured_per_s: number | null; offered_per_s: number; ramp_ms: number } | null;
   /** Acked sends (load.ack); absent or null when no ack was asked for. */
   acks?: { unacked: number; errors: number; untracked: number } | null;
 }
@@ -41,7 +47,20 @@ export interface VerdictSlo {
   p99_ms?: number;
   /** 1 = every expected message must arrive. */
   delivery_rate: number;
+  /** Joins slower than this at p95 make the step degraded. */
+  join_p95_ms?: number;
+  /** Share of the step's connections that must join; 1 (default) = every one. */
+  join_success?: number;
 }
+
+/**
+ * A server that keeps up answers joins at the rate offered (joinsPerS is exact then, whatever
+ * the latency), so a measured rate below 90 % of it is a server falling behind the join
+ * schedule; the 10 % is room for reply jitter. At twice the server's join capacity it is 50 %.
+ */
+export const JOIN_RATE_KEPT = 0.9;
+/** Ramps shorter than this are not judged by their rate: a few ms of jitter would dominate. */
+export const MIN_JOIN_RAMP_MS = 1000;
 
 export interface GeneratorLimits {
   min_offered_ratio: number;
@@ -130,7 +149,14 @@ export function decideVerdict(
   const refused = input.acks?.errors ?? 0;
   if (refused > 0) broken.push(`${fmtInt(refused)} send${refused === 1 ? '' : 's'} refused (ack error)`);
   if (input.connections_failed > 0) {
-    broken.push(`${fmtInt(input.connections_failed)} connections failed or were rejected`);
+    const need = slo.join_success ?? 1;
+    const target = input.connections_target ?? 0;
+    if (need >= 1 || target <= 0) {
+      broken.push(`${fmtInt(input.connections_failed)} connections failed or were rejected`);
+    } else {
+      const success = Math.max(0, target - input.connections_failed) / target;
+      if (success < need) broken.push(`joins ${fmtRatioPct(success)} succeeded < SLO ${fmtRatioPct(need)} (${fmtInt(input.connections_failed)} failed or rejected)`);
+    }
   }
   if (input.connections_disconnected > 0) {
     broken.push(`${fmtInt(input.connections_disconnected)} connections disconnected`);
@@ -150,6 +176,15 @@ export function decideVerdict(
     degraded.push(`p99 ${fmtMs(p99)} > SLO ${fmtMs(slo.p99_ms)}`);
   }
 
+  const jp95 = input.join_latency_p95_ms ?? null;
+  if (slo.join_p95_ms !== undefined && jp95 !== null && jp95 > slo.join_p95_ms) {
+    degraded.push(`join p95 ${fmtMs(jp95)} > SLO ${fmtMs(slo.join_p95_ms)}`);
+  }
+  const jr = input.join_rate;
+  if (jr && jr.measured_per_s !== null && jr.ramp_ms >= MIN_JOIN_RAMP_MS && jr.measured_per_s < JOIN_RATE_KEPT * jr.offered_per_s) {
+    degraded.push(`joins ${fmtRate(jr.measured_per_s)} < ${fmtPct(JOIN_RATE_KEPT * 100, 0)} of the ${fmtRate(jr.offered_per_s)} offered: the server fell behind the join schedule`);
+  }
+
   const also = (lines: string[]) => lines.map((l) => `also: ${l}`);
   if (generator.length > 0) {
     return { verdict: 'generator-bound', reasons: [...generator, ...also(broken), ...also(degraded)] };
@@ -159,7 +194,12 @@ export function decideVerdict(
 
   const parts: string[] = [];
   if (rate !== null) parts.push(`delivery ${fmtRatioPct(rate)}`);
-  parts.push(p95 !== null ? `p95 ${fmtMs(p95)} within SLO ${fmtMs(slo.p95_ms)}` : 'no latency measured');
+  if (p95 !== null) parts.push(`p95 ${fmtMs(p95)} within SLO ${fmtMs(slo.p95_ms)}`);
+  else if (jp95 !== null) {
+    // A join-only step: what was measured are its joins.
+    const rate = jr?.measured_per_s ?? null;
+    parts.push(`${rate !== null ? `joins ${fmtRate(rate)}, ` : ''}join p95 ${fmtMs(jp95)}${slo.join_p95_ms !== undefined ? ` within SLO ${fmtMs(slo.join_p95_ms)}` : ''}`);
+  } else parts.push('no latency measured');
   return { verdict: 'stable', reasons: [parts.join(', ')] };
 }
 
@@ -178,8 +218,24 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     generator_cpu_pct: step.generator?.cpu_pct ?? null,
     generator_lag_p99_ms: step.generator?.event_loop_lag_p99_ms ?? null,
     generator_offered_ratio: step.generator?.offered_ratio ?? null,
+    connections_target: step.connections?.target,
+    join_latency_p95_ms: step.connections?.join_latency_ms?.p95 ?? null,
+    join_rate: joinRateOfStep(step),
     acks: step.messages?.unacked === undefined ? null : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0 },
   };
+}
+
+/** The join-rate input of a recorded step; null for results written before joins were measured. */
+function joinRateOfStep(step: StepResult): VerdictInput['join_rate'] {
+  const offered = step.params?.join_rate;
+  const scheduled = step.connections?.scheduled_joins;
+  if (typeof offered !== 'number' || offered <= 0 || scheduled === undefined) return null;
+  return { measured_per_s: step.rates?.joins_per_s ?? null, offered_per_s: offered, ramp_ms: rampMs(scheduled, offered) };
+}
+
+/** How long a ramp of `scheduled` joins at `ratePerS` lasts, first due → last due. */
+export function rampMs(scheduled: number, ratePerS: number): number {
+  return scheduled > 1 && ratePerS > 0 ? ((scheduled - 1) / ratePerS) * 1000 : 0;
 }
 
 /** Verdicts that may stand for server capacity (DESIGN.md: generator-bound never does). */

@@ -282,6 +282,13 @@ export const sloSchema = z
     p95_ms: z.number().positive().default(200).describe('a step whose first-receive p95 exceeds this is degraded'),
     p99_ms: z.number().positive().optional().describe('optional p99 bound for the same verdict'),
     delivery_rate: z.number().min(0).max(1).default(1).describe('a step delivering less than this is broken'),
+    join_p95_ms: z.number().positive().default(2_000).describe('a step whose joins took longer than this at p95 (scheduled join time → ok reply) is degraded'),
+    join_success: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe('share of a step\'s connections that must join (failed or rejected ones count against it); below it the step is broken. The seed calls 15,998 of 16,000 stable: 0.9995'),
   })
   .strict();
 
@@ -300,7 +307,7 @@ export const profileSchema = z
     scenario: z.enum(SCENARIOS).describe('what to measure; see README "Scenarios"'),
     target: targetSchema.default(() => targetSchema.parse({})).describe('the server under test and how to talk to it'),
     load: loadSchema.describe('the load to offer: join rate, payload and the steps'),
-    slo: sloSchema.default({ p95_ms: 200, delivery_rate: 1 }).describe('thresholds that decide each step\'s verdict'),
+    slo: sloSchema.default(() => sloSchema.parse({})).describe('thresholds that decide each step\'s verdict'),
     generator: generatorLimitsSchema
       .default({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 })
       .describe('limits past which the load generator, not the server, is the bottleneck'),

@@ -76,8 +76,13 @@ export function primaryDriver(result: RunResult): { metric: StepMetricName | nul
   let best: { metric: StepMetricName; label: string; n: number } | null = null;
   for (const d of CAPACITY_DIMENSIONS) {
     if (!d.scenarios.includes(result.profile.scenario)) continue;
-    const n = new Set(result.steps.map((s) => STEP_METRICS[d.value](s)).filter((v) => v !== null)).size;
-    if (n >= 2 && (!best || n > best.n)) best = { metric: d.value, label: d.label.split(' — ').pop()!, n };
+    // The row's measured figure, or what the steps asked for when it was not measured (older results).
+    for (const metric of [d.value, d.driver]) {
+      const n = new Set(result.steps.map((s) => STEP_METRICS[metric](s)).filter((v) => v !== null)).size;
+      if (n < 2) continue;
+      if (!best || n > best.n) best = { metric, label: d.label.split(' — ').pop()!, n };
+      break;
+    }
   }
   return best ? { metric: best.metric, label: best.label } : { metric: null, label: 'step' };
 }

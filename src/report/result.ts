@@ -65,7 +65,12 @@ export interface StepResult {
     disconnected: number;
     /** Open at the end of the step. */
     open_at_end: number;
+    /** Scheduled join time → ok reply of the step's joins (a reconnect: from when it was reopened). */
     join_latency_ms: Percentiles;
+    /** Joins the step's ramp scheduled (new connections); absent in older results. */
+    scheduled_joins?: number;
+    /** Of those, answered ok at the first attempt: what rates.joins_per_s counts. */
+    first_joins?: number;
   };
   messages: {
     scheduled: number;
@@ -119,7 +124,13 @@ export interface StepResult {
      */
     acked_per_s?: number | null;
     delivered_per_s: number | null;
+    /**
+     * The ramp's first joins per second, by reply time: (N − 1) ÷ (last − first ok reply) over
+     * the N first attempts answered ok. Null with fewer than two. Reconnects are not in it.
+     */
     joins_per_s: number | null;
+    /** Reconnects that joined, per second from ramp start to drain end; null when the step does not reconnect. */
+    rejoins_per_s?: number | null;
     /** Highest 60 s sliding mean seen in the step (seed 002 reports 60 s means). */
     delivered_per_s_60s_max: number | null;
     egress_mib_per_s: number | null;

@@ -17,6 +17,9 @@ import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import { ackedPerS, ackFigures } from '../measure/ack-figures.js';
+import { joinFigures, joinOfferedRatio, joinsPerS, rejoinsPerS } from '../measure/join-figures.js';
+import { OFFERED_GRACE_MS } from '../load/schedule.js';
+import { rampMs } from '../model/verdict.js';
 
 export interface StepWindow {
   rampStart: number;
@@ -30,9 +33,6 @@ const r1 = (v: number) => Math.round(v * 10) / 10;
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
-
-/** Sends made no later than this after the window count toward the offered load. */
-const OFFERED_GRACE_MS = 1000;
 
 export interface KindFigures {
   figures: MessageFigures;
@@ -138,7 +138,10 @@ export function buildStepResult(args: {
   }
   const scheduledJoins = sum((c) => c.connections.scheduledJoins);
   const lateJoins = sum((c) => c.connections.lateJoins);
-  const offeredRatio = scheduled > 0 ? offeredInWindow / scheduled : scheduledJoins > 0 ? (scheduledJoins - lateJoins) / scheduledJoins : null;
+  const joins = joinFigures(collected);
+  // Joins are offered load too: a generator behind its join schedule is generator-bound.
+  const offeredRatio = lowest([scheduled > 0 ? offeredInWindow / scheduled : null, joinOfferedRatio(scheduledJoins, joins.behindSchedule)]);
+  const joinsPerSecond = joinsPerS(joins);
 
   const joinHist = createHistogram();
   const ackHist = createHistogram();
@@ -163,7 +166,6 @@ export function buildStepResult(args: {
   const steadyS = Math.max(0.001, (w.steadyEnd - w.steadyStart) / 1000);
   const steadyDelivered = args.steadySeconds.map((s) => s.point.delivered_per_s);
   const steadyBytes = args.steadySeconds.map((s) => s.workers.reduce((a, x) => a + x.bytes, 0));
-  const rampS = Math.max(0.001, (w.rampEnd - w.rampStart) / 1000);
   const joinedInStep = sum((c) => c.connections.joined);
 
   // Members during the measurement: joined by the start of the steady window and not gone.
@@ -223,6 +225,9 @@ export function buildStepResult(args: {
       // when the missing ones failed in an earlier step (failures are not retried).
       connections_failed: Math.max(failed, plan.connections - membersAtSteady),
       connections_joined: Math.max(joinedInStep, membersAtSteady),
+      connections_target: plan.connections,
+      join_latency_p95_ms: percentilesOf(joinHist).p95,
+      join_rate: { measured_per_s: joinsPerSecond, offered_per_s: plan.joinRatePerS, ramp_ms: rampMs(scheduledJoins, plan.joinRatePerS) },
       connections_disconnected: disconnected,
       messages_lost: lostAllKinds,
       error_classes: errorClasses,
@@ -287,6 +292,8 @@ export function buildStepResult(args: {
       disconnected,
       open_at_end: sum((c) => c.connections.openAtEnd),
       join_latency_ms: percentilesOf(joinHist),
+      scheduled_joins: scheduledJoins,
+      first_joins: joins.rampJoined,
     },
     messages: {
       scheduled,
@@ -314,7 +321,8 @@ export function buildStepResult(args: {
       sent_per_s: r1(figures.sent / steadyS),
       acked_per_s: ackedPerS(ackRequested, args.steadySeconds),
       delivered_per_s: plan.primaryKind === 'broadcast' && steadyDelivered.length ? r1(mean(steadyDelivered)!) : r1(figures.received / steadyS),
-      joins_per_s: joinedInStep > 0 ? r1(joinedInStep / rampS) : null,
+      joins_per_s: joinsPerSecond,
+      rejoins_per_s: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
       delivered_per_s_60s_max: max(delivered60),
       egress_mib_per_s: steadyBytes.length ? r3(mean(steadyBytes)! / 1048576) : null,
     },
@@ -332,6 +340,12 @@ export function buildStepResult(args: {
     error_classes: errorClasses,
     extra,
   };
+}
+
+/** The lowest of the ratios present; null when none is. */
+function lowest(xs: Array<number | null>): number | null {
+  const present = xs.filter((x): x is number => x !== null);
+  return present.length ? Math.min(...present) : null;
 }
 
 function pick(p: Percentiles): { p50: number | null; p95: number | null; p99: number | null } {

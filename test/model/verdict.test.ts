@@ -18,6 +18,31 @@ const healthy: VerdictInput = {
 const v = (o: Partial<VerdictInput>, s: VerdictSlo = slo) => decideVerdict({ ...healthy, ...o }, s, DEFAULT_GENERATOR_LIMITS);
 
 describe('decideVerdict', () => {
+  it('joins: success against the SLO share, join p95 against its SLO, the measured join rate against the offered one', () => {
+    const seed = { ...slo, join_success: 0.9995, join_p95_ms: 2000 };
+    // Seed §1: 15,998 of 16,000 joined is stable at 0.9995; the default (1) breaks on any failure.
+    expect(v({ connections_failed: 2, connections_target: 16_000 }, seed).verdict).toBe('stable');
+    expect(v({ connections_failed: 2, connections_target: 16_000 }).reasons).toEqual(['2 connections failed or were rejected']);
+    expect(v({ connections_failed: 10, connections_target: 16_000 }, seed)).toEqual({
+      verdict: 'broken',
+      reasons: ['joins 99.93% succeeded < SLO 99.95% (10 failed or rejected)'],
+    });
+    expect(v({ join_latency_p95_ms: 2500 }, seed)).toEqual({ verdict: 'degraded', reasons: ['join p95 2,500 ms > SLO 2,000 ms'] });
+    expect(v({ join_latency_p95_ms: 1500 }, seed).verdict).toBe('stable');
+    expect(v({ latency_p95_ms: null, delivery_rate: null, join_latency_p95_ms: 135, join_rate: { measured_per_s: 5, offered_per_s: 5, ramp_ms: 5800 } }, seed).reasons).toEqual([
+      'joins 5/s, join p95 135 ms within SLO 2,000 ms',
+    ]);
+    // Twice the server's join capacity: half the offered rate answered.
+    expect(v({ join_rate: { measured_per_s: 10, offered_per_s: 20, ramp_ms: 3000 } }, seed)).toEqual({
+      verdict: 'degraded',
+      reasons: ['joins 10/s < 90% of the 20/s offered: the server fell behind the join schedule'],
+    });
+    expect(v({ join_rate: { measured_per_s: 19.5, offered_per_s: 20, ramp_ms: 3000 } }, seed).verdict).toBe('stable');
+    // A ramp under a second is not judged by its rate (jitter would dominate), nor one not measured.
+    expect(v({ join_rate: { measured_per_s: 10, offered_per_s: 20, ramp_ms: 500 } }, seed).verdict).toBe('stable');
+    expect(v({ join_rate: { measured_per_s: null, offered_per_s: 20, ramp_ms: 3000 } }, seed).verdict).toBe('stable');
+  });
+
   it('acked sends: unanswered or refused ones break the step; an untracked one makes it generator-bound', () => {
     expect(v({ acks: { unacked: 0, errors: 0, untracked: 0 } }).verdict).toBe('stable');
     expect(v({ acks: { unacked: 10, errors: 0, untracked: 0 } })).toEqual({ verdict: 'broken', reasons: ['10 sends never acknowledged'] });

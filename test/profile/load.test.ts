@@ -48,7 +48,7 @@ describe('a valid profile', () => {
     expect(profile.target.url).toBeUndefined();
     expect(profile.load).toMatchObject({ join_rate: 50, self: false, payload_bytes: 64, workers: 'auto', drain: 10_000 });
     expect(profile.load.steps).toEqual([{ connections: 100, send_rate: 0, duration: 20_000 }]);
-    expect(profile.slo).toEqual({ p95_ms: 200, delivery_rate: 1 });
+    expect(profile.slo).toEqual({ p95_ms: 200, delivery_rate: 1, join_p95_ms: 2000, join_success: 1 });
     expect(profile.generator).toEqual({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 });
   });
 
@@ -138,7 +138,7 @@ load:
 
   it('lists the known fields of a small map when nothing is close', () => {
     expect(parseError(`${MINIMAL}slo:\n  latency: 10\n`)).toBe(
-      `${P}:7:3: slo.latency: unknown field (known fields: p95_ms, p99_ms, delivery_rate)`,
+      `${P}:7:3: slo.latency: unknown field (known fields: p95_ms, p99_ms, delivery_rate, join_p95_ms, join_success)`,
     );
   });
 
@@ -323,7 +323,7 @@ describe('--set', () => {
 
   it('fills a key that is present but empty', () => {
     const { profile } = parse(`${MINIMAL}slo:\n`, { sets: ['slo.p95_ms=100'] });
-    expect(profile.slo).toEqual({ p95_ms: 100, delivery_rate: 1 });
+    expect(profile.slo).toEqual({ p95_ms: 100, delivery_rate: 1, join_p95_ms: 2000, join_success: 1 });
   });
 
   it('appends a list item at the next index', () => {

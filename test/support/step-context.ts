@@ -32,6 +32,7 @@ export function fakeCollected(p: DeepPartialCollected = {}, worker = 0): StepCol
     receipts: { streams: [], received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, deliveryHistogram: empty, kindHistograms: [] },
     sends: [],
     membership: {},
+    joins: { ramp: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 }, rejoins: 0 },
     joinLatencyHistogram: empty,
     errors: {},
     errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
