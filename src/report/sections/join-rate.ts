@@ -63,12 +63,15 @@ export const joinRate: ScenarioSection = {
       {
         id: 's4-join-rate',
         title: '4 Join rate',
-        columns: ['join rate', 'join success', 'delivery', 'rejections (verbatim)', 'recovery', 'measured ceiling', 'verdict'],
-        align: ['right', 'right', 'right', 'left', 'right', 'right', 'left'],
+        columns: ['join rate', 'joins/s answered', 'join p95', 'join success', 'delivery', 'rejections (verbatim)', 'recovery', 'measured ceiling', 'verdict'],
+        align: ['right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'left'],
         rows: steps.map((s) => {
           const e = s.extra as Partial<JoinRateExtra>;
           return [
             fmtRate(s.params.join_rate),
+            // Measured: the ramp's first joins by reply time (rates.joins_per_s), never the rate asked.
+            fmtRate(s.rates?.joins_per_s ?? null),
+            fmtMs(s.connections.join_latency_ms?.p95 ?? null),
             successCell(e, s.connections.joined, s.connections.target),
             // Seed §4 at 130/s: every join accepted, "投递 0" — nothing delivered.
             deliveryCell(s),
