@@ -12,7 +12,15 @@ import { changeBody } from '../load/traffic.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertTraffic } from '../scenarios/types.js';
 import { redact } from '../client/url.js';
-import type { InsertStats } from './step-result.js';
+
+/** What the coordinator's inserts did in one step. */
+export interface InsertStats {
+  scheduled: number;
+  sent: number;
+  failed: number;
+  late: number;
+  errors: Record<string, number>;
+}
 
 export interface InsertRun {
   done: Promise<{ sends: SendRecord[]; stats: InsertStats }>;

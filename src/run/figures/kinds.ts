@@ -1,0 +1,83 @@
+/**
+ * Message figures per traffic kind (broadcast, presence, changes): each kind's sends matched
+ * with its receipts. The step's headline figures are those of its primary kind; a step that
+ * carries several kinds reports each in extra.kinds.
+ */
+import { aggregateMessages, emptyFigures, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
+import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../../measure/histogram.js';
+import type { StepCollected } from '../../load/ipc.js';
+import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
+import { pickPercentiles } from './latency.js';
+import { r1, r6 } from './round.js';
+
+export interface KindFigures {
+  figures: MessageFigures;
+  /** Every receipt's latency for this kind. */
+  deliveryHistogram: Histogram;
+}
+
+export type FiguresByKind = Partial<Record<TrafficKind, KindFigures>>;
+
+/** Figures of every kind that sent something, and of the primary kind even when it sent nothing. */
+export function figuresByKind(args: {
+  collected: ReadonlyArray<Pick<StepCollected, 'receipts'>>;
+  sends: readonly SendRecord[];
+  primaryKind: TrafficKind;
+  info: (stream: number) => StreamInfo;
+}): FiguresByKind {
+  const kinds: FiguresByKind = {};
+  for (const [ki, kind] of TRAFFIC_KINDS.entries()) {
+    const sends = args.sends.filter((s) => kindOfStream(s.stream) === kind);
+    if (sends.length === 0 && args.primaryKind !== kind) continue;
+    const receipts: ReceiptRecord[][] = args.collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
+    const deliveryHistogram = createHistogram();
+    for (const c of args.collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
+    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info), deliveryHistogram };
+  }
+  return kinds;
+}
+
+/** The primary kind's figures (empty when it has none). */
+export function primaryOf(kinds: FiguresByKind, primaryKind: TrafficKind): KindFigures {
+  return kinds[primaryKind] ?? { figures: emptyFigures(), deliveryHistogram: createHistogram() };
+}
+
+export function kindList(kinds: FiguresByKind): KindFigures[] {
+  return Object.values(kinds).filter((k): k is KindFigures => k !== undefined);
+}
+
+/** received / expected, null when nothing was expected. */
+export function deliveryRateOf(f: Pick<MessageFigures, 'expected' | 'received'>): number | null {
+  return f.expected > 0 ? f.received / f.expected : null;
+}
+
+/**
+ * The lowest delivery rate over the kinds: every kind the step carried must be delivered (a
+ * mixed step that lost presence diffs is broken even when its headline kind arrived in full).
+ */
+export function worstDeliveryRate(kinds: FiguresByKind): number | null {
+  return kindList(kinds)
+    .map((k) => deliveryRateOf(k.figures))
+    .reduce<number | null>((a, r) => (r === null ? a : a === null ? r : Math.min(a, r)), null);
+}
+
+/** Messages lost over every kind. */
+export function lostOverKinds(kinds: FiguresByKind): number {
+  return kindList(kinds).reduce((a, k) => a + k.figures.lost, 0);
+}
+
+/** One kind's line in extra.kinds. */
+export function kindSummary(k: KindFigures, steadyS: number) {
+  const f = k.figures;
+  const rate = deliveryRateOf(f);
+  return {
+    sent: f.sent,
+    expected: f.expected,
+    received: f.received,
+    lost: f.lost,
+    delivery_rate: rate === null ? null : r6(rate),
+    delivered_per_s: r1(f.received / steadyS),
+    latency_ms: pickPercentiles(percentilesOf(f.firstLatency)),
+    delivery_latency_ms: pickPercentiles(percentilesOf(k.deliveryHistogram)),
+  };
+}

@@ -1,0 +1,69 @@
+/** Server, database and generator resources over the steady window (StepResult.server, .database, .generator). */
+import type { ResourceSample } from '../../monitor/types.js';
+import type { StepResult } from '../../report/result.js';
+import type { SecondRecord } from '../timeline.js';
+import { max, mean, r1, r3 } from './round.js';
+import type { StepWindow } from './window.js';
+
+/** Server samples taken in the steady window (a sample at t covers the second before t). */
+export function samplesInWindow(samples: readonly ResourceSample[], w: StepWindow): ResourceSample[] {
+  return samples.filter((s) => s.t > w.steadyStart && s.t <= w.steadyEnd + 1000);
+}
+
+const present = (xs: ReadonlyArray<number | null>) => xs.filter((v): v is number => v !== null);
+
+/** CPU % of the instance's vCPUs and memory % of its memory, from the samples' means. */
+export function serverFigures(samples: readonly ResourceSample[], instance: { vcpus: number; memory_mb: number }, source: string | null): StepResult['server'] {
+  const cpuCores = present(samples.map((s) => s.cpuCores));
+  const rss = present(samples.map((s) => s.rssMb));
+  const cpuMean = mean(cpuCores);
+  const rssMean = mean(rss);
+  const cpuMax = max(cpuCores);
+  const rssMax = max(rss);
+  return {
+    cpu_pct: cpuMean === null ? null : r1((cpuMean / instance.vcpus) * 100),
+    cpu_pct_max: cpuMax === null ? null : r1((cpuMax / instance.vcpus) * 100),
+    mem_pct: rssMean === null ? null : r1((rssMean / instance.memory_mb) * 100),
+    rss_mb: rssMean === null ? null : r1(rssMean),
+    rss_mb_max: rssMax === null ? null : r1(rssMax),
+    source: cpuCores.length || rss.length ? source : null,
+  };
+}
+
+/** The built-in server's database (CPU % of one core), null when it was not sampled. */
+export function databaseFigures(samples: readonly ResourceSample[]): StepResult['database'] {
+  const dbCpu = mean(present(samples.map((s) => s.dbCpuCores)));
+  const dbRss = mean(present(samples.map((s) => s.dbRssMb)));
+  if (dbCpu === null && dbRss === null) return null;
+  return { cpu_pct: dbCpu === null ? null : r1(dbCpu * 100), rss_mb: dbRss === null ? null : r1(dbRss) };
+}
+
+/**
+ * The generator's own health: the busiest process's mean CPU % over the steady seconds, the
+ * worst event-loop lag p99, peak RSS.
+ */
+export function generatorFigures(args: {
+  steadySeconds: readonly SecondRecord[];
+  workers: number;
+  lagsP99Ms: ReadonlyArray<number | null>;
+  offeredRatio: number | null;
+  lateJoins: number;
+}): StepResult['generator'] {
+  const perWorkerCpu: number[] = [];
+  for (let wi = 0; wi < args.workers; wi++) {
+    const xs = args.steadySeconds.map((s) => s.workers.find((x) => x.worker === wi)?.health.cpuPct).filter((v): v is number => v !== undefined);
+    const m = mean(xs);
+    if (m !== null) perWorkerCpu.push(m);
+  }
+  const cpu = max(perWorkerCpu);
+  const lag = max(present(args.lagsP99Ms));
+  const rss = max(args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb)));
+  return {
+    cpu_pct: cpu === null ? null : r1(cpu),
+    event_loop_lag_p99_ms: lag === null ? null : r1(lag),
+    offered_ratio: args.offeredRatio === null ? null : r3(args.offeredRatio),
+    late_joins: args.lateJoins,
+    rss_mb: rss === null ? null : r1(rss),
+    workers: args.workers,
+  };
+}

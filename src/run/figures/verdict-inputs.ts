@@ -1,0 +1,48 @@
+/** What the verdict (model/verdict) is decided on, from the step's figures. */
+import type { AckFigures } from '../../measure/ack-figures.js';
+import type { VerdictInput } from '../../model/verdict.js';
+import type { ErrorClass, Percentiles, StepResult } from '../../report/result.js';
+import { lostOverKinds, worstDeliveryRate, type FiguresByKind } from './kinds.js';
+
+export function verdictInputs(args: {
+  kinds: FiguresByKind;
+  /** The primary kind's delivery rate (used when no kind expected anything). */
+  deliveryRate: number | null;
+  latency: Pick<Percentiles, 'p95' | 'p99'>;
+  connectionsTarget: number;
+  membersAtSteady: number;
+  /** First joins made in this step's ramp. */
+  joinedInStep: number;
+  failed: number;
+  disconnected: number;
+  errors: Record<string, number>;
+  errorClasses: Record<ErrorClass, number>;
+  generator: Pick<StepResult['generator'], 'cpu_pct' | 'event_loop_lag_p99_ms' | 'offered_ratio'>;
+  /** Join latency p95 from the scheduled join time. */
+  joinLatencyP95Ms: number | null;
+  joinRate: NonNullable<VerdictInput['join_rate']>;
+  /** Null when the step asked for no acks. */
+  acks: AckFigures | null;
+}): VerdictInput {
+  return {
+    delivery_rate: worstDeliveryRate(args.kinds) ?? args.deliveryRate,
+    latency_p95_ms: args.latency.p95,
+    latency_p99_ms: args.latency.p99,
+    // A step measured with fewer members than it asked for is not the load it claims, even
+    // when the missing ones failed in an earlier step (failures are not retried).
+    connections_failed: Math.max(args.failed, args.connectionsTarget - args.membersAtSteady),
+    // Whether anyone could join at all (a refusing target is the server's answer, not the generator's shortfall).
+    connections_joined: Math.max(args.joinedInStep, args.membersAtSteady),
+    connections_target: args.connectionsTarget,
+    join_latency_p95_ms: args.joinLatencyP95Ms,
+    join_rate: args.joinRate,
+    connections_disconnected: args.disconnected,
+    messages_lost: lostOverKinds(args.kinds),
+    error_classes: args.errorClasses,
+    errors: args.errors,
+    generator_cpu_pct: args.generator.cpu_pct,
+    generator_lag_p99_ms: args.generator.event_loop_lag_p99_ms,
+    generator_offered_ratio: args.generator.offered_ratio,
+    acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked } : null,
+  };
+}

@@ -1,0 +1,37 @@
+/** Sizing the load generator for the run (processes, source addresses) against this host's limits. */
+import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js';
+import type { RunResult } from '../report/result.js';
+
+/** Plans the generator, records it in the result and logs it. */
+export function setUpGenerator(args: {
+  maxConnections: number;
+  requestedWorkers: number | 'auto';
+  requestedSourceAddresses: string[] | undefined;
+  loopbackTarget: boolean;
+  generatorCpus: string | null;
+  result: RunResult;
+  log: (line: string) => void;
+}): GeneratorPlan {
+  const limits = readLimits();
+  const gen = planGenerator({
+    maxConnections: args.maxConnections,
+    requestedWorkers: args.requestedWorkers,
+    requestedSourceAddresses: args.requestedSourceAddresses,
+    loopbackTarget: args.loopbackTarget,
+    limits,
+  });
+  args.result.generator.workers = gen.workers;
+  args.result.generator.source_addresses = gen.sourceAddresses.length ? gen.sourceAddresses : ['(kernel default)'];
+  args.result.generator.limits = {
+    open_files_per_process: limits.openFilesPerProcess,
+    ephemeral_ports: limits.ephemeralPorts,
+    port_range: limits.portRange ? `${limits.portRange[0]}-${limits.portRange[1]}` : null,
+  };
+  args.log(
+    `generator: ${gen.workers} process${gen.workers === 1 ? '' : 'es'}${args.generatorCpus ? ` on CPUs ${args.generatorCpus}` : ''}, ` +
+      `open-file limit ${limits.openFilesPerProcess ?? 'unknown'} per process, ` +
+      `ephemeral ports ${limits.portRange ? `${limits.portRange[0]}–${limits.portRange[1]} (${limits.ephemeralPorts} per source address)` : 'unknown'}, ` +
+      `source addresses ${gen.sourceAddresses.length ? gen.sourceAddresses.join(', ') : 'kernel default'}`,
+  );
+  return gen;
+}

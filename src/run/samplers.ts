@@ -1,0 +1,63 @@
+/**
+ * The run's once-a-second samplers: the server's CPU and memory (its process tree when it is
+ * local, its Prometheus endpoint otherwise) and, for steps that insert rows, the server's
+ * poller gauges. Each keeps a bounded history for the step figures.
+ */
+import { ProcTreeSampler } from '../monitor/proc.js';
+import { PrometheusSampler } from '../monitor/prometheus.js';
+import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
+import { GaugeProbe, POLLER_GAUGES, type GaugeSample } from '../monitor/gauges.js';
+import type { Profile } from '../profile/schema.js';
+
+/** Samples kept (a long run drops the oldest thousand at a time). */
+const HISTORY_MAX = 4000;
+
+function keepBounded<T>(list: T[], x: T): void {
+  list.push(x);
+  if (list.length > HISTORY_MAX) list.splice(0, 1000);
+}
+
+/** A local server (built-in or --server-pid) is sampled from /proc; a remote one from its metrics, if any. */
+export function serverSamplerFor(profile: Profile, serverPid: number | null): ResourceSampler | null {
+  if (serverPid) return new ProcTreeSampler(serverPid);
+  if (profile.target.metrics_url) return new PrometheusSampler(profile.target.metrics_url, profile.target.metrics_token, profile.target.instance.vcpus);
+  return null;
+}
+
+export class RunSamplers {
+  readonly serverSamples: ResourceSample[] = [];
+  readonly gaugeSamples: GaugeSample[] = [];
+  private timers: NodeJS.Timeout[] = [];
+
+  /** Takes a first server sample (CPU needs two) and samples every second after it. */
+  async startServer(sampler: ResourceSampler | null, onSample: (s: ResourceSample) => void): Promise<void> {
+    if (!sampler) return;
+    await sampler.sample();
+    this.timers.push(
+      setInterval(() => {
+        void sampler.sample().then((x) => {
+          keepBounded(this.serverSamples, x);
+          onSample(x);
+        });
+      }, 1000),
+    );
+  }
+
+  /** Scrapes the poller gauges every second (no token for the built-in server). */
+  startGauges(url: string | null, token: string | undefined): void {
+    if (!url) return;
+    const probe = new GaugeProbe(url, token, POLLER_GAUGES);
+    this.timers.push(
+      setInterval(() => {
+        void probe.sample().then((x) => {
+          if (x) keepBounded(this.gaugeSamples, x);
+        });
+      }, 1000),
+    );
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+  }
+}

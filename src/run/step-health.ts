@@ -1,0 +1,44 @@
+/**
+ * Checks, once a second, whether a step can still measure anything: an unreachable or
+ * refusing target (nothing joins and attempts keep failing) and a server that dropped every
+ * connection end the run with the reason.
+ */
+import type { SecondRecord } from './timeline.js';
+import type { Phase } from './live-state.js';
+
+export class StepHealth {
+  private readonly errors = new Map<string, number>();
+  private joinedPeak = 0;
+
+  /** At the start of every step. */
+  reset(): void {
+    this.errors.clear();
+    this.joinedPeak = 0;
+  }
+
+  /** Takes one second of the timeline; returns why the run must stop, or null. */
+  check(rec: SecondRecord, phase: Phase, targetConnections: number): string | null {
+    for (const wkr of rec.workers) for (const [k, v] of Object.entries(wkr.errorReasons)) this.errors.set(k, (this.errors.get(k) ?? 0) + v);
+    this.joinedPeak = Math.max(this.joinedPeak, rec.point.joined);
+    const errorsSoFar = [...this.errors.values()].reduce((a, b) => a + b, 0);
+    if (phase === 'ramp' && rec.point.joined === 0 && this.joinedPeak === 0 && errorsSoFar >= Math.min(20, targetConnections)) {
+      return `no connection could join: ${topError(this.errors)}`;
+    }
+    if ((phase === 'steady' || phase === 'drain') && this.joinedPeak > 0 && rec.point.joined === 0 && rec.point.connections_open === 0) {
+      return `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost: ${topError(this.errors)}`;
+    }
+    return null;
+  }
+}
+
+/** The most frequent error reason, with its count and the total. */
+export function topError(errors: Map<string, number>): string {
+  let best: [string, number] | null = null;
+  let total = 0;
+  for (const e of errors) {
+    total += e[1];
+    if (!best || e[1] > best[1]) best = e;
+  }
+  if (!best) return 'no error reported';
+  return `${best[0]} (×${best[1]}${total > best[1] ? ` of ${total} errors` : ''})`;
+}

@@ -1,0 +1,149 @@
+/**
+ * One step's phases on the generator pool: topology change or fresh connections, ramp (or
+ * shrink) to the step's connections, warm-up, the steady window (sends and the coordinator's
+ * inserts), drain, and collecting what every process measured. An abort mid-step keeps what
+ * the processes and the inserts still hand over.
+ */
+import { nowMs } from '../measure/clock.js';
+import type { WorkerPool } from '../load/pool.js';
+import type { StepCollected } from '../load/ipc.js';
+import type { Profile } from '../profile/schema.js';
+import type { StepPlan } from '../scenarios/types.js';
+import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
+import { drain } from './drain.js';
+import { startInserts, type InsertRun } from './inserts.js';
+import type { LivePhase } from './live-state.js';
+import { topError } from './step-health.js';
+import type { StepWindow } from './figures/window.js';
+import type { Timeline } from './timeline.js';
+
+export interface StepRun {
+  window: StepWindow;
+  /** Null when the processes no longer answered. */
+  collected: StepCollected[] | null;
+  inserts: Awaited<InsertRun['done']> | null;
+  /** False when the step was cut short. */
+  complete: boolean;
+  /** Why the step (and the run) ended early. */
+  abort: Abort | null;
+}
+
+export interface StepRunner {
+  pool: WorkerPool;
+  timeline: Timeline;
+  funnel: AbortFunnel;
+  live: LivePhase;
+  profile: Profile;
+  log: (line: string) => void;
+  /** Postgres Changes inserts go here. */
+  dbConnectionString: string | null;
+  /** "/N" after the step number when the number of steps is known. */
+  stepsSuffix: string;
+  /** Connections open (joined or joining) now, carried from step to step. */
+  current: number;
+}
+
+/** Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at most. */
+async function closedDown(r: StepRunner, n: number, sinceMs: number): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    await r.funnel.sleep(500);
+    const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.point;
+    if (last && last.t * 1000 > sinceMs && last.connections_open <= n) return;
+  }
+}
+
+async function closeAll(r: StepRunner, i: number): Promise<void> {
+  const closedAt = nowMs();
+  r.pool.broadcast({ type: 'shrink', step: i, toConn: 0 });
+  r.current = 0;
+  await closedDown(r, 0, closedAt);
+}
+
+/** A step whose connections join other topics or configs, or that asks for fresh ones, starts from none. */
+async function resetConnections(r: StepRunner, i: number, plan: StepPlan, before: StepPlan | undefined, fresh: () => boolean): Promise<void> {
+  if (r.current > 0 && plan.topology !== undefined && before?.topology !== undefined && plan.topology !== before.topology) {
+    r.log(`step ${i + 1}: new topology — closing ${r.current.toLocaleString('en-US')} connections to join them again`);
+    await closeAll(r, i);
+  }
+  if (r.current > 0 && fresh()) {
+    r.log(`step ${i + 1}: starting from fresh connections — closing ${r.current.toLocaleString('en-US')} first`);
+    await closeAll(r, i);
+    // The server must have let the old sockets go (file descriptors, users) before new
+    // ones arrive; then two more seconds.
+    await r.funnel.sleep(2000);
+  }
+}
+
+/** Ramp up at the join rate, or close the connections the step no longer has. */
+async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): Promise<void> {
+  r.live.enter('ramp', plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null);
+  r.log(`step ${i + 1}${r.stepsSuffix}: ${plan.label} — ramp ${r.current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
+  if (plan.connections > r.current) {
+    w.rampStart = nowMs() + 50;
+    // Bounded: every connection either joins, fails, or times out after join_timeout.
+    const rampBudgetMs = ((plan.connections - r.current) / plan.joinRatePerS) * 1000 + r.profile.target.join_timeout * 2 + 10_000;
+    const ramp = await r.funnel.race(Promise.race([r.pool.ramp(i, r.current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
+    if (ramp.joined === 0) throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
+  } else if (plan.connections < r.current) {
+    const closedAt = nowMs();
+    r.pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });
+    await closedDown(r, plan.connections, closedAt);
+  }
+  r.current = plan.connections;
+  w.rampEnd = nowMs();
+}
+
+/** The steady window: the processes' sends and the coordinator's inserts, on one schedule. */
+async function steady(r: StepRunner, i: number, plan: StepPlan, w: StepWindow, run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] }): Promise<void> {
+  r.live.enter('steady', plan.durationMs / 1000);
+  w.steadyStart = nowMs() + 100;
+  w.steadyEnd = w.steadyStart + plan.durationMs;
+  if (plan.inserts && plan.inserts.count > 0) {
+    if (!r.dbConnectionString) throw new Abort('aborted', `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
+    run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold });
+  }
+  const sendsDone = r.pool.send(i, w.steadyStart);
+  await r.funnel.sleep(w.steadyEnd - nowMs());
+  await r.funnel.race(Promise.race([sendsDone, timeoutAfter(plan.durationMs + 5000, 'senders did not finish')]));
+  if (run.inserts) run.insertResult = await r.funnel.race(Promise.race([run.inserts.done, timeoutAfter(plan.durationMs + 15_000, 'database inserts did not finish')]));
+}
+
+/** `fresh` is asked (once the topology is settled) whether the step starts from fresh connections. */
+export async function runStepPhases(r: StepRunner, i: number, plan: StepPlan, before: StepPlan | undefined, fresh: () => boolean): Promise<StepRun> {
+  const w: StepWindow = { rampStart: nowMs(), rampEnd: 0, steadyStart: 0, steadyEnd: 0, drainEnd: 0 };
+  const run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] } = { inserts: null, insertResult: null };
+  // Every phase ran once the drain ended; an abort while collecting keeps the step complete.
+  let complete = false;
+  try {
+    // Closing the previous step's connections is part of this step's ramp: were it still
+    // labelled the previous step's drain, its last second (none joined, none open) would read
+    // as a server that dropped everyone.
+    r.live.enter('ramp', null);
+    await resetConnections(r, i, plan, before, fresh);
+    await rampTo(r, i, plan, w);
+    if (r.profile.load.warmup > 0) {
+      r.live.enter('warmup', r.profile.load.warmup / 1000);
+      await r.funnel.sleep(r.profile.load.warmup);
+    }
+    await steady(r, i, plan, w, run);
+    r.live.enter('drain', r.profile.load.drain / 1000);
+    await drain(r.timeline, w.steadyEnd, r.profile.load.settle, r.profile.load.drain, (ms) => r.funnel.sleep(ms));
+    w.drainEnd = nowMs();
+    complete = true;
+    const collected = await r.funnel.race(r.pool.collect(i));
+    return { window: w, collected, inserts: run.insertResult, complete, abort: null };
+  } catch (e) {
+    if (!(e instanceof Abort)) throw e;
+    w.rampEnd ||= nowMs();
+    w.steadyStart ||= w.rampEnd;
+    w.steadyEnd = Math.min(w.steadyEnd || nowMs(), nowMs());
+    w.drainEnd = nowMs();
+    // Keep what the workers have, if they still answer.
+    const collected = await withinOrNull(r.pool.collect(i), 5000);
+    if (run.inserts && !run.insertResult) {
+      run.inserts.stop();
+      run.insertResult = await withinOrNull(run.inserts.done, 5000);
+    }
+    return { window: w, collected, inserts: run.insertResult, complete, abort: e };
+  }
+}

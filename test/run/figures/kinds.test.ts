@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { Membership } from '../../../src/measure/membership.js';
+import { createHistogram, encodeHistogram, recordMs } from '../../../src/measure/histogram.js';
+import { deliveryRateOf, figuresByKind, kindSummary, lostOverKinds, primaryOf, worstDeliveryRate } from '../../../src/run/figures/kinds.js';
+import { kindStream } from '../../../src/scenarios/types.js';
+import { fakeFigures } from '../../support/step-context.js';
+
+const B = kindStream('broadcast', 0);
+const P = kindStream('presence', 0);
+const send = (stream: number, sched: number[]) => ({ stream, sched: Float64Array.from(sched), actual: Float64Array.from(sched) });
+const receipt = (stream: number, counts: number[], at: number[]) => ({ stream, count: Uint32Array.from(counts), first: Float64Array.from(at), last: Float64Array.from(at) });
+const twoMembers = () => ({ membership: new Membership([{ joinedAtMs: 0, leftAtMs: Infinity }, { joinedAtMs: 0, leftAtMs: Infinity }]), self: true });
+
+function collectedWith(streams: ReturnType<typeof receipt>[], kindLatenciesMs: number[][] = []) {
+  const kindHistograms = kindLatenciesMs.map((xs) => {
+    const h = createHistogram();
+    for (const x of xs) recordMs(h, x);
+    return encodeHistogram(h);
+  });
+  return { receipts: { streams, kindHistograms } } as never;
+}
+
+describe('figures by traffic kind', () => {
+  it('matches each kind sends with its receipts, over processes', () => {
+    const kinds = figuresByKind({
+      collected: [collectedWith([receipt(B, [1, 1], [110, 220]), receipt(P, [2], [130])], [[10, 20], [30, 30]]), collectedWith([receipt(B, [1, 0], [105, 0])])],
+      sends: [send(B, [100, 200]), send(P, [100])],
+      primaryKind: 'broadcast',
+      info: twoMembers,
+    });
+    expect(Object.keys(kinds)).toEqual(['broadcast', 'presence']);
+    expect(kinds.broadcast!.figures).toMatchObject({ sent: 2, expected: 4, received: 3, lost: 1 });
+    expect(kinds.presence!.figures).toMatchObject({ sent: 1, expected: 2, received: 2, lost: 0 });
+    expect(kinds.broadcast!.deliveryHistogram.totalCount).toBe(2);
+    expect(kinds.presence!.deliveryHistogram.totalCount).toBe(2);
+    expect(worstDeliveryRate(kinds)).toBe(0.75);
+    expect(lostOverKinds(kinds)).toBe(1);
+  });
+
+  it('keeps the primary kind even when it sent nothing; primaryOf is empty for a kind not there', () => {
+    const kinds = figuresByKind({ collected: [], sends: [], primaryKind: 'changes', info: twoMembers });
+    expect(Object.keys(kinds)).toEqual(['changes']);
+    expect(primaryOf({}, 'presence').figures.sent).toBe(0);
+    expect(worstDeliveryRate(kinds)).toBeNull();
+  });
+
+  it('delivery rate is received over expected, null when nothing was expected', () => {
+    expect(deliveryRateOf({ expected: 4, received: 3 })).toBe(0.75);
+    expect(deliveryRateOf({ expected: 0, received: 0 })).toBeNull();
+  });
+
+  it('summarises a kind for extra.kinds', () => {
+    const s = kindSummary({ figures: fakeFigures({ sent: 10, expected: 30, received: 29, lost: 1 }), deliveryHistogram: createHistogram() }, 10);
+    expect(s).toMatchObject({ sent: 10, expected: 30, received: 29, lost: 1, delivery_rate: 0.966667, delivered_per_s: 2.9 });
+  });
+});

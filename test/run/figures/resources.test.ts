@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from '../../../src/run/figures/resources.js';
+import type { SecondRecord } from '../../../src/run/timeline.js';
+
+const sample = (t: number, cpuCores: number | null, rssMb: number | null, db: number | null = null) => ({ t, cpuCores, rssMb, dbCpuCores: db, dbRssMb: db === null ? null : 100 });
+const w = { rampStart: 0, rampEnd: 0, steadyStart: 1000, steadyEnd: 3000, drainEnd: 4000 };
+
+describe('resource figures', () => {
+  it('keeps the samples covering the steady window (a sample covers the second before it)', () => {
+    const xs = [sample(1000, 1, 1), sample(1001, 1, 1), sample(4000, 1, 1), sample(4001, 1, 1)];
+    expect(samplesInWindow(xs, w).map((s) => s.t)).toEqual([1001, 4000]);
+  });
+
+  it('server CPU % of the instance vCPUs and memory % of its memory, from the means; null without samples', () => {
+    const s = serverFigures([sample(1, 1, 500), sample(2, 3, 1500), sample(3, null, null)], { vcpus: 4, memory_mb: 4000 }, 'proc');
+    expect(s).toEqual({ cpu_pct: 50, cpu_pct_max: 75, mem_pct: 25, rss_mb: 1000, rss_mb_max: 1500, source: 'proc' });
+    expect(serverFigures([], { vcpus: 4, memory_mb: 4000 }, 'proc')).toEqual({ cpu_pct: null, cpu_pct_max: null, mem_pct: null, rss_mb: null, rss_mb_max: null, source: null });
+  });
+
+  it('database CPU % of one core; null when it was not sampled', () => {
+    expect(databaseFigures([sample(1, 1, 1, 0.5), sample(2, 1, 1, 0.25)])).toEqual({ cpu_pct: 37.5, rss_mb: 100 });
+    expect(databaseFigures([sample(1, 1, 1)])).toBeNull();
+  });
+
+  it('generator: the busiest process mean CPU, the worst lag, peak RSS', () => {
+    const sec = (cpu: [number, number], rss: [number, number]) =>
+      ({ workers: [0, 1].map((wi) => ({ worker: wi, health: { cpuPct: cpu[wi], rssMb: rss[wi] } })) }) as unknown as SecondRecord;
+    const g = generatorFigures({ steadySeconds: [sec([10, 40], [100, 200]), sec([30, 60], [150, 120])], workers: 2, lagsP99Ms: [3, null, 12.34], offeredRatio: 0.98765, lateJoins: 2 });
+    expect(g).toEqual({ cpu_pct: 50, event_loop_lag_p99_ms: 12.3, offered_ratio: 0.988, late_joins: 2, rss_mb: 200, workers: 2 });
+    expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: null, lateJoins: 0 })).toMatchObject({ cpu_pct: null, event_loop_lag_p99_ms: null, offered_ratio: null, rss_mb: null });
+  });
+});
