@@ -11,6 +11,7 @@ import { escapeHtml, renderReportHtml, renderTableHtml } from '../report/html.js
 import type { RunResult, StepResult, TimeseriesPoint } from '../report/result.js';
 import { renderSummaryMarkdown } from '../report/summary.js';
 import { renderMarkdownTable, type ReportTable } from '../report/table.js';
+import { headline } from '../report/headline.js';
 import { renderTerminalSummary } from '../report/terminal.js';
 import { RunWriter } from '../run/output.js';
 import type { RunOptions } from '../run/runner.js';
@@ -137,8 +138,9 @@ export function reportHtml(r: ResultFile, timeseries: TimeseriesPoint[]): string
   return html.slice(0, at) + extra.join('\n') + '\n' + html.slice(at);
 }
 
-export function terminalSummary(r: ResultFile): string {
-  const parts = [renderTerminalSummary(r).trimEnd()];
+/** The end-of-run summary: table, chart, sweep knee, thresholds, and last the headline sentence. */
+export function terminalSummary(r: ResultFile, width?: number): string {
+  const parts = [renderTerminalSummary(r, undefined, { width }).trimEnd()];
   if (r.sweep) {
     const k = sweepKneeOf(r);
     const f = (v: number) => fmtDriver(r.sweep!.driver, v);
@@ -150,6 +152,7 @@ export function terminalSummary(r: ResultFile): string {
     );
   }
   if (r.thresholds) parts.push(thresholdsText(r.thresholds));
+  parts.push('', headline(r, analysisOf(r).safe_lines));
   return parts.join('\n') + '\n';
 }
 

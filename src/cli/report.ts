@@ -15,7 +15,7 @@ export function readResultFile(pathOrDir: string): ResultFile | string {
   return readResult<ResultFile>(pathOrDir);
 }
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
-import { log } from './shared.js';
+import { chartWidth, log } from './shared.js';
 
 export function reportCommand(y: Argv): Argv {
   return y.command(
@@ -32,7 +32,7 @@ export function reportCommand(y: Argv): Argv {
       }
       const problems = writeArtifacts(r, dir);
       for (const p of problems) log(`warning: ${p}`);
-      process.stderr.write(terminalSummary(r));
+      process.stdout.write(terminalSummary(r, chartWidth()));
       log(`rebuilt ${dir}/ (result.json analysis, summary.md, report.html)${existsSync(join(dir, 'timeseries.ndjson')) ? '' : ' — no timeseries.ndjson: the timeline chart is empty'}`);
       process.exitCode = problems.length ? 1 : r.thresholds && !r.thresholds.pass ? EXIT.thresholds : EXIT.ok;
     },

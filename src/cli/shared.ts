@@ -112,6 +112,11 @@ export function interruptible(): { signal: AbortSignal; dispose: () => void } {
   };
 }
 
+/** The terminal's width for the summary chart; undefined (the default) when stdout is a file or pipe. */
+export function chartWidth(): number | undefined {
+  return process.stdout.isTTY && process.stdout.columns ? Math.min(process.stdout.columns, 200) : undefined;
+}
+
 /**
  * Rewrites every artefact with the final result (analysis, thresholds), prints the summary and
  * returns the exit code: the run's own when it did not complete, else 99 if a threshold failed.
@@ -119,8 +124,9 @@ export function interruptible(): { signal: AbortSignal; dispose: () => void } {
 export function finishRun(outcome: RunOutcome): number {
   const result = outcome.result as ResultFile;
   for (const p of writeArtifacts(result, outcome.dir)) log(`warning: ${p}`);
-  process.stderr.write('\n' + terminalSummary(result) + '\n');
+  // The results go to stdout, everything else to stderr: `rtcap run … > summary.txt` keeps only them.
   log(`wrote ${outcome.dir}/ (result.json, summary.md, report.html, timeseries.ndjson)`);
+  process.stdout.write(terminalSummary(result, chartWidth()));
   if (outcome.exitCode !== EXIT.ok) return outcome.exitCode;
   return result.thresholds && !result.thresholds.pass ? EXIT.thresholds : EXIT.ok;
 }

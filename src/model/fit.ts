@@ -13,7 +13,7 @@
  */
 import { linearRegression, linearRegressionLine, rSquared } from 'simple-statistics';
 import type { StepResult, Verdict } from '../report/result.js';
-import { fmtInt, leadingValue, signedTerm } from './format.js';
+import { fmtInt, INCOMPLETE_LABEL, leadingValue, signedTerm } from './format.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
 
 export interface FitPoint {
@@ -182,7 +182,7 @@ export function fitSteps(steps: readonly StepResult[], spec: FitSpec, opts: FitO
       continue;
     }
     if (s.complete === false) {
-      excluded.push({ step: s.index, reason: 'incomplete step' });
+      excluded.push({ step: s.index, reason: INCOMPLETE_LABEL });
       continue;
     }
     const x = STEP_METRICS[spec.x](s);

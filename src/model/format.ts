@@ -7,6 +7,12 @@
 
 export const DASH = '—';
 
+/**
+ * The one label of a step cut short (interrupt, abort): its figures cover only what ran, and
+ * it is never cited as capacity. Every renderer says it this way.
+ */
+export const INCOMPLETE_LABEL = 'incomplete (cut short)';
+
 function isNum(n: number | null | undefined): n is number {
   return typeof n === 'number' && Number.isFinite(n);
 }

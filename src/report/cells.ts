@@ -3,7 +3,7 @@
  * read the same in every table.
  */
 import type { SafeLines } from '../model/capacity.js';
-import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct } from '../model/format.js';
+import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import type { Percentiles, StepResult } from './result.js';
 
 /**
@@ -20,7 +20,7 @@ export function verdictCell(step: StepResult, safe: SafeLines): string {
     if (step.server?.cpu_pct != null && step.server.cpu_pct >= safe.cpu_pct) over.push(`CPU over ${fmtPct(safe.cpu_pct, 0)}`);
     if (over.length) parts.push(`near limit: ${over.join(', ')} safe line`);
   }
-  if (step.complete === false) parts.push('incomplete');
+  if (step.complete === false) parts.push(INCOMPLETE_LABEL);
   return parts.join(' — ');
 }
 

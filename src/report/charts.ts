@@ -71,20 +71,25 @@ export function renderSvg(id: string, option: EChartsOption, width = CHART_WIDTH
   }
 }
 
-/** The load axis of the run: the §7 driver that varied most, else the step number. */
+/**
+ * The load axis of the run: the §7 figure that varied most; with one step (or nothing
+ * varied), the scenario's first figure that was measured; else the step number.
+ */
 export function primaryDriver(result: RunResult): { metric: StepMetricName | null; label: string } {
   let best: { metric: StepMetricName; label: string; n: number } | null = null;
   for (const d of CAPACITY_DIMENSIONS) {
     if (!d.scenarios.includes(result.profile.scenario)) continue;
     // The row's measured figure, or what the steps asked for when it was not measured (older results).
-    for (const metric of [d.value, d.driver]) {
-      const n = new Set(result.steps.map((s) => STEP_METRICS[metric](s)).filter((v) => v !== null)).size;
-      if (n < 2) continue;
-      if (!best || n > best.n) best = { metric, label: d.label.split(' — ').pop()!, n };
-      break;
-    }
+    const counts = [d.value, d.driver].map((metric) => ({ metric, n: new Set(result.steps.map((s) => STEP_METRICS[metric](s)).filter((v) => v !== null)).size }));
+    const pick = counts.find((c) => c.n >= 2) ?? counts.find((c) => c.n >= 1);
+    if (pick && (!best || pick.n > best.n)) best = { metric: pick.metric, label: d.label.split(' — ').pop()!, n: pick.n };
   }
   return best ? { metric: best.metric, label: best.label } : { metric: null, label: 'step' };
+}
+
+/** A load axis from zero (echarts' `scale` would give a one-step run an axis of 0.4–1.6). */
+function loadAxis(label: string, metric: StepMetricName | null) {
+  return { type: 'value' as const, name: label, nameLocation: 'middle' as const, nameGap: 30, min: 0, ...(metric === null ? { minInterval: 1 } : {}) };
 }
 
 function xOf(step: StepResult, metric: StepMetricName | null): number | null {
@@ -130,7 +135,7 @@ export function latencyVsLoadChart(result: RunResult): Chart {
     svg: renderSvg('latency-vs-load', {
       legend,
       grid: baseGrid,
-      xAxis: { type: 'value', name: label, nameLocation: 'middle', nameGap: 30, scale: true },
+      xAxis: loadAxis(label, metric),
       yAxis: { type: 'log', name: 'ms', logBase: 10 },
       series,
     }),
@@ -150,7 +155,7 @@ export function deliveryVsLoadChart(result: RunResult): Chart {
     svg: renderSvg('delivery-vs-load', {
       legend,
       grid: baseGrid,
-      xAxis: { type: 'value', name: label, nameLocation: 'middle', nameGap: 30, scale: true },
+      xAxis: loadAxis(label, metric),
       yAxis: { type: 'value', name: 'delivery %', max: 100, scale: true },
       series: [...series, { type: 'line', name: 'SLO', data: [], markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c62828' }, label: { formatter: `SLO ${result.slo.delivery_rate * 100}%` }, data: [{ yAxis: result.slo.delivery_rate * 100 }] } }],
     }),

@@ -6,7 +6,7 @@
  * difference in figures then says nothing about the server.
  */
 import { analyzeRun, analysisOptionsFromProfile } from '../model/analysis.js';
-import { DASH, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from '../model/format.js';
+import { DASH, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from './result.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
@@ -126,7 +126,7 @@ export function compareRuns(a: RunResult, b: RunResult): Comparison {
     const untrusted: string[] = [];
     for (const [name, st] of [['A', sa], ['B', sb]] as const) {
       if (st.verdict === 'generator-bound') untrusted.push(`${name} is generator-bound (not server capacity)`);
-      if (st.complete === false) untrusted.push(`${name} is incomplete`);
+      if (st.complete === false) untrusted.push(`${name} is ${INCOMPLETE_LABEL}`);
     }
     steps.push({ index: sa.index, label: sa.label, verdict_a: sa.verdict, verdict_b: sb.verdict, params_differ: paramsDiffer(sa, sb), untrusted, cells });
   }

@@ -58,8 +58,8 @@ table.header td:first-child { color: var(--muted); white-space: nowrap; }
 .v-generator-bound { color: #616161; font-style: italic; background: #f5f5f5; }
 .notes { background: var(--warn); border: 1px solid #f0c36d; padding: 8px 16px; } .notes li { margin: 4px 0; }
 .fit { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: 6px 0; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(760px, 1fr)); gap: 16px; }
-figure.chart { margin: 0; border: 1px solid var(--line); padding: 8px; } figure.chart svg { max-width: 100%; height: auto; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 760px), 1fr)); gap: 16px; }
+figure.chart { margin: 0; border: 1px solid var(--line); padding: 8px; } figure.chart svg { width: 100%; height: auto; }
 figcaption, .empty { color: var(--muted); font-size: 13px; } nav a { margin-right: 12px; }
 `;
 

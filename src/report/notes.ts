@@ -4,7 +4,7 @@
  * reads like a success. Here every such condition produces a line.
  */
 import type { Analysis } from '../model/analysis.js';
-import { fmtInt } from '../model/format.js';
+import { fmtInt, INCOMPLETE_LABEL } from '../model/format.js';
 import type { RunResult, StepResult } from './result.js';
 
 function list(steps: StepResult[], all?: readonly StepResult[]): string {
@@ -27,7 +27,7 @@ export function collectNotes(result: RunResult, analysis: Analysis, extra: strin
   if (steps.length === 0) notes.push('No step ran: there are no measurements.');
 
   const incomplete = steps.filter((s) => s.complete === false);
-  if (incomplete.length) notes.push(`${list(incomplete)} did not complete: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran, and no fit or capacity row uses ${incomplete.length === 1 ? 'it' : 'them'}.`);
+  if (incomplete.length) notes.push(`${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`);
 
   for (const s of steps.filter((x) => x.verdict === 'generator-bound')) {
     const why = (s.verdict_reasons ?? []).filter((r) => !r.startsWith('also:')).join('; ');

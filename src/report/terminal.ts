@@ -1,13 +1,26 @@
 /**
- * The table printed on stderr at the end of a run (issue 2 §8): one line per step in fixed
- * columns, then fits, capacity and the count of notes. Plain text, no colour codes, so it
- * reads the same in a CI log.
+ * The summary printed on stdout at the end of a run (issue 2 §8, issue 11 item 5): one line
+ * per step in fixed columns, which latency they show, fits, capacity, a text chart of latency
+ * against load and the notes; the CLI ends it with the headline sentence (report/headline).
+ * Plain text, no colour codes, so it reads the same in a CI log or redirected to a file.
  */
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
-import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from '../model/format.js';
+import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from './result.js';
 import { renderTextTable } from './table.js';
+import { latencyLoadChart } from './terminal-chart.js';
+
+/** Width of the terminal chart when the output is not a terminal (a file, a CI log). */
+export const DEFAULT_CHART_WIDTH = 100;
+
+export interface TerminalOptions {
+  /** Characters per line for the chart (the terminal's width). */
+  width?: number;
+}
+
+/** The latency the table's p50/p95/p99 are, named as the live progress line names its own. */
+export const LATENCY_LEGEND = 'p50/p95/p99: first-receipt latency (scheduled send → first receipt of each message); the live line showed every receipt';
 
 const SHORT_VERDICT: Record<string, string> = {
   stable: 'stable',
@@ -16,7 +29,7 @@ const SHORT_VERDICT: Record<string, string> = {
   'generator-bound': 'GENERATOR-BOUND (not capacity)',
 };
 
-export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions): string {
+export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions, term: TerminalOptions = {}): string {
   const analysis = analyzeRun(result, opts ?? analysisOptionsFromProfile(result.profile.resolved));
   const status = result.abort_reason ? `${result.status}: ${result.abort_reason}` : result.status;
   const lines = [`rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`];
@@ -42,10 +55,13 @@ export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions)
       ]),
     }),
   );
-  if (result.steps.some((s) => s.complete === false)) lines.push('* incomplete step');
+  lines.push(LATENCY_LEGEND);
+  if (result.steps.some((s) => s.complete === false)) lines.push(`* ${INCOMPLETE_LABEL}`);
   for (const f of analysis.fits) if (f.fit) lines.push(`fit: ${f.text}`);
   for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${c.limiting_factor})`);
   for (const a of analysis.advice) lines.push(`advice: ${a.setting} = ${a.display}`);
+  const chart = latencyLoadChart(result, term.width ?? DEFAULT_CHART_WIDTH);
+  if (chart) lines.push('', ...chart, '');
   const notes = collectNotes(result, analysis);
   if (notes.length) {
     lines.push(`notes (${notes.length}):`);

@@ -1,6 +1,8 @@
 /**
  * The live progress line on stderr: rewritten in place on a terminal, one line every few
- * seconds otherwise (CI logs stay readable).
+ * seconds otherwise (CI logs stay readable). Its latency is the last second's p95 over every
+ * receipt, named so: the final table shows first-receipt latency, which only the end of a
+ * step can compute (the first receipt of a message across all processes).
  */
 import type { TimeseriesPoint } from '../report/result.js';
 
@@ -22,7 +24,7 @@ export class Progress {
     const phase = ctx.phaseLengthS ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s` : p.phase;
     const line =
       `step ${p.step}/${ctx.steps} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
-      `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · p95 ${ms(p.delivery_p95_ms)} · ` +
+      `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · every-receipt p95 ${ms(p.delivery_p95_ms)} · ` +
       `errors ${n(p.errors)} · server CPU ${pct(p.server_cpu_pct)} RSS ${p.server_rss_mb === null ? '—' : `${Math.round(p.server_rss_mb)} MB`} · ` +
       `gen CPU ${pct(p.generator_cpu_pct)} lag ${ms(p.generator_lag_p99_ms)}`;
     if (this.out.isTTY) {

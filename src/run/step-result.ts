@@ -14,6 +14,7 @@ import { HISTOGRAM_LE_MS, type StepResult } from '../report/result.js';
 import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/types.js';
 import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';
+import { INCOMPLETE_LABEL } from '../model/format.js';
 import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
@@ -130,7 +131,7 @@ export function buildStepResult(args: StepInputs): StepResult {
     profile.generator,
   );
   const reasons = [...decision.reasons];
-  if (!args.complete) reasons.unshift('step cut short: figures cover only what ran');
+  if (!args.complete) reasons.unshift(`${INCOMPLETE_LABEL}: figures cover only what ran`);
 
   const ctx: StepContext = {
     profile,

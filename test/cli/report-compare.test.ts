@@ -45,9 +45,12 @@ describe('rtcap report', () => {
     expect((r.analysis as { capacity: unknown[] }).capacity.length).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('Recommended capacity');
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('<svg');
-    expect(err).toMatch(/^fit: CPU ≈ .* \(R² \d\.\d\d, \d steps\)$/m);
-    expect(err).toMatch(/^capacity: /m);
+    // The summary is the result: stdout; what rtcap did is stderr.
+    expect(out).toMatch(/^fit: CPU ≈ .* \(R² \d\.\d\d, \d steps\)$/m);
+    expect(out).toMatch(/^capacity: /m);
+    expect(out.trimEnd().split('\n').at(-1)).toMatch(/carried .* within the SLO/);
     expect(err).toContain(`rebuilt ${dir}/`);
+    expect(err).not.toMatch(/^capacity: /m);
   });
 
   it('exits 99 when a profile threshold fails, after writing everything', async () => {
@@ -55,7 +58,7 @@ describe('rtcap report', () => {
     capture();
     await main(['report', dir]);
     expect(process.exitCode).toBe(99);
-    expect(err).toMatch(/^thresholds: FAIL — 0 of 1 passed/m);
+    expect(out).toMatch(/^thresholds: FAIL — 0 of 1 passed/m);
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('## Thresholds: FAIL');
   });
 

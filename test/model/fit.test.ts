@@ -85,7 +85,7 @@ describe('fitSteps', () => {
     expect(r.fit!.n).toBe(2);
     expect(r.excluded.map((e) => e.reason)).toEqual([
       'generator-bound: not server capacity',
-      'incomplete step',
+      'incomplete (cut short)',
       'cpu_pct not measured',
     ]);
   });

@@ -19,7 +19,7 @@ describe('compareRuns', () => {
       'step count differs: 5 → 4; only steps present in both are compared',
       'run B is aborted (server closed every socket (1006) during step 3)',
     ]);
-    expect(c.steps[3].untrusted).toEqual(['B is incomplete']);
+    expect(c.steps[3].untrusted).toEqual(['B is incomplete (cut short)']);
     const a = makeRun('broadcast-public', [makeStep(0)]);
     const b = makeRun('broadcast-public', [makeStep(0, { params: { send_rate: 20 } })]);
     b.target.instance = { vcpus: 4, memory_mb: 8192 };
@@ -45,7 +45,7 @@ describe('renderComparison', () => {
     expect(md).toContain('| verdict | degraded | broken | degraded → broken |  |');
     expect(md).toContain('| delivery | 100% | 94.12% | −5.88 pp | worse |');
     expect(md).toContain('| server CPU | 39.0% | 47.0% | +8.0 pp | worse |');
-    expect(md).toContain('B is incomplete: differences in this step say nothing certain about the server.');
+    expect(md).toContain('B is incomplete (cut short): differences in this step say nothing certain about the server.');
   });
 
   it('puts the capacity rows and fits of both runs side by side', () => {

@@ -4,6 +4,7 @@ import {
   allCharts,
   cpuVsDeliveriesChart,
   latencyHistogramChart,
+  latencyVsLoadChart,
   memoryVsConnectionsChart,
   primaryDriver,
   timelineChart,
@@ -64,7 +65,18 @@ describe('charts', () => {
   it('the load axis is the §7 driver that varied most', () => {
     expect(primaryDriver(loadRun('seed-002-s1.2-deliveries'))).toEqual({ metric: 'delivered_per_s', label: 'deliveries/s' });
     expect(primaryDriver(loadRun('seed-002-s4-join-rate'))).toEqual({ metric: 'join_rate', label: 'Connection / channel join rate' });
-    expect(primaryDriver(makeRun('broadcast-public', [makeStep(0)]))).toEqual({ metric: null, label: 'step' });
+    // One step: the first figure measured, not the step number.
+    expect(primaryDriver(makeRun('broadcast-public', [makeStep(0)]))).toEqual({ metric: 'connections', label: 'concurrent connections' });
+    expect(primaryDriver(makeRun('mixed', [makeStep(0)]))).toEqual({ metric: null, label: 'step' });
+  });
+
+  it('a one-step run gets a load axis from zero, not 0.4–1.6', () => {
+    for (const scenario of ['broadcast-public', 'mixed']) {
+      const svg = latencyVsLoadChart(makeRun(scenario, [makeStep(1)])).svg!;
+      const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+      expect(labels, scenario).toContain('0');
+      expect(labels.some((l) => /^(0\.4|1\.6|0\.6|1\.4)$/.test(l)), scenario).toBe(false);
+    }
   });
 
   it('fit charts carry the fit text and the safe line', () => {

@@ -51,7 +51,7 @@ describe('header and notes', () => {
     const s = buildSummary(loadRun('run-b'));
     expect(new Map(s.header).get('status')).toBe('aborted — server closed every socket (1006) during step 3');
     expect(s.notes[0]).toBe('The run was aborted: server closed every socket (1006) during step 3. Figures cover the steps that ran; none of them is a finished sweep.');
-    expect(s.notes).toContain('Step 3 did not complete: its figures cover only the part that ran, and no fit or capacity row uses it.');
+    expect(s.notes).toContain('Step 3 is incomplete (cut short): its figures cover only the part that ran; no fit uses it and it is never cited as capacity.');
     expect(s.notes.some((n) => n.startsWith('Step 3 is broken'))).toBe(true);
   });
 

@@ -1,0 +1,83 @@
+/**
+ * The one sentence that answers the question a run asks: how many deliveries/s and
+ * connections the server carried within the SLO, and what limited it — or, when nothing
+ * did, that the figure is a lower bound ("≥ …"). It cites only a measured, complete, stable
+ * step (the knee's `safe` step), never a fit's extrapolation, a generator-bound step or an
+ * incomplete one.
+ */
+import { DEFAULT_SAFE_LINES, limitingFactorOfStep, type LimitingFactor, type SafeLines } from '../model/capacity.js';
+import { fmtInt, fmtMs, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
+import { findKnee } from '../model/knee.js';
+import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
+import type { RunResult, StepResult } from './result.js';
+
+/** What limited the server, in words a newcomer reads. */
+const FACTOR_WORDS: Record<LimitingFactor, string> = {
+  memory: 'server memory',
+  CPU: 'server CPU',
+  'latency SLO': 'latency (the p95 SLO)',
+  delivery: 'delivery (messages lost)',
+  rejection: 'rejected connections',
+  disconnects: 'dropped connections',
+  'auth pool': 'the authorisation pool',
+  bandwidth: 'bandwidth',
+  generator: 'the load generator',
+  'not reached': 'nothing',
+  'no stable step': 'nothing stable',
+};
+
+/** The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow. */
+function driverOf(steps: readonly StepResult[]): StepMetricName {
+  return steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0) ? 'expected_per_s' : 'connections_target';
+}
+
+function sloText(r: RunResult): string {
+  const parts = [`first-receipt p95 ≤ ${fmtMs(r.slo.p95_ms)}`];
+  if (r.slo.p99_ms !== undefined) parts.push(`p99 ≤ ${fmtMs(r.slo.p99_ms)}`);
+  parts.push(`${fmtRatioPct(r.slo.delivery_rate)} delivered`);
+  return parts.join(', ');
+}
+
+function carried(s: StepResult, bound: '' | '≥ '): string {
+  const deliveries = s.rates?.delivered_per_s;
+  const conns = fmtInt(s.connections?.joined);
+  return deliveries != null && deliveries > 0 ? `${bound}${fmtInt(deliveries)} deliveries/s to ${bound}${conns} connections` : `${bound}${conns} connections`;
+}
+
+function stepName(s: StepResult): string {
+  const deliveries = s.rates?.delivered_per_s;
+  const load = STEP_METRICS.expected_per_s(s);
+  return `step ${s.index} (${fmtInt(s.connections?.target)} connections${load ? `, ${fmtInt(load)} deliveries/s asked` : ''}${deliveries != null && !load ? `, ${fmtInt(deliveries)} delivered` : ''})`;
+}
+
+export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {
+  const who = r.target.builtin ? 'The built-in server on this machine' : 'The server';
+  const steps = r.steps;
+  if (steps.length === 0) return `No step ran${r.abort_reason ? `: ${r.abort_reason}` : ''}, so nothing was measured.`;
+  const knee = findKnee(steps, driverOf(steps));
+  const byIndex = new Map(steps.map((s) => [s.index, s]));
+
+  if (!knee.safe) {
+    const failed = steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ?? steps[0];
+    const why = failed.verdict_reasons.find((x) => !x.startsWith('also:')) ?? failed.verdict;
+    const what = failed.complete === false ? INCOMPLETE_LABEL : failed.verdict;
+    if (failed.verdict === 'generator-bound') {
+      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine.`;
+    }
+    return `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}.`;
+  }
+
+  const best = byIndex.get(knee.safe.step)!;
+  const at = `within the SLO (${sloText(r)}; step ${best.index}: p95 ${fmtMs(best.latency_ms?.p95)})`;
+  if (knee.first_unsafe) {
+    const next = byIndex.get(knee.first_unsafe.step)!;
+    const factor = limitingFactorOfStep(next, safe);
+    const why = next.verdict_reasons.find((x) => !x.startsWith('also:')) ?? next.verdict;
+    return `${who} carried ${carried(best, '')} ${at}; what limited it: ${FACTOR_WORDS[factor]} — ${stepName(next)} was ${next.verdict}: ${why}.`;
+  }
+  if (knee.generator_bound_above.length > 0) {
+    const g = byIndex.get(knee.generator_bound_above[0].step)!;
+    return `${who} carried ${carried(best, '≥ ')} ${at}; above that the load generator, not the server, was the limit: ${stepName(g)} was generator-bound, so this is a lower bound.`;
+  }
+  return `${who} carried ${carried(best, '≥ ')} ${at}; no limit was reached, so this is a lower bound.`;
+}

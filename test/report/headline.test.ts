@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { headline } from '../../src/report/headline.js';
+import { loadRun, makeRun, makeStep } from '../fixtures/index.js';
+
+/** A ramp of 1,000 connections at 10, 20, 30 msg/s (expected deliveries follow the rate). */
+function ramp(verdicts: ('stable' | 'degraded' | 'broken' | 'generator-bound')[], o: { complete?: boolean[]; builtin?: boolean } = {}) {
+  const steps = verdicts.map((verdict, i) => {
+    const rate = 10 * (i + 1);
+    return makeStep(i + 1, {
+      params: { send_rate: rate },
+      verdict,
+      verdict_reasons: verdict === 'degraded' ? ['p95 260 ms > SLO 200 ms'] : verdict === 'broken' ? ['delivery 94.12% < SLO 100%'] : verdict === 'generator-bound' ? ['generator CPU 97% > 90%'] : ['delivery 100%'],
+      complete: o.complete?.[i] ?? true,
+      messages: { expected: rate * 1000 * 20, received: rate * 1000 * 20 },
+      rates: { sent_per_s: rate, delivered_per_s: rate * 999 },
+    });
+  });
+  return makeRun('broadcast-public', steps, o.builtin === false ? { target: { ...makeRun('x', []).target, builtin: false } } : {});
+}
+
+describe('headline', () => {
+  it('names what the server carried at the SLO and what limited it', () => {
+    expect(headline(ramp(['stable', 'stable', 'degraded']))).toBe(
+      'The built-in server on this machine carried 19,980 deliveries/s to 1,000 connections within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered; step 2: p95 8.0 ms); what limited it: latency (the p95 SLO) — step 3 (1,000 connections, 30,000 deliveries/s asked) was degraded: p95 260 ms > SLO 200 ms.',
+    );
+  });
+
+  it('no limit reached: a lower bound, "≥ …"', () => {
+    const h = headline(ramp(['stable', 'stable']));
+    expect(h).toContain('carried ≥ 19,980 deliveries/s to ≥ 1,000 connections within the SLO');
+    expect(h).toMatch(/no limit was reached, so this is a lower bound\.$/);
+  });
+
+  it('a generator-bound step above is the generator\'s limit, never the server\'s', () => {
+    const h = headline(ramp(['stable', 'generator-bound']));
+    expect(h).toContain('carried ≥ 9,990 deliveries/s');
+    expect(h).toContain('the load generator, not the server, was the limit: step 2 (1,000 connections, 20,000 deliveries/s asked) was generator-bound, so this is a lower bound.');
+  });
+
+  it('never cites an incomplete step as what was carried', () => {
+    const h = headline(ramp(['stable', 'stable'], { complete: [true, false] }));
+    expect(h).toContain('carried ≥ 9,990 deliveries/s');
+    expect(h).toContain('step 1: p95');
+  });
+
+  it('says when no step was within the SLO, and why', () => {
+    const h = headline(ramp(['broken']));
+    expect(h).toBe('The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (1,000 connections, 10,000 deliveries/s asked) was broken — delivery 94.12% < SLO 100%.');
+  });
+
+  it('a run whose first step was generator-bound measured no server figure, and says so', () => {
+    expect(headline(ramp(['generator-bound', 'generator-bound']))).toBe(
+      'No step measured the server: step 1 (1,000 connections, 10,000 deliveries/s asked) was already generator-bound — generator CPU 97% > 90% — so the load generator, not the server, was the limit on this machine.',
+    );
+  });
+
+  it('an external server is "the server", not "this machine"', () => {
+    expect(headline(ramp(['stable'], { builtin: false }))).toMatch(/^The server carried ≥ 9,990/);
+  });
+
+  it('agrees with the seed §1.2 knee: 33,988/s carried, 40,000/s degraded', () => {
+    const h = headline(loadRun('seed-002-s1.2-deliveries'));
+    expect(h).toContain('carried 33,988 deliveries/s');
+    expect(h).toContain('step 4 (5,001 connections, 40,000 deliveries/s asked) was degraded');
+  });
+});
