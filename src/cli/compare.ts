@@ -2,12 +2,17 @@
  * `rtcap compare A B [--out FILE]`: two runs side by side, step by step, with the
  * differences and whether B is better or worse (src/report/compare.ts). A and B are run
  * directories or result.json files. The comparison goes to stdout, and to FILE when given:
- * HTML for a .html/.htm name, Markdown otherwise.
+ * HTML for a .html/.htm name, Markdown otherwise. `--fail-on` gates (model/gates.ts) make it a CI
+ * step: exit 99 when B regressed past one, each failure naming its figure and step.
  */
 import { writeFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
+import { evaluateFailOn, parseFailOn, type GateSide } from '../model/gates.js';
+import { ThresholdError } from '../model/thresholds.js';
+import type { RunResult } from '../report/result.js';
+import { capacityValues } from './render.js';
 import { EXIT } from '../run/runner.js';
 import { readResultFile } from './report.js';
 import { log } from './shared.js';
@@ -20,7 +25,13 @@ export function compareCommand(y: Argv): Argv {
       c
         .positional('a', { type: 'string', demandOption: true, describe: 'baseline run' })
         .positional('b', { type: 'string', demandOption: true, describe: 'candidate run' })
-        .option('out', { type: 'string', describe: 'also write the comparison to FILE (.html: HTML, else Markdown)' }),
+        .option('out', { type: 'string', describe: 'also write the comparison to FILE (.html: HTML, else Markdown)' })
+        .option('fail-on', {
+          type: 'string',
+          array: true,
+          default: [] as string[],
+          describe: 'exit 99 when B regressed past this gate: "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms{step:3} +5ms", "capacity.public_connections -10%", or an absolute threshold on B ("p95_ms < 200"); repeatable',
+        }),
     (args) => {
       const a = readResultFile(args.a as string);
       const b = readResultFile(args.b as string);
@@ -32,6 +43,17 @@ export function compareCommand(y: Argv): Argv {
         }
       }
       if (typeof a === 'string' || typeof b === 'string') return;
+      const failOn = args['fail-on'] as string[];
+      for (const e of failOn) {
+        try {
+          parseFailOn(e);
+        } catch (err) {
+          if (!(err instanceof ThresholdError)) throw err;
+          process.stderr.write(`rtcap compare: --fail-on: ${err.message}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+      }
       const md = renderComparison(a, b);
       process.stdout.write(md.endsWith('\n') ? md : md + '\n');
       if (args.out) {
@@ -39,6 +61,23 @@ export function compareCommand(y: Argv): Argv {
         writeFileSync(args.out, html ? renderComparisonHtml(a, b) : md);
         log(`wrote ${args.out} (${html ? 'HTML' : 'Markdown'})`);
       }
+      if (failOn.length) {
+        const gates = evaluateFailOn(failOn, gateSide(a), gateSide(b));
+        const failed = gates.results.filter((r) => !r.pass);
+        process.stderr.write(`gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`);
+        for (const r of gates.results) process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
+        process.exitCode = gates.pass ? EXIT.ok : EXIT.thresholds;
+      }
     },
   );
+}
+
+function gateSide(r: RunResult): GateSide {
+  let capacity: GateSide['capacity'];
+  try {
+    capacity = capacityValues(r);
+  } catch {
+    capacity = undefined; // no analysis possible: capacity gates fail saying so
+  }
+  return { steps: r.steps, scenario: r.profile.scenario, capacity };
 }

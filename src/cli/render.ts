@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analysisOptionsFromProfile, analyzeRun, type Analysis } from '../model/analysis.js';
-import { evaluateThresholds, type ThresholdResult } from '../model/thresholds.js';
+import { evaluateThresholds, type ThresholdResult, type ThresholdSpec } from '../model/thresholds.js';
 import { escapeHtml, renderReportHtml, renderTableHtml } from '../report/html.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../report/result.js';
 import { renderSummaryMarkdown } from '../report/summary.js';
@@ -36,10 +36,16 @@ export function analysisOf(r: RunResult): Analysis {
   return analyzeRun(r, analysisOptionsFromProfile(r.profile.resolved));
 }
 
-/** Threshold expressions of the profile the result was run with. */
-export function thresholdExpressions(r: RunResult): string[] {
+/** Threshold entries of the profile the result was run with (expressions or { threshold, abort_on_fail }). */
+export function thresholdExpressions(r: RunResult): ThresholdSpec[] {
   const t = (r.profile.resolved as { thresholds?: unknown } | null | undefined)?.thresholds;
-  return Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
+  const isSpec = (x: unknown): x is ThresholdSpec => typeof x === 'string' || (typeof x === 'object' && x !== null && typeof (x as { threshold?: unknown }).threshold === 'string');
+  return Array.isArray(t) ? t.filter(isSpec) : [];
+}
+
+/** Capacity row id → value from a run's own analysis, for `capacity.<row>` thresholds. */
+export function capacityValues(r: RunResult): Record<string, number | null> {
+  return Object.fromEntries(analysisOf(r).capacity.map((row) => [row.id, row.value]));
 }
 
 /**
@@ -48,15 +54,15 @@ export function thresholdExpressions(r: RunResult): string[] {
  * expression that does not parse (the CLI checks them before a run starts).
  */
 export function evaluateResultThresholds(r: RunResult): ThresholdsRecord | null {
-  const exprs = thresholdExpressions(r);
-  if (exprs.length === 0) return null;
+  const specs = thresholdExpressions(r);
+  if (specs.length === 0) return null;
   const steps: StepResult[] = stepsUpToKnee(r as SweepResult);
   const sweep = (r as SweepResult).sweep;
   const scope =
     sweep && steps.length !== r.steps.length
       ? `the sweep's steps up to its knee (${steps.length} of ${r.steps.length})`
       : `every step (${r.steps.length})`;
-  const ev = evaluateThresholds(exprs, { steps });
+  const ev = evaluateThresholds(specs, { steps, scenario: r.profile.scenario, capacity: capacityValues(r) });
   return {
     pass: ev.pass,
     scope,

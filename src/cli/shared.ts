@@ -4,7 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
-import { parseThreshold, ThresholdError } from '../model/thresholds.js';
+import { parseThreshold, thresholdSpec, ThresholdError } from '../model/thresholds.js';
 import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { serveLiveMetrics } from '../run/metrics-server.js';
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
@@ -64,7 +64,7 @@ export async function loadProfileOrExit(path: string, sets: string[]): Promise<L
   }
   const bad = loaded.profile.thresholds.flatMap((t, i) => {
     try {
-      parseThreshold(t);
+      parseThreshold(thresholdSpec(t).expression);
       return [];
     } catch (err) {
       if (err instanceof ThresholdError) return [`${path}: thresholds.${i}: ${err.message}`];

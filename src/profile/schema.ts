@@ -300,6 +300,17 @@ export const generatorLimitsSchema = z
   })
   .strict();
 
+/** A threshold: its expression, or k6's object form that can stop the run when it fails. */
+export const thresholdEntrySchema = z.union([
+  z.string().min(1),
+  z
+    .object({
+      threshold: z.string().min(1).describe('the expression, e.g. "p95_ms < 200"'),
+      abort_on_fail: z.boolean().default(false).describe('stop the run (or campaign) as soon as a finished step fails it; the result so far is kept and the run exits 99'),
+    })
+    .strict(),
+]);
+
 export const profileSchema = z
   .object({
     name: z.string().min(1).describe('name of the run, used in the run id'),
@@ -316,9 +327,11 @@ export const profileSchema = z
     analysis: analysisSchema.default(() => analysisSchema.parse({})).describe('safe lines and targets of the capacity table and configuration advice'),
     sweep: sweepSchema.optional().describe('`rtcap sweep`: the driver to vary over load.steps.0, explicit values or a search (geometric growth, then bisection to the knee)'),
     thresholds: z
-      .array(z.string().min(1))
+      .array(thresholdEntrySchema)
       .default([])
-      .describe('pass/fail gates on every step, e.g. "p95_ms < 200", "delivery_rate >= 0.999", "errors == 0"; a failure exits 99 (a sweep checks the steps up to its knee)'),
+      .describe(
+        'pass/fail gates on every step, e.g. "p95_ms < 200", "delivery_rate >= 0.999", "errors == 0"; narrowed to steps or scenarios ("p95_ms{step:3} < 200", "p95_ms{step:\"20k\"} < 200", "p95_ms{scenario:presence} < 300") or on a capacity row ("capacity.public_connections >= 18000"); a failure exits 99 (a sweep checks the steps up to its knee). The entry { threshold: "p95_ms < 500", abort_on_fail: true } also stops the run at the first finished step that fails it, keeping the result so far',
+      ),
     quotas: quotasSchema.optional().describe('`rtcap quotas`: tenant quotas to check below, above and back below the declared value'),
   })
   .strict();
@@ -331,3 +344,4 @@ export type Load = z.output<typeof loadSchema>;
 export type Reconnect = z.output<typeof reconnectSchema>;
 export type Sweep = z.output<typeof sweepSchema>;
 export type Quotas = z.output<typeof quotasSchema>;
+export type ThresholdEntry = z.output<typeof thresholdEntrySchema>;

@@ -61,6 +61,8 @@ export function initialResult(args: {
 export interface RunState {
   status: RunStatus;
   abortReason: string | null;
+  /** Aborted by an abort_on_fail threshold: the run exits 99 (a threshold failed), not 3. */
+  stoppedByThreshold?: boolean;
 }
 
 /**

@@ -11,6 +11,7 @@ import { WorkerPool, pin } from '../load/pool.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import type { SecondStats } from '../load/ipc.js';
 import { metricsUrlOf } from '../monitor/gauges.js';
+import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
@@ -211,7 +212,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     save();
   }
   if (state.abortReason) log(`run ${state.status}: ${state.abortReason}`);
-  const exitCode = state.status === 'aborted' ? EXIT.aborted : state.status === 'interrupted' ? EXIT.interrupted : EXIT.ok;
+  const exitCode = state.status === 'aborted' ? (state.stoppedByThreshold ? EXIT.thresholds : EXIT.aborted) : state.status === 'interrupted' ? EXIT.interrupted : EXIT.ok;
   return { result, dir: writer.dir, exitCode };
 }
 
@@ -300,6 +301,13 @@ async function walkSteps(args: {
           `first-receive p95 ${step.latency_ms.p95 ?? '—'} ms, ${step.rates.delivered_per_s ?? '—'} deliveries/s` +
           (step.verdict_reasons.length ? ` (${step.verdict_reasons[0]})` : ''),
       );
+    }
+    // abort_on_fail (k6): a threshold that already fails on a finished step stops the run here.
+    const stopWhy = state.status === 'running' ? thresholdAbortReason(profile.thresholds, { steps: result.steps, scenario: profile.scenario }) : null;
+    if (stopWhy) {
+      state.status = 'aborted';
+      state.abortReason = stopWhy;
+      state.stoppedByThreshold = true;
     }
     args.save();
     opts.onStep?.(result);

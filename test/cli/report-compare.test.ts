@@ -98,4 +98,38 @@ describe('rtcap compare', () => {
     await main(['compare', dirWith('run-a'), dirWith('run-b'), '--out', md]);
     expect(readFileSync(md, 'utf8')).toBe(out);
   });
+
+  describe('--fail-on gates', () => {
+    /** B: the same run with every latency 20 % higher. */
+    const slower = (r: ResultFile) => {
+      for (const st of r.steps) for (const k of ['p50', 'p95', 'p99', 'p999', 'max'] as const) if (st.latency_ms[k] !== null) st.latency_ms[k] = st.latency_ms[k]! * 1.2;
+    };
+
+    it('B 20 % slower than A exits 99, naming the figure and each step past the gate', async () => {
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +10%', '--fail-on', 'delivery_rate -0.1pp']);
+      expect(process.exitCode).toBe(99);
+      expect(err).toContain('gates: FAIL — 1 of 2 passed; regressed: p95_ms');
+      expect(err).toContain('FAIL  p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %); p95_ms step 1: 12 → 14.4 (+2.4, +20.0 %);');
+      expect(err).toMatch(/^ {2}pass {2}delivery_rate -0\.1pp: pass/m);
+    });
+
+    it('passes (exit 0) within the gate, by step selection, and in absolute form', async () => {
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--fail-on', 'p95_ms{step:0} +2ms', '--fail-on', 'p95_ms{step:"1000 conns × 5/s"} +10%']);
+      expect(err).toContain('gates: FAIL — 2 of 3 passed; regressed: p95_ms{step:"1000 conns × 5/s"}');
+      process.exitCode = 0;
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--fail-on', 'p95_ms{step:0} +2ms']);
+      expect(err).toContain('gates: PASS — 2 of 2 passed');
+      expect(process.exitCode ?? 0).toBe(0);
+    });
+
+    it('exits 2 on a gate that does not parse, naming it', async () => {
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-b'), '--fail-on', 'p95_ms +5pp']);
+      expect(process.exitCode).toBe(2);
+      expect(err).toContain('rtcap compare: --fail-on: threshold "p95_ms +5pp": "pp" (percentage points) applies to ratio or _pct metrics, not p95_ms');
+    });
+  });
 });

@@ -77,6 +77,44 @@ describe('rtcap run (the binary)', () => {
     expect(r.stderr).toContain(`wrote ${out}/`);
   });
 
+  it('an abort_on_fail threshold stops the run after the first step that fails it: exit 99, the reason, a readable partial result', async () => {
+    server = await startTestServer();
+    const p = profileFile(
+      [
+        'name: gate',
+        'scenario: broadcast-public',
+        'thresholds:',
+        '  - "errors == 0"',
+        '  - { threshold: "connections < 6", abort_on_fail: true }',
+        'load:',
+        '  join_rate: 200',
+        '  drain: 1s',
+        '  steps:',
+        '    - { connections: 4, send_rate: 2, duration: 1s }',
+        '    - { connections: 8, send_rate: 2, duration: 1s }',
+        '    - { connections: 12, send_rate: 2, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
+    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
+    expect(r.code).toBe(99);
+    expect(r.stderr).toContain('run aborted: threshold failed with abort_on_fail: connections < 6: fail — step 2: 8');
+    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult & { thresholds: { pass: boolean; results: { expression: string; pass: boolean }[] } };
+    expect(result.status).toBe('aborted');
+    expect(result.abort_reason).toBe('threshold failed with abort_on_fail: connections < 6: fail — step 2: 8');
+    // Step 3 never ran; the two that did are whole.
+    expect(result.steps.map((s) => [s.index, s.connections.joined, s.complete])).toEqual([
+      [1, 4, true],
+      [2, 8, true],
+    ]);
+    expect(result.thresholds.results.map((t) => [t.expression, t.pass])).toEqual([
+      ['errors == 0', true],
+      ['connections < 6', false],
+    ]);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('connections < 6');
+  });
+
   it('Ctrl-C mid-step exits 130 and leaves a readable partial result', async () => {
     server = await startTestServer();
     const p = profileFile(['name: cli-int', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  steps:', '    - { connections: 10, send_rate: 10, duration: 60s }', ''].join('\n'));
