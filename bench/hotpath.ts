@@ -10,6 +10,7 @@ import { scanStamp, StampEncoder, type Stamp } from '../src/protocol/stamp.js';
 import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame.js';
 import { ReceiveLedger, newMemberState } from '../src/measure/ledger.js';
 import { OldReceiveLedger, oldMemberState } from './support/ledger-before-reorder.js';
+import { SeqWindows } from '../src/measure/seq-window.js';
 import { createHistogram, recordMs } from '../src/measure/histogram.js';
 
 function bench(name: string, n: number, fn: (i: number) => void): number {
@@ -64,17 +65,23 @@ const parse = bench('JSON.parse(buffer.toString()) of the v1 frame (the naive wa
 const base = 1764460000000;
 const MEMBERS = 1000;
 
-/** Best of 5 fresh rounds of `n` receipts; setup (new ledger, members) is outside the timing. */
-function benchRounds(name: string, n: number, setup: () => (i: number) => void): number {
-  let best = Infinity;
-  for (let round = 0; round < 5; round++) {
-    const fn = setup();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) fn(i);
-    best = Math.min(best, Number(process.hrtime.bigint() - t0) / n);
+/**
+ * Best of 9 fresh rounds each of `n` receipts, the two sides alternating round by round so
+ * that a busy machine slows both alike; setup (new ledger, members) is outside the timing.
+ */
+function benchPair(name: string, n: number, before: () => (i: number) => void, after: () => (i: number) => void): [number, number] {
+  const best = [Infinity, Infinity];
+  for (let round = 0; round < 9; round++) {
+    for (const [k, setup] of [before, after].entries()) {
+      const fn = setup();
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) fn(i);
+      best[k] = Math.min(best[k], Number(process.hrtime.bigint() - t0) / n);
+    }
   }
-  process.stdout.write(`| ${name} | ${best.toFixed(0)} |\n`);
-  return best;
+  process.stdout.write(`| ${name}: before (last seq only) | ${best[0].toFixed(0)} |\n`);
+  process.stdout.write(`| ${name}: today (exact duplicates and reorders) | ${best[1].toFixed(0)} |\n`);
+  return [best[0], best[1]];
 }
 
 /** Seq of receipt i when every 50th message arrives after its successor (swapped pairs). */
@@ -86,40 +93,69 @@ const cases: Case[] = [
   { name: '1,000 members, one stream, every 50th message after its successor', streams: 1, seqOf: reorderedSeq },
   { name: '1,000 members, 8 streams each (presence-like), in order', streams: 8, seqOf: (q) => q },
 ];
-const N = 2_000_000;
+const N = 1_000_000;
 const ratios: string[] = [];
 for (const c of cases) {
   // Receipt i: member i % MEMBERS, stream (i ÷ MEMBERS) % streams, seq i ÷ (MEMBERS × streams).
   const perSeq = MEMBERS * c.streams;
   let old: OldReceiveLedger | null = null;
-  const before = benchRounds(`record before (last seq only), ${c.name}`, N, () => {
-    const l = (old = new OldReceiveLedger());
-    const members = Array.from({ length: MEMBERS }, () => oldMemberState(1));
-    return (i) => {
-      const seq = c.seqOf(Math.floor(i / perSeq));
-      l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
-    };
-  });
   let now: ReceiveLedger | null = null;
-  const after = benchRounds(`ReceiveLedger.record (exact duplicates and reorders), ${c.name}`, N, () => {
-    const l = (now = new ReceiveLedger());
-    l.beginStep(0);
-    const members = Array.from({ length: MEMBERS }, () => {
-      const m = newMemberState();
-      m.joinedAtMs = 1;
-      return m;
-    });
-    return (i) => {
-      const seq = c.seqOf(Math.floor(i / perSeq));
-      l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
-    };
-  });
+  const [before, after] = benchPair(
+    `record, ${c.name}`,
+    N,
+    () => {
+      const l = (old = new OldReceiveLedger());
+      const members = Array.from({ length: MEMBERS }, () => oldMemberState(1));
+      return (i) => {
+        const seq = c.seqOf(Math.floor(i / perSeq));
+        l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+      };
+    },
+    () => {
+      const l = (now = new ReceiveLedger());
+      l.beginStep(0);
+      const members = Array.from({ length: MEMBERS }, () => {
+        const m = newMemberState();
+        m.joinedAtMs = 1;
+        return m;
+      });
+      return (i) => {
+        const seq = c.seqOf(Math.floor(i / perSeq));
+        l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+      };
+    },
+  );
   const o = old as OldReceiveLedger | null;
   const t = now as ReceiveLedger | null;
   ratios.push(
-    `${c.name}: ${(after - before).toFixed(0)} ns more per receipt (${(after / before).toFixed(2)}×); ` +
+    `record, ${c.name}: ${(after - before).toFixed(0)} ns more per receipt (${(after / before).toFixed(2)}×); ` +
       `last round before: received ${o?.received}, duplicates ${o?.duplicates}; today: received ${t?.received}, reordered ${t?.reordered}, duplicates ${t?.duplicates}`,
   );
+}
+// The classification alone, without the receipt counts and histograms both paths share: the
+// old compare-and-store of the last seq vs a SeqWindows.classify, one stream per member.
+{
+  const [before, after] = benchPair(
+    'duplicate check alone, 1,000 members, in order',
+    N,
+    () => {
+      const last = new Float64Array(MEMBERS).fill(-1);
+      return (i) => {
+        const m = i % MEMBERS;
+        const seq = Math.floor(i / MEMBERS);
+        if (seq <= last[m]) sink++;
+        else last[m] = seq;
+      };
+    },
+    () => {
+      const windows = new SeqWindows();
+      const w = Array.from({ length: MEMBERS }, () => windows.open(0));
+      return (i) => {
+        sink += windows.classify(w[i % MEMBERS], Math.floor(i / MEMBERS) + 1);
+      };
+    },
+  );
+  ratios.push(`duplicate check alone: ${(after - before).toFixed(1)} ns more per receipt`);
 }
 process.stdout.write(`\n${ratios.join('\n')}\n`);
 process.stdout.write(`\nstamp scan is ${(parse / scan).toFixed(1)}× cheaper than a JSON.parse of the frame (${sink > 0 ? 'ok' : ''})\n`);

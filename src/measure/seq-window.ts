@@ -37,10 +37,10 @@ export type SeqWindow = number;
 
 /** The windows of one ledger. */
 export class SeqWindows {
-  /** Per window: highest seq seen. */
-  private high = new Float64Array(64);
+  /** Per window: highest seq seen (seqs are per-step message numbers, far below 2³¹). */
+  private high = new Int32Array(64);
   /** Per window: lowest seq the bitmap ever covered; below it only `early` knows what was seen. */
-  private floor = new Float64Array(64);
+  private floor = new Int32Array(64);
   /** Per window, WORDS words: the bitmap of (high − SEQ_WINDOW_BITS, high]. */
   private words = new Uint32Array(64 * WORDS);
   /** Per window: seqs in [floor, high − SEQ_WINDOW_BITS] not seen, flat sorted pairs lo0, hi0, … */
@@ -138,10 +138,10 @@ export class SeqWindows {
 
   private grow(): void {
     const n = this.high.length * 2;
-    const high = new Float64Array(n);
+    const high = new Int32Array(n);
     high.set(this.high);
     this.high = high;
-    const floor = new Float64Array(n);
+    const floor = new Int32Array(n);
     floor.set(this.floor);
     this.floor = floor;
     const words = new Uint32Array(n * WORDS);
