@@ -22,6 +22,7 @@ import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js'
 import { AckTracker } from './ack-tracker.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
+import { reconnectDelayMs } from './reconnect.js';
 import { OFFERED_GRACE_MS } from './schedule.js';
 import { countError, countRampJoin, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
 import { runTraffic, type TrafficTag } from './traffic-driver.js';
@@ -290,16 +291,13 @@ export class GeneratorWorker implements ConnectionHooks {
     }
   }
 
-  /**
-   * Reconnects a connection that failed or was dropped, after an exponential backoff with
-   * jitter (load.reconnect), so a rejection storm is not answered by a synchronised one.
-   */
+  /** Reconnects a connection that failed or was dropped, after its backoff (load/reconnect). */
   private maybeReconnect(c: Connection): void {
     const policy = this.plan?.reconnect;
     const m = this.meta.get(c);
-    if (!policy || !m || this.stopped || this.conns.get(c.index) !== c || m.attempt >= policy.maxAttempts) return;
-    const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** m.attempt);
-    const delay = base * (1 - policy.jitter + 2 * policy.jitter * Math.random());
+    if (!policy || !m || this.stopped || this.conns.get(c.index) !== c) return;
+    const delay = reconnectDelayMs(policy, m.attempt, Math.random());
+    if (delay === null) return;
     const step = this.step;
     setTimeout(() => {
       if (this.stopped || this.step !== step || this.conns.get(c.index) !== c) return;
