@@ -5,6 +5,8 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { campaignCommand } from './campaign.js';
+import { errorLine } from '../redact/redact.js';
+import { redactWrites } from '../redact/terminal.js';
 import { capacityCommand } from './capacity.js';
 import { compareCommand } from './compare.js';
 import { schemaCommand, validateCommand } from './profiles.js';
@@ -15,6 +17,8 @@ import { serveCommand } from './serve.js';
 import { sweepCommand } from './sweep.js';
 
 export async function main(argv: string[]): Promise<void> {
+  redactWrites(process.stdout);
+  redactWrites(process.stderr);
   const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
   let cli = yargs(argv)
     .scriptName('rtcap')
@@ -32,5 +36,11 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(2);
     });
   for (const c of commands) cli = c(cli);
-  await cli.parseAsync();
+  try {
+    await cli.parseAsync();
+  } catch (e) {
+    // One line naming the cause, never a stack trace (it may quote a URL or a config value).
+    process.stderr.write(`rtcap: ${errorLine(e)}\n`);
+    process.exitCode = 1;
+  }
 }

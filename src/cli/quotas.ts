@@ -25,7 +25,7 @@ export function quotasCommand(y: Argv): Argv {
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkUrl(args.url)) return;
-      const { signal, dispose } = interruptible();
+      const { signal, dispose, exitCode } = interruptible();
       try {
         const { report, dir } = await runQuotas({
           profile: loaded.profile,
@@ -40,7 +40,7 @@ export function quotasCommand(y: Argv): Argv {
         if (report.abort_reason) log(`quotas: could not finish: ${report.abort_reason}`);
         log(`quotas: ${report.pass ? 'PASS' : 'FAIL'} — ${report.rows.filter((r) => r.pass).length} of ${report.rows.length} as declared${report.rows.some((r) => !r.pass) ? `; failed: ${report.rows.filter((r) => !r.pass).map((r) => r.quota).join(', ')}` : ''}`);
         log(`wrote ${dir}/ (quotas.json, quotas.md)`);
-        process.exitCode = report.pass ? EXIT.ok : report.rows.length === 0 || report.abort_reason ? (signal.aborted ? EXIT.interrupted : EXIT.aborted) : EXIT.thresholds;
+        process.exitCode = exitCode(report.pass ? EXIT.ok : report.rows.length === 0 || report.abort_reason ? (signal.aborted ? EXIT.interrupted : EXIT.aborted) : EXIT.thresholds);
       } catch (e) {
         if (!(e instanceof QuotaAbort)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);

@@ -16,7 +16,7 @@ export function runCommand(y: Argv): Argv {
       if (!loaded || !checkUrl(args.url)) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
-      const { signal, dispose } = interruptible();
+      const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runBenchmark({
           profile: loaded.profile,
@@ -33,7 +33,7 @@ export function runCommand(y: Argv): Argv {
           observer: live.observer,
           ...runArtifactHooks(),
         });
-        process.exitCode = finishRun(outcome);
+        process.exitCode = exitCode(finishRun(outcome));
       } finally {
         dispose();
         await live.close();

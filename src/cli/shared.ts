@@ -7,9 +7,10 @@ import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.j
 import { parseThreshold, thresholdSpec, ThresholdError } from '../model/thresholds.js';
 import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { serveLiveMetrics } from '../run/metrics-server.js';
+import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 
-export const log = (line: string) => process.stderr.write(`${line}\n`);
+export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
 
 /** The options `run` and `sweep` share: the target, the output, overrides and the generator. */
 export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
@@ -80,35 +81,46 @@ export async function loadProfileOrExit(path: string, sets: string[]): Promise<L
 }
 
 export function checkUrl(url: string | undefined): boolean {
+  if (url !== undefined) registerSecrets(urlSecrets(url));
   if (url !== undefined && !/^wss?:\/\//.test(url)) {
-    process.stderr.write(`--url ${url}: must start with ws:// or wss://\n`);
+    process.stderr.write(`--url ${redactUrl(url)}: must start with ws:// or wss://\n`);
     process.exitCode = EXIT.usage;
     return false;
   }
   return true;
 }
 
-/** First Ctrl-C aborts the signal (the run writes what it has); the second exits at once. */
-export function interruptible(): { signal: AbortSignal; dispose: () => void } {
+/** The shell's convention for a process ended by a signal: 128 + its number (SIGINT 130, SIGTERM 143). */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * First SIGINT/SIGTERM aborts the signal (the run stops what it started and writes what it
+ * has); the second exits at once (the process 'exit' hooks still stop the built-in server and
+ * remove its files). `exitCode` turns an interrupted run's code into the received signal's.
+ */
+export function interruptible(): { signal: AbortSignal; dispose: () => void; exitCode: (code: number) => number } {
   const ac = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
+  let received: keyof typeof SIGNAL_EXIT | null = null;
+  const onSignal = (sig: keyof typeof SIGNAL_EXIT) => {
+    if (received === null) {
+      received = sig;
       process.stderr.write('\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n');
       ac.abort();
     } else {
-      process.exit(EXIT.interrupted);
+      process.exit(SIGNAL_EXIT[sig]);
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
   return {
     signal: ac.signal,
     dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
     },
+    exitCode: (code) => (code === EXIT.interrupted && received ? SIGNAL_EXIT[received] : code),
   };
 }
 

@@ -57,7 +57,7 @@ export function sweepCommand(y: Argv): Argv {
       }
       const live = await liveMetricsOrExit(args);
       if (!live) return;
-      const { signal, dispose } = interruptible();
+      const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runSweep({
           profile: loaded.profile,
@@ -75,7 +75,7 @@ export function sweepCommand(y: Argv): Argv {
           resumeFrom,
           ...runArtifactHooks(),
         });
-        process.exitCode = finishRun(outcome);
+        process.exitCode = exitCode(finishRun(outcome));
       } catch (e) {
         if (!(e instanceof SweepError)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);

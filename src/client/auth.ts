@@ -51,7 +51,7 @@ export class TokenSource {
   }
 }
 
-function readTokenFile(path: string): string[] {
+export function readTokenFile(path: string): string[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -1,6 +1,5 @@
 /**
- * Socket URL building (PROTOCOL.md §1.1–§1.2) and redaction: tokens never appear in
- * reports, logs or errors.
+ * Socket URL building (PROTOCOL.md §1.1–§1.2). Hiding the tokens it carries is redact/redact.ts.
  */
 import { VSN_1, type Vsn } from '../protocol/constants.js';
 
@@ -19,14 +18,6 @@ export function buildSocketUrl(base: string, opts: UrlOptions): string {
   u.searchParams.set('vsn', opts.vsn ?? VSN_1);
   if (opts.apikey) u.searchParams.set('apikey', opts.apikey);
   return u.toString();
-}
-
-const SECRET_PARAMS = /([?&](?:apikey|access_token|token|jwt)=)[^&#]*/gi;
-const JWT_LIKE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
-
-/** Removes tokens from a URL or any text that may carry one. */
-export function redact(text: string): string {
-  return text.replace(SECRET_PARAMS, '$1***').replace(JWT_LIKE, '***');
 }
 
 export function isLoopbackHost(url: string): boolean {

@@ -6,6 +6,7 @@
  * the report.
  */
 import type { ResourceSample, ResourceSampler } from './types.js';
+import { redactUrl } from '../redact/redact.js';
 
 export interface MetricSample {
   name: string;
@@ -116,6 +117,3 @@ async function defaultFetch(url: string, headers: Record<string, string>): Promi
   return res.text();
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^/@]*@/, '//***@');
-}

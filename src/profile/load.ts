@@ -12,7 +12,8 @@ import { problemsFromIssues, type FieldProblem } from './issues.js';
 import { locate } from './locate.js';
 import { applySets, type SetOverride } from './overrides.js';
 import { profileSchema, type Profile } from './schema.js';
-import { expandEnv, redact, redactAt, REDACTED } from './secrets.js';
+import { REDACTED, registerSecrets } from '../redact/redact.js';
+import { expandEnv, redact, redactAt, secretValues } from './secrets.js';
 
 export { ProfileError, type ProfileProblem } from './errors.js';
 
@@ -106,6 +107,9 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
   }
 
   const envProblems = expandEnv(data, profileSchema, opts.env ?? process.env);
+  // Known before anything is printed, even an error about another field: from here on, every
+  // line rtcap writes hides these values verbatim.
+  registerSecrets(secretValues(data, profileSchema));
   const result = profileSchema.safeParse(data);
   const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
   const fieldProblems: FieldProblem[] = [

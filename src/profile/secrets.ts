@@ -2,14 +2,13 @@
  * `${ENV_VAR}` expansion and secret redaction. Which fields take part is FieldMeta on the schema
  * (`env`, `secret`), so adding a credential field is one `.meta()` away from being hidden.
  */
+import { isCredentialKey, REDACTED, redactUrl, urlSecrets } from '../redact/redact.js';
 import { childSchema, fieldInfo, kindOf, typeSchema, type PathSegment, type Schema } from './introspect.js';
 
 export interface PathProblem {
   path: PathSegment[];
   message: string;
 }
-
-export const REDACTED = '***';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -61,24 +60,6 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
   };
   if (isPlainObject(data)) walk(data, schema, []);
   return problems;
-}
-
-/** Keys whose values are credentials, in header maps, query-parameter maps and tenant configs. */
-export function isCredentialKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/-/g, '_');
-  return (
-    ['authorization', 'proxy_authorization', 'cookie', 'apikey', 'api_key', 'x_api_key'].includes(k) ||
-    k.includes('secret') ||
-    k.includes('password') ||
-    k.endsWith('token')
-  );
-}
-
-/** Hides the password of `user:pass@` and apikey/token query parameters; keeps the rest readable. */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, `$1:${REDACTED}@`)
-    .replace(/([?&](?:apikey|api_key|access_token|token)=)[^&#]*/gi, `$1${REDACTED}`);
 }
 
 function redactKeys(value: unknown): unknown {
@@ -139,4 +120,45 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
   }
   // A map or list set whole (`--set target={url: ...}`) may hold secrets further down.
   return s !== null ? redact(value, s) : value;
+}
+
+/** The values under credential keys of a header map, param map or tenant config, at any depth. */
+function keyedSecrets(value: unknown, out: string[]): void {
+  if (Array.isArray(value)) for (const v of value) keyedSecrets(v, out);
+  else if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (isCredentialKey(k) && (typeof v === 'string' || typeof v === 'number')) out.push(String(v));
+      else keyedSecrets(v, out);
+    }
+  }
+}
+
+/**
+ * Every secret value in `value` (valid for `schema`): what `redact` hides, as plain strings, so
+ * the run can hide them verbatim wherever they turn up (redact/redact.ts registerSecrets).
+ */
+export function secretValues(value: unknown, schema: Schema, out: string[] = []): string[] {
+  const t = typeSchema(schema);
+  const entries: [PathSegment, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : [];
+  for (const [k, v] of entries) {
+    const child = childSchema(t, k);
+    if (child === null) {
+      keyedSecrets(v, out);
+      continue;
+    }
+    switch (fieldInfo(child).meta.secret) {
+      case 'value':
+        if (typeof v === 'string') out.push(v);
+        break;
+      case 'url':
+        if (typeof v === 'string') out.push(...urlSecrets(v));
+        break;
+      case 'keys':
+        keyedSecrets(v, out);
+        break;
+      default:
+        secretValues(v, child, out);
+    }
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import { OpenSchedule } from '../load/schedule.js';
 import { changeBody } from '../load/traffic.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertTraffic } from '../scenarios/types.js';
-import { redact } from '../client/url.js';
+import { redactText } from '../redact/redact.js';
 
 /** What the coordinator's inserts did in one step. */
 export interface InsertStats {
@@ -89,7 +89,7 @@ export function startInserts(opts: {
             },
             (e: Error) => {
               stats.failed++;
-              const reason = `insert failed: ${redact(e.message)}`;
+              const reason = `insert failed: ${redactText(e.message)}`;
               stats.errors[reason] = (stats.errors[reason] ?? 0) + 1;
               record(row.stream, row.seq, due, NaN);
             },

@@ -5,6 +5,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../report/result.js';
 import type { SweepResult } from './sweep.js';
 
@@ -57,12 +58,13 @@ export class RunWriter {
   }
 
   appendTimeseries(point: TimeseriesPoint): void {
-    appendFileSync(this.path('timeseries.ndjson'), JSON.stringify(point) + '\n');
+    appendFileSync(this.path('timeseries.ndjson'), redactText(JSON.stringify(point)) + '\n');
   }
 
   private writeAtomic(name: string, text: string): void {
     const tmp = this.path(`.${name}.tmp`);
-    writeFileSync(tmp, text);
+    // Every file of the run directory is written here: the last place a secret can be stopped.
+    writeFileSync(tmp, redactText(text));
     renameSync(tmp, this.path(name));
   }
 }

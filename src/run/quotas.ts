@@ -19,7 +19,8 @@
  *   refusal, from the client's own count of them.
  */
 import { TokenSource } from '../client/auth.js';
-import { buildSocketUrl, redact } from '../client/url.js';
+import { buildSocketUrl } from '../client/url.js';
+import { redactText } from '../redact/redact.js';
 import { nowMs } from '../measure/clock.js';
 import type { Profile, Quotas } from '../profile/schema.js';
 import { CONNECT_ERROR_BACKOFF_MS, EV, REASON } from '../protocol/constants.js';
@@ -739,14 +740,14 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
         database: false,
         cpus: o.serverCpus ?? null,
         logPath: writer.path('server.log'),
-        configPath: writer.path('server-config.json'),
+        signal: o.signal,
         extraArgs: ['--rate-tick-ms', String(q.rate_tick), '--channel-error-backoff-ms', String(q.error_backoff), '--connect-error-backoff-ms', String(Math.min(q.error_backoff, CONNECT_ERROR_BACKOFF_MS))],
       });
       url = server.url;
       report.target.server_config = config;
       report.target.builtin = true;
     }
-    report.target.url = redact(url);
+    report.target.url = redactText(url);
     const auth = profile.target.auth;
     const tokens = new TokenSource({
       apikey: auth?.apikey,
@@ -770,7 +771,7 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
     if (o.signal?.aborted) report.abort_reason = 'interrupted by the user (SIGINT/SIGTERM)';
   } catch (e) {
     if (!(e instanceof QuotaAbort) && !(e instanceof Error)) throw e;
-    report.abort_reason = redact((e as Error).message);
+    report.abort_reason = redactText((e as Error).message);
   } finally {
     if (server) await server.stop();
     report.finished_at = new Date().toISOString();

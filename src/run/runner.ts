@@ -6,7 +6,8 @@
  * result.json, summary.md and timeseries.ndjson readable.
  */
 import { nowMs } from '../measure/clock.js';
-import { isLoopbackHost, redact } from '../client/url.js';
+import { isLoopbackHost } from '../client/url.js';
+import { errorLine, redactText } from '../redact/redact.js';
 import { WorkerPool, pin } from '../load/pool.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import type { SecondStats } from '../load/ipc.js';
@@ -26,7 +27,7 @@ import { RunSamplers, serverSamplerFor } from './samplers.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 import { buildStepResult } from './step-result.js';
-import { startBuiltinServer, type BuiltinServer } from './target.js';
+import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
 import { socketOf, tokenConfigOf } from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
 
@@ -136,7 +137,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const server = await startTarget(opts, writer, funnel, serverCpus);
     started.server = server;
     const targetUrl = server?.url ?? (opts.url ?? profile.target.url)!;
-    result.target.url = redact(targetUrl);
+    result.target.url = redactText(targetUrl);
     const sampler = serverSamplerFor(profile, server?.pid ?? profile.target.server_pid ?? null);
     result.target.server_sampling = sampler?.source ?? null;
     const tokens = tokenConfigOf(profile, server !== null);
@@ -153,7 +154,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       log,
     });
     const stepsLabel = opts.nextStep ? 'steps decided as it goes' : `${plans.length} step${plans.length === 1 ? '' : 's'}`;
-    log(`target: ${redact(socketUrl)} · ${profile.scenario} · ${stepsLabel} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`);
+    log(`target: ${redactText(socketUrl)} · ${profile.scenario} · ${stepsLabel} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`);
     for (const w of gen.warnings) log(`warning: ${w}`);
     if (generatorCpus) pin(process.pid, generatorCpus);
     save();
@@ -201,7 +202,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
-    state.abortReason = e instanceof Abort ? e.message : redact((e as Error).message);
+    state.abortReason = e instanceof Abort ? e.message : redactText((e as Error).message);
   } finally {
     progress.break();
     opts.signal?.removeEventListener('abort', onSignal);
@@ -221,16 +222,19 @@ async function startTarget(opts: RunOptions, writer: RunWriter, funnel: AbortFun
   const { profile, log } = opts;
   if (opts.url ?? profile.target.url) return null;
   log('starting the built-in server (rtcap serve)…');
-  const server = await funnel.race(
-    startBuiltinServer({
-      workers: profile.target.server.workers,
-      config: profile.target.server.config,
-      database: profile.target.server.database,
-      cpus: serverCpus,
-      logPath: writer.path('server.log'),
-      configPath: writer.path('server-config.json'),
-    }),
-  );
+  // Not raced against the abort: a start that is cancelled stops what it started (server,
+  // Postgres, their files) before it rejects; the run's signal cancels it.
+  const server = await startBuiltinServer({
+    workers: profile.target.server.workers,
+    config: profile.target.server.config,
+    database: profile.target.server.database,
+    cpus: serverCpus,
+    logPath: writer.path('server.log'),
+    signal: opts.signal,
+  }).catch((e: unknown) => {
+    if (e instanceof StartCancelled) throw new Abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
+    throw new Abort('aborted', errorLine(e));
+  });
   server.exited.then((why) => funnel.abort('aborted', why));
   log(`built-in server: ${server.url} (pid ${server.pid}, ${server.workers} worker${server.workers === 1 ? '' : 's'}${server.database ? `, database ${server.database}` : ''})`);
   return server;

@@ -2,11 +2,21 @@
 import { buildSocketUrl } from '../client/url.js';
 import type { TokenConfig } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
+import { readTokenFile } from '../client/auth.js';
+import { registerSecrets } from '../redact/redact.js';
 import { BUILTIN_JWT_SECRET } from './target.js';
 
 /** The built-in server signs with its own secret unless the profile brings a key or token. */
 export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
   const auth = profile.target.auth;
+  // The tokens in token files are secrets too: hidden wherever they turn up (an error quoting a refused token).
+  for (const file of [auth?.token_file, profile.private.user_token_file]) {
+    try {
+      if (file) registerSecrets(readTokenFile(file));
+    } catch {
+      /* unreadable: the workers report it */
+    }
+  }
   return {
     apikey: auth?.apikey,
     jwtSecret: auth?.jwt_secret ?? (builtin && !auth?.apikey && !auth?.token_file ? BUILTIN_JWT_SECRET : undefined),

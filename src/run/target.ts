@@ -1,14 +1,20 @@
 /**
  * Starts the built-in server (`rtcap serve`) as a child process when a profile has no
  * target.url, waits for its one-line JSON ready message, and stops it at the end.
+ *
+ * What the server needs but nobody should read (its config with the JWT secret, the database
+ * URL with its password, its Postgres data directory) lives in one private temporary
+ * directory of the run, removed when the server is stopped — however the run ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
+import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
+import { PG_ROOT_PARENT_ENV } from '../server/db/embedded.js';
 
 export interface BuiltinServer {
   url: string;
@@ -25,43 +31,110 @@ export interface BuiltinServer {
 
 export const BUILTIN_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
+/** Thrown when the start was cancelled by `signal`; everything started is stopped by then. */
+export class StartCancelled extends Error {
+  constructor() {
+    super('cancelled while the built-in server was starting');
+  }
+}
+
+/** How long a server that is still starting gets to go after SIGINT before its group is killed. */
+const CANCEL_GRACE_MS = 3_000;
+/** How long a started server gets for its orderly shutdown (pools, then Postgres). */
+const STOP_GRACE_MS = 10_000;
+
 export async function startBuiltinServer(opts: {
   workers: number;
   config: Record<string, unknown>;
   database: boolean;
   cpus: string | null;
   logPath: string;
-  configPath: string;
   startTimeoutMs?: number;
   /** More `rtcap serve` flags (e.g. `rtcap quotas` passes the rate tick it checks against). */
   extraArgs?: string[];
+  /** Aborting it stops the server whatever it is doing, and the start rejects with StartCancelled. */
+  signal?: AbortSignal;
 }): Promise<BuiltinServer> {
+  if (opts.signal?.aborted) throw new StartCancelled();
+  // 0711: the postgres system user (when run as root) must reach its data directory inside;
+  // nobody but us may list it, and the files in it are 0600.
+  const privateDir = mkdtempSync(join(tmpdir(), 'rtcap-run-'));
+  chmodSync(privateDir, 0o711);
+  const removePrivateDir = () => rmSync(privateDir, { recursive: true, force: true });
+  registerSecrets([BUILTIN_JWT_SECRET]);
+  registerSecrets(configSecrets(opts.config));
+
   const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--exit-with-stdin', '--workers', String(opts.workers), ...(opts.extraArgs ?? [])];
   if (Object.keys(opts.config).length > 0) {
-    writeFileSync(opts.configPath, JSON.stringify(opts.config, null, 2));
-    args.push('--config', opts.configPath);
+    const configPath = join(privateDir, 'server-config.json');
+    writeFileSync(configPath, JSON.stringify(opts.config, null, 2), { mode: 0o600 });
+    args.push('--config', configPath);
   }
   if (!opts.database) args.push('--no-database');
-  const urlFile = join(mkdtempSync(join(tmpdir(), 'rtcap-db-')), 'url');
+  const urlFile = join(privateDir, 'database-url');
   if (opts.database) args.push('--database-url-file', urlFile);
   const log = createWriteStream(opts.logPath, { flags: 'a' });
   // Its own process group: a Ctrl-C at the terminal reaches the run, which then stops the
   // server in order (and writes its results) instead of the server vanishing under it; the
   // group also lets the run reap the server's Postgres if the server dies. The stdin pipe is
   // the server's lifeline to the run (--exit-with-stdin).
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  const killGroup = () => {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, [PG_ROOT_PARENT_ENV]: privateDir },
+  });
+  const groupAlive = () => {
     try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      if (child.pid) process.kill(-child.pid, 0);
+      return Boolean(child.pid);
+    } catch {
+      return false;
+    }
+  };
+  const signalGroup = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, sig);
     } catch {
       /* group already gone */
     }
   };
+  /** Waits up to `ms` for every process of the group to be gone. */
+  const groupGone = async (ms: number) => {
+    for (let waited = 0; waited < ms && groupAlive(); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  };
+  // A hard exit of the run (a second Ctrl-C, process.exit anywhere) still takes the server, its
+  // Postgres and their files with it: only synchronous work is possible here.
+  const onProcessExit = () => {
+    signalGroup('SIGKILL');
+    removePrivateDir();
+  };
+  process.on('exit', onProcessExit);
+  const childGone = new Promise<void>((r) => child.once('exit', () => r()));
+  const childRunning = () => child.exitCode === null && child.signalCode === null;
+  let logEnded = false;
+  const endLog = () => {
+    if (!logEnded) log.end();
+    logEnded = true;
+  };
+  /** Kills whatever of the server is left (its Postgres too), then removes the private directory. */
+  const reap = async (graceMs: number) => {
+    await Promise.race([childGone, new Promise((r) => setTimeout(r, graceMs))]);
+    // Postgres gets a moment for its own fast shutdown (it got the group's SIGINT or its server's stop).
+    await groupGone(childRunning() ? 0 : 2_000);
+    signalGroup('SIGKILL');
+    await groupGone(2_000);
+    removePrivateDir();
+    process.off('exit', onProcessExit);
+    endLog();
+  };
+
   if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
-  child.stderr!.pipe(log);
+  // The server's log is redacted line by line on its way to the run directory.
   const tail: string[] = [];
-  child.stderr!.on('data', (d: Buffer) => {
-    tail.push(...d.toString().split('\n').filter(Boolean));
+  createInterface({ input: child.stderr! }).on('line', (raw) => {
+    const line = redactText(raw);
+    if (!logEnded) log.write(line + '\n');
+    if (line.trim()) tail.push(line);
     if (tail.length > 20) tail.splice(0, tail.length - 20);
   });
   let stopping = false;
@@ -69,42 +142,67 @@ export async function startBuiltinServer(opts: {
     child.on('exit', (code, signal) => {
       if (stopping) return;
       // What it left behind (its Postgres) goes with it.
-      killGroup();
+      void reap(0);
       // A crash says why on its last stderr line; a signal is the whole story.
-      const last = code !== 0 && !signal && tail.length ? `: ${tail[tail.length - 1]}` : '';
+      const last = code !== 0 && !signal && tail.length ? `: ${causeOf(tail)}` : '';
       resolve(`built-in server exited (${signal ?? `code ${code}`})${last}`);
     });
   });
-  const ready = await new Promise<{ port: number; url: string; workers?: number; database?: string | null }>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`built-in server did not become ready within ${(opts.startTimeoutMs ?? 90_000) / 1000} s (log: ${opts.logPath})`));
-    }, opts.startTimeoutMs ?? 90_000);
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      log.write(line + '\n');
-      try {
-        const m = JSON.parse(line) as { event?: string; port: number; url: string };
-        if (m.event === 'ready') {
-          clearTimeout(timer);
-          resolve(m);
+
+  let ready: { port: number; url: string; workers?: number; database?: string | null };
+  const cancel = () => {
+    // Still starting: the whole group (server, initdb/cp, Postgres) gets SIGINT, Postgres's fast shutdown.
+    stopping = true;
+    signalGroup('SIGINT');
+  };
+  opts.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    ready = await new Promise((resolve, reject) => {
+      const timeoutMs = opts.startTimeoutMs ?? 90_000;
+      const timer = setTimeout(() => {
+        stopping = true;
+        signalGroup('SIGINT');
+        reject(new Error(`built-in server did not become ready within ${timeoutMs / 1000} s (log: ${opts.logPath})`));
+      }, timeoutMs);
+      const rl = createInterface({ input: child.stdout! });
+      rl.on('line', (line) => {
+        if (!logEnded) log.write(redactText(line) + '\n');
+        try {
+          const m = JSON.parse(line) as { event?: string; port: number; url: string };
+          if (m.event === 'ready') {
+            clearTimeout(timer);
+            resolve(m);
+          }
+        } catch {
+          /* ordinary log line */
         }
-      } catch {
-        /* ordinary log line */
-      }
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (opts.signal?.aborted) return reject(new StartCancelled());
+        // The stderr lines may still be arriving: give them a moment, then name the cause in one line.
+        setTimeout(() => reject(new Error(`built-in server could not start (${signal ?? `code ${code}`}): ${causeOf(tail)} (log: ${opts.logPath})`)), 100);
+      });
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(new Error(`built-in server could not be spawned: ${errorLine(e)}`));
+      });
     });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`built-in server exited before it was ready (${signal ?? `code ${code}`}): ${tail.slice(-3).join(' | ') || 'no output'} (log: ${opts.logPath})`));
-    });
-  });
+  } catch (e) {
+    await reap(CANCEL_GRACE_MS);
+    throw e;
+  } finally {
+    opts.signal?.removeEventListener('abort', cancel);
+  }
+
   let databaseConnectionString: string | null = null;
   try {
     databaseConnectionString = readFileSync(urlFile, 'utf8').trim() || null;
-    rmSync(dirname(urlFile), { recursive: true, force: true });
+    rmSync(urlFile, { force: true });
   } catch {
     /* no database */
   }
+  registerSecrets(urlSecrets(databaseConnectionString ?? ''));
   return {
     url: ready.url,
     databaseConnectionString,
@@ -114,14 +212,34 @@ export async function startBuiltinServer(opts: {
     exited,
     stop: async () => {
       stopping = true;
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await gone;
-      clearTimeout(t);
-      killGroup();
-      log.end();
+      if (childRunning()) child.kill('SIGTERM');
+      await reap(STOP_GRACE_MS);
     },
   };
+}
+
+/** The values under credential-like keys of the server config (tenant jwt_secret, ...). */
+function configSecrets(config: unknown, out: string[] = []): string[] {
+  if (Array.isArray(config)) for (const v of config) configSecrets(v, out);
+  else if (config && typeof config === 'object') {
+    for (const [k, v] of Object.entries(config)) {
+      if (typeof v === 'string' && /secret|password|token|key/i.test(k)) out.push(v);
+      else configSecrets(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * One line naming why the server did not start, from its last stderr lines: the first line
+ * that reads as a cause (an Error message, a "rtcap serve:" line), not the tail of a stack trace.
+ */
+export function causeOf(tail: readonly string[]): string {
+  const lines = tail.map((l) => l.trim()).filter(Boolean);
+  const serve = lines.filter((l) => l.startsWith('rtcap serve:')).pop();
+  if (serve) return serve.replace(/^rtcap serve:\s*/, '');
+  const error = lines.filter((l) => /^(\w*Error|error)\b.*:/.test(l) || /\bE[A-Z]{3,}\b/.test(l)).pop();
+  if (error) return error;
+  const notStack = lines.filter((l) => !/^at\s|^Node\.js v|^[\]}|)]|^\^+$|^\{$/.test(l)).pop();
+  return notStack ?? 'no output';
 }

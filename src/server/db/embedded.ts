@@ -66,6 +66,12 @@ export interface EmbeddedHandle {
   stop(): Promise<void>;
 }
 
+/**
+ * Where a server's data root goes instead of os.tmpdir(): `rtcap run` points it into the run's
+ * private directory, so whatever way the server ends, removing that directory removes the data.
+ */
+export const PG_ROOT_PARENT_ENV = 'RTCAP_PG_ROOT_PARENT';
+
 const HOST = '127.0.0.1';
 const USER = 'postgres';
 const ROOT_PREFIX = 'rtcap-pg-';
@@ -122,8 +128,8 @@ async function binaries(): Promise<{ postgres: string; packageVersion: string }>
   return { postgres: mod.postgres, packageVersion };
 }
 
-async function makeRoot(prefix: string): Promise<string> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+async function makeRoot(prefix: string, parent = os.tmpdir()): Promise<string> {
+  const root = await fs.mkdtemp(path.join(parent, prefix));
   // The postgres system user must create its data directory and socket inside.
   await fs.chmod(root, 0o777);
   return root;
@@ -329,7 +335,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
   await reapOrphans(log);
   const bins = await binaries();
 
-  const root = await makeRoot(ROOT_PREFIX);
+  const root = await makeRoot(ROOT_PREFIX, process.env[PG_ROOT_PARENT_ENV] || os.tmpdir());
   await fs.writeFile(path.join(root, 'owner.pid'), String(process.pid));
   const dataDir = path.join(root, 'data');
   const tail: string[] = [];

@@ -22,6 +22,7 @@
  * The bench tables, topics and policies profiles can use are listed in migration.ts.
  */
 import pg from 'pg';
+import { redactUrl } from '../../redact/redact.js';
 import type { ChangeEvent } from './apply-rls.js';
 import { Authorizer, type AuthContext, type Extension } from './authorize.js';
 import { startEmbedded, type EmbeddedTimings } from './embedded.js';
@@ -96,15 +97,6 @@ export interface ServerDb {
   stop(): Promise<void>;
 }
 
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '****';
-    return u.toString();
-  } catch {
-    return url.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:****@');
-  }
-}
 
 export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
   const log = opts.log ?? (() => undefined);
@@ -118,7 +110,7 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
   // The default-publication migration is baked into the embedded template (embedded.ts).
   const embedded = opts.databaseUrl ? null : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
   const connectionString = embedded ? embedded.connectionString : opts.databaseUrl!;
-  const url = embedded ? embedded.redactedUrl : redact(connectionString);
+  const url = embedded ? embedded.redactedUrl : redactUrl(connectionString);
 
   const cleanups: (() => Promise<void>)[] = [];
   if (embedded) cleanups.push(() => embedded.stop());

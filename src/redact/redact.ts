@@ -1,0 +1,109 @@
+/**
+ * The one place that decides what a secret looks like and hides it. Every writer of the run
+ * directory, every log line and every error message rtcap prints goes through `redactText`;
+ * the profile's structural redaction (profile/secrets.ts) uses `redactUrl` and
+ * `isCredentialKey` from here, so a secret hidden in one place is hidden in all.
+ *
+ * Two nets: patterns (user:pass@ in any URL, credential-named query parameters, JWT-shaped
+ * strings, Bearer tokens, `password=` in libpq strings) catch secrets rtcap was never told
+ * about; the exact values it was told about (profile secret fields, --url, token files, the
+ * built-in server's JWT secret) are hidden wherever they turn up, whatever surrounds them.
+ */
+
+export const REDACTED = '***';
+
+/** Keys whose values are credentials, in header maps, query-parameter maps and tenant configs. */
+export function isCredentialKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/-/g, '_');
+  return (
+    ['authorization', 'proxy_authorization', 'cookie', 'apikey', 'api_key', 'x_api_key', 'jwt', 'pwd', 'passwd', 'pass'].includes(k) ||
+    k.includes('secret') ||
+    k.includes('password') ||
+    k.endsWith('token')
+  );
+}
+
+// scheme://user:password@ — the password goes, the user stays (it names the role, which helps).
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/?#"'<>]*):[^\s@/?#"'<>]*@/gi;
+// ?name=value or &name=value with a credential-like name.
+const QUERY_PARAM = /([?&;])([A-Za-z0-9_.-]+)=([^&#\s"'<>]*)/g;
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+// Token-shaped (10+ token characters), so prose such as "Bearer token for metrics_url" stays.
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{10,}/g;
+// libpq keyword strings ("host=... password=...") and similar key=value text.
+const KEYWORD_PASSWORD = /\b(password|passwd|pwd)(\s*=\s*)('[^']*'|"[^"]*"|[^\s&,;"']+)/gi;
+
+/** Hides the password of `user:pass@` and credential query parameters of a URL; keeps the rest readable. */
+export function redactUrl(url: string): string {
+  return redactPatterns(url);
+}
+
+function redactPatterns(text: string): string {
+  return text
+    .replace(USERINFO, `$1:${REDACTED}@`)
+    .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) => (value && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m))
+    .replace(JWT_LIKE, REDACTED)
+    .replace(BEARER, `$1${REDACTED}`)
+    .replace(KEYWORD_PASSWORD, `$1$2${REDACTED}`);
+}
+
+/**
+ * Secret values rtcap was given, hidden verbatim. Process-wide on purpose: a secret is a fact
+ * about the process, and every writer must know it without being handed it.
+ */
+const known = new Set<string>();
+let knownSorted: string[] = [];
+
+/** Shorter values are not hidden verbatim: replacing every "ab" in a report would garble it (the patterns still apply). */
+export const MIN_KNOWN_SECRET_LENGTH = 4;
+
+/** Adds values to hide wherever they appear, in the forms they take in URLs and JSON too. */
+export function registerSecrets(values: Iterable<string | null | undefined>): void {
+  let added = false;
+  for (const v of values) {
+    if (typeof v !== 'string') continue;
+    const s = v.trim();
+    if (s.length < MIN_KNOWN_SECRET_LENGTH) continue;
+    for (const form of [s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)]) {
+      if (!known.has(form)) {
+        known.add(form);
+        added = true;
+      }
+    }
+  }
+  // Longest first: a secret that contains another is replaced whole.
+  if (added) knownSorted = [...known].sort((a, b) => b.length - a.length);
+}
+
+/** The secrets a URL carries: its password and the values of its credential query parameters. */
+export function urlSecrets(url: string): string[] {
+  const out: string[] = [];
+  try {
+    const u = new URL(url);
+    if (u.password) out.push(decodeURIComponent(u.password), u.password);
+    for (const [k, v] of u.searchParams) if (isCredentialKey(k) && v) out.push(v);
+  } catch {
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(url);
+    if (m) out.push(m[1]);
+  }
+  return out;
+}
+
+/** Forgets every registered value (tests). */
+export function clearSecrets(): void {
+  known.clear();
+  knownSorted = [];
+}
+
+/** `text` with every known secret and every secret-shaped substring replaced by "***". */
+export function redactText(text: string): string {
+  let out = text;
+  for (const s of knownSorted) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return redactPatterns(out);
+}
+
+/** An error's message, redacted, as one line: what a user is shown when something fails. */
+export function errorLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return redactText(msg.split('\n').find((l) => l.trim()) ?? msg).trim();
+}
