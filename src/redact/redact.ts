@@ -25,8 +25,9 @@ export function isCredentialKey(key: string): boolean {
 
 // scheme://user:password@ — the password goes, the user stays (it names the role, which helps).
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/?#"'<>]*):[^\s@/?#"'<>]*@/gi;
-// ?name=value or &name=value with a credential-like name.
-const QUERY_PARAM = /([?&;])([A-Za-z0-9_.-]+)=([^&#\s"'<>]*)/g;
+// ?name=value or &name=value with a credential-like name; punctuation that ends a sentence
+// ("…?apikey=x: refused") is not part of the value.
+const QUERY_PARAM = /([?&;])([A-Za-z0-9_.-]+)=([^&#\s"'<>]*?)(?=[&#\s"'<>]|[:.,;)](?:\s|$)|$)/g;
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 // Token-shaped (10+ token characters), so prose such as "Bearer token for metrics_url" stays.
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{10,}/g;
@@ -41,7 +42,7 @@ export function redactUrl(url: string): string {
 function redactPatterns(text: string): string {
   return text
     .replace(USERINFO, `$1:${REDACTED}@`)
-    .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) => (value && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m))
+    .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) => (value && value !== REDACTED && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m))
     .replace(JWT_LIKE, REDACTED)
     .replace(BEARER, `$1${REDACTED}`)
     .replace(KEYWORD_PASSWORD, `$1$2${REDACTED}`);

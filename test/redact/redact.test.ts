@@ -87,3 +87,11 @@ describe('isCredentialKey', () => {
   it.each(['Authorization', 'x-api-key', 'apikey', 'jwt_secret', 'password', 'access_token', 'Cookie'])('%s is a credential', (k) => expect(isCredentialKey(k)).toBe(true));
   it.each(['log_level', 'vsn', 'host', 'max_connections'])('%s is not', (k) => expect(isCredentialKey(k)).toBe(false));
 });
+
+describe('redactText around sentence punctuation', () => {
+  it('keeps the punctuation that ends a sentence after a secret parameter, and is idempotent', () => {
+    const once = redactText('--url https://h/x?apikey=abc123: must start with ws://');
+    expect(once).toBe('--url https://h/x?apikey=***: must start with ws://');
+    expect(redactText(once)).toBe(once);
+  });
+});
