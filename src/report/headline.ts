@@ -45,9 +45,13 @@ function carried(s: StepResult, bound: '' | '≥ '): string {
 }
 
 function stepName(s: StepResult): string {
-  const deliveries = s.rates?.delivered_per_s;
   const load = STEP_METRICS.expected_per_s(s);
-  return `step ${s.index} (${fmtInt(s.connections?.target)} connections${load ? `, ${fmtInt(load)} deliveries/s asked` : ''}${deliveries != null && !load ? `, ${fmtInt(deliveries)} delivered` : ''})`;
+  return `step ${s.index} (${fmtInt(s.connections?.target)} connections${load ? `, ${fmtInt(load)} deliveries/s asked` : ''})`;
+}
+
+/** The step's own first reason: not an "also:" line, nor the incomplete label the verdict shows anyway. */
+function reasonOf(s: StepResult): string {
+  return s.verdict_reasons.find((x) => !x.startsWith('also:') && !x.startsWith(INCOMPLETE_LABEL)) ?? s.verdict;
 }
 
 export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {
@@ -58,13 +62,14 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
   const byIndex = new Map(steps.map((s) => [s.index, s]));
 
   if (!knee.safe) {
-    const failed = steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ?? steps[0];
-    const why = failed.verdict_reasons.find((x) => !x.startsWith('also:')) ?? failed.verdict;
-    const what = failed.complete === false ? INCOMPLETE_LABEL : failed.verdict;
+    const failed = steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ?? steps.find((s) => s.verdict !== 'stable') ?? steps[0];
+    const why = reasonOf(failed);
+    const what = failed.complete === false ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
+    const aborted = r.abort_reason ? `; the run was aborted: ${r.abort_reason}` : '';
     if (failed.verdict === 'generator-bound') {
-      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine.`;
+      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${aborted}.`;
     }
-    return `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}.`;
+    return `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`;
   }
 
   const best = byIndex.get(knee.safe.step)!;
@@ -72,7 +77,7 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
   if (knee.first_unsafe) {
     const next = byIndex.get(knee.first_unsafe.step)!;
     const factor = limitingFactorOfStep(next, safe);
-    const why = next.verdict_reasons.find((x) => !x.startsWith('also:')) ?? next.verdict;
+    const why = reasonOf(next);
     return `${who} carried ${carried(best, '')} ${at}; what limited it: ${FACTOR_WORDS[factor]} — ${stepName(next)} was ${next.verdict}: ${why}.`;
   }
   if (knee.generator_bound_above.length > 0) {

@@ -54,6 +54,22 @@ describe('headline', () => {
     );
   });
 
+  it('a run the server refused outright (HTTP 401) is broken, with the refusal, not generator-bound', () => {
+    const refused = makeRun('broadcast-public', [
+      makeStep(1, {
+        verdict: 'broken',
+        complete: false,
+        verdict_reasons: ['incomplete (cut short): figures cover only what ran', '20 connections failed or were rejected'],
+        connections: { target: 20, joined: 0, failed: 20 },
+        messages: { expected: 0, received: 0 },
+        rates: { delivered_per_s: 0 },
+      }),
+    ], { status: 'aborted', abort_reason: 'no connection could join: upgrade refused: HTTP 401 (×20)' });
+    expect(headline(refused)).toBe(
+      'The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (20 connections) was broken, incomplete (cut short) — 20 connections failed or were rejected; the run was aborted: no connection could join: upgrade refused: HTTP 401 (×20).',
+    );
+  });
+
   it('an external server is "the server", not "this machine"', () => {
     expect(headline(ramp(['stable'], { builtin: false }))).toMatch(/^The server carried ≥ 9,990/);
   });
