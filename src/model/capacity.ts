@@ -15,6 +15,7 @@ import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitId, type FitOptions, 
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
+import { isJudged } from './verdict.js';
 
 export interface SafeLines {
   /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
@@ -137,7 +138,7 @@ export function formatCapacityValue(value: number | null, unit: CapacityUnit, fl
 function driverVaried(steps: readonly StepResult[], driver: StepMetricName): boolean {
   const values = new Set<number>();
   for (const s of steps) {
-    if (s.verdict === 'generator-bound') continue;
+    if (!isJudged(s.verdict)) continue;
     const v = STEP_METRICS[driver](s);
     if (v !== null) values.add(v);
   }
@@ -225,7 +226,7 @@ export function capacityRow(
   const base = { no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit, fit, fit_crossing: crossing, knee, covaries_with: [] as string[] };
 
   if (!knee.safe) {
-    const first = orderAlong(steps, dim.driver).find((p) => p.verdict !== 'generator-bound');
+    const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict));
     return {
       ...base,
       value: null,
@@ -342,7 +343,7 @@ export function capacityTable(
 
 function sameOrder(steps: readonly StepResult[], a: StepMetricName, b: StepMetricName): boolean {
   const pairs = steps
-    .filter((s) => s.verdict !== 'generator-bound')
+    .filter((s) => isJudged(s.verdict))
     .map((s) => [STEP_METRICS[a](s), STEP_METRICS[b](s)] as const)
     .filter((p): p is readonly [number, number] => p[0] !== null && p[1] !== null);
   if (pairs.length < 2) return false;

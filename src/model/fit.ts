@@ -15,6 +15,7 @@ import { linearRegression, linearRegressionLine, rSquared } from 'simple-statist
 import type { StepResult, Verdict } from '../report/result.js';
 import { fmtInt, INCOMPLETE_LABEL, leadingValue, signedTerm } from './format.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
+import { isJudged } from './verdict.js';
 
 export interface FitPoint {
   x: number;
@@ -169,12 +170,16 @@ const DEFAULT_FIT_VERDICTS: readonly Verdict[] = ['stable'];
 
 /** Fits one spec over a run's steps. */
 export function fitSteps(steps: readonly StepResult[], spec: FitSpec, opts: FitOptions = {}): FitResult {
-  const verdicts = (opts.verdicts ?? DEFAULT_FIT_VERDICTS).filter((v) => v !== 'generator-bound');
+  const verdicts = (opts.verdicts ?? DEFAULT_FIT_VERDICTS).filter(isJudged);
   const points: FitPoint[] = [];
   const excluded: { step: number; reason: string }[] = [];
   for (const s of steps) {
     if (s.verdict === 'generator-bound') {
       excluded.push({ step: s.index, reason: 'generator-bound: not server capacity' });
+      continue;
+    }
+    if (s.verdict === 'inconclusive') {
+      excluded.push({ step: s.index, reason: 'inconclusive: nothing measured' });
       continue;
     }
     if (!verdicts.includes(s.verdict)) {

@@ -11,6 +11,7 @@
  */
 import type { StepResult, Verdict } from '../report/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
+import { isJudged } from './verdict.js';
 
 export interface KneePoint {
   step: number;
@@ -67,7 +68,7 @@ export function findKnee(steps: readonly StepResult[], driver: StepMetricName, o
   // cited as capacity; a failed one (the server closed every socket) still marks a limit.
   const incomplete = new Set(steps.filter((s) => s.complete === false).map((s) => s.index));
   const all = orderAlong(steps, driver).filter((p) => !(incomplete.has(p.step) && p.verdict === 'stable'));
-  const judged = all.filter((p) => p.verdict !== 'generator-bound' && !skip.has(p.step));
+  const judged = all.filter((p) => isJudged(p.verdict) && !skip.has(p.step));
   const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
   const firstBroken = judged.find((p) => p.verdict === 'broken') ?? null;
   const firstDegraded = judged.find((p) => p.verdict === 'degraded') ?? null;

@@ -8,7 +8,9 @@
  * 2. broken — delivery below the SLO's delivery rate, messages lost, join failures or
  *    rejections, disconnects, server/network/protocol-class errors.
  * 3. degraded — everything delivered but p95 (or p99 when the SLO sets it) over the SLO.
- * 4. stable.
+ * 4. inconclusive — nothing failed but nothing was measured either (no delivery latency, no
+ *    acknowledged send, no join): the step says nothing about the server (issue 8 item 9).
+ * 5. stable.
  *
  * The reasons list the winning class first; checks of lower classes that also failed follow
  * with an "also:" prefix so a reader sees everything that went wrong.
@@ -39,7 +41,7 @@ export interface VerdictInput {
   /** The ramp's measured join rate beside the offered one, and how long the offered ramp lasted. */
   join_rate?: { measured_per_s: number | null; offered_per_s: number; ramp_ms: number } | null;
   /** Acked sends (load.ack); absent or null when no ack was asked for. */
-  acks?: { unacked: number; errors: number; untracked: number } | null;
+  acks?: { unacked: number; errors: number; untracked: number; acked?: number } | null;
 }
 
 export interface VerdictSlo {
@@ -191,6 +193,9 @@ export function decideVerdict(
   }
   if (broken.length > 0) return { verdict: 'broken', reasons: [...broken, ...also(degraded)] };
   if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
+  if (!somethingMeasured(input)) {
+    return { verdict: 'inconclusive', reasons: ['nothing measured: no delivery latency, no acknowledged send, no join'] };
+  }
 
   const parts: string[] = [];
   if (rate !== null) parts.push(`delivery ${fmtRatioPct(rate)}`);
@@ -201,6 +206,29 @@ export function decideVerdict(
     parts.push(`${rate !== null ? `joins ${fmtRate(rate)}, ` : ''}join p95 ${fmtMs(jp95)}${slo.join_p95_ms !== undefined ? ` within SLO ${fmtMs(slo.join_p95_ms)}` : ''}`);
   } else parts.push('no latency measured');
   return { verdict: 'stable', reasons: [parts.join(', ')] };
+}
+
+/**
+ * A step measured the server when it timed or counted a delivery, had a send acknowledged or
+ * a join answered. (A delivery rate without latency exists only in transcribed results: rtcap
+ * times every delivery it counts.)
+ */
+function somethingMeasured(input: VerdictInput): boolean {
+  return (
+    input.latency_p95_ms !== null ||
+    input.delivery_rate !== null ||
+    (input.acks?.acked ?? 0) > 0 ||
+    (input.join_latency_p95_ms ?? null) !== null ||
+    (input.join_rate?.measured_per_s ?? null) !== null
+  );
+}
+
+/**
+ * Whether a verdict judges the server: generator-bound and inconclusive steps say nothing
+ * about it, so knees, fits and capacity leave them out.
+ */
+export function isJudged(verdict: Verdict): boolean {
+  return verdict !== 'generator-bound' && verdict !== 'inconclusive';
 }
 
 /** The verdict input of a recorded step (to re-judge a result under another SLO). */
@@ -221,7 +249,10 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     connections_target: step.connections?.target,
     join_latency_p95_ms: step.connections?.join_latency_ms?.p95 ?? null,
     join_rate: joinRateOfStep(step),
-    acks: step.messages?.unacked === undefined ? null : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0 },
+    acks:
+      step.messages?.unacked === undefined
+        ? null
+        : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0, acked: step.messages.acked ?? 0 },
   };
 }
 

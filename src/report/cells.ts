@@ -14,6 +14,7 @@ import type { Percentiles, StepResult } from './result.js';
 export function verdictCell(step: StepResult, safe: SafeLines): string {
   const parts: string[] = [step.verdict];
   if (step.verdict === 'generator-bound') parts[0] = 'generator-bound — not server capacity';
+  if (step.verdict === 'inconclusive') parts[0] = 'inconclusive — nothing measured';
   if (step.verdict === 'stable') {
     const over: string[] = [];
     if (step.server?.mem_pct != null && step.server.mem_pct >= safe.mem_pct) over.push(`memory over ${fmtPct(safe.mem_pct, 0)}`);

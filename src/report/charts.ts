@@ -33,13 +33,15 @@ export const VERDICT_COLOURS: Record<Verdict, string> = {
   degraded: '#ef6c00',
   broken: '#c62828',
   'generator-bound': '#9e9e9e',
+  inconclusive: '#bdbdbd',
 };
-const VERDICTS: Verdict[] = ['stable', 'degraded', 'broken', 'generator-bound'];
+const VERDICTS: Verdict[] = ['stable', 'degraded', 'broken', 'generator-bound', 'inconclusive'];
 const VERDICT_LABEL: Record<Verdict, string> = {
   stable: 'stable',
   degraded: 'degraded',
   broken: 'broken',
   'generator-bound': 'generator-bound (not capacity)',
+  inconclusive: 'inconclusive (nothing measured)',
 };
 
 /**

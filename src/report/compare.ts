@@ -126,6 +126,7 @@ export function compareRuns(a: RunResult, b: RunResult): Comparison {
     const untrusted: string[] = [];
     for (const [name, st] of [['A', sa], ['B', sb]] as const) {
       if (st.verdict === 'generator-bound') untrusted.push(`${name} is generator-bound (not server capacity)`);
+      if (st.verdict === 'inconclusive') untrusted.push(`${name} is inconclusive (nothing measured)`);
       if (st.complete === false) untrusted.push(`${name} is ${INCOMPLETE_LABEL}`);
     }
     steps.push({ index: sa.index, label: sa.label, verdict_a: sa.verdict, verdict_b: sb.verdict, params_differ: paramsDiffer(sa, sb), untrusted, cells });

@@ -16,7 +16,7 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-const VERDICT_CLASS = /^(stable|degraded|broken|generator-bound)\b/;
+const VERDICT_CLASS = /^(stable|degraded|broken|generator-bound|inconclusive)\b/;
 
 export function renderTableHtml(t: ReportTable): string {
   const align = (i: number) => t.align?.[i] ?? (i === 0 ? 'left' : 'right');
@@ -56,6 +56,7 @@ th { background: #f1f3f4; font-weight: 600; } .right { text-align: right; } .lef
 table.header td:first-child { color: var(--muted); white-space: nowrap; }
 .v-stable { color: #1b5e20; } .v-degraded { color: #e65100; font-weight: 600; } .v-broken { color: #b71c1c; font-weight: 600; }
 .v-generator-bound { color: #616161; font-style: italic; background: #f5f5f5; }
+.v-inconclusive { color: #757575; font-style: italic; }
 .notes { background: var(--warn); border: 1px solid #f0c36d; padding: 8px 16px; } .notes li { margin: 4px 0; }
 .fit { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; margin: 6px 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 760px), 1fr)); gap: 16px; }

@@ -6,7 +6,8 @@
 
 export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 
-export type Verdict = 'stable' | 'degraded' | 'broken' | 'generator-bound';
+/** `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never capacity. */
+export type Verdict = 'stable' | 'degraded' | 'broken' | 'generator-bound' | 'inconclusive';
 export type RunStatus = 'running' | 'completed' | 'aborted' | 'interrupted';
 
 export interface Percentiles {

@@ -27,6 +27,7 @@ const SHORT_VERDICT: Record<string, string> = {
   degraded: 'DEGRADED',
   broken: 'BROKEN',
   'generator-bound': 'GENERATOR-BOUND (not capacity)',
+  inconclusive: 'INCONCLUSIVE (nothing measured)',
 };
 
 export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions, term: TerminalOptions = {}): string {

@@ -15,6 +15,7 @@ import { fmtInt } from '../model/format.js';
 import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult, Verdict } from '../report/result.js';
 import { runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
+import { isJudged } from '../model/verdict.js';
 
 export type SweepPhase = 'explicit' | 'grow' | 'retry' | 'bisect';
 
@@ -121,7 +122,7 @@ export function planNextSweepStep(cfg: Sweep, history: readonly SweepHistoryItem
   const tried = new Set(history.map((h) => h.value));
   const inBisection = history.some((h) => h.phase === 'bisect');
   const highest = Math.max(...history.map((h) => h.value));
-  const judged = history.filter((h) => h.verdict !== 'generator-bound');
+  const judged = history.filter((h) => isJudged(h.verdict));
   if (judged.length > 0 && judged.every((h) => h.verdict === 'broken') && history[0].verdict === 'broken') {
     return { stop: `the first value, ${d} ${f(history[0].value)}, was already broken: lower sweep.start` };
   }

@@ -47,6 +47,18 @@ describe('findKnee', () => {
     expect(k.generator_bound_above.map((p) => p.step)).toEqual([2]);
   });
 
+  it('never uses an inconclusive step: neither safe nor a failure', () => {
+    const steps = [
+      makeStep(0, { params: { connections: 1000 } }),
+      makeStep(1, { params: { connections: 2000 }, verdict: 'inconclusive' }),
+      makeStep(2, { params: { connections: 4000 }, verdict: 'inconclusive' }),
+    ];
+    const k = findKnee(steps, 'connections_target');
+    expect(k.safe?.value).toBe(1000);
+    expect(k.first_unsafe).toBeNull();
+    expect(k.last_stable?.value).toBe(1000);
+  });
+
   it('is conservative on a value that was both stable and failed, unless another driver explains the failure', () => {
     const steps = loadRun('seed-002-s5-presence').steps; // 8 members: stable at 10 %, degraded at 25 % and 70 %
     expect(findKnee(steps, 'presence_members').safe).toBeNull();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GENERATOR_LIMITS, decideVerdict, verdictInputFromStep, type VerdictInput, type VerdictSlo } from '../../src/model/verdict.js';
+import { DEFAULT_GENERATOR_LIMITS, decideVerdict, isJudged, verdictInputFromStep, type VerdictInput, type VerdictSlo } from '../../src/model/verdict.js';
 import { loadRun } from '../fixtures/index.js';
 
 const slo = { p95_ms: 200, delivery_rate: 1 };
@@ -111,9 +111,20 @@ describe('decideVerdict', () => {
     expect(v({ error_classes: { generator: 3 } }).verdict).toBe('generator-bound');
   });
 
-  it('does not judge what was not measured (null is not 0)', () => {
-    const r = v({ delivery_rate: null, latency_p95_ms: null, generator_cpu_pct: null, generator_lag_p99_ms: null, generator_offered_ratio: null });
-    expect(r).toEqual({ verdict: 'stable', reasons: ['no latency measured'] });
+  it('does not judge what was not measured (null is not 0): a step with nothing measured is inconclusive', () => {
+    const nothing = { delivery_rate: null, latency_p95_ms: null, generator_cpu_pct: null, generator_lag_p99_ms: null, generator_offered_ratio: null };
+    expect(v(nothing)).toEqual({ verdict: 'inconclusive', reasons: ['nothing measured: no delivery latency, no acknowledged send, no join'] });
+    expect(v({ ...nothing, delivery_rate: 1 })).toEqual({ verdict: 'stable', reasons: ['delivery 100%, no latency measured'] });
+    expect(v({ ...nothing, acks: { unacked: 0, errors: 0, untracked: 0, acked: 3 } }).verdict).toBe('stable');
+    expect(v({ ...nothing, acks: { unacked: 0, errors: 0, untracked: 0, acked: 0 } }).verdict).toBe('inconclusive');
+    expect(v({ ...nothing, join_latency_p95_ms: 12 }).verdict).toBe('stable');
+    expect(v({ ...nothing, join_rate: { measured_per_s: 50, offered_per_s: 50, ramp_ms: 100 } }).verdict).toBe('stable');
+    // Failures are evidence: a step with nothing timed but connections refused is broken.
+    expect(v({ ...nothing, connections_failed: 2 }).verdict).toBe('broken');
+  });
+
+  it('judges the server only with stable, degraded and broken steps', () => {
+    expect((['stable', 'degraded', 'broken', 'generator-bound', 'inconclusive'] as const).map(isJudged)).toEqual([true, true, true, false, false]);
   });
 
   it('agrees with every verdict in the seed fixtures', () => {

@@ -43,6 +43,6 @@ export function verdictInputs(args: {
     generator_cpu_pct: args.generator.cpu_pct,
     generator_lag_p99_ms: args.generator.event_loop_lag_p99_ms,
     generator_offered_ratio: args.generator.offered_ratio,
-    acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked } : null,
+    acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
   };
 }

@@ -41,7 +41,7 @@ describe('verdict inputs', () => {
   it('fall back to the primary delivery rate when no kind expected anything; carry acks only when asked', () => {
     const v = verdictInputs({ ...base, kinds: {}, deliveryRate: null, acks: { acked: 5, ackErrors: 1, unacked: 2, untracked: 0 } });
     expect(v.delivery_rate).toBeNull();
-    expect(v.acks).toEqual({ unacked: 2, errors: 1, untracked: 0 });
+    expect(v.acks).toEqual({ unacked: 2, errors: 1, untracked: 0, acked: 5 });
     expect(verdictInputs({ ...base, kinds: {} }).acks).toBeNull();
   });
 });
