@@ -8,7 +8,7 @@
 import { fmtInt, fmtMs } from '../model/format.js';
 import type { RunResult, StepResult, Verdict } from './result.js';
 
-const MARK: Record<Verdict, string> = { stable: '●', degraded: '▲', broken: '✕', 'generator-bound': '○' };
+const MARK: Record<Verdict, string> = { stable: '●', degraded: '▲', broken: '✕', 'generator-bound': '○', inconclusive: '?' };
 const INCOMPLETE_MARK = '◌';
 const SLO_CHAR = '┄';
 const LABEL_W = 10;
