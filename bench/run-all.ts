@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the micro-benchmarks of rtcap's own hot paths, one after another, each in
- * its own process (no JIT state shared). They take seconds and need nothing running; their
- * figures are ns per operation, to compare within one run (shared machines are noisy).
+ * its own process (no JIT state shared). They need nothing running and took 3½ minutes in all
+ * on a busy 2-core machine (2026-11-30); their figures are ns per operation, to compare within
+ * one run (shared machines are noisy).
  *
  * The system benchmarks (generator ceiling, server fan-out, databases, 30k connections) take
  * minutes, start servers and take arguments: they are listed, with the commands and figures,
