@@ -4,7 +4,7 @@
 import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
 import { runArtifactHooks } from './render.js';
-import { benchmarkOptions, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
 
 export function runCommand(y: Argv): Argv {
   return y.command(
@@ -13,7 +13,7 @@ export function runCommand(y: Argv): Argv {
     (c) => benchmarkOptions(c, 'load.steps.0.connections=200'),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
-      if (!loaded || !checkUrl(args.url)) return;
+      if (!loaded || !checkUrl(args.url) || !checkOutDir(args.out, args.force as boolean)) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
       const { signal, dispose, exitCode } = interruptible();

@@ -8,6 +8,7 @@ import { parseThreshold, thresholdSpec, ThresholdError } from '../model/threshol
 import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { serveLiveMetrics } from '../run/metrics-server.js';
 import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
+import { prepareOutDir } from '../run/output.js';
 import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
@@ -17,7 +18,8 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
   return c
     .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
     .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
-    .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/)" })
+    .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" })
+    .option('force', { type: 'boolean', default: false, describe: 'with --out: empty that directory first (its old run is deleted)' })
     .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` })
     .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
     .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
@@ -78,6 +80,20 @@ export async function loadProfileOrExit(path: string, sets: string[]): Promise<L
     return null;
   }
   return loaded;
+}
+
+/**
+ * A run writes into an empty directory: an old run's timeseries.ndjson or server.log would
+ * otherwise sit beside the new result.json, a directory that disagrees with itself. With
+ * --force the directory is emptied first. False (exit 2, one line) when it is refused.
+ */
+export function checkOutDir(dir: string | undefined, force: boolean): boolean {
+  if (dir === undefined) return true;
+  const problem = prepareOutDir(dir, force);
+  if (problem === null) return true;
+  process.stderr.write(`${problem}\n`);
+  process.exitCode = EXIT.usage;
+  return false;
 }
 
 export function checkUrl(url: string | undefined): boolean {

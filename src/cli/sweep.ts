@@ -9,7 +9,7 @@ import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
 import { runArtifactHooks } from './render.js';
-import { benchmarkOptions, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -55,6 +55,8 @@ export function sweepCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
         return;
       }
+      // --resume writes into the directory it resumes; a new sweep wants an empty one.
+      if (args.resume === undefined && !checkOutDir(args.out, args.force as boolean)) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
       const { signal, dispose, exitCode } = interruptible();

@@ -3,7 +3,7 @@
  * run killed at any moment leaves a readable file), timeseries.ndjson (appended every second),
  * summary.md, and the built-in server's log.
  */
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../report/result.js';
@@ -28,6 +28,23 @@ export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: str
   }
   if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps)) return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
   return r;
+}
+
+/**
+ * Makes `dir` ready for a new run: absent or empty is fine; holding files is refused (the
+ * reason, one line) unless `force`, which empties it. Returns null when ready.
+ */
+export function prepareOutDir(dir: string, force: boolean): string | null {
+  if (!existsSync(dir)) return null;
+  if (!statSync(dir).isDirectory()) return `--out ${dir}: exists and is not a directory`;
+  const entries = readdirSync(dir);
+  if (entries.length === 0) return null;
+  if (!force) {
+    const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
+    return `--out ${dir}: already holds ${entries.includes('result.json') ? 'a run' : 'files'} (${shown}); choose another directory, or add --force to replace it`;
+  }
+  for (const name of entries) rmSync(join(dir, name), { recursive: true, force: true });
+  return null;
 }
 
 export class RunWriter {

@@ -62,6 +62,23 @@ describe('rtcap run (the binary)', () => {
     expect(r.stderr).toContain('/nonexistent/profile.yaml: cannot read profile: no such file');
   });
 
+  it('--out into a directory that holds a run is refused in one line; --force empties it first', async () => {
+    server = await startTestServer();
+    const p = profileFile(['name: cli', 'scenario: broadcast-public', 'load:', '  drain: 1s', '  steps:', '    - { connections: 2, send_rate: 2, duration: 1s }', ''].join('\n'));
+    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    writeFileSync(join(out, 'result.json'), '{"old": true}\n');
+    writeFileSync(join(out, 'server.log'), 'old server log\n');
+    const refused = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(`--out ${out}: already holds a run (result.json, server.log); choose another directory, or add --force to replace it`);
+    expect(readFileSync(join(out, 'result.json'), 'utf8')).toBe('{"old": true}\n');
+
+    const forced = await rtcap(['run', p, '--url', server.url, '--out', out, '--force', '--no-progress']);
+    expect(forced.code).toBe(0);
+    expect(existsSync(join(out, 'server.log'))).toBe(false);
+    expect((JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult).steps).toHaveLength(1);
+  });
+
   it('runs against --url with --set overrides and pinned generator CPUs, and records them', async () => {
     server = await startTestServer();
     const p = profileFile(['name: cli', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  drain: 2s', '  steps:', '    - { connections: 5, send_rate: 5, duration: 1s }', ''].join('\n'));
