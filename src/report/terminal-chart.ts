@@ -19,11 +19,11 @@ interface Point {
   mark: string;
 }
 
-/** 1, 2, 5 × 10^k at or above v. */
+/** 1, 2, 2.5, 5 × 10^k at or above v (the axis's end; its half is a round number too). */
 export function niceCeil(v: number): number {
   if (v <= 0) return 1;
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
 

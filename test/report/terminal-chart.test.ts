@@ -33,7 +33,7 @@ describe('latencyLoadChart', () => {
     expect(latencyLoadChart(makeRun('broadcast-public', [makeStep(1, { latency_ms: { p50: null, p95: null, p99: null } })]), 80)).toBeNull();
   });
 
-  it('niceCeil rounds up to 1, 2 or 5 × 10^k', () => {
-    expect([1, 3, 7, 10, 11, 9990, 29_970, 50_000].map(niceCeil)).toEqual([1, 5, 10, 10, 20, 10_000, 50_000, 50_000]);
+  it('niceCeil rounds up to 1, 2, 2.5 or 5 × 10^k', () => {
+    expect([1, 3, 7, 10, 11, 22, 9990, 29_970, 50_000, 51_081].map(niceCeil)).toEqual([1, 5, 10, 10, 20, 25, 10_000, 50_000, 50_000, 100_000]);
   });
 });
