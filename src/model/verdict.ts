@@ -34,6 +34,8 @@ export interface VerdictInput {
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   generator_offered_ratio: number | null;
+  /** The offered ratio per part of the load (traffic kind, joins), to name the parts that fell behind. */
+  generator_offered_by_part?: Record<string, number> | null;
   /** Connections the step asked for: join success is (target − failed) ÷ target. Absent: any failure breaks. */
   connections_target?: number;
   /** Scheduled join time → ok reply, p95 of the step's joins; null when none joined. */
@@ -114,7 +116,9 @@ export function decideVerdict(
   // shortfall, and the failed connections below make the step broken.
   const refusedOutright = input.connections_joined === 0 && input.connections_failed > 0;
   if (offered !== null && offered < limits.min_offered_ratio && !refusedOutright) {
-    generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}`);
+    const behind = Object.entries(input.generator_offered_by_part ?? {}).filter(([, r]) => r < limits.min_offered_ratio);
+    const parts = behind.length ? ` (behind: ${behind.map(([part, r]) => `${part} ${fmtRatioPct(r)}`).join(', ')})` : '';
+    generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}${parts}`);
   }
   const lag = input.generator_lag_p99_ms;
   if (lag !== null && lag > limits.max_event_loop_lag_p99_ms) {
@@ -246,6 +250,7 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     generator_cpu_pct: step.generator?.cpu_pct ?? null,
     generator_lag_p99_ms: step.generator?.event_loop_lag_p99_ms ?? null,
     generator_offered_ratio: step.generator?.offered_ratio ?? null,
+    generator_offered_by_part: step.generator?.offered_by_part ?? null,
     connections_target: step.connections?.target,
     join_latency_p95_ms: step.connections?.join_latency_ms?.p95 ?? null,
     join_rate: joinRateOfStep(step),

@@ -150,6 +150,12 @@ export interface StepResult {
     event_loop_lag_p99_ms: number | null;
     /** Sends and joins actually made on time, over those scheduled. */
     offered_ratio: number | null;
+    /**
+     * The offered ratio of each part of the load: a traffic kind's sends (broadcast, presence,
+     * changes: rows committed) and `joins`. offered_ratio is the lowest; a step is
+     * generator-bound when any part fell behind (issue 8 item 5). Absent in older results.
+     */
+    offered_by_part?: Record<string, number>;
     late_joins: number;
     rss_mb: number | null;
     workers: number;

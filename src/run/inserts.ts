@@ -16,8 +16,10 @@ import { redactText } from '../redact/redact.js';
 /** What the coordinator's inserts did in one step. */
 export interface InsertStats {
   scheduled: number;
+  /** Rows committed. */
   sent: number;
   failed: number;
+  /** Rows committed later than load.late_threshold after their scheduled time. */
   late: number;
   errors: Record<string, number>;
 }
@@ -76,7 +78,6 @@ export function startInserts(opts: {
         if (due > now) break;
         const row = traffic.rowOf(k);
         stats.scheduled++;
-        if (now - due > opts.lateThresholdMs) stats.late++;
         const body = changeBody(streamId(step, row.stream), row.seq);
         const prev = tailOf.get(row.stream) ?? Promise.resolve();
         const q = prev.then(() => pool.query(traffic.sql, [row.roomId, body, due]));
@@ -84,8 +85,14 @@ export function startInserts(opts: {
         const p = q
           .then(
             () => {
+              // An insert is made when it committed (the query returned), not when it was
+              // queued: rows waiting for a pool connection or for the row before them are
+              // rtcap's backlog, so they count against the offered ratio (generator-bound),
+              // never as the server's latency or loss (issue 8 item 4).
+              const committedMs = nowMs();
               stats.sent++;
-              record(row.stream, row.seq, due, now);
+              if (committedMs - due > opts.lateThresholdMs) stats.late++;
+              record(row.stream, row.seq, due, committedMs);
             },
             (e: Error) => {
               stats.failed++;

@@ -26,7 +26,7 @@ import { mergeErrors } from './figures/errors.js';
 import { deliveryRateOf, figuresByKind, kindSummary, primaryOf, type FiguresByKind, type KindFigures } from './figures/kinds.js';
 import { mergeHistograms, pickPercentiles } from './figures/latency.js';
 import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
-import { offeredInWindow, offeredRatio, sendOfferedRatio } from './figures/offered.js';
+import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
 import { stepRates } from './figures/rates.js';
 import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from './figures/resources.js';
 import { r6, sumOf } from './figures/round.js';
@@ -94,8 +94,15 @@ export function buildStepResult(args: StepInputs): StepResult {
   const scheduledJoins = sum((c) => c.connections.scheduledJoins);
   const joins = joinFigures(collected);
   const joinsPerSecond = joinsPerS(joins);
-  // Joins are offered load too: a generator behind its join schedule is generator-bound.
-  const ratio = offeredRatio([sendOfferedRatio(scheduled, offered), joinOfferedRatio(scheduledJoins, joins.behindSchedule)]);
+  // Every part of the load is offered load: a generator behind any kind's schedule, or the
+  // join schedule, is generator-bound, not only behind the primary kind's (issue 8 item 5).
+  const parts: Record<string, number | null> = {};
+  for (const kind of Object.keys(kinds) as TrafficKind[]) {
+    const own = offeredInWindow(allSends, (stream) => kindOfStream(stream) === kind, w.steadyEnd);
+    parts[kind] = sendOfferedRatio(scheduledOfKind(kind, plan, args.insertStats?.scheduled ?? 0), own);
+  }
+  parts.joins = joinOfferedRatio(scheduledJoins, joins.behindSchedule);
+  const ratio = offeredRatio(Object.values(parts));
 
   const histograms = mergeHistograms(collected);
   const { errors, errorClasses } = mergeErrors(collected, args.insertStats?.errors);
@@ -107,7 +114,7 @@ export function buildStepResult(args: StepInputs): StepResult {
   const deliveryRate = deliveryRateOf(figures);
   const failed = sum((c) => c.connections.failed);
   const disconnected = sum((c) => c.connections.disconnected);
-  const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, lateJoins });
+  const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, offeredByPart: offeredByPart(parts), lateJoins });
   const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
   const acks = ackFigures(collected);
   const decision = decideVerdict(

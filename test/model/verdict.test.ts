@@ -54,6 +54,11 @@ describe('decideVerdict', () => {
     expect(v({ acks: null }).verdict).toBe('stable');
   });
 
+  it('generator-bound when any part of the load fell behind, naming it', () => {
+    const r = v({ generator_offered_ratio: 0.5, generator_offered_by_part: { changes: 1, presence: 0.5, joins: 1 } });
+    expect(r).toEqual({ verdict: 'generator-bound', reasons: ['offered 50.00% of the scheduled load < 99.00% (behind: presence 50.00%)'] });
+  });
+
   it('stable, with a reason that shows what was checked', () => {
     expect(v({})).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms'] });
   });

@@ -4,6 +4,18 @@
  */
 import type { SendRecord } from '../../measure/aggregate.js';
 import { OFFERED_GRACE_MS } from '../../load/schedule.js';
+import type { StepPlan, TrafficKind } from '../../scenarios/types.js';
+
+/**
+ * Sends the step scheduled, per traffic kind: every message of the plan's schedules (each is
+ * fired by exactly one generator process, or counted unsent); for Postgres Changes the rows
+ * the coordinator scheduled.
+ */
+export function scheduledOfKind(kind: TrafficKind, plan: Pick<StepPlan, 'broadcasts' | 'presence'>, insertsScheduled: number): number {
+  if (kind === 'broadcast') return plan.broadcasts?.count ?? 0;
+  if (kind === 'presence') return plan.presence?.count ?? 0;
+  return insertsScheduled;
+}
 
 /**
  * Sends of the streams `counts` selects attempted by the end of the steady window (plus the
@@ -17,6 +29,16 @@ export function offeredInWindow(sends: readonly SendRecord[], counts: (stream: n
     for (const a of s.actual) if (Number.isNaN(a) || a <= steadyEndMs + OFFERED_GRACE_MS) n++;
   }
   return n;
+}
+
+/**
+ * The offered ratio of each part of the load that scheduled anything: each traffic kind's
+ * sends (for Postgres Changes, rows committed) and the joins. Rounded to 3 decimals.
+ */
+export function offeredByPart(parts: Record<string, number | null>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [part, r] of Object.entries(parts)) if (r !== null) out[part] = Math.round(r * 1000) / 1000;
+  return out;
 }
 
 /** Offered over scheduled sends; null when the step scheduled none. */

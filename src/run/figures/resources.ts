@@ -47,6 +47,8 @@ export function generatorFigures(args: {
   workers: number;
   lagsP99Ms: ReadonlyArray<number | null>;
   offeredRatio: number | null;
+  /** Shown when the load has more than one part. */
+  offeredByPart?: Record<string, number>;
   lateJoins: number;
 }): StepResult['generator'] {
   const perWorkerCpu: number[] = [];
@@ -62,6 +64,7 @@ export function generatorFigures(args: {
     cpu_pct: cpu === null ? null : r1(cpu),
     event_loop_lag_p99_ms: lag === null ? null : r1(lag),
     offered_ratio: args.offeredRatio === null ? null : r3(args.offeredRatio),
+    ...(args.offeredByPart && Object.keys(args.offeredByPart).length > 1 ? { offered_by_part: args.offeredByPart } : {}),
     late_joins: args.lateJoins,
     rss_mb: rss === null ? null : r1(rss),
     workers: args.workers,

@@ -17,7 +17,7 @@ export function verdictInputs(args: {
   disconnected: number;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
-  generator: Pick<StepResult['generator'], 'cpu_pct' | 'event_loop_lag_p99_ms' | 'offered_ratio'>;
+  generator: Pick<StepResult['generator'], 'cpu_pct' | 'event_loop_lag_p99_ms' | 'offered_ratio' | 'offered_by_part'>;
   /** Join latency p95 from the scheduled join time. */
   joinLatencyP95Ms: number | null;
   joinRate: NonNullable<VerdictInput['join_rate']>;
@@ -43,6 +43,7 @@ export function verdictInputs(args: {
     generator_cpu_pct: args.generator.cpu_pct,
     generator_lag_p99_ms: args.generator.event_loop_lag_p99_ms,
     generator_offered_ratio: args.generator.offered_ratio,
+    generator_offered_by_part: args.generator.offered_by_part ?? null,
     acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
   };
 }

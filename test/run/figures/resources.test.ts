@@ -27,6 +27,9 @@ describe('resource figures', () => {
       ({ workers: [0, 1].map((wi) => ({ worker: wi, health: { cpuPct: cpu[wi], rssMb: rss[wi] } })) }) as unknown as SecondRecord;
     const g = generatorFigures({ steadySeconds: [sec([10, 40], [100, 200]), sec([30, 60], [150, 120])], workers: 2, lagsP99Ms: [3, null, 12.34], offeredRatio: 0.98765, lateJoins: 2 });
     expect(g).toEqual({ cpu_pct: 50, event_loop_lag_p99_ms: 12.3, offered_ratio: 0.988, late_joins: 2, rss_mb: 200, workers: 2 });
+    const parts = generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 0.5, offeredByPart: { broadcast: 1, presence: 0.5 }, lateJoins: 0 });
+    expect(parts.offered_by_part).toEqual({ broadcast: 1, presence: 0.5 });
+    expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 1, offeredByPart: { broadcast: 1 }, lateJoins: 0 }).offered_by_part).toBeUndefined();
     expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: null, lateJoins: 0 })).toMatchObject({ cpu_pct: null, event_loop_lag_p99_ms: null, offered_ratio: null, rss_mb: null });
   });
 });
