@@ -1,0 +1,48 @@
+/**
+ * The shard: what one generator segment measured, in the form the coordinator merges. It is
+ * exactly the coordinator's inputs from its worker processes — every step's StepCollected
+ * (per stream and seq receive counts and first/last receive times, encoded HDR histograms,
+ * send ledgers, membership, errors, acks) and every per-second SecondStats line — plus the
+ * step windows and the identity of the run and segment. Local worker processes and
+ * machines feed one merge path (./merge.ts → run/step-result.ts and run/timeline.ts).
+ */
+import type { SecondStats, StepCollected } from '../load/ipc.js';
+import type { StepWindow } from '../run/figures/window.js';
+
+export const SHARD_FORMAT = 'rtcap-shard';
+/** Bump on any change a reader of the previous version would misread. */
+export const SHARD_VERSION = 1;
+export const SHARD_FILE = 'shard.json';
+
+/** Which run and which part of it a shard is. Shards merge only when all but `segment` agree. */
+export interface ShardIdentity {
+  /** One id shared by every segment of a run (e.g. the --start-at time, or a name given). */
+  run: string;
+  profileName: string;
+  /** sha256 of the canonical profile JSON: segments of different profiles never merge. */
+  profileHash: string;
+  /** 0 … segments − 1. */
+  segment: number;
+  segments: number;
+}
+
+export interface ShardStep {
+  /** 0-based step index. */
+  step: number;
+  window: StepWindow;
+  complete: boolean;
+  /** One entry per generator process of this segment. */
+  collected: StepCollected[];
+}
+
+export interface Shard {
+  format: typeof SHARD_FORMAT;
+  version: typeof SHARD_VERSION;
+  identity: ShardIdentity;
+  /** The generator host (its clock measured the receipts in this shard). */
+  host: { hostname: string; workers: number; startedAt: string };
+  steps: ShardStep[];
+  seconds: SecondStats[];
+}
+
+export class ShardError extends Error {}
