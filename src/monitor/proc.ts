@@ -4,10 +4,8 @@
  * server and its database separately).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { kernelUnits } from './sysconf.js';
 import type { ResourceSample, ResourceSampler } from './types.js';
-
-const CLK_TCK = 100; // USER_HZ on Linux
-const PAGE_KB = 4;
 
 interface ProcStat {
   pid: number;
@@ -71,8 +69,16 @@ export class ProcTreeSampler implements ResourceSampler {
   // CPU of processes that exited between samples is lost to /proc; track per pid to avoid negative deltas.
   private lastByPid = new Map<number, number>();
 
-  constructor(readonly rootPid: number) {
+  private readonly pageBytes: number;
+  private readonly ticksPerS: number;
+
+  constructor(
+    readonly rootPid: number,
+    units = kernelUnits(),
+  ) {
     this.source = `local process tree of pid ${rootPid} (/proc)`;
+    this.pageBytes = units.pageBytes;
+    this.ticksPerS = units.clockTicksPerS;
   }
 
   async sample(): Promise<ResourceSample> {
@@ -100,14 +106,14 @@ export class ProcTreeSampler implements ResourceSampler {
     const hasDb = tree.some(isDb);
     const prev = this.last;
     this.last = { t, cpu: 0, dbCpu: 0 };
-    const mb = (pages: number) => (pages * PAGE_KB) / 1024;
+    const mb = (pages: number) => (pages * this.pageBytes) / 1048576;
     if (!prev) return { t, cpuCores: null, rssMb: mb(rss), dbCpuCores: null, dbRssMb: hasDb ? mb(dbRss) : null };
     const seconds = Math.max(0.001, (t - prev.t) / 1000);
     return {
       t,
-      cpuCores: cpuDelta / CLK_TCK / seconds,
+      cpuCores: cpuDelta / this.ticksPerS / seconds,
       rssMb: mb(rss),
-      dbCpuCores: hasDb ? dbCpuDelta / CLK_TCK / seconds : null,
+      dbCpuCores: hasDb ? dbCpuDelta / this.ticksPerS / seconds : null,
       dbRssMb: hasDb ? mb(dbRss) : null,
     };
   }
