@@ -18,6 +18,7 @@ import {
   type ServerTimings,
 } from '../server/options.js';
 import { startServer } from '../server/server.js';
+import { loadJwks } from '../server/jwks.js';
 
 /** Quota flags: flag name → config key (PROTOCOL.md §8.2). */
 const QUOTA_FLAGS = {
@@ -44,6 +45,10 @@ export interface ServeArgs {
   port: number;
   host: string;
   jwtSecret?: string;
+  /** JWKS file or URL: asymmetric tokens (ES256, RS256) verified with these public keys. */
+  jwks?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   config?: string;
   configJson?: string;
   workers: number;
@@ -92,6 +97,7 @@ export function serveOptions(a: ServeArgs): ServerOptions {
     port: a.port,
     host: a.host,
     jwtSecret: a.jwtSecret,
+    ...(a.tlsCert && a.tlsKey ? { tls: { certFile: a.tlsCert, keyFile: a.tlsKey } } : {}),
     config,
     timings: a.timings,
     database: a.database ? { databaseUrl: a.databaseUrl } : false,
@@ -101,6 +107,7 @@ export function serveOptions(a: ServeArgs): ServerOptions {
 /** Starts one process or a cluster and prints the ready line. */
 export async function runServe(a: ServeArgs, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningServe> {
   const opts = serveOptions(a);
+  if (a.jwks) opts.config = { ...opts.config, jwt_jwks: await loadJwks(a.jwks) };
   const running =
     a.workers > 1
       ? await startCluster({ ...opts, workers: a.workers })
@@ -127,6 +134,9 @@ function builder(y: Argv): Argv {
     .option('port', { type: 'number', default: 4000, describe: 'TCP port; 0 picks a free one' })
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
     .option('jwt-secret', { type: 'string', describe: 'HS256 secret for tokens (default: the Supabase dev secret)' })
+    .option('jwks', { type: 'string', describe: "JWKS file or URL (a Supabase project's /auth/v1/.well-known/jwks.json): ES256/RS256 tokens verified with these public keys, besides HS256" })
+    .option('tls-cert', { type: 'string', describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)' })
+    .option('tls-key', { type: 'string', describe: 'PEM private key file of --tls-cert' })
     .option('config', { type: 'string', describe: 'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}' })
     .option('config-json', { type: 'string', describe: 'the same config inline as JSON (merged over --config)' })
     .option('workers', { type: 'number', default: 1, describe: 'server processes sharing the port (PubSub between them)' })
@@ -143,6 +153,7 @@ function builder(y: Argv): Argv {
   return c.check((argv) => {
     if (!Number.isInteger(argv.port) || (argv.port as number) < 0 || (argv.port as number) > 65535) throw new Error('--port must be 0..65535');
     if (!Number.isInteger(argv.workers) || (argv.workers as number) < 1) throw new Error('--workers must be a positive integer');
+    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key'])) throw new Error('--tls-cert and --tls-key go together');
     return true;
   });
 }
@@ -156,6 +167,9 @@ function toArgs(argv: Record<string, unknown>): ServeArgs {
     port: argv.port as number,
     host: argv.host as string,
     jwtSecret: argv['jwt-secret'] as string | undefined,
+    jwks: argv.jwks as string | undefined,
+    tlsCert: argv['tls-cert'] as string | undefined,
+    tlsKey: argv['tls-key'] as string | undefined,
     config: argv.config as string | undefined,
     configJson: argv['config-json'] as string | undefined,
     workers: argv.workers as number,

@@ -1,9 +1,11 @@
 /**
- * Tokens for connections: a fixed apikey, one minted per connection with an HS256 secret
- * (jose), or lines of a token file. Tokens never leave this module except in the request.
+ * Tokens for connections: a fixed apikey, one minted per connection with an HS256 secret or
+ * an asymmetric private key (ES256, RS256…, with a `kid`, like Supabase's signing keys; jose),
+ * or lines of a token file. Tokens never leave this module except in the request.
  */
+import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { SignJWT } from 'jose';
+import { exportJWK, importPKCS8, SignJWT, type CryptoKey } from 'jose';
 
 export interface TokenSpec {
   apikey?: string;
@@ -11,22 +13,35 @@ export interface TokenSpec {
   role: string;
   ttlMs: number;
   tokenFile?: string;
+  /** PEM (PKCS#8) private key: minted tokens are signed with `alg` and carry `kid`. */
+  privateKeyFile?: string;
+  alg?: string;
+  kid?: string;
   /** Extra claims for minted tokens, by connection index (e.g. sub per user). */
   claims?: (index: number) => Record<string, unknown>;
 }
 
 export class TokenSource {
   private readonly fileTokens: string[] | null;
-  private readonly key: Uint8Array | null;
-  private shared: Promise<string> | null = null;
+  private readonly key: Uint8Array | Promise<CryptoKey> | null;
+  private readonly alg: string;
+  private shared: { token: Promise<string>; expMs: number } | null = null;
 
   constructor(private readonly spec: TokenSpec) {
     this.fileTokens = spec.tokenFile ? readTokenFile(spec.tokenFile) : null;
-    this.key = spec.jwtSecret ? new TextEncoder().encode(spec.jwtSecret) : null;
+    this.alg = spec.privateKeyFile ? (spec.alg ?? 'ES256') : 'HS256';
+    this.key = spec.privateKeyFile ? importPKCS8(readKeyFile(spec.privateKeyFile), this.alg) : spec.jwtSecret ? new TextEncoder().encode(spec.jwtSecret) : null;
+    // An unhandled rejection must not kill the process before the first token is asked for.
+    if (this.key instanceof Promise) this.key.catch(() => undefined);
   }
 
   get enabled(): boolean {
     return Boolean(this.spec.apikey || this.key || this.fileTokens);
+  }
+
+  /** Whether tokens are minted here (and so can be refreshed before they expire). */
+  get mints(): boolean {
+    return !this.fileTokens && !this.spec.apikey && this.key !== null;
   }
 
   async tokenFor(index: number): Promise<string | null> {
@@ -34,20 +49,37 @@ export class TokenSource {
     if (this.spec.apikey) return this.spec.apikey;
     if (!this.key) return null;
     if (!this.spec.claims) {
-      // One token for every connection when nothing differs between them.
-      this.shared ??= this.mint({});
-      return this.shared;
+      // One token for every connection when nothing differs between them, renewed once it
+      // is half way to expiry, so a connection opened late never gets a nearly expired one.
+      const now = Date.now();
+      if (!this.shared || now > this.shared.expMs - this.spec.ttlMs / 2) this.shared = { token: this.mint({}), expMs: now + this.spec.ttlMs };
+      return this.shared.token;
     }
     return this.mint(this.spec.claims(index));
   }
 
-  private mint(claims: Record<string, unknown>): Promise<string> {
+  private async mint(claims: Record<string, unknown>): Promise<string> {
     const nowS = Math.floor(Date.now() / 1000);
+    const key = await this.key!;
     return new SignJWT({ role: this.spec.role, ...claims })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: this.alg, typ: 'JWT', ...(this.spec.kid ? { kid: this.spec.kid } : {}) })
       .setIssuedAt(nowS)
       .setExpirationTime(nowS + Math.ceil(this.spec.ttlMs / 1000))
-      .sign(this.key!);
+      .sign(key);
+  }
+}
+
+/** The public JWKS of a private key file (for the built-in server to verify what rtcap mints). */
+export async function publicJwksOf(privateKeyFile: string, alg: string, kid?: string): Promise<{ keys: Array<Record<string, unknown>> }> {
+  const jwk = await exportJWK(createPublicKey(readKeyFile(privateKeyFile)));
+  return { keys: [{ ...jwk, alg, use: 'sig', ...(kid ? { kid } : {}) }] };
+}
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`private_key_file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }
 

@@ -27,6 +27,24 @@ export function classifySocketError(err: Error & { code?: string; address?: stri
   return { class: 'network', reason: `socket error: ${oneLine(err.message)}` };
 }
 
+/**
+ * A wss:// connect that failed before its TLS handshake completed: a plain ws:// server (it
+ * answers the ClientHello with HTTP, or resets), an untrusted or mismatched certificate, a
+ * protocol mismatch. Named as a TLS failure, never as the ECONNRESET it surfaces as.
+ */
+export function classifyTlsFailure(err: Error & { code?: string }): ClassifiedError {
+  const code = err.code ?? '';
+  if (GENERATOR_CODES.has(code)) return classifySocketError(err);
+  const cls: ErrorClass = code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'network' : 'server';
+  if (cls === 'network') return classifySocketError(err);
+  const why = /wrong version number|packet length too long|http request/i.test(err.message)
+    ? 'the server did not answer with TLS (a plain ws:// server?)'
+    : code === 'ECONNRESET' || code === 'EPIPE' || /socket disconnected|socket hang up/i.test(err.message)
+      ? 'the server closed the connection during the handshake (a plain ws:// server?)'
+      : oneLine(err.message);
+  return { class: cls, reason: `TLS handshake failed: ${why}${code && !why.includes(code) ? ` (${code})` : ''}` };
+}
+
 export function classifyRefusedUpgrade(status: number, body: string): ClassifiedError {
   const text = oneLine(body).slice(0, 300);
   return { class: 'server', reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}` };

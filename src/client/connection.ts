@@ -6,6 +6,8 @@
  * Hot path: a delivery carrying rtcap's stamp is recognised from raw bytes (scanStamp) and
  * handed to the hooks without JSON parsing; every other frame takes the slow path.
  */
+import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { isIP } from 'node:net';
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
 import { decodeFrame, encodeFrame, encodeUserBroadcastPush, FrameError, type Frame } from '../protocol/frame.js';
@@ -17,6 +19,7 @@ import {
   classifyJoinError,
   classifyRefusedUpgrade,
   classifySocketError,
+  classifyTlsFailure,
   oneLine,
   replyReason,
   type ClassifiedError,
@@ -27,6 +30,16 @@ export interface ConnectOptions {
   headers: Record<string, string>;
   localAddress?: string;
   handshakeTimeoutMs: number;
+  /** wss:// trust and client certificate (target.tls). */
+  tls?: TlsOptions;
+}
+
+export interface TlsOptions {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  /** false: accept any server certificate (target.tls.insecure). */
+  rejectUnauthorized: boolean;
 }
 
 export interface ConnectionHooks {
@@ -77,6 +90,9 @@ export class Connection {
   connect(opts: ConnectOptions): void {
     this.state = 'connecting';
     this.connectStartMs = nowMs();
+    const secure = opts.url.startsWith('wss:');
+    // Whether a wss:// handshake completed: an error before it is a TLS failure (classifyTlsFailure).
+    let tlsUp = !secure;
     let ws: WebSocket;
     try {
       ws = new WebSocket(opts.url, {
@@ -86,7 +102,20 @@ export class Connection {
         perMessageDeflate: false,
         skipUTF8Validation: true,
         followRedirects: false,
-      });
+        ...(secure
+          ? {
+              ...(opts.tls ?? {}),
+              // ws's own tlsConnect, plus the moment the handshake completes.
+              createConnection: (o: TlsConnectionOptions & { path?: string; host?: string }) => {
+                o.path = undefined;
+                if (!o.servername && o.servername !== '') o.servername = o.host && isIP(o.host) ? '' : o.host;
+                const socket = tlsConnect(o);
+                socket.once('secureConnect', () => (tlsUp = true));
+                return socket;
+              },
+            }
+          : {}),
+      } as WebSocket.ClientOptions);
     } catch (e) {
       this.fail(classifySocketError(e as Error), 'connect');
       return;
@@ -115,7 +144,7 @@ export class Connection {
     });
     ws.on('error', (err: Error) => {
       if (this.state === 'closed') return;
-      if (this.state === 'connecting') this.fail(classifySocketError(err), 'connect');
+      if (this.state === 'connecting') this.fail(tlsUp ? classifySocketError(err) : classifyTlsFailure(err), 'connect');
       else this.hooks.onError(this, classifySocketError(err), 'socket');
     });
     ws.on('close', (code: number, reason: Buffer) => {

@@ -8,6 +8,7 @@ import type { MemberInterval } from '../measure/membership.js';
 import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
 import type { RampJoins } from './step-counters.js';
+import type { TlsOptions } from '../client/connection.js';
 
 export interface TokenConfig {
   apikey?: string;
@@ -15,6 +16,10 @@ export interface TokenConfig {
   role: string;
   ttlMs: number;
   tokenFile?: string;
+  /** Asymmetric minting (target.auth.private_key_file, alg, kid). */
+  privateKeyFile?: string;
+  alg?: string;
+  kid?: string;
   /** Per-user tokens (private channels), one per line, instead of minting them. */
   userTokenFile?: string;
   /** query: `apikey` parameter; header: `x-api-key`. */
@@ -32,6 +37,8 @@ export type ToWorker =
       headers: Record<string, string>;
       sourceAddresses: string[];
       tokens: TokenConfig;
+      /** wss:// trust and client certificate, read by the coordinator (target.tls). */
+      tls?: TlsOptions;
     }
   /** The definition of a step decided at run time (sweeps); replaces profile.load.steps[index]. */
   | { type: 'step'; index: number; spec: Profile['load']['steps'][number] }

@@ -4,7 +4,7 @@
  * broadcast and presence schedules for the senders it holds, and keeps the delivery ledger.
  * It reports a line of stats every second and the step's ledger when asked.
  */
-import { Connection, type ConnectionHooks } from '../client/connection.js';
+import { Connection, type ConnectionHooks, type TlsOptions } from '../client/connection.js';
 import type { ClassifiedError } from '../client/classify.js';
 import { TokenSource } from '../client/auth.js';
 import { nowMs } from '../measure/clock.js';
@@ -51,6 +51,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private sourceAddresses: string[] = [];
   private tokens!: TokenSource;
   private userTokens!: TokenSource;
+  private tls: TlsOptions | undefined;
   private tokenConfig!: TokenConfig;
 
   private readonly conns = new Map<number, Connection>();
@@ -124,11 +125,24 @@ export class GeneratorWorker implements ConnectionHooks {
     this.sourceAddresses = m.sourceAddresses;
     this.tokenConfig = m.tokens;
     this.acks = new AckTracker<Connection>(m.profile.load.ack_timeout, (c, ref) => c.forget(ref));
-    const spec = { apikey: m.tokens.apikey, jwtSecret: m.tokens.jwtSecret, role: m.tokens.role, ttlMs: m.tokens.ttlMs, tokenFile: m.tokens.tokenFile };
+    this.tls = m.tls;
+    const spec = {
+      apikey: m.tokens.apikey,
+      jwtSecret: m.tokens.jwtSecret,
+      role: m.tokens.role,
+      ttlMs: m.tokens.ttlMs,
+      tokenFile: m.tokens.tokenFile,
+      privateKeyFile: m.tokens.privateKeyFile,
+      alg: m.tokens.alg,
+      kid: m.tokens.kid,
+    };
     this.tokens = new TokenSource(spec);
     // Per-user tokens (private channels): minted with the same secret, claims from the plan.
     this.userTokens = new TokenSource({
       jwtSecret: m.tokens.jwtSecret,
+      privateKeyFile: m.tokens.privateKeyFile,
+      alg: m.tokens.alg,
+      kid: m.tokens.kid,
       tokenFile: m.tokens.userTokenFile,
       role: 'authenticated',
       ttlMs: m.tokens.ttlMs,
@@ -264,7 +278,7 @@ export class GeneratorWorker implements ConnectionHooks {
         if (token && this.tokenConfig.apikeyIn === 'header') headers['x-api-key'] = token;
         else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
         const localAddress = this.sourceAddresses.length ? this.sourceAddresses[Math.floor(i / this.workers) % this.sourceAddresses.length] : undefined;
-        c.connect({ url, headers, localAddress, handshakeTimeoutMs: this.profile.target.join_timeout });
+        c.connect({ url, headers, localAddress, handshakeTimeoutMs: this.profile.target.join_timeout, tls: this.tls });
       },
       (e: Error) => this.onError(c, { class: 'generator', reason: `token: ${e.message}` }, 'connect'),
     );

@@ -78,6 +78,25 @@ export const authSchema = z
     role: z.string().default('anon').describe('`role` claim of minted tokens'),
     token_ttl: duration.default(3_600_000).describe('lifetime of minted tokens'),
     token_file: z.string().optional().describe('file with one JWT per line; connection i uses line i mod n'),
+    private_key_file: z
+      .string()
+      .optional()
+      .describe('PEM private key (PKCS#8) to mint a token per connection with an asymmetric alg, like Supabase signing keys; the server verifies it from its JWKS'),
+    alg: z.enum(['ES256', 'ES384', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA']).default('ES256').describe('signing alg of tokens minted with private_key_file'),
+    kid: z.string().optional().describe('`kid` header of tokens minted with private_key_file: the JWKS key the server picks'),
+    refresh: z
+      .boolean()
+      .default(true)
+      .describe('push a fresh minted token (`access_token`, as realtime-js does) on every joined channel before the last one expires; counted in the step result'),
+  })
+  .strict();
+
+export const tlsSchema = z
+  .object({
+    ca: z.string().optional().describe('PEM file of the CA(s) that signed the server certificate (besides the system roots)'),
+    cert: z.string().optional().describe('PEM client certificate file (mutual TLS)'),
+    key: z.string().optional().describe('PEM private key file of the client certificate'),
+    insecure: z.boolean().default(false).describe('accept any server certificate (testing only: the connection is not authenticated)'),
   })
   .strict();
 
@@ -126,6 +145,7 @@ export const targetSchema = z
       .describe('extra query parameters (e.g. log_level); an apikey or token here is never printed')
       .meta(meta({ secret: 'keys' })),
     auth: authSchema.optional().describe('how connections authenticate; the built-in server gets minted tokens automatically'),
+    tls: tlsSchema.optional().describe('wss:// targets: trust (ca), client certificate (cert, key), or insecure'),
     server: builtinServerSchema.default({ workers: 1, config: {}, database: true }).describe('the built-in server, when target.url is absent'),
     server_pid: positiveInt.optional().describe('pid of a server on this host to sample CPU and memory from'),
     metrics_url: z.string().url().optional().describe('Prometheus endpoint of the server to sample CPU and memory from'),

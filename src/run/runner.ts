@@ -28,7 +28,7 @@ import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 import { buildStepResult } from './step-result.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
-import { socketOf, tokenConfigOf } from './target-connection.js';
+import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
 
 export interface RunOptions {
@@ -141,6 +141,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const sampler = serverSamplerFor(profile, server?.pid ?? profile.target.server_pid ?? null);
     result.target.server_sampling = sampler?.source ?? null;
     const tokens = tokenConfigOf(profile, server !== null);
+    await checkMinting(tokens);
+    const tls = tlsOf(profile);
     const { socketUrl, headers } = socketOf(profile, targetUrl);
 
     // ---- generator
@@ -184,7 +186,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     started.pool = pool;
     pool.on('second', (s: SecondStats) => timeline.add(s));
     pool.on('fatal', (m: string) => funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`));
-    await funnel.race(pool.start((w) => ({ type: 'init', workerIndex: w, workers: gen.workers, profile, url: socketUrl, headers, sourceAddresses: gen.sourceAddresses, tokens })));
+    await funnel.race(pool.start((w) => ({ type: 'init', workerIndex: w, workers: gen.workers, profile, url: socketUrl, headers, sourceAddresses: gen.sourceAddresses, tokens, tls })));
 
     // ---- steps
     const runner: StepRunner = {
@@ -226,7 +228,7 @@ async function startTarget(opts: RunOptions, writer: RunWriter, funnel: AbortFun
   // Postgres, their files) before it rejects; the run's signal cancels it.
   const server = await startBuiltinServer({
     workers: profile.target.server.workers,
-    config: profile.target.server.config,
+    config: await builtinConfigOf(profile),
     database: profile.target.server.database,
     cpus: serverCpus,
     logPath: writer.path('server.log'),

@@ -1,4 +1,7 @@
-/** How generator processes reach the target: the socket URL, headers and token settings. */
+/** How generator processes reach the target: the socket URL, headers, TLS and token settings. */
+import { readFileSync } from 'node:fs';
+import { publicJwksOf, TokenSource } from '../client/auth.js';
+import type { TlsOptions } from '../client/connection.js';
 import { buildSocketUrl } from '../client/url.js';
 import type { TokenConfig } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
@@ -19,13 +22,45 @@ export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
   }
   return {
     apikey: auth?.apikey,
-    jwtSecret: auth?.jwt_secret ?? (builtin && !auth?.apikey && !auth?.token_file ? BUILTIN_JWT_SECRET : undefined),
+    jwtSecret: auth?.jwt_secret ?? (builtin && !auth?.apikey && !auth?.token_file && !auth?.private_key_file ? BUILTIN_JWT_SECRET : undefined),
+    privateKeyFile: auth?.private_key_file,
+    alg: auth?.private_key_file ? auth.alg : undefined,
+    kid: auth?.kid,
     role: auth?.role ?? 'anon',
     ttlMs: auth?.token_ttl ?? 3_600_000,
     tokenFile: auth?.token_file,
     userTokenFile: profile.private.user_token_file,
     apikeyIn: auth?.apikey_in ?? 'query',
   };
+}
+
+/** Mints one token now, so a bad key file or alg stops the run before any process starts. */
+export async function checkMinting(tokens: TokenConfig): Promise<void> {
+  if (!tokens.privateKeyFile) return;
+  await new TokenSource({ ...tokens, apikey: undefined, tokenFile: undefined }).tokenFor(0);
+}
+
+/** The built-in server's tenant config: the profile's, plus the public key of target.auth.private_key_file. */
+export async function builtinConfigOf(profile: Profile): Promise<Record<string, unknown>> {
+  const auth = profile.target.auth;
+  const config = profile.target.server.config;
+  if (!auth?.private_key_file || 'jwt_jwks' in config) return config;
+  return { ...config, jwt_jwks: await publicJwksOf(auth.private_key_file, auth.alg, auth.kid) };
+}
+
+/** target.tls read into what a wss:// connect takes; undefined for ws:// or no settings. */
+export function tlsOf(profile: Profile): TlsOptions | undefined {
+  const t = profile.target.tls;
+  if (!t) return undefined;
+  const read = (field: string, path: string | undefined) => {
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new Error(`target.tls.${field} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  return { ca: read('ca', t.ca), cert: read('cert', t.cert), key: read('key', t.key), rejectUnauthorized: !t.insecure };
 }
 
 export function socketOf(profile: Profile, targetUrl: string): { socketUrl: string; headers: Record<string, string> } {

@@ -9,7 +9,7 @@
  * token, and a benchmark opens thousands of sockets with the same token. Expiry is
  * re-evaluated on every use.
  */
-import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { REASON } from '../protocol/constants.js';
 
 export type TokenFailure =
@@ -23,6 +23,8 @@ export type TokenFailure =
 export type TokenResult = { ok: true; claims: Record<string, unknown>; expS: number } | ({ ok: false } & TokenFailure);
 
 const HS_ALGS = new Set(['HS256', 'HS384', 'HS512']);
+/** Asymmetric algs Supabase's signing keys use (and their siblings), verified against the tenant's JWKS. */
+const JWKS_ALGS = new Set(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA']);
 const CACHE_MAX = 50_000;
 const encoder = new TextEncoder();
 
@@ -39,10 +41,13 @@ export function cleanToken(raw: string): string {
 
 export class TokenVerifier {
   private readonly key: Uint8Array;
+  private readonly jwks: ReturnType<typeof createLocalJWKSet> | null;
   private readonly verified = new Map<string, Record<string, unknown>>();
 
-  constructor(secret: string) {
+  /** `jwks`: the tenant's public keys (Supabase `jwt_jwks`); without it only HS* tokens have a signer. */
+  constructor(secret: string, jwks?: { keys: Array<Record<string, unknown>> }) {
     this.key = encoder.encode(secret);
+    this.jwks = jwks ? createLocalJWKSet(jwks as unknown as JSONWebKeySet) : null;
   }
 
   async verify(raw: string, nowMs = Date.now()): Promise<TokenResult> {
@@ -67,11 +72,17 @@ export class TokenVerifier {
     } catch {
       return { ok: false, kind: 'malformed' };
     }
-    // generate_signer matches only `%{"typ" => "JWT", "alg" => alg}` with an HS* alg when no JWKS is configured.
-    if (header.typ !== 'JWT' || typeof header.alg !== 'string' || !HS_ALGS.has(header.alg)) return { ok: false, kind: 'signer' };
+    // generate_signer: `%{"typ" => "JWT", "alg" => alg}` with an HS* alg uses the tenant secret;
+    // with a JWKS configured, an asymmetric alg uses the key the header's `kid` names.
+    if (header.typ !== 'JWT' || typeof header.alg !== 'string') return { ok: false, kind: 'signer' };
+    const asymmetric = JWKS_ALGS.has(header.alg);
+    if (!HS_ALGS.has(header.alg) && !(asymmetric && this.jwks)) return { ok: false, kind: 'signer' };
     try {
-      await compactVerify(token, this.key, { algorithms: [header.alg] });
-    } catch {
+      if (asymmetric) await compactVerify(token, this.jwks!, { algorithms: [header.alg] });
+      else await compactVerify(token, this.key, { algorithms: [header.alg] });
+    } catch (e) {
+      // No key in the set for this kid/alg: no signer, as Realtime answers when the JWKS has no match.
+      if (asymmetric && (e as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY') return { ok: false, kind: 'signer' };
       return { ok: false, kind: 'signature' };
     }
     if (claims.iat !== undefined && typeof claims.iat !== 'number') return { ok: false, kind: 'malformed' };

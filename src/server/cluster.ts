@@ -37,6 +37,8 @@ interface WorkerSpec {
   port: number;
   host: string;
   jwtSecret?: string;
+  /** Paths, never the key itself: the spec travels in the worker's environment. */
+  tls?: ServerOptions['tls'];
   config?: ServerOptions['config'];
   timings: ServerTimings;
   maxBufferedBytes?: number;
@@ -101,6 +103,7 @@ export async function startCluster(opts: ServerOptions & { workers: number }): P
     port,
     host,
     jwtSecret: opts.jwtSecret,
+    tls: opts.tls,
     config: opts.config,
     timings,
     maxBufferedBytes: opts.maxBufferedBytes,
@@ -305,7 +308,7 @@ export async function startCluster(opts: ServerOptions & { workers: number }): P
     if (ownsDb && db) await db.stop().catch((e) => log(`database stop failed: ${(e as Error).message}`));
   };
 
-  return { port, host, url: `ws://${host}:${port}${SOCKET_PATH}`, databaseUrl: db?.url ?? null, databaseConnectionString: db?.connectionString() ?? null, workers: opts.workers, close };
+  return { port, host, url: `${opts.tls ? 'wss' : 'ws'}://${host}:${port}${SOCKET_PATH}`, databaseUrl: db?.url ?? null, databaseConnectionString: db?.connectionString() ?? null, workers: opts.workers, close };
 }
 
 // ====================================================================== worker
@@ -381,6 +384,7 @@ export async function runWorker(): Promise<void> {
     port: spec.port,
     host: spec.host,
     jwtSecret: spec.jwtSecret,
+    tls: spec.tls,
     config: spec.config,
     timings: spec.timings,
     maxBufferedBytes: spec.maxBufferedBytes,

@@ -40,7 +40,16 @@ export interface TenantLimits {
 export interface TenantConfig extends TenantLimits {
   id: string;
   jwt_secret: string;
+  /** Public keys for asymmetric tokens (RSA, EC or EdDSA, chosen by `kid`): Supabase's `jwt_jwks`. */
+  jwt_jwks?: Jwks;
 }
+
+/** A JSON Web Key Set (RFC 7517): what Supabase publishes at /auth/v1/.well-known/jwks.json. */
+export interface Jwks {
+  keys: Array<Record<string, unknown>>;
+}
+
+const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).describe('JSON Web Key Set: {keys: [...]}');
 
 /** What `rtcap serve` enforces when nothing is configured (see the header comment). */
 export const BENCH_DEFAULT_LIMITS: TenantLimits = {
@@ -91,6 +100,7 @@ const tenantEntrySchema = partialLimits
   .extend({
     id: z.string().min(1).regex(/^[^.]+$/, 'a tenant id is one Host label (no dots)'),
     jwt_secret: z.string().min(1).optional(),
+    jwt_jwks: jwksSchema.optional(),
   })
   .strict();
 
@@ -99,6 +109,7 @@ export const serverConfigSchema = partialLimits
   .extend({
     supabase_defaults: z.boolean().optional(),
     jwt_secret: z.string().min(1).optional(),
+    jwt_jwks: jwksSchema.optional(),
     tenants: z.array(tenantEntrySchema).optional(),
   })
   .strict();
@@ -178,6 +189,8 @@ export interface ServerOptions {
   host?: string;
   /** HS256 secret of the default tenant and of tenants without their own. */
   jwtSecret?: string;
+  /** Serve wss:// instead of ws://: files of the PEM certificate chain and its private key. */
+  tls?: { certFile: string; keyFile: string };
   /** Parsed tenant config; quota flags are merged into it by the CLI. */
   config?: ServerConfigFile;
   timings?: Partial<ServerTimings>;
@@ -200,15 +213,18 @@ export interface ResolvedTenants {
 export function resolveTenants(config: ServerConfigFile | undefined, jwtSecret: string | undefined): ResolvedTenants {
   const cfg = config ?? {};
   const base: TenantLimits = { ...(cfg.supabase_defaults ? SUPABASE_DEFAULT_LIMITS : BENCH_DEFAULT_LIMITS) };
-  const { tenants, supabase_defaults: _s, jwt_secret: cfgSecret, ...defaults } = cfg;
+  const { tenants, supabase_defaults: _s, jwt_secret: cfgSecret, jwt_jwks: jwks, ...defaults } = cfg;
   const merged: TenantLimits = { ...base, ...stripUndefined(defaults) };
   const secret = jwtSecret ?? cfgSecret ?? DEV_JWT_SECRET;
   if (!tenants || tenants.length === 0) {
-    return { explicit: false, tenants: [{ ...merged, id: DEFAULT_TENANT_ID, jwt_secret: secret }] };
+    return { explicit: false, tenants: [{ ...merged, id: DEFAULT_TENANT_ID, jwt_secret: secret, ...(jwks ? { jwt_jwks: jwks } : {}) }] };
   }
   return {
     explicit: true,
-    tenants: tenants.map(({ id, jwt_secret, ...own }) => ({ ...merged, ...stripUndefined(own), id, jwt_secret: jwt_secret ?? secret })),
+    tenants: tenants.map(({ id, jwt_secret, jwt_jwks, ...own }) => {
+      const keys = jwt_jwks ?? jwks;
+      return { ...merged, ...stripUndefined(own), id, jwt_secret: jwt_secret ?? secret, ...(keys ? { jwt_jwks: keys } : {}) };
+    }),
   };
 }
 

@@ -6,6 +6,8 @@
  * on Postgres; it resolves once the database is up (or has failed, or is disabled).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -70,7 +72,9 @@ export class RealtimeServer implements ServerContext {
       () => this.timings,
     );
     this.metrics = new Metrics(this);
-    this.http = createServer((req, res) => this.onRequest(req, res));
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res);
+    // https.Server is an http.Server for every event and method used here (request, upgrade, close).
+    this.http = opts.tls ? (createTlsServer(readTlsFiles(opts.tls), onRequest) as unknown as Server) : createServer(onRequest);
     // perMessageDeflate off: frames are pre-built once per message and written as they are (wire.ts).
     // Realtime sets validate_utf8 false and max_frame_size 5,000,000 (§1.2).
     this.wss = new WebSocketServer({
@@ -237,6 +241,17 @@ function writeHttp(socket: Duplex, status: number, body: string): void {
   );
 }
 
+function readTlsFiles(tls: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+  const read = (what: string, path: string) => {
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new Error(`TLS ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  return { cert: read('certificate', tls.certFile), key: read('key', tls.keyFile) };
+}
+
 /** Starts the server; resolves when it listens and the database is up (or known to be down). */
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const server = new RealtimeServer(opts);
@@ -254,7 +269,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   return {
     port,
     host,
-    url: `ws://${host}:${port}${SOCKET_PATH}`,
+    url: `${opts.tls ? 'wss' : 'ws'}://${host}:${port}${SOCKET_PATH}`,
     databaseUrl: server.db?.url ?? null,
     databaseConnectionString: server.db?.connectionString() ?? null,
     close: () => server.close(),

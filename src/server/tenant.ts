@@ -47,7 +47,7 @@ export class Tenant {
     timings: ServerTimings,
   ) {
     this.id = config.id;
-    this.verifier = new TokenVerifier(config.jwt_secret);
+    this.verifier = new TokenVerifier(config.jwt_secret, config.jwt_jwks);
     const rate = (limit: number | null) => new RateCounter({ tickMs: timings.rateTickMs, bucketCount: timings.rateBuckets, limit });
     this.joins = rate(config.max_joins_per_second);
     this.events = rate(config.max_events_per_second);
