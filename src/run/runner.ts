@@ -98,6 +98,9 @@ interface Started {
   samplers: RunSamplers;
 }
 
+/** How long the built-in server gets for its orderly shutdown after an interrupt before its group is killed. */
+const INTERRUPT_STOP_GRACE_MS = 2_500;
+
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const { profile, log } = opts;
   const scenario = getScenario(profile.scenario);
@@ -209,8 +212,13 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     progress.break();
     opts.signal?.removeEventListener('abort', onSignal);
     started.samplers.stop();
-    if (started.pool) await started.pool.stop();
-    if (started.server) await started.server.stop();
+    if (state.status === 'interrupted') {
+      // The user wants out within seconds: generator and server stop side by side, on short graces.
+      await Promise.all([started.pool?.stop(1_500), started.server?.stop(INTERRUPT_STOP_GRACE_MS)]);
+    } else {
+      if (started.pool) await started.pool.stop();
+      if (started.server) await started.server.stop();
+    }
     result.finished_at = new Date().toISOString();
     save();
   }

@@ -24,7 +24,8 @@ export interface BuiltinServer {
   database: string | null;
   /** Unredacted connection string for rtcap's own loaders (Postgres Changes inserts); never logged. */
   databaseConnectionString: string | null;
-  stop(): Promise<void>;
+  /** Orderly shutdown (SIGTERM), its whole process group killed after `graceMs`; its files removed. */
+  stop(graceMs?: number): Promise<void>;
   /** Resolves if the server process exits before stop() is called. */
   exited: Promise<string>;
 }
@@ -210,10 +211,10 @@ export async function startBuiltinServer(opts: {
     workers: ready.workers ?? opts.workers,
     database: ready.database ?? null,
     exited,
-    stop: async () => {
+    stop: async (graceMs = STOP_GRACE_MS) => {
       stopping = true;
       if (childRunning()) child.kill('SIGTERM');
-      await reap(STOP_GRACE_MS);
+      await reap(graceMs);
     },
   };
 }
