@@ -8,6 +8,7 @@ import { campaignCommand } from './campaign.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';
 import { capacityCommand } from './capacity.js';
+import { planCommand } from './plan.js';
 import { compareCommand } from './compare.js';
 import { schemaCommand, validateCommand } from './profiles.js';
 import { quotasCommand } from './quotas.js';
@@ -19,7 +20,7 @@ import { sweepCommand } from './sweep.js';
 export async function main(argv: string[]): Promise<void> {
   redactWrites(process.stdout);
   redactWrites(process.stderr);
-  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
+  const commands: Array<(y: Argv) => Argv> = [runCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, planCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
