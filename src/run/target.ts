@@ -136,7 +136,8 @@ export async function startBuiltinServer(opts: {
     const line = redactText(raw);
     if (!logEnded) log.write(line + '\n');
     if (line.trim()) tail.push(line);
-    if (tail.length > 20) tail.splice(0, tail.length - 20);
+    // Enough to hold an uncaught error's first line above its stack and arguments.
+    if (tail.length > 200) tail.splice(0, tail.length - 200);
   });
   let stopping = false;
   const exited = new Promise<string>((resolve) => {
@@ -239,7 +240,8 @@ export function causeOf(tail: readonly string[]): string {
   const lines = tail.map((l) => l.trim()).filter(Boolean);
   const serve = lines.filter((l) => l.startsWith('rtcap serve:')).pop();
   if (serve) return serve.replace(/^rtcap serve:\s*/, '');
-  const error = lines.filter((l) => /^(\w*Error|error)\b.*:/.test(l) || /\bE[A-Z]{3,}\b/.test(l)).pop();
+  // An uncaught error prints its message first, then the stack and its fields.
+  const error = lines.find((l) => /^\w*Error\b[^:]*: /.test(l));
   if (error) return error;
   const notStack = lines.filter((l) => !/^at\s|^Node\.js v|^[\]}|)]|^\^+$|^\{$/.test(l)).pop();
   return notStack ?? 'no output';

