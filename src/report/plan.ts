@@ -14,7 +14,8 @@ export function planHeadline(plan: InstancePlan, sizeText: string): string {
   if (plan.instances === null) {
     return `No number of ${sizeText} instances carries this workload: ${plan.impossible.join(', ')} cannot be split across instances and is over one instance's capacity.`;
   }
-  return `${plan.instances} instance${plan.instances === 1 ? '' : 's'} of ${sizeText}; binding dimension: ${plan.binding ?? '—'}.`;
+  const unplanned = plan.unmeasured.length ? ` At least that many: ${plan.unmeasured.length} dimension${plan.unmeasured.length === 1 ? ' has' : 's have'} no value in the capacity table and ${plan.unmeasured.length === 1 ? 'is' : 'are'} not planned (${plan.unmeasured.join(', ')}).` : '';
+  return `${plan.instances} instance${plan.instances === 1 ? '' : 's'} of ${sizeText}; binding dimension: ${plan.binding ?? '—'}.${unplanned}`;
 }
 
 export function renderPlanMarkdown(plan: InstancePlan, sizeText: string): string {
