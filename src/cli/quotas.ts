@@ -1,14 +1,16 @@
 /**
  * `rtcap quotas PROFILE`: checks each tenant quota the profile declares (its `quotas:`
- * section) below, above and back below the declared value (src/run/quotas.ts). Without a
+ * section) below, above and back below the declared value (src/run/quotas/orchestrate.ts). Without a
  * URL the built-in server is started with the declared quotas. Writes quotas.json and
  * quotas.md; exit 0 when every quota is enforced as declared, 99 when one is not, 3 when the
- * checks could not run, 2 for a usage or profile error.
+ * checks could not run or a quota could not be shown either way (inconclusive), 2 for a usage or profile error.
  */
 import type { Argv } from 'yargs';
 import { renderTextTable } from '../report/table.js';
 import { EXIT } from '../run/runner.js';
-import { QuotaAbort, quotasTable, runQuotas } from '../run/quotas.js';
+import { quotasTable } from '../report/quotas.js';
+import { runQuotas } from '../run/quotas/orchestrate.js';
+import { QuotaAbort } from '../run/quotas/pool.js';
 import { checkUrl, interruptible, loadProfileOrExit, log } from './shared.js';
 
 export function quotasCommand(y: Argv): Argv {
@@ -38,9 +40,15 @@ export function quotasCommand(y: Argv): Argv {
         });
         if (report.rows.length) process.stderr.write('\n' + renderTextTable(quotasTable(report), 200) + '\n\n');
         if (report.abort_reason) log(`quotas: could not finish: ${report.abort_reason}`);
-        log(`quotas: ${report.pass ? 'PASS' : 'FAIL'} — ${report.rows.filter((r) => r.pass).length} of ${report.rows.length} as declared${report.rows.some((r) => !r.pass) ? `; failed: ${report.rows.filter((r) => !r.pass).map((r) => r.quota).join(', ')}` : ''}`);
+        const failed = report.rows.filter((r) => r.result === 'fail').map((r) => r.quota);
+        const unsure = report.rows.filter((r) => r.result === 'inconclusive').map((r) => r.quota);
+        log(
+          `quotas: ${report.result === 'fail' ? 'FAIL' : report.result === 'pass' ? 'PASS' : 'INCONCLUSIVE'} — ${report.rows.filter((r) => r.pass).length} of ${report.rows.length} as declared` +
+            (failed.length ? `; failed: ${failed.join(', ')}` : '') +
+            (unsure.length ? `; inconclusive (the load was not offered): ${unsure.join(', ')}` : ''),
+        );
         log(`wrote ${dir}/ (quotas.json, quotas.md)`);
-        process.exitCode = exitCode(report.pass ? EXIT.ok : report.rows.length === 0 || report.abort_reason ? (signal.aborted ? EXIT.interrupted : EXIT.aborted) : EXIT.thresholds);
+        process.exitCode = exitCode(report.pass ? EXIT.ok : report.result === 'fail' ? EXIT.thresholds : signal.aborted ? EXIT.interrupted : EXIT.aborted);
       } catch (e) {
         if (!(e instanceof QuotaAbort)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);

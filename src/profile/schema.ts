@@ -271,6 +271,12 @@ export const quotasSchema = z
     below: z.number().positive().lt(1).default(0.8).describe('"just below": this share of the declared value; no rejection allowed'),
     above: z.number().gt(1).default(1.25).describe('"just above": this multiple of the declared value; rejections with the expected reason required'),
     tolerance: z.number().positive().max(1).default(0.1).describe('the measured onset must be within this share of the declared value'),
+    min_offered_ratio: z
+      .number()
+      .positive()
+      .max(1)
+      .default(0.95)
+      .describe('a phase that offered less than this share of its target load shows nothing about that load: without a refusal to the contrary the quota is inconclusive, never pass'),
     rate_tick: duration.default(5_000).describe('the target\'s rate counter tick (Supabase: 5 s); rtcap passes it to the built-in server it starts'),
     rate_buckets: positiveInt.default(12).describe('buckets in the rate window (Supabase: 12, a 60 s window with 5 s ticks)'),
     error_backoff: duration.default(5_000).describe('how long the target delays a refused join\'s reply (Supabase: 5 s; connects 2 s); phases wait this long for late refusals'),

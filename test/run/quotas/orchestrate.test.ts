@@ -3,14 +3,17 @@
  * 100 ms (a 1.2 s window) and error replies not delayed, so a check takes seconds.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenSource } from '../../src/client/auth.js';
-import { buildSocketUrl } from '../../src/client/url.js';
-import { quotasSchema } from '../../src/profile/schema.js';
-import { checkQuotas, payloadOfSize, QUOTA_REASONS, type QuotaRow } from '../../src/run/quotas.js';
-import type { QuotaTarget } from '../../src/run/quota-client.js';
-import { DEV_JWT_SECRET, type ServerConfigFile } from '../../src/server/options.js';
-import type { RunningServer } from '../../src/server/server.js';
-import { serve } from '../server/helpers.js';
+import { TokenSource } from '../../../src/client/auth.js';
+import { buildSocketUrl } from '../../../src/client/url.js';
+import { quotasSchema } from '../../../src/profile/schema.js';
+import type { QuotaTarget } from '../../../src/run/quotas/client.js';
+import { payloadOfSize } from '../../../src/run/quotas/drivers/payload.js';
+import { checkQuotas, type CheckQuotasOptions } from '../../../src/run/quotas/orchestrate.js';
+import { QUOTA_REASONS, type QuotaRow } from '../../../src/run/quotas/vocabulary.js';
+import { renderQuotasMarkdown } from '../../../src/report/quotas.js';
+import { DEV_JWT_SECRET, type ServerConfigFile } from '../../../src/server/options.js';
+import type { RunningServer } from '../../../src/server/server.js';
+import { serve } from '../../server/helpers.js';
 
 const TICK_MS = 100;
 let server: RunningServer | null = null;
@@ -19,7 +22,7 @@ afterEach(async () => {
   server = null;
 });
 
-async function check(serverConfig: ServerConfigFile, declared: Record<string, number>): Promise<QuotaRow[]> {
+async function check(serverConfig: ServerConfigFile, declared: Record<string, number>, wrapDriver?: CheckQuotasOptions['wrapDriver']): Promise<QuotaRow[]> {
   server = await serve({ config: serverConfig, timings: { rateTickMs: TICK_MS } });
   const target: QuotaTarget = {
     socketUrl: buildSocketUrl(server.url, { vsn: '1.0.0' }),
@@ -30,7 +33,7 @@ async function check(serverConfig: ServerConfigFile, declared: Record<string, nu
     replyTimeoutMs: 5000,
   };
   const quotas = quotasSchema.parse({ ...declared, rate_tick: `${TICK_MS}ms`, error_backoff: 0 });
-  return checkQuotas({ target, quotas, log: () => undefined });
+  return checkQuotas({ target, quotas, log: () => undefined, wrapDriver });
 }
 
 describe('payloadOfSize', () => {
@@ -72,7 +75,14 @@ describe('rate quotas', () => {
   it('max_joins_per_second: none refused at 80 %, refused at 125 % with the onset at the limit, recovered back below', async () => {
     const [row] = await check({ max_joins_per_second: 40 }, { max_joins_per_second: 40 });
     expect(row.failures).toEqual([]);
+    expect(row.inconclusive).toEqual([]);
     expect(row.pass).toBe(true);
+    expect(row.result).toBe('pass');
+    // The offered rate is measured and shown beside the target: 32/s below, 50/s above.
+    expect(row.below.target).toBe(32);
+    expect(row.below.offered!).toBeGreaterThanOrEqual(0.95 * 32);
+    expect(row.below.skipped).toBe(0);
+    expect(row.above.target).toBe(50);
     expect(row.below.rejections).toBe(0);
     expect(row.below.accepted).toBeGreaterThan(30); // 32/s for 1.4 s
     expect(Object.keys(row.above.reasons).every((r) => r.includes('Too many joins per second'))).toBe(true);
@@ -97,5 +107,27 @@ describe('rate quotas', () => {
     const [row] = await check({ max_presence_events_per_second: 100 }, { max_presence_events_per_second: 100 });
     expect(row.failures).toEqual([]);
     expect(row.above.reasons).toEqual({ 'Too many presence messages per second': expect.any(Number) });
+  });
+});
+
+describe('a phase that did not offer its load', () => {
+  it('is inconclusive, never pass: a driver that can make only every other join offers 40 % of the quota where 80 % was due', async () => {
+    let calls = 0;
+    const starved: CheckQuotasOptions['wrapDriver'] = (d) => ({ ...d, act: (k) => (calls++ % 2 === 0 ? d.act(k) : false) });
+    const [row] = await check({ max_joins_per_second: 40 }, { max_joins_per_second: 40 }, starved);
+    expect(row.quota).toBe('max_joins_per_second');
+    expect(row.result).toBe('inconclusive');
+    expect(row.pass).toBe(false);
+    expect(row.below.rejections).toBe(0);
+    // Every other act was skipped and counted: half the acts of the phase, to within one.
+    expect(row.below.skipped).toBeGreaterThan(20);
+    expect(row.below.offered!).toBeLessThan(0.6 * 32);
+    expect(row.inconclusive[0]).toMatch(/^below: offered [\d.]+ of 32 joins\/s \([\d.]+ %, under 95 %\); \d+ actions skipped — no evidence that 32 joins\/s for /);
+    const md = renderQuotasMarkdown({
+      schema: 'rtcap.quotas/v1', run_id: 'x', profile: { name: 'starved', path: null }, target: { url: 'ws://x', builtin: false, server_config: null },
+      started_at: '', finished_at: '', abort_reason: null, settings: quotasSchema.parse({}), result: 'inconclusive', pass: false, rows: [row],
+    });
+    expect(md).toContain('**INCONCLUSIVE** — 0 of 1 quotas as declared, 1 inconclusive.');
+    expect(md).toMatch(/\| max_joins_per_second \| 40 \| inconclusive \| [\d.]+ of 32 joins\/s \(\d+ skipped\) \|/);
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * Rate quotas: open-model phases below, above and back below, each a window of the target's
+ * rate counter long; the onset is the rate the target counted over the window before its first refusal.
+ */
+import { nowMs } from '../../../measure/clock.js';
+import { EV } from '../../../protocol/constants.js';
+import { QConn } from '../client.js';
+import { judgeQuota } from '../judge.js';
+import { Ledger } from '../ledger.js';
+import { Pool, QuotaAbort, refusalOf, sleep } from '../pool.js';
+import { num, pct, type QuotaRow } from '../vocabulary.js';
+import { joinPaceMs, type QuotaCheckOptions } from './types.js';
+import type { Quotas } from '../../../profile/schema.js';
+import { QUOTA_REASONS, QUOTA_UNITS } from '../vocabulary.js';
+import type { RateDriver } from './types.js';
+
+/**
+ * Spaces the rejoins of channels the target closed (events and presence checks), so they
+ * stay under a declared join-rate quota and come at most once a rate tick.
+ */
+export class JoinGate {
+  private nextMs = 0;
+  constructor(private readonly paceMs: number) {}
+  async wait(): Promise<void> {
+    const now = nowMs();
+    const at = Math.max(now, this.nextMs);
+    this.nextMs = at + this.paceMs;
+    await sleep(at - now);
+  }
+}
+
+export function rejoinGate(q: Quotas): JoinGate {
+  return new JoinGate(Math.max(joinPaceMs(q), q.rate_tick));
+}
+
+/**
+ * Open-model phases: act k is due at start + k / rate; a late act is made late, never
+ * skipped. Ends at `durationMs` or when `until` says so; bounded either way.
+ */
+export async function offer(rateActsPerS: number, durationMs: number, act: (k: number) => void, until: () => boolean, signal?: AbortSignal): Promise<void> {
+  const start = nowMs();
+  let k = 0;
+  while (nowMs() - start < durationMs && !until() && !signal?.aborted) {
+    const due = Math.floor(((nowMs() - start) / 1000) * rateActsPerS);
+    for (; k <= due; k++) act(k);
+    await sleep(5);
+  }
+}
+
+/**
+ * `counted`: times of the events the target counts toward this quota, from every check so far
+ * (the joins of the count checks are in the join-rate window too); default the driver's own.
+ */
+export async function checkRate(o: QuotaCheckOptions, declared: number, driver: RateDriver, counted?: readonly number[]): Promise<QuotaRow> {
+  const q = o.quotas;
+  const tickMs = q.rate_tick;
+  const windowMs = tickMs * q.rate_buckets;
+  const { ledger } = driver;
+  const unit = QUOTA_UNITS[driver.quota];
+  const actRate = (eventsPerS: number) => eventsPerS / driver.eventsPerAct;
+  // Every act is counted here, made or skipped: the offered rate is measured, never assumed.
+  const act = (k: number) => {
+    if (driver.act(k)) ledger.offer(driver.eventsPerAct);
+    else ledger.skip();
+  };
+  await driver.start();
+  const first = () => ledger.rejections.find((r) => r.reason.includes(QUOTA_REASONS[driver.quota]));
+
+  // Below for a whole window (plus two ticks), so the target's average reaches the offered rate.
+  const t0 = nowMs();
+  await offer(actRate(q.below * declared), windowMs + 2 * tickMs, act, () => false, o.signal);
+  const t1 = nowMs();
+  // Above until the refusals are established (two ticks after the first), at most a window and two ticks.
+  await offer(actRate(q.above * declared), windowMs + 2 * tickMs, act, () => {
+    const f = first();
+    return f !== undefined && f.atMs >= t1 && nowMs() > f.atMs + 2 * tickMs;
+  }, o.signal);
+  const t2 = nowMs();
+  await offer(actRate(q.below * declared), windowMs + 4 * tickMs, act, () => false, o.signal);
+  const t3 = nowMs();
+  // Refusals may be answered after the target's error backoff; they count at their send time.
+  await sleep(q.error_backoff + 300);
+
+  const f = first();
+  const onset = f ? (counted ?? ledger.accepted).filter((t) => t > f.atMs - windowMs && t <= f.atMs).length / (windowMs / 1000) : null;
+  const recRejections = ledger.rejections.filter((r) => r.atMs >= t2 && r.atMs < t3);
+  const lastRej = recRejections.length ? Math.max(...recRejections.map((r) => r.atMs)) : null;
+  const acceptedAfter = ledger.accepted.some((t) => t >= t2 && t < t3 && (lastRej === null || t > lastRej));
+  const recoveredAfterMs = !acceptedAfter ? null : lastRej === null ? 0 : lastRej - t2;
+  const load = (share: number, durMs: number) => `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
+  const phases = {
+    below: ledger.phase(t0, t1, load(q.below, t1 - t0), q.below * declared),
+    above: ledger.phase(t1, t2, load(q.above, t2 - t1), q.above * declared),
+    recovery: { ...ledger.phase(t2, t3, load(q.below, t3 - t2), q.below * declared), recovered_after_ms: recoveredAfterMs, window_ms: windowMs + 2 * tickMs },
+  };
+  return judgeQuota({ quota: driver.quota, declared, expectedOnset: declared, settings: q, phases, onset });
+}
+
