@@ -10,7 +10,7 @@ import type { QConnEvents } from '../client.js';
 import type { Quotas } from '../../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
-/** max_presence_events_per_second. Presence: trackers updating in turn on one topic with an observer; each track counts once and once per other member's diff. */
+/** max_presence_events_per_second. Presence: trackers updating in turn on one topic with an observer; each track counts once and once per member's diff. */
 export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
   const TRACKERS = 2;
   const ledger = new Ledger();
@@ -33,8 +33,9 @@ export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
   };
   return {
     quota: 'max_presence_events_per_second',
-    // The track itself, then a diff to each other member: TRACKERS − 1 trackers and the observer.
-    eventsPerAct: 1 + TRACKERS,
+    // The track itself, then a diff to every member, the tracker included (Phoenix.Presence
+    // local_broadcast reaches every channel on the topic; PROTOCOL.md §5): TRACKERS trackers and the observer.
+    eventsPerAct: 2 + TRACKERS,
     ledger,
     start: async () => {
       for (let i = 0; i <= TRACKERS; i++) {
