@@ -62,6 +62,8 @@ export interface SecondStats {
   /** Acks pending at the end of this second. */
   acksPending: number;
   received: number;
+  /** Of `received`: by traffic kind (broadcast, presence, changes). Absent from older senders. */
+  receivedByKind?: number[];
   bytes: number;
   errors: number;
   disconnects: number;

@@ -216,6 +216,7 @@ export class GeneratorWorker implements ConnectionHooks {
       acked: this.acks.takeSecond(),
       acksPending: this.acks.size,
       received: sec.received,
+      receivedByKind: sec.receivedByKind,
       bytes: sec.bytes,
       errors: counted.errors,
       disconnects: counted.disconnects,

@@ -123,6 +123,8 @@ export class ReceiveLedger {
   unexpected = 0;
   stale = 0;
   receivedThisSecond = 0;
+  /** This second's deliveries by traffic kind (the per-kind rates count by receive time). */
+  private receivedByKindThisSecond: number[] = new Array<number>(KIND_COUNT).fill(0);
   bytesThisSecond = 0;
 
   /** Starts a step: receipts of other steps' streams are stale from now on. */
@@ -165,10 +167,12 @@ export class ReceiveLedger {
     s.add(seq, recvMs);
     this.received++;
     this.receivedThisSecond++;
+    const kind = Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE));
+    this.receivedByKindThisSecond[kind]++;
     const latencyMs = recvMs - sentAtMs;
     // One record per histogram that needs it: the step's total is the sum of the kinds'.
     recordMs(this.secondHist, latencyMs);
-    recordMs(this.kindHists[Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE))], latencyMs);
+    recordMs(this.kindHists[kind], latencyMs);
   }
 
   /** Classifies and records (stream, seq) in the member's windows. */
@@ -194,8 +198,9 @@ export class ReceiveLedger {
     return this.hist;
   }
 
-  takeSecond(): { received: number; bytes: number; histogram: Histogram } {
-    const out = { received: this.receivedThisSecond, bytes: this.bytesThisSecond, histogram: this.secondHist };
+  takeSecond(): { received: number; receivedByKind: number[]; bytes: number; histogram: Histogram } {
+    const out = { received: this.receivedThisSecond, receivedByKind: this.receivedByKindThisSecond, bytes: this.bytesThisSecond, histogram: this.secondHist };
+    this.receivedByKindThisSecond = new Array<number>(KIND_COUNT).fill(0);
     this.secondHist = createHistogram();
     this.receivedThisSecond = 0;
     this.bytesThisSecond = 0;

@@ -145,6 +145,12 @@ export interface StepResult {
     source: string | null;
   };
   database: { cpu_pct: number | null; rss_mb: number | null } | null;
+  /**
+   * The drain after the steady window: how long after it closed the last receipt came
+   * (backlog_ms) and the deliveries of the whole seconds after it (deliveries, not throughput).
+   * Absent in older results.
+   */
+  drain?: { backlog_ms: number | null; receipts_after_window: number };
   generator: {
     cpu_pct: number | null;
     event_loop_lag_p99_ms: number | null;

@@ -27,7 +27,7 @@ import { deliveryRateOf, figuresByKind, kindSummary, primaryOf, type FiguresByKi
 import { mergeHistograms, pickPercentiles } from './figures/latency.js';
 import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
 import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
-import { stepRates } from './figures/rates.js';
+import { deliveredPerS, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
 import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from './figures/resources.js';
 import { r6, sumOf } from './figures/round.js';
 import { verdictInputs } from './figures/verdict-inputs.js';
@@ -169,7 +169,21 @@ export function buildStepResult(args: StepInputs): StepResult {
     send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
     offered_sends_in_window: offered,
     drain_ms: Math.round(w.drainEnd - w.steadyEnd),
-    ...(kindCount > 1 ? { kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, kindSummary(v!, steadyS)])) } : {}),
+    ...(kindCount > 1
+      ? {
+          kinds: Object.fromEntries(
+            (Object.entries(kinds) as Array<[TrafficKind, KindFigures]>).map(([k, v]) => [
+              k,
+              {
+                ...kindSummary(v),
+                sent_per_s: sentPerS(allSends, k, w),
+                delivered_per_s: deliveredPerS(k, args.steadySeconds, { received: v.figures.received, steadyS }),
+                offered_ratio: parts[k] === null || parts[k] === undefined ? null : Math.round(parts[k]! * 1000) / 1000,
+              },
+            ]),
+          ),
+        }
+      : {}),
     ...(getScenario(profile.scenario).extra?.(ctx) ?? {}),
   };
 
@@ -214,13 +228,14 @@ export function buildStepResult(args: StepInputs): StepResult {
     delivery_latency_ms: percentilesOf(primary.deliveryHistogram),
     fanout_span_ms: percentilesOf(figures.fanoutSpan),
     latency_histogram_ms: compactHistogram(figures.firstLatency, HISTOGRAM_LE_MS),
-    rates: stepRates({ figures, primaryKind: plan.primaryKind, window: w, steadySeconds: args.steadySeconds, stepSeconds: args.stepSeconds,
+    rates: stepRates({ figures, sends: allSends, primaryKind: plan.primaryKind, window: w, steadySeconds: args.steadySeconds, stepSeconds: args.stepSeconds,
       joinsPerS: joinsPerSecond,
       rejoinsPerS: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
       ackRequested,
     }),
     server: serverFigures(samples, profile.target.instance, args.serverSource),
     database: databaseFigures(samples),
+    drain: drainBacklog(lastReceipts(collected), w, args.stepSeconds),
     generator,
     errors,
     error_classes: errorClasses,

@@ -8,7 +8,7 @@ import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from 
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
 import { pickPercentiles } from './latency.js';
-import { r1, r6 } from './round.js';
+import { r6 } from './round.js';
 
 export interface KindFigures {
   figures: MessageFigures;
@@ -66,8 +66,8 @@ export function lostOverKinds(kinds: FiguresByKind): number {
   return kindList(kinds).reduce((a, k) => a + k.figures.lost, 0);
 }
 
-/** One kind's line in extra.kinds. */
-export function kindSummary(k: KindFigures, steadyS: number) {
+/** One kind's counts and latencies in extra.kinds (its rates and offered ratio are added beside them). */
+export function kindSummary(k: KindFigures) {
   const f = k.figures;
   const rate = deliveryRateOf(f);
   return {
@@ -76,7 +76,6 @@ export function kindSummary(k: KindFigures, steadyS: number) {
     received: f.received,
     lost: f.lost,
     delivery_rate: rate === null ? null : r6(rate),
-    delivered_per_s: r1(f.received / steadyS),
     latency_ms: pickPercentiles(percentilesOf(f.firstLatency)),
     delivery_latency_ms: pickPercentiles(percentilesOf(k.deliveryHistogram)),
   };
