@@ -165,6 +165,21 @@ export interface StepResult {
     late_joins: number;
     rss_mb: number | null;
     workers: number;
+    /**
+     * The generator host over the steady window (systeminformation, one sample a second): CPU %
+     * of all its cores, load average, memory in use, and its network interfaces' throughput —
+     * `lo` for a loopback target (both directions of every socket), else the other interfaces.
+     * net_tx is the generator host's egress. Absent in older results; null when not sampled.
+     */
+    host?: {
+      cpu_pct: number | null;
+      load_avg_1m: number;
+      mem_used_mb: number | null;
+      net_tx_mib_per_s: number | null;
+      net_rx_mib_per_s: number | null;
+      interfaces: string[];
+      samples: number;
+    } | null;
   };
   /** Counts by verbatim reason, e.g. "join: Unauthorized: You do not have ...". */
   errors: Record<string, number>;
@@ -198,7 +213,18 @@ export interface RunResult {
     cpus: string | null;
     source_addresses: string[];
     limits: { open_files_per_process: number | null; ephemeral_ports: number | null; port_range: string | null };
-    host: { cores: number; memory_mb: number; node: string; platform: string };
+    /** From systeminformation when the run starts (monitor/host), with the cgroup limits that apply. */
+    host: {
+      cores: number;
+      memory_mb: number;
+      node: string;
+      platform: string;
+      physical_cores?: number | null;
+      cpu_model?: string | null;
+      cgroup_cpu_cores?: number | null;
+      cgroup_memory_mb?: number | null;
+      load_avg_1m?: number;
+    };
   };
   slo: { p95_ms: number; p99_ms?: number; delivery_rate: number };
   steps: StepResult[];

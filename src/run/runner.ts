@@ -28,6 +28,7 @@ import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 import { buildStepResult } from './step-result.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
+import { describeHost } from '../monitor/host.js';
 import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
 
@@ -136,6 +137,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const live = new LivePhase();
 
   try {
+    // ---- the generator host (systeminformation; os figures stay if it cannot answer)
+    result.generator.host = { ...result.generator.host, ...(await describeHost().catch(() => ({}))) };
     // ---- target
     const server = await startTarget(opts, writer, funnel, serverCpus);
     started.server = server;
@@ -179,6 +182,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       if (why) funnel.abort('aborted', why);
     });
     await started.samplers.startServer(sampler, (x) => timeline.addServerSample(x));
+    await started.samplers.startHost(isLoopbackHost(targetUrl));
     // Steps that insert rows (Postgres Changes) report the server's poller figures when it exposes them.
     if (plans.some((p) => p.inserts !== null)) {
       started.samplers.startGauges(server ? metricsUrlOf(server.url) : (profile.target.metrics_url ?? null), server ? undefined : profile.target.metrics_token);
@@ -306,6 +310,7 @@ async function walkSteps(args: {
         builtin: args.builtin,
         previousSteps: result.steps.slice(),
         serverGauges: args.samplers.gaugeSamples,
+        hostSamples: args.samplers.hostSamples,
       });
       result.steps.push(step);
       opts.observer?.step(step);

@@ -8,6 +8,7 @@ import { PrometheusSampler } from '../monitor/prometheus.js';
 import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
 import { GaugeProbe, POLLER_GAUGES, type GaugeSample } from '../monitor/gauges.js';
 import type { Profile } from '../profile/schema.js';
+import { HostSampler, type HostSample } from '../monitor/host.js';
 
 /** Samples kept (a long run drops the oldest thousand at a time). */
 const HISTORY_MAX = 4000;
@@ -26,6 +27,7 @@ export function serverSamplerFor(profile: Profile, serverPid: number | null): Re
 
 export class RunSamplers {
   readonly serverSamples: ResourceSample[] = [];
+  readonly hostSamples: HostSample[] = [];
   readonly gaugeSamples: GaugeSample[] = [];
   private timers: NodeJS.Timeout[] = [];
 
@@ -39,6 +41,20 @@ export class RunSamplers {
           keepBounded(this.serverSamples, x);
           onSample(x);
         });
+      }, 1000),
+    );
+  }
+
+  /** Samples the generator host every second (its first sample primes the network rates). */
+  async startHost(loopbackTarget: boolean): Promise<void> {
+    const sampler = new HostSampler(loopbackTarget);
+    await sampler.sample().catch(() => undefined);
+    this.timers.push(
+      setInterval(() => {
+        sampler.sample().then(
+          (x) => keepBounded(this.hostSamples, x),
+          () => undefined,
+        );
       }, 1000),
     );
   }

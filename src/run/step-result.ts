@@ -29,6 +29,8 @@ import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.
 import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
 import { deliveredPerS, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
 import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from './figures/resources.js';
+import { hostFigures } from './figures/host.js';
+import type { HostSample } from '../monitor/host.js';
 import { r6, sumOf } from './figures/round.js';
 import { verdictInputs } from './figures/verdict-inputs.js';
 import { steadySeconds as steadySecondsOf, type StepWindow } from './figures/window.js';
@@ -75,6 +77,8 @@ export interface StepInputs {
   builtin?: boolean;
   previousSteps?: readonly StepResult[];
   serverGauges?: readonly GaugeSample[];
+  /** The generator host, one sample a second (monitor/host). */
+  hostSamples?: readonly HostSample[];
 }
 
 export function buildStepResult(args: StepInputs): StepResult {
@@ -115,6 +119,7 @@ export function buildStepResult(args: StepInputs): StepResult {
   const failed = sum((c) => c.connections.failed);
   const disconnected = sum((c) => c.connections.disconnected);
   const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, offeredByPart: offeredByPart(parts), lateJoins });
+  if (args.hostSamples) generator.host = hostFigures(args.hostSamples, w);
   const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
   const acks = ackFigures(collected);
   const decision = decideVerdict(

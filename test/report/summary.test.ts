@@ -108,8 +108,8 @@ describe('scenario sections', () => {
 
   it('§3 payload: "only 3/5 sent" and which side failed', () => {
     const md = renderSummaryMarkdown(loadRun('seed-002-s3-payload'));
-    expect(md).toContain('| 100 KB | only 3/5 sent; 100% | 5,222 ms | 114 MiB/s ≈ 956 Mbps | broken — the server could not send (sends not leaving) |');
-    expect(md).toContain('| 10 KB | 100% | — | — | stable |');
+    expect(md).toContain('| 100 KB | only 3/5 sent; 100% | 5,222 ms | 114 MiB/s ≈ 956 Mbps | — | broken — the server could not send (sends not leaving) |');
+    expect(md).toContain('| 10 KB | 100% | — | — | — | stable |');
   });
 
   it('§4 join rate: success ratio, delivery, verbatim rejections, recovery, the predicted ceiling', () => {

@@ -10,6 +10,11 @@ const SIDE: Record<NonNullable<PayloadSizeExtra['failure_side']>, string> = {
   'receivers-lost': 'receivers lost messages',
 };
 
+function hostNetCell(h: { net_tx_mib_per_s: number | null; net_rx_mib_per_s: number | null; interfaces: string[] } | null | undefined): string {
+  if (!h || h.net_tx_mib_per_s === null) return '—';
+  return `${egressCell(h.net_tx_mib_per_s)} / ${h.net_rx_mib_per_s === null ? '—' : egressCell(h.net_rx_mib_per_s)} (${h.interfaces.join(', ') || 'no interface'})`;
+}
+
 export const payloadSize: ScenarioSection = {
   scenario: 'payload-size',
   title: 'Payload size (seed 002 §3)',
@@ -17,8 +22,10 @@ export const payloadSize: ScenarioSection = {
     {
       id: 's3-payload',
       title: '3 Payload size',
-      columns: ['payload', 'delivery', 'fan-out span p50', 'egress', 'verdict'],
-      align: ['right', 'left', 'right', 'right', 'left'],
+      // egress: what the receivers read (application bytes); host tx/rx: the generator host's
+      // interfaces (systeminformation) — on loopback both directions of every socket.
+      columns: ['payload', 'delivery', 'fan-out span p50', 'egress', 'generator host tx / rx', 'verdict'],
+      align: ['right', 'left', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<PayloadSizeExtra>;
         // Seed §3: "仅发出 3/5 条" — when sends did not leave, say how many did before the rate.
@@ -28,7 +35,7 @@ export const payloadSize: ScenarioSection = {
         // buffer, not the sent count, is what shows "the server could not send" (§3).
         const buffered = e.send_buffer_peak_bytes ? ` (send buffer peak ${fmtBytes(e.send_buffer_peak_bytes)})` : '';
         const side = e.failure_side ? ` — ${SIDE[e.failure_side]}${buffered}` : buffered ? ` —${buffered}` : '';
-        return [fmtBytes(s.params.payload_bytes), short + deliveryCell(s), fmtMs(s.fanout_span_ms?.p50), egressCell(s.rates?.egress_mib_per_s), verdictCell(s, ctx.analysis.safe_lines) + side];
+        return [fmtBytes(s.params.payload_bytes), short + deliveryCell(s), fmtMs(s.fanout_span_ms?.p50), egressCell(s.rates?.egress_mib_per_s), hostNetCell(s.generator?.host), verdictCell(s, ctx.analysis.safe_lines) + side];
       }),
     },
   ],
