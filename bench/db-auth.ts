@@ -1,6 +1,6 @@
 /**
  * Authorisation checks per second of the built-in server's tenant database
- * (src/server/db, PROTOCOL.md §6.2–6.4) at db_pool 1, 4 and 10 with the default policy
+ * (src/server/db, docs/PROTOCOL.md §6.2–6.4) at db_pool 1, 4 and 10 with the default policy
  * (`room-*` topics), plus the seed-002 shape: db_pool 10 with an 80 ms policy, whose
  * ceiling should be ≈ 10 ÷ 80 ms = 125/s.
  *

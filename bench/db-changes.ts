@@ -1,6 +1,6 @@
 /**
  * Postgres Changes through the built-in server's tenant database (src/server/db,
- * PROTOCOL.md §7): subscription inserts per second through the subscription pool, then
+ * docs/PROTOCOL.md §7): subscription inserts per second through the subscription pool, then
  * committed changes per second through the one poller, with N subscribers spread over
  * rooms by a `room_id=eq.<room>` filter — on the plain table and on the RLS table
  * (each room's subscribers share claims, so one RLS check per change and room).

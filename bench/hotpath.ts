@@ -1,5 +1,5 @@
 /**
- * Micro-benchmarks of the generator's per-delivery work (STYLE.md "Benchmark the
+ * Micro-benchmarks of the generator's per-delivery work (docs/ARCHITECTURE.md "Code rules": "Benchmark the
  * benchmarker"): scanning the stamp from raw bytes vs JSON.parse, the ledger record (today's,
  * with exact duplicate/reorder classification, beside the one before it), the histogram
  * record. Figures are ns per operation on this machine, best of 5 rounds; compare the ratios

@@ -1,5 +1,5 @@
 /**
- * rtcap's command line: parses arguments and calls the library (STYLE.md: thin CLI).
+ * rtcap's command line: parses arguments and calls the library (docs/ARCHITECTURE.md "Code rules": thin CLI).
  * Exit codes: 0 done, 2 usage or profile error, 3 run aborted, 99 a threshold or quota
  * failed, 130 interrupted.
  */

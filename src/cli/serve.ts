@@ -20,7 +20,7 @@ import {
 import { startServer } from '../server/server.js';
 import { loadJwks } from '../server/jwks.js';
 
-/** Quota flags: flag name → config key (PROTOCOL.md §8.2). */
+/** Quota flags: flag name → config key (docs/PROTOCOL.md §8.2). */
 const QUOTA_FLAGS = {
   'max-concurrent-users': 'max_concurrent_users',
   'max-joins-per-second': 'max_joins_per_second',

@@ -128,7 +128,7 @@ export class Connection {
     });
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('unexpected-response', (req, res) => {
-      // A refused upgrade: keep the status and body verbatim (PROTOCOL.md §1.5).
+      // A refused upgrade: keep the status and body verbatim (docs/PROTOCOL.md §1.5).
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

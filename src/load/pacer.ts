@@ -1,6 +1,6 @@
 /**
  * The clock and timer a driver runs on: the real ones in a generator process, fakes in unit
- * tests (STYLE.md "Seams as small interfaces").
+ * tests (docs/ARCHITECTURE.md "Code rules": "Seams as small interfaces").
  */
 import { nowMs } from '../measure/clock.js';
 

@@ -1,6 +1,6 @@
 /**
  * What rtcap puts on the wire for a dialect: the phx_join payload and the bench push.
- * supabase: Supabase join config (PROTOCOL.md §3.1) and the broadcast envelope (§4.1), sent as
+ * supabase: Supabase join config (docs/PROTOCOL.md §3.1) and the broadcast envelope (§4.1), sent as
  * a v2 binary kind-3 frame when the profile asks (current realtime-js does, §2.3).
  * phoenix: the profile's join payload and push event, the stamp as the whole payload.
  */
@@ -63,7 +63,7 @@ export class BenchSender {
 }
 
 /**
- * Presence updates (PROTOCOL.md §5.1): a `track` whose meta carries the stamp under keys of
+ * Presence updates (docs/PROTOCOL.md §5.1): a `track` whose meta carries the stamp under keys of
  * its own (rtcap_s, rtcap_q, rtcap_t), so a presence_diff is never mistaken for a broadcast by
  * the raw-bytes scanner; the diffs are decoded on the slow path.
  */

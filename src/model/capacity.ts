@@ -5,7 +5,7 @@
  * that count as server evidence), the recommended value is the smaller of
  *   (a) where the fitted resource line crosses its safe line (CPU 70 %, memory 85 %), and
  *   (b) the highest stable step below the first degraded or broken one (knee.safe),
- * so it is never above a stable step actually measured (DESIGN.md "Verdicts and capacity").
+ * so it is never above a stable step actually measured (docs/ARCHITECTURE.md "Verdicts and capacity").
  * Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
  * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
  */
@@ -20,7 +20,7 @@ import { isJudged } from './verdict.js';
 export interface SafeLines {
   /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
   cpu_pct: number;
-  /** Server memory % of the instance's memory. DESIGN.md: 85 %. */
+  /** Server memory % of the instance's memory. docs/ARCHITECTURE.md "Verdicts and capacity": 85 %. */
   mem_pct: number;
 }
 

@@ -58,7 +58,7 @@ export type StepMetric = (step: StepResult) => number | null;
 
 /**
  * Every figure a threshold expression, a fit or a capacity row may name. Units are in the
- * names (STYLE.md). Ratios are 0..1; percentages are 0..100.
+ * names (docs/ARCHITECTURE.md "Code rules"). Ratios are 0..1; percentages are 0..100.
  */
 export const STEP_METRICS = {
   p50_ms: (s) => num(s.latency_ms?.p50),

@@ -1,5 +1,5 @@
 /**
- * A step's verdict (DESIGN.md "Verdicts and capacity", "Measurement rules"). Checked in
+ * A step's verdict (docs/ARCHITECTURE.md "Verdicts and capacity", "Measurement rules"). Checked in
  * this order, the first class that applies wins:
  *
  * 1. generator-bound — the load generator fell behind (offered < min ratio, event-loop lag
@@ -72,7 +72,7 @@ export interface GeneratorLimits {
   max_cpu_pct: number;
 }
 
-/** DESIGN.md "Measurement rules": 99 % offered, 50 ms lag p99, 90 % CPU. */
+/** docs/ARCHITECTURE.md "Measurement rules": 99 % offered, 50 ms lag p99, 90 % CPU. */
 export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = {
   min_offered_ratio: 0.99,
   max_event_loop_lag_p99_ms: 50,
@@ -274,7 +274,7 @@ export function rampMs(scheduled: number, ratePerS: number): number {
   return scheduled > 1 && ratePerS > 0 ? ((scheduled - 1) / ratePerS) * 1000 : 0;
 }
 
-/** Verdicts that may stand for server capacity (DESIGN.md: generator-bound never does). */
+/** Verdicts that may stand for server capacity (docs/ARCHITECTURE.md "Verdicts and capacity": generator-bound never does). */
 export function isServerEvidence(verdict: Verdict): boolean {
   return verdict !== 'generator-bound';
 }

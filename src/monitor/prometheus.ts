@@ -1,5 +1,5 @@
 /**
- * Samples a server's CPU and memory from a Prometheus endpoint (DESIGN.md "Where server CPU
+ * Samples a server's CPU and memory from a Prometheus endpoint (docs/ARCHITECTURE.md "Where server CPU
  * and memory come from"): the server's own /metrics (prom-client's process_* metrics, as the
  * built-in server serves; Supabase Realtime's osmon_* and beam_memory_*), or node_exporter on
  * its machine (node_cpu_seconds_total, node_memory_*). The source actually used is named in

@@ -1,5 +1,5 @@
 /**
- * A resource sampler: where the server's CPU and memory come from (DESIGN.md). The report
+ * A resource sampler: where the server's CPU and memory come from (docs/ARCHITECTURE.md "Where server CPU and memory come from"). The report
  * names the source of every figure; a missing source gives null, never 0.
  */
 export interface ResourceSample {

@@ -1,6 +1,6 @@
 /**
  * docs/PROFILE.md, generated from the zod schema so the reference lists what the schema says
- * (STYLE.md "one options schema"). `npm run docs:profile` rewrites it; test/profile/docs.test.ts
+ * (docs/ARCHITECTURE.md "Code rules": "one options schema"). `npm run docs:profile` rewrites it; test/profile/docs.test.ts
  * fails when it is stale.
  *
  *   node dist/profile/docs.js              print to stdout

@@ -1,6 +1,6 @@
 /**
  * The profile schema: the single source of the profile's types, defaults and error messages
- * (STYLE.md). docs/PROFILE.md is generated from the `.describe()` texts here.
+ * (docs/ARCHITECTURE.md "Code rules"). docs/PROFILE.md is generated from the `.describe()` texts here.
  *
  * Every object is strict: an unknown or mistyped key is an error naming the key and its line.
  */
@@ -259,7 +259,7 @@ export const sweepSchema = z
     if (s.start !== undefined && s.max !== undefined && s.start > s.max) ctx.addIssue({ code: 'custom', path: ['start'], message: `start ${s.start} is above max ${s.max}` });
   });
 
-/** Tenant quotas `rtcap quotas` checks (PROTOCOL.md §8.2), with how the target counts. */
+/** Tenant quotas `rtcap quotas` checks (docs/PROTOCOL.md §8.2), with how the target counts. */
 export const quotasSchema = z
   .object({
     max_concurrent_users: positiveInt.optional().describe('transports joined to at least one channel; refusal "Too many connected users"'),

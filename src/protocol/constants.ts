@@ -1,6 +1,6 @@
 /**
  * Phoenix channels / Supabase Realtime protocol vocabulary. Every event name, topic
- * prefix, timeout and exact error string used by rtcap lives here (STYLE.md).
+ * prefix, timeout and exact error string used by rtcap lives here (docs/ARCHITECTURE.md "Code rules").
  * Section numbers refer to ../shared/PROTOCOL.md.
  */
 

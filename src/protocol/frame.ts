@@ -1,5 +1,5 @@
 /**
- * Phoenix frames in their three encodings (PROTOCOL.md §2.1–§2.3). Pure functions: no I/O.
+ * Phoenix frames in their three encodings (docs/PROTOCOL.md §2.1–§2.3). Pure functions: no I/O.
  *
  * A Frame is the decoded message whatever the encoding. Binary payloads of kinds 0–2 and
  * binary-encoded user broadcasts carry a Uint8Array.

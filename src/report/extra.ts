@@ -5,8 +5,8 @@
  * subscriptions). Every field is optional on read: a renderer shows "—" for a field the
  * scenario did not fill, never 0.
  *
- * Conventions: rates per second over the step's steady state (DESIGN.md "a step's figure
- * is the mean over its steady state"); counts over the whole step; latency in ms.
+ * Conventions: rates per second over the step's steady state (docs/FIGURES.md "Rates — one
+ * definition"); counts over the whole step; latency in ms.
  * Figures already in StepResult (sent/s, delivered/s, delivery_rate, latency_ms,
  * fanout_span_ms, rates.egress_mib_per_s, server.*) are not repeated here.
  */

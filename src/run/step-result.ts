@@ -1,7 +1,7 @@
 /**
  * Builds a StepResult from what the generator processes collected (and the coordinator's own
  * inserts), the per-second timeline and the server samples of the step's windows. Every
- * figure is measured; missing ones are null (DESIGN.md). Each figure is made by one function
+ * figure is measured; missing ones are null (docs/ARCHITECTURE.md "Measurement rules"). Each figure is made by one function
  * in ./figures (docs/FIGURES.md holds their definitions); this file only assembles them. The
  * headline figures are those of the step's primary traffic kind; a step carrying several kinds
  * has each in extra.kinds.

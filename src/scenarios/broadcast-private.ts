@@ -89,7 +89,7 @@ export const broadcastPrivate: Scenario = {
       members_per_room: Number(p.members),
       room_send_rate_per_s: Number(p.room_send_rate),
       auth_denied: denied,
-      // Not measurable from the client; a server's /metrics has it (PROTOCOL.md §9.2).
+      // Not measurable from the client; a server's /metrics has it (docs/PROTOCOL.md §9.2).
       auth_check_ms: null,
       join_reply_ms: latencySummary(joinReplyHistogram(ctx.collected)),
     } satisfies Required<BroadcastPrivateExtra>;

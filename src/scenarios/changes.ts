@@ -1,6 +1,6 @@
 /**
  * Postgres Changes pieces shared by postgres-changes and mixed: the subscribers' binding,
- * membership key and token claims, and the rows the coordinator inserts (PROTOCOL.md §7).
+ * membership key and token claims, and the rows the coordinator inserts (docs/PROTOCOL.md §7).
  */
 import type { Profile } from '../profile/schema.js';
 import { countAt } from './common.js';

@@ -22,7 +22,7 @@ export function countAt(ratePerS: number, durationMs: number): number {
 // ---------------------------------------------------------------- private channels, rooms, step figures
 // (broadcast-private, join-rate, payload-size, write-only)
 
-/** A private topic on the wire: `realtime:<private.topic_prefix><name>` (PROTOCOL.md §3.1, §6). */
+/** A private topic on the wire: `realtime:<private.topic_prefix><name>` (docs/PROTOCOL.md §3.1, §6). */
 export function privateTopic(profile: Profile, name: string): string {
   return `${REALTIME_TOPIC_PREFIX}${profile.private.topic_prefix}${name}`;
 }

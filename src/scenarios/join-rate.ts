@@ -2,7 +2,7 @@
  * Seed 002 §4: connection and authorisation rate. Each step opens its own fresh connections
  * (the previous step's are closed first) at its join rate, every one joining the step's
  * private topic (`<private.topic_prefix>s<step>`, e.g. `slow-s3`) with its own JWT, so each
- * join costs one RLS read check on the server's authorisation pool (PROTOCOL.md §6.2). Past
+ * join costs one RLS read check on the server's authorisation pool (docs/PROTOCOL.md §6.2). Past
  * db_pool ÷ check time the pool's queue overflows and the server refuses every check for its
  * error window: `IncreaseConnectionPool: Please increase your connection pool size` (§6.4).
  *

@@ -86,7 +86,7 @@ export function confirmedSubscribers(ctx: StepContext): number {
   return n;
 }
 
-/** The built-in server's subs_pool_size (its bench default and Supabase's are both 1, PROTOCOL.md §8.2). */
+/** The built-in server's subs_pool_size (its bench default and Supabase's are both 1, docs/PROTOCOL.md §8.2). */
 export function subsPoolSize(profile: Profile, builtin: boolean): number | null {
   if (!builtin) return null;
   const v = profile.target.server.config.subs_pool_size;

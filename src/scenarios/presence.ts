@@ -82,7 +82,7 @@ export function presenceQuota(profile: Profile, builtin: boolean): number | null
   const v = cfg.max_presence_events_per_second;
   if (typeof v === 'number') return v;
   if (v === null) return null;
-  // A new Supabase tenant's column default (PROTOCOL.md §8.2), which --supabase-defaults restores.
+  // A new Supabase tenant's column default (docs/PROTOCOL.md §8.2), which --supabase-defaults restores.
   return cfg.supabase_defaults === true ? 1000 : null;
 }
 

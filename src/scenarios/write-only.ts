@@ -3,7 +3,7 @@
  * alone on its own topic (`<target.topic>-w<i>`, `self: false`), and the step's send rate is
  * spread round-robin over them, so the server takes every message and delivers none:
  * expected is 0 per message (the only member is the sender). With load.ack the server
- * acknowledges each send, which is the proof it took them (PROTOCOL.md §4.1).
+ * acknowledges each send, which is the proof it took them (docs/PROTOCOL.md §4.1).
  *
  * The figure is the highest send rate reached across the steps and, per step, what stopped
  * it rising (stop_reason): sends that failed or were never made, acks missing, in error or

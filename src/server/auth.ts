@@ -1,5 +1,5 @@
 /**
- * JWT verification as Supabase Realtime does it (PROTOCOL.md §1.4; `ChannelsAuthorization`
+ * JWT verification as Supabase Realtime does it (docs/PROTOCOL.md §1.4; `ChannelsAuthorization`
  * and `JwtVerification`): clean the token, peek claims and header, pick a signer from the
  * header (`typ: "JWT"` and an HS* alg against the tenant secret), verify the signature, then
  * `exp > now`, then the required `role` and `exp` claims. Each failure kind maps to the

@@ -1,5 +1,5 @@
 /**
- * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (PROTOCOL.md
+ * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (docs/PROTOCOL.md
  * §3–§7). The join runs the checks of §3.2 in their order; events are handled as
  * `handle_in` does; a shutdown pushes a `system` error and then `phx_close` (§3.5).
  *

@@ -1,5 +1,5 @@
 /**
- * One WebSocket transport: Phoenix.Socket's routing of inbound frames (PROTOCOL.md §2) and
+ * One WebSocket transport: Phoenix.Socket's routing of inbound frames (docs/PROTOCOL.md §2) and
  * the write path every outgoing frame takes.
  *
  * Inbound frames are handled one at a time, like the socket process: while a join is in

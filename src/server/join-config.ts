@@ -1,5 +1,5 @@
 /**
- * The Supabase join payload (PROTOCOL.md §3.1; `Payloads.Join` and `Config`). Invalid
+ * The Supabase join payload (docs/PROTOCOL.md §3.1; `Payloads.Join` and `Config`). Invalid
  * shapes never fail a join: Realtime logs `InvalidJoinPayload` and keeps the fields that
  * did parse, so every field here falls back to its default on its own.
  */

@@ -1,9 +1,9 @@
 /**
  * Options of the built-in server and its tenant configuration (`--config tenant.yaml`,
  * quota flags, a profile's `target.server.config`). One zod schema is the single source
- * of the config file's shape and error messages (STYLE.md).
+ * of the config file's shape and error messages (docs/ARCHITECTURE.md "Code rules").
  *
- * Quota semantics are PROTOCOL.md §8. The built-in server's *defaults* differ from a
+ * Quota semantics are docs/PROTOCOL.md §8. The built-in server's *defaults* differ from a
  * fresh Supabase tenant on purpose: tenant-wide rate quotas (users, joins/s, events/s,
  * presence events/s) and the per-channel client presence window are off unless
  * configured, because `rtcap serve` is the bed capacity is measured on and Supabase's
@@ -16,7 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CHANNEL_ERROR_BACKOFF_MS, CONNECT_ERROR_BACKOFF_MS, SERVER_IDLE_TIMEOUT_MS } from '../protocol/constants.js';
 
-/** The Supabase self-hosted development secret (PROTOCOL.md §1.3). */
+/** The Supabase self-hosted development secret (docs/PROTOCOL.md §1.3). */
 export const DEV_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 export const DEFAULT_TENANT_ID = 'realtime-dev';
 
@@ -68,7 +68,7 @@ export const BENCH_DEFAULT_LIMITS: TenantLimits = {
   presence_enabled: false,
 };
 
-/** A new Supabase tenant's values (PROTOCOL.md §8.2, §5.1). */
+/** A new Supabase tenant's values (docs/PROTOCOL.md §8.2, §5.1). */
 export const SUPABASE_DEFAULT_LIMITS: TenantLimits = {
   ...BENCH_DEFAULT_LIMITS,
   max_concurrent_users: 200,

@@ -1,5 +1,5 @@
 /**
- * Postgres Changes on the channel side (PROTOCOL.md §7): subscription rows are created
+ * Postgres Changes on the channel side (docs/PROTOCOL.md §7): subscription rows are created
  * through the db seam after the join reply, the `system` "Subscribed to PostgreSQL" (or
  * the error text of §3.3) follows, and each change is delivered once per subscribed
  * channel with every matching binding id in `ids` (§7.3).

@@ -1,5 +1,5 @@
 /**
- * Presence (PROTOCOL.md §5): `track`/`untrack` from channels, `presence_state` after join and
+ * Presence (docs/PROTOCOL.md §5): `track`/`untrack` from channels, `presence_state` after join and
  * `presence_diff` fan-out, following Phoenix.Presence's data shape — per key a list of
  * metas, one per tracking channel, each with a `phx_ref` (and `phx_ref_prev` on update).
  *

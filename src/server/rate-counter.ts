@@ -1,5 +1,5 @@
 /**
- * Supabase's RateCounter (PROTOCOL.md §8.1): events are added to the current bucket; every
+ * Supabase's RateCounter (docs/PROTOCOL.md §8.1): events are added to the current bucket; every
  * tick closes the bucket into a window of at most `bucketCount` buckets and evaluates the
  * limit once. The tested value is `avg = sum(buckets) / buckets / tickSeconds`, so while
  * the window is still filling the average covers only the ticks seen. It trips when

@@ -1,5 +1,5 @@
 /**
- * REST broadcast (PROTOCOL.md §4.3 batch, §4.4 single). Delivered frames are identical to a
+ * REST broadcast (docs/PROTOCOL.md §4.3 batch, §4.4 single). Delivered frames are identical to a
  * WebSocket-originated broadcast; the caller is not a subscriber, so nobody is excluded.
  * Each accepted message counts +1 toward max_events_per_second, plus one per recipient in
  * the fan-out (§8.2).

@@ -1,5 +1,5 @@
 /**
- * One tenant: its configuration and JWT verifier, its rate counters (PROTOCOL.md §8), the
+ * One tenant: its configuration and JWT verifier, its rate counters (docs/PROTOCOL.md §8), the
  * transports counted as users, and the PubSub groups its channels subscribe to.
  *
  * PubSub keys follow Realtime: `<tenant>:<subtopic>` for public channels and

@@ -1,5 +1,5 @@
 /**
- * Tenant lookup by the first label of the request Host (PROTOCOL.md §1.3). Without an
+ * Tenant lookup by the first label of the request Host (docs/PROTOCOL.md §1.3). Without an
  * explicit tenant list every label maps to the single default tenant, so `127.0.0.1`
  * (tenant "127") and `localhost` work out of the box; with a list, unknown labels are
  * "Tenant not found".

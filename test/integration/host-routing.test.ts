@@ -1,5 +1,5 @@
 /**
- * Tenant routing by Host (PROTOCOL.md §1.3): a server that knows only tenant `realtime-dev`
+ * Tenant routing by Host (docs/PROTOCOL.md §1.3): a server that knows only tenant `realtime-dev`
  * refuses a plain 127.0.0.1 connection with 404 `Tenant not found`, and rtcap reaches it
  * with `target.host`, its apikey sent in the x-api-key header.
  */

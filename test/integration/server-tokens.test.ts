@@ -1,5 +1,5 @@
 /**
- * Tokens on open channels (PROTOCOL.md §1.5 last paragraph, §3.4, §3.5): the expiry re-check
+ * Tokens on open channels (docs/PROTOCOL.md §1.5 last paragraph, §3.4, §3.5): the expiry re-check
  * closes a channel whose token ran out; `access_token` refreshes it without a reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

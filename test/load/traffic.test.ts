@@ -11,7 +11,7 @@ const profile = (target: Record<string, unknown> = {}, load: Record<string, unkn
     load: { steps: [{ connections: 2, duration: 1 }], ...load },
   });
 
-describe('joinPayload: supabase dialect (PROTOCOL.md §3.1)', () => {
+describe('joinPayload: supabase dialect (docs/PROTOCOL.md §3.1)', () => {
   it('the config shape with defaults and the token', () => {
     expect(joinPayload(profile(), { private: false }, 'eyJtoken')).toEqual({
       config: {

@@ -1,10 +1,10 @@
 /**
- * Golden frames: every literal frame of PROTOCOL.md §2.1, §2.2, §3.2, §3.3, §4.1, §4.2, §5.2
+ * Golden frames: every literal frame of docs/PROTOCOL.md §2.1, §2.2, §3.2, §3.3, §4.1, §4.2, §5.2
  * and §7.3, decoded and (where the direction makes sense) encoded back to the exact string;
  * binary kinds 0–4 against hand-written byte lists, as the Phoenix client's serializer tests
  * do; and seeded encode→decode round trips.
  *
- * Where PROTOCOL.md elides a payload (`{...}`, `"eyJ..."`) the literal below fills in a small
+ * Where docs/PROTOCOL.md elides a payload (`{...}`, `"eyJ..."`) the literal below fills in a small
  * concrete value; everything else is copied as printed.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * `rtcap quotas` (issue 5 §5, issue 9 §5): for each tenant quota the profile declares
- * (PROTOCOL.md §8.2), load just below it (no rejection allowed), just above it (rejections with
+ * (docs/PROTOCOL.md §8.2), load just below it (no rejection allowed), just above it (rejections with
  * the documented reason required, their onset within a tolerance of the declared value), then
  * back below (the target must recover within its rate window). One row per quota: pass, fail,
  * or inconclusive when a phase did not offer the load it claims (judge.ts).
@@ -69,7 +69,7 @@ export async function checkQuotas(opts: CheckQuotasOptions): Promise<QuotaRow[]>
     else if (name === 'max_concurrent_users') row = await checkUsers(o, declared);
     else {
       if (!rateWindowFilled) {
-        // A fresh tenant's counter averages over the ticks it has seen (PROTOCOL.md §8.1): a few
+        // A fresh tenant's counter averages over the ticks it has seen (docs/PROTOCOL.md §8.1): a few
         // events in its first tick read as a high rate. One quiet window first fills it with idle ticks.
         const windowMs = o.quotas.rate_tick * (o.quotas.rate_buckets + 1);
         o.log(`waiting ${num(windowMs / 1000)} s (one rate window) so the target's counters average over a full window…`);

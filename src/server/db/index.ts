@@ -1,7 +1,7 @@
 /**
  * The tenant database of rtcap's built-in realtime server: a real PostgreSQL (embedded, or
  * `databaseUrl`), the Supabase-shaped schema (migration.ts), private-channel authorisation
- * through a `db_pool`-sized pool (authorize.ts, PROTOCOL.md §6), and Postgres Changes from
+ * through a `db_pool`-sized pool (authorize.ts, docs/PROTOCOL.md §6), and Postgres Changes from
  * a logical replication slot (poller.ts, apply-rls.ts, §7).
  *
  * Interface as agreed with the server (src/server/db-types.ts), plus these additions:

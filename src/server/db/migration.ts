@@ -1,6 +1,6 @@
 /**
  * The tenant schema rtcap's built-in server needs, shaped like what a Supabase project has
- * (PROTOCOL.md §6.1, §7.1): roles `anon` / `authenticated` / `service_role`, the `auth`
+ * (docs/PROTOCOL.md §6.1, §7.1): roles `anon` / `authenticated` / `service_role`, the `auth`
  * claim helpers, `realtime.messages` (RLS on), `realtime.topic()`, `realtime.subscription`
  * with its filter-checking trigger, the `supabase_realtime` publication — plus the bench
  * tables and policies rtcap's profiles use.

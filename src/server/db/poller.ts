@@ -1,5 +1,5 @@
 /**
- * The Postgres Changes replication poller (PROTOCOL.md §7.1 step 3): one connection
+ * The Postgres Changes replication poller (docs/PROTOCOL.md §7.1 step 3): one connection
  * (`realtime_rls`), one temporary logical slot, and a loop that consumes at most
  * `pollMaxChanges` slot rows per poll, runs them through apply-rls and hands the resulting
  * events to the server.

@@ -1,6 +1,6 @@
 /**
  * A fixed-size pool of Postgres connections, the shape of Supabase's DBConnection pools
- * (PROTOCOL.md §6.3): `size` connections opened up front, callers queue FIFO for a
+ * (docs/PROTOCOL.md §6.3): `size` connections opened up front, callers queue FIFO for a
  * checkout, and a checkout that waits longer than the queue target fails with
  * PoolTimeoutError (DBConnection's `queue_timeout`) — the event the authorization and
  * subscription error counters count (§6.4).

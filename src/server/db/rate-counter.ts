@@ -1,5 +1,5 @@
 /**
- * The error counters that protect the tenant database (PROTOCOL.md §6.4): the
+ * The error counters that protect the tenant database (docs/PROTOCOL.md §6.4): the
  * `{:channel, :authorization_errors, tenant}` counter and its twin for subscription
  * inserts. Shape of Supabase's RateCounter: errors are added to the open bucket; every tick
  * closes it into a window of `bucketCount` buckets and evaluates the limit once, measuring

@@ -1,5 +1,5 @@
 /**
- * Postgres Changes subscriptions (PROTOCOL.md §7.1 step 2, §6.4 last bullet).
+ * Postgres Changes subscriptions (docs/PROTOCOL.md §7.1 step 2, §6.4 last bullet).
  *
  * `subscribe` parses the binding's filter (a malformed filter is refused before touching the
  * database, not retryable), then inserts one `realtime.subscription` row per matching

@@ -1,6 +1,6 @@
 /**
  * Column values of a change as the client sees them in `record` / `old_record`
- * (PROTOCOL.md §7.3). Supabase casts each wal2json value with `to_jsonb(value::type)`; this
+ * (docs/PROTOCOL.md §7.3). Supabase casts each wal2json value with `to_jsonb(value::type)`; this
  * does the same from Postgres's text output for the common types: numbers become JSON
  * numbers (NaN/Infinity stay strings, as to_jsonb gives), booleans booleans, json/jsonb
  * parsed, timestamps in to_jsonb's ISO form (`2026-08-01T12:00:00.123456+00:00`), arrays

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationError, startDatabase, type ServerDb } from '../../../src/server/db/index.js';
 import { ctx, eventually, sleep } from './support.js';
 
-describe('private-channel authorisation (PROTOCOL.md §6)', () => {
+describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {
   let db: ServerDb;
 
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import {
   visibleThroughFilters,
 } from '../../../src/server/db/filters.js';
 
-describe('parseFilter (PROTOCOL.md §7.2)', () => {
+describe('parseFilter (docs/PROTOCOL.md §7.2)', () => {
   it('parses the classic operators', () => {
     expect(parseFilter('room_id=eq.7')).toEqual({ ok: true, filters: [{ column: 'room_id', op: 'eq', value: '7', negate: false }] });
     for (const op of ['neq', 'lt', 'lte', 'gt', 'gte']) {

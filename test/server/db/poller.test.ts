@@ -10,7 +10,7 @@ function claims(role: string, extra: Record<string, unknown> = {}): Record<strin
   return { role, exp: Math.floor(Date.now() / 1000) + 3600, ...extra };
 }
 
-describe('Postgres Changes poller (PROTOCOL.md §7)', () => {
+describe('Postgres Changes poller (docs/PROTOCOL.md §7)', () => {
   let db: ServerDb;
   let sql: pg.Client;
   const events: ChangeEvent[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorWindow } from '../../../src/server/db/rate-counter.js';
 
-describe('ErrorWindow (PROTOCOL.md §6.4: 1 s tick × 30 buckets, sum, limit = pool)', () => {
+describe('ErrorWindow (docs/PROTOCOL.md §6.4: 1 s tick × 30 buckets, sum, limit = pool)', () => {
   it('has Supabase’s default shape', () => {
     const w = new ErrorWindow({ windowMs: 30_000, limit: 1 });
     expect(w.tickMs).toBe(1_000);

@@ -15,7 +15,7 @@ async function subscribeError(db: ServerDb, binding: { event: string; schema: st
   return e as SubscriptionError;
 }
 
-describe('postgres_changes subscriptions (PROTOCOL.md §7.1, §3.3)', () => {
+describe('postgres_changes subscriptions (docs/PROTOCOL.md §7.1, §3.3)', () => {
   let db: ServerDb;
   let sql: pg.Client;
 

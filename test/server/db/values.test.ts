@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toJsonValue } from '../../../src/server/db/values.js';
 
-describe('column values as to_jsonb gives them (PROTOCOL.md §7.3)', () => {
+describe('column values as to_jsonb gives them (docs/PROTOCOL.md §7.3)', () => {
   it('numbers, booleans, json', () => {
     expect(toJsonValue('int8', '42')).toBe(42);
     expect(toJsonValue('float8', '1.25')).toBe(1.25);

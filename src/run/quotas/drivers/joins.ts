@@ -28,7 +28,7 @@ export function joinsDriver(pool: Pool, q: Quotas): RateDriver {
         idle.push(c);
       } else {
         ledger.reject(refusalOf(r.reason), r.sentAtMs);
-        // The target closes the socket with the refusal (PROTOCOL.md §8.2); do not reuse it.
+        // The target closes the socket with the refusal (docs/PROTOCOL.md §8.2); do not reuse it.
         live--;
         pool.drop(c);
       }

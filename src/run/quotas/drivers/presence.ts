@@ -34,7 +34,7 @@ export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
   return {
     quota: 'max_presence_events_per_second',
     // The track itself, then a diff to every member, the tracker included (Phoenix.Presence
-    // local_broadcast reaches every channel on the topic; PROTOCOL.md §5): TRACKERS trackers and the observer.
+    // local_broadcast reaches every channel on the topic; docs/PROTOCOL.md §5): TRACKERS trackers and the observer.
     eventsPerAct: 2 + TRACKERS,
     ledger,
     start: async () => {
@@ -51,7 +51,7 @@ export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
       const c = trackers[k % TRACKERS];
       if (!c.joined.has(topic)) return false; // closed by the target, rejoining: counted as skipped
       const at = nowMs();
-      // A changed payload every time: tracking an identical one is a no-op (PROTOCOL.md §5.1).
+      // A changed payload every time: tracking an identical one is a no-op (docs/PROTOCOL.md §5.1).
       void c.push(topic, EV.presence, { type: EV.presence, event: 'track', payload: { k } }, true).then((r) => {
         if (r.ok) ledger.accept(at);
       });
