@@ -183,6 +183,9 @@ export function evaluateOnRun(t: Threshold | string, run: ThresholdContext): Thr
   return { threshold: th, pass, applicable: true, steps, worst, summary };
 }
 
+/** How an abort_on_fail stop begins its reason (a run's abort_reason), so a campaign can tell it apart. */
+export const ABORT_ON_FAIL_PREFIX = 'threshold failed with abort_on_fail: ';
+
 /** All thresholds of a profile; throws ThresholdError naming the first unparsable one. */
 export function evaluateThresholds(specs: readonly ThresholdSpec[], run: ThresholdContext): { pass: boolean; results: ThresholdResult[] } {
   const parsed = specs.map((s) => parseThreshold(thresholdSpec(s).expression));
@@ -203,7 +206,7 @@ export function abortReason(specs: readonly ThresholdSpec[], run: ThresholdConte
     const th = parseThreshold(expression);
     if (th.figure.kind !== 'step') continue;
     const r = evaluateOnRun(th, run);
-    if (r.applicable && r.steps.length > 0 && !r.pass) return `threshold failed with abort_on_fail: ${r.summary}`;
+    if (r.applicable && r.steps.length > 0 && !r.pass) return `${ABORT_ON_FAIL_PREFIX}${r.summary}`;
   }
   return null;
 }

@@ -34,7 +34,10 @@ export interface CampaignState {
   campaign_path: string;
   started_at: string;
   finished_at: string | null;
-  status: 'running' | 'completed' | 'interrupted';
+  /** stopped: an entry's abort_on_fail threshold failed, and the entries after it were not run. */
+  status: 'running' | 'completed' | 'interrupted' | 'stopped';
+  /** Why the campaign stopped early (an abort_on_fail threshold, with its entry); absent otherwise. */
+  stop_reason?: string;
   resumed_at: string[];
   entries: EntryState[];
 }

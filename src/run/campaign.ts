@@ -11,6 +11,7 @@ import { checkLikeForLike, type Source } from '../capacity/like-for-like.js';
 import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
 import type { CapacityFile } from '../capacity/types.js';
 import type { Campaign } from '../profile/campaign.js';
+import { ABORT_ON_FAIL_PREFIX } from '../model/thresholds.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { relativeTo, writeCapacityFiles } from './capacity-output.js';
 import { type CampaignState, type EntryState, writeCampaignState } from './campaign-state.js';
@@ -108,6 +109,7 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
   mkdirSync(resolve(opts.dir), { recursive: true });
   writeCampaignState(opts.dir, state);
   let interrupted = false;
+  let stopReason: string | null = null;
   for (const [i, entry] of state.entries.entries()) {
     if (entry.status === 'completed') continue;
     if (opts.run.signal?.aborted) {
@@ -131,12 +133,21 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
       interrupted = true;
       break;
     }
+    // abort_on_fail stops the campaign too (k6's abortOnFail): the entries after it are not run.
+    const why = outcome.result.abort_reason;
+    if (why?.startsWith(ABORT_ON_FAIL_PREFIX)) {
+      stopReason = `entry ${entry.name}: ${why}`;
+      opts.run.log(`campaign stopped: ${stopReason}`);
+      break;
+    }
   }
-  state.status = interrupted ? 'interrupted' : 'completed';
+  state.status = interrupted ? 'interrupted' : stopReason ? 'stopped' : 'completed';
+  if (stopReason) state.stop_reason = stopReason;
+  else delete state.stop_reason;
   state.finished_at = interrupted ? null : new Date().toISOString();
   writeCampaignState(opts.dir, state);
   const { capacity, unlike } = writeCampaignCapacity(opts.dir, state, opts.table);
   const aborted = state.entries.some((e) => e.status === 'aborted');
-  const exitCode = interrupted ? EXIT.interrupted : unlike.length > 0 || aborted ? EXIT.aborted : EXIT.ok;
+  const exitCode = interrupted ? EXIT.interrupted : stopReason ? EXIT.thresholds : unlike.length > 0 || aborted ? EXIT.aborted : EXIT.ok;
   return { state, capacity, unlike, exitCode };
 }

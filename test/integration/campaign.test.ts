@@ -35,11 +35,11 @@ const finish = (o: RunOutcome) => {
   return o.exitCode;
 };
 
-function writeCampaign(root: string): string {
+function writeCampaign(root: string, thresholds: unknown[] = []): string {
   const target = { url: server.url, vsn: '2.0.0', auth: { jwt_secret: 'super-secret-jwt-token-with-at-least-32-characters-long' } };
   const common = { target, generator: TEST_GENERATOR_LIMITS, slo: { p95_ms: 5000 } };
   writeFileSync(join(root, 'public.yaml'), stringify({
-    ...common, name: 'camp-public', scenario: 'broadcast-public',
+    ...common, name: 'camp-public', scenario: 'broadcast-public', thresholds,
     load: { join_rate: 1000, drain: '1s', settle: '200ms', steps: [
       { connections: 20, send_rate: 5, duration: '1s' },
       { connections: 40, send_rate: 2, duration: '1s' },
@@ -122,5 +122,23 @@ describe('rtcap campaign', () => {
     expect(out.exitCode).toBe(130);
     expect(out.state.status).toBe('interrupted');
     expect((readCampaignState(dir) as CampaignState).entries.map((e) => e.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('an abort_on_fail threshold stops its run and the campaign: the entries after it are not run, exit 99 with the reason', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rtcap-campaign-'));
+    const path = writeCampaign(root, [{ threshold: 'connections < 30', abort_on_fail: true }]);
+    const dir = join(root, 'out');
+    const out = await go(path, dir, planCampaign(loadYamlFile(path, campaignSchema), path, new Date()));
+    expect(out.exitCode).toBe(99);
+    const state = readCampaignState(dir) as CampaignState;
+    expect(state.status).toBe('stopped');
+    expect(state.stop_reason).toBe('entry public: threshold failed with abort_on_fail: connections < 30: fail — step 2: 40');
+    expect(state.entries.map((e) => [e.status, e.exit_code])).toEqual([
+      ['completed', 99],
+      ['pending', null],
+    ]);
+    // The stopped run is readable: both of its steps, its status and reason.
+    const r = JSON.parse(readFileSync(join(dir, state.entries[0].dir, 'result.json'), 'utf8')) as ResultFile;
+    expect([r.status, r.steps.length]).toEqual(['aborted', 2]);
   });
 });
