@@ -9,6 +9,7 @@ import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
 import type { RampJoins } from './step-counters.js';
 import type { TlsOptions } from '../client/connection.js';
+import type { Segment } from './segment.js';
 
 export interface TokenConfig {
   apikey?: string;
@@ -31,6 +32,8 @@ export type ToWorker =
       type: 'init';
       workerIndex: number;
       workers: number;
+      /** This machine's part of the run (load/segment); absent: the whole plan. */
+      segment?: Segment;
       profile: Profile;
       /** Socket URL without the token. */
       url: string;

@@ -17,6 +17,7 @@ import type { Frame } from '../protocol/frame.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';
+import { ownershipOf, WHOLE } from './segment.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
 import { AckTracker } from './ack-tracker.js';
@@ -45,6 +46,9 @@ interface ConnMeta {
 export class GeneratorWorker implements ConnectionHooks {
   private index = 0;
   private workers = 1;
+  /** Connection c is this process's when c mod owners = owner (load/segment: segments × processes). */
+  private owner = 0;
+  private owners = 1;
   private profile!: Profile;
   private url = '';
   private headers: Record<string, string> = {};
@@ -119,6 +123,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private init(m: Extract<ToWorker, { type: 'init' }>): void {
     this.index = m.workerIndex;
     this.workers = m.workers;
+    ({ owner: this.owner, owners: this.owners } = ownershipOf(m.segment ?? WHOLE, m.workerIndex, m.workers));
     this.profile = m.profile;
     this.url = m.url;
     this.headers = m.headers;
@@ -230,7 +235,7 @@ export class GeneratorWorker implements ConnectionHooks {
   // ------------------------------------------------------------------ ramp
 
   private mine(i: number): boolean {
-    return i % this.workers === this.index;
+    return i % this.owners === this.owner;
   }
 
   private ramp(fromConn: number, toConn: number, startMs: number): void {
@@ -278,7 +283,7 @@ export class GeneratorWorker implements ConnectionHooks {
         let url = this.url;
         if (token && this.tokenConfig.apikeyIn === 'header') headers['x-api-key'] = token;
         else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
-        const localAddress = this.sourceAddresses.length ? this.sourceAddresses[Math.floor(i / this.workers) % this.sourceAddresses.length] : undefined;
+        const localAddress = this.sourceAddresses.length ? this.sourceAddresses[Math.floor(i / this.owners) % this.sourceAddresses.length] : undefined;
         c.connect({ url, headers, localAddress, handshakeTimeoutMs: this.profile.target.join_timeout, tls: this.tls });
       },
       (e: Error) => this.onError(c, { class: 'generator', reason: `token: ${e.message}` }, 'connect'),

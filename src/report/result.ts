@@ -230,6 +230,8 @@ export interface RunResult {
   steps: StepResult[];
   /** Filled by the model layer (fits, capacity, advice) when the run has enough steps. */
   analysis?: unknown;
+  /** A result merged from the shards of a run split over several generators (`rtcap merge`). */
+  segments?: { run: string; count: number; hosts: string[]; workers: number; clocks: string };
 }
 
 /** One line of timeseries.ndjson, written every second while the run goes. */

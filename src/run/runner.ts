@@ -31,6 +31,9 @@ import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target
 import { describeHost } from '../monitor/host.js';
 import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
+import { SHARD_FILE } from '../shard/format.js';
+import { segmentSchedule } from './segment-schedule.js';
+import { profileHash, ShardRecorder } from '../shard/record.js';
 
 export interface RunOptions {
   profile: Profile;
@@ -75,6 +78,12 @@ export interface RunOptions {
    * connections are not retried and would otherwise be missing from every later step.
    */
   freshConnections?: (r: RunResult, index: number) => boolean;
+  /**
+   * This machine's segment of a run split over several (load/segment): its processes own only
+   * the segment's connections and senders, and it writes shard.json for `rtcap merge`.
+   * `startAtMs`: every segment starts its first step at this wall-clock time.
+   */
+  segment?: { index: number; count: number; run: string; startAtMs: number | null };
 }
 
 /** What a live view of the run receives: every merged second, and each step once its result is built. */
@@ -133,6 +142,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const onSignal = () => funnel.abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
   opts.signal?.addEventListener('abort', onSignal, { once: true });
   const started: Started = { server: null, pool: null, samplers: new RunSamplers() };
+  let shard: ShardRecorder | null = null;
   const progress = new Progress(process.stderr, opts.progress ?? false);
   const live = new LivePhase();
 
@@ -193,7 +203,19 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     started.pool = pool;
     pool.on('second', (s: SecondStats) => timeline.add(s));
     pool.on('fatal', (m: string) => funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`));
-    await funnel.race(pool.start((w) => ({ type: 'init', workerIndex: w, workers: gen.workers, profile, url: socketUrl, headers, sourceAddresses: gen.sourceAddresses, tokens, tls })));
+    const seg = opts.segment;
+    await funnel.race(pool.start((w) => ({ type: 'init', workerIndex: w, workers: gen.workers, ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}), profile, url: socketUrl, headers, sourceAddresses: gen.sourceAddresses, tokens, tls })));
+    if (seg) {
+      shard = new ShardRecorder({
+        identity: { run: seg.run, profileName: profile.name, profileHash: profileHash(opts.redactedProfile), segment: seg.index, segments: seg.count },
+        workers: gen.workers,
+        run: { profile: opts.redactedProfile, profilePath: opts.profilePath, builtin: server !== null, targetUrl: result.target.url, status: 'running', abortReason: null, finishedAt: null },
+      });
+      const rec = shard;
+      pool.on('second', (s: SecondStats) => rec.second(s));
+      if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, funnel, log);
+      if (opts.nextStep) throw new Abort('aborted', 'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps');
+    }
 
     // ---- steps
     const runner: StepRunner = {
@@ -206,8 +228,15 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       dbConnectionString: server?.databaseConnectionString ?? profile.target.database_url ?? null,
       stepsSuffix: opts.nextStep ? '' : `/${plans.length}`,
       current: 0,
+      // The coordinator's inserts are made once, by segment 0.
+      inserts: (seg?.index ?? 0) === 0,
+      schedule: seg?.startAtMs != null && !opts.nextStep ? segmentSchedule(seg.startAtMs, profile, plans) : null,
     };
-    await walkSteps({ opts, plans, result, state, save, runner, health, progress, gen, sampler: sampler?.source ?? null, samplers: started.samplers, builtin: server !== null });
+    const saveAll = () => {
+      save();
+      shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
+    };
+    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, sampler: sampler?.source ?? null, samplers: started.samplers, builtin: server !== null });
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
@@ -225,10 +254,22 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     }
     result.finished_at = new Date().toISOString();
     save();
+    shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
   }
   if (state.abortReason) log(`run ${state.status}: ${state.abortReason}`);
   const exitCode = state.status === 'aborted' ? (state.stoppedByThreshold ? EXIT.thresholds : EXIT.aborted) : state.status === 'interrupted' ? EXIT.interrupted : EXIT.ok;
   return { result, dir: writer.dir, exitCode };
+}
+
+/** A segment waits for the common start time; one that is already past it says by how much. */
+async function waitForStart(startAtMs: number, funnel: AbortFunnel, log: (line: string) => void): Promise<void> {
+  const waitMs = startAtMs - nowMs();
+  if (waitMs > 0) {
+    log(`waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${new Date(startAtMs).toISOString()}`);
+    await funnel.sleep(waitMs);
+  } else {
+    log(`warning: this segment starts ${(-waitMs / 1000).toFixed(1)} s after --start-at ${new Date(startAtMs).toISOString()}`);
+  }
 }
 
 /** The built-in server when the profile names no URL (null otherwise); a server that dies aborts the run. */
@@ -271,6 +312,7 @@ async function walkSteps(args: {
   sampler: string | null;
   samplers: RunSamplers;
   builtin: boolean;
+  shard: ShardRecorder | null;
 }): Promise<void> {
   const { opts, plans, result, state, runner } = args;
   const { profile } = opts;
@@ -294,6 +336,7 @@ async function walkSteps(args: {
     runner.timeline.flush();
     if (run.collected) {
       const w = run.window;
+      args.shard?.step({ step: i, window: w, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null });
       const step = buildStepResult({
         profile,
         plan,

@@ -16,6 +16,7 @@ import type { LivePhase } from './live-state.js';
 import { topError } from './step-health.js';
 import type { StepWindow } from './figures/window.js';
 import type { Timeline } from './timeline.js';
+import type { StepTimes } from './segment-schedule.js';
 
 export interface StepRun {
   window: StepWindow;
@@ -41,6 +42,10 @@ export interface StepRunner {
   stepsSuffix: string;
   /** Connections open (joined or joining) now, carried from step to step. */
   current: number;
+  /** Whether this coordinator makes the plan's database inserts (a segmented run: segment 0 only). */
+  inserts: boolean;
+  /** Segments with --start-at: each step's ramp and steady start on the shared schedule (run/segment-schedule). */
+  schedule: StepTimes[] | null;
 }
 
 /** Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at most. */
@@ -78,8 +83,10 @@ async function resetConnections(r: StepRunner, i: number, plan: StepPlan, before
 async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): Promise<void> {
   r.live.enter('ramp', plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null);
   r.log(`step ${i + 1}${r.stepsSuffix}: ${plan.label} — ramp ${r.current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
+  const at = r.schedule?.[i];
+  if (at && at.rampStartMs > nowMs()) await r.funnel.sleep(at.rampStartMs - nowMs());
   if (plan.connections > r.current) {
-    w.rampStart = nowMs() + 50;
+    w.rampStart = Math.max(at?.rampStartMs ?? 0, nowMs() + 50);
     // Bounded: every connection either joins, fails, or times out after join_timeout.
     const rampBudgetMs = ((plan.connections - r.current) / plan.joinRatePerS) * 1000 + r.profile.target.join_timeout * 2 + 10_000;
     const ramp = await r.funnel.race(Promise.race([r.pool.ramp(i, r.current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
@@ -96,9 +103,12 @@ async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): 
 /** The steady window: the processes' sends and the coordinator's inserts, on one schedule. */
 async function steady(r: StepRunner, i: number, plan: StepPlan, w: StepWindow, run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] }): Promise<void> {
   r.live.enter('steady', plan.durationMs / 1000);
-  w.steadyStart = nowMs() + 100;
+  const at = r.schedule?.[i];
+  if (at && at.steadyStartMs > nowMs() + 100) r.log(`step ${i + 1}: sends start at ${new Date(at.steadyStartMs).toISOString()} with every segment's`);
+  else if (at) r.log(`warning: step ${i + 1}: this segment is ${((nowMs() + 100 - at.steadyStartMs) / 1000).toFixed(1)} s behind the shared schedule`);
+  w.steadyStart = Math.max(at?.steadyStartMs ?? 0, nowMs() + 100);
   w.steadyEnd = w.steadyStart + plan.durationMs;
-  if (plan.inserts && plan.inserts.count > 0) {
+  if (plan.inserts && plan.inserts.count > 0 && r.inserts) {
     if (!r.dbConnectionString) throw new Abort('aborted', `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
     run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold });
   }

@@ -8,6 +8,8 @@
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';
 import type { StepWindow } from '../run/figures/window.js';
+import type { SendRecord } from '../measure/aggregate.js';
+import type { InsertStats } from '../run/inserts.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */
@@ -33,6 +35,9 @@ export interface ShardStep {
   complete: boolean;
   /** One entry per generator process of this segment. */
   collected: StepCollected[];
+  /** Rows the coordinator inserted (Postgres Changes; segment 0 makes them). */
+  inserts?: SendRecord[];
+  insertStats?: InsertStats | null;
 }
 
 export interface Shard {
@@ -41,6 +46,17 @@ export interface Shard {
   identity: ShardIdentity;
   /** The generator host (its clock measured the receipts in this shard). */
   host: { hostname: string; workers: number; startedAt: string };
+  /** What the merge needs to rebuild the run's result: the resolved profile with its secrets replaced, and how this segment ran. */
+  run: {
+    profile: unknown;
+    profilePath: string | null;
+    builtin: boolean;
+    /** Redacted. */
+    targetUrl: string;
+    status: string;
+    abortReason: string | null;
+    finishedAt: string | null;
+  };
   steps: ShardStep[];
   seconds: SecondStats[];
 }

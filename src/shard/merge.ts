@@ -47,8 +47,9 @@ export function checkShards(shards: readonly Shard[], sources: readonly string[]
 function unionWindow(ws: readonly StepWindow[]): StepWindow {
   const min = (f: (w: StepWindow) => number) => Math.min(...ws.map(f));
   const max = (f: (w: StepWindow) => number) => Math.max(...ws.map(f));
-  // Every segment's sends and receipts fall inside the union of their windows.
-  return { rampStart: min((w) => w.rampStart), rampEnd: max((w) => w.rampEnd), steadyStart: min((w) => w.steadyStart), steadyEnd: max((w) => w.steadyEnd), drainEnd: max((w) => w.drainEnd) };
+  // The ramp and drain span every segment's; the steady window starts once every segment is
+  // measuring (members are counted then) and ends with the last one's sends.
+  return { rampStart: min((w) => w.rampStart), rampEnd: max((w) => w.rampEnd), steadyStart: max((w) => w.steadyStart), steadyEnd: max((w) => w.steadyEnd), drainEnd: max((w) => w.drainEnd) };
 }
 
 /** A step present in every shard is merged; a step some segment did not reach is kept as incomplete. */
@@ -70,6 +71,8 @@ export function mergeShards(input: readonly Shard[], sources: readonly string[] 
       window: unionWindow(present.map((p) => p.part.window)),
       complete: present.length === shards.length && present.every((p) => p.part.complete),
       collected,
+      inserts: present.flatMap((p) => p.part.inserts ?? []),
+      insertStats: present.map((p) => p.part.insertStats).find((x) => x) ?? null,
     };
   });
   const seconds = shards.flatMap((s, k) => s.seconds.map((x) => ({ ...x, worker: x.worker + offsets[k] }))).sort((a, b) => a.t - b.t);

@@ -94,6 +94,7 @@ function shardOf(segment: number, collected: StepCollected, over: Partial<ShardI
     version: SHARD_VERSION,
     identity: identity(segment, over),
     host: { hostname: `h${segment}`, workers: 1, startedAt: '' },
+    run: { profile: {}, profilePath: null, builtin: false, targetUrl: '', status: 'completed', abortReason: null, finishedAt: null },
     steps: [{ step: STEP, window: { rampStart: 0, rampEnd: 1000, steadyStart: 2000, steadyEnd: 4000, drainEnd: 5000 }, complete: true, collected: [collected] }],
     seconds: [],
   };

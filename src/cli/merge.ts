@@ -1,0 +1,61 @@
+/**
+ * `rtcap merge SHARD_OR_DIR... --out DIR`: the segments of one run (each a shard.json) merged
+ * into result.json, summary.md, report.html and timeseries.ndjson exactly as a single-machine
+ * run writes them, with thresholds, verdicts, fits and capacity evaluated on the merged result.
+ */
+import type { Argv } from 'yargs';
+import type { Profile } from '../profile/schema.js';
+import { EXIT } from '../run/runner.js';
+import { prepareOutDir, RunWriter } from '../run/output.js';
+import { ShardError } from '../shard/format.js';
+import { mergeShards } from '../shard/merge.js';
+import { readShard, shardPaths } from '../shard/read.js';
+import { mergedStatus, rebuildResult } from '../shard/rebuild.js';
+import { resultSaver } from '../run/run-result.js';
+import { runArtifactHooks } from './render.js';
+import { finishRun, log } from './shared.js';
+
+export function mergeCommand(y: Argv): Argv {
+  return y.command(
+    'merge <shards..>',
+    'merge the shards of a run split over several generators (run --segment i/N) into one result',
+    (c) =>
+      c
+        .positional('shards', { type: 'string', array: true, demandOption: true, describe: 'shard.json files, or directories holding them (searched two levels deep)' })
+        .option('out', { type: 'string', demandOption: true, describe: 'directory for the merged run (result.json, summary.md, report.html, timeseries.ndjson)' })
+        .option('force', { type: 'boolean', default: false, describe: 'empty --out first if it holds files' }),
+    (args) => {
+      try {
+        const paths = shardPaths(args.shards as string[]);
+        const shards = paths.map(readShard);
+        const merged = mergeShards(shards, paths);
+        const problem = prepareOutDir(args.out, args.force);
+        if (problem) throw new ShardError(problem);
+        const first = shards[0].run;
+        const startedAt = shards.map((s) => s.host.startedAt).sort()[0];
+        const finished = shards.map((s) => s.run.finishedAt);
+        const { result, timeseries } = rebuildResult(merged, {
+          profile: first.profile as Profile,
+          resolved: first.profile,
+          profilePath: first.profilePath,
+          builtin: first.builtin,
+          targetUrl: first.targetUrl,
+          startedAt,
+          finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
+        });
+        const writer = new RunWriter(args.out);
+        for (const p of timeseries) writer.appendTimeseries(p);
+        const abortReasons = shards.map((s, i) => (s.run.abortReason ? `segment ${s.identity.segment}: ${s.run.abortReason}` : null)).filter((x) => x);
+        const state = { status: mergedStatus(shards.map((s) => s.run.status)), abortReason: abortReasons.length ? abortReasons.join('; ') : null };
+        resultSaver({ result, state, writer, log, ...runArtifactHooks() })();
+        log(`merged ${shards.length} shard${shards.length === 1 ? '' : 's'} of run "${merged.identity.run}" (${merged.identity.segments} segments, ${merged.workers} generator processes on ${[...new Set(merged.hosts)].join(', ')})`);
+        const code = state.status === 'completed' ? EXIT.ok : state.status === 'interrupted' ? EXIT.interrupted : EXIT.aborted;
+        process.exitCode = finishRun({ result, dir: writer.dir, exitCode: code });
+      } catch (e) {
+        if (!(e instanceof ShardError)) throw e;
+        process.stderr.write(`rtcap merge: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+      }
+    },
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * One run split into 3 segments (3 `rtcap run --segment i/3` processes with one --start-at)
+ * against ONE built-in server (`rtcap serve`), merged by `rtcap merge`: every connection
+ * joined, expected = received, and the merged step's totals are the sums of the shards'. The
+ * same profile in one process expects the same count. A missing shard and a shard of another
+ * run are refused. Binary in dist/ (npm run build first). --start-at is 30 s ahead: on a busy
+ * shared machine three node processes can take 15 s to start, and a late segment would miss
+ * the shared schedule (it says so) and its members the first sends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/report/result.js';
+import { readShard } from '../../src/shard/read.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGTERM');
+});
+
+function rtcap(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => res({ code, stderr }));
+  });
+}
+
+async function serve(): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--ready-json', '--no-database'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  children.push(child);
+  const line = await new Promise<string>((res, rej) => {
+    createInterface({ input: child.stdout! }).once('line', res);
+    child.once('exit', (code) => rej(new Error(`rtcap serve exited (${code})`)));
+  });
+  return (JSON.parse(line) as { url: string }).url;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rtcap-segments-'));
+const profile = join(dir, 'p.yaml');
+writeFileSync(
+  profile,
+  [
+    'name: segments-test',
+    'scenario: broadcast-public',
+    'target: { vsn: "2.0.0", auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long } }',
+    'load: { join_rate: 100, drain: 3s, steps: [ { connections: 30, send_rate: 5, duration: 2s } ] }',
+    'slo: { p95_ms: 2000 }',
+    '',
+  ].join('\n'),
+);
+const read = (d: string) => JSON.parse(readFileSync(join(d, 'result.json'), 'utf8')) as RunResult;
+
+describe('3 segments merged', () => {
+  it('every connection joined, expected = received, step totals = sums of the shards; one process expects the same', { timeout: 150_000 }, async () => {
+    const url = await serve();
+    const startAt = new Date(Date.now() + 30_000).toISOString();
+    const segs = await Promise.all([0, 1, 2].map((i) => rtcap(['run', profile, '--url', url, '--segment', `${i}/3`, '--start-at', startAt, '--out', join(dir, `s${i}`), '--no-progress'])));
+    for (const s of segs) expect(s.stderr).not.toMatch(/aborted/);
+    const m = await rtcap(['merge', join(dir, 's0'), join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
+    expect(m.stderr).toContain('merged 3 shards');
+    const merged = read(join(dir, 'merged'));
+    const step = merged.steps[0];
+    expect(merged.segments?.count).toBe(3);
+    expect(step.connections.joined).toBe(30);
+    expect(step.messages.expected).toBeGreaterThan(0);
+    expect(step.messages.received).toBe(step.messages.expected);
+    expect(step.delivery_rate).toBe(1);
+
+    const shards = [0, 1, 2].map((i) => readShard(join(dir, `s${i}`, 'shard.json')));
+    const parts = shards.flatMap((s) => s.steps[0].collected);
+    const sum = (f: (c: (typeof parts)[number]) => number) => parts.reduce((a, c) => a + f(c), 0);
+    expect(step.messages.sent).toBe(sum((c) => c.sendStats.sent));
+    expect(step.messages.received + step.messages.unexpected - sum((c) => c.receipts.unexpected + c.receipts.stale)).toBe(sum((c) => c.receipts.received));
+    expect(step.connections.scheduled_joins).toBe(sum((c) => c.connections.scheduledJoins));
+    expect(step.connections.first_joins).toBe(30);
+    // Each segment held a third of the connections.
+    expect(shards.map((s) => s.steps[0].collected[0].connections.scheduledJoins)).toEqual([10, 10, 10]);
+
+    const one = await rtcap(['run', profile, '--url', url, '--out', join(dir, 'one'), '--no-progress']);
+    expect(one.code).not.toBe(3);
+    const single = read(join(dir, 'one')).steps[0];
+    expect(single.messages.expected).toBe(step.messages.expected);
+    expect(single.delivery_rate).toBe(1);
+
+    // A missing shard, and a shard of another run, are refused in one line (exit 2).
+    const missing = await rtcap(['merge', join(dir, 's0'), join(dir, 's2'), '--out', join(dir, 'm2')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('rtcap merge: missing segment 1 of 3 (run "' + new Date(startAt).toISOString() + '"): every segment\'s shard is needed for exact totals');
+    const other = await rtcap(['run', profile, '--url', url, '--segment', '1/3', '--run-name', 'another', '--out', join(dir, 'x1'), '--no-progress', '--set', 'load.steps.0.duration=1s']);
+    expect(other.code).not.toBe(2);
+    const mixed = await rtcap(['merge', join(dir, 's0'), join(dir, 'x1'), join(dir, 's2'), '--out', join(dir, 'm3')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/x1\/shard\.json is of another (run|profile)/);
+  });
+});
