@@ -55,6 +55,9 @@ export interface HostSample {
 }
 
 export class HostSampler {
+  /** The interface byte counters at the previous sample, with the time they were read. */
+  private last: { t: number; tx: number; rx: number } | null = null;
+
   constructor(private readonly loopbackTarget: boolean) {}
 
   /** Which interfaces carry the target's traffic. */
@@ -63,20 +66,29 @@ export class HostSampler {
   }
 
   async sample(): Promise<HostSample> {
-    const [load, mem, net] = await Promise.all([si.currentLoad(), si.mem(), si.networkStats('*')]);
+    const [load, mem] = await Promise.all([si.currentLoad(), si.mem()]);
+    // Rates from systeminformation's cumulative counters and our own clock: its tx_sec is over
+    // the interval since its previous call, and a call within 500 ms of that returns the old answer.
+    const net = await si.networkStats('*');
+    const t = Date.now();
     const used = net.filter((n) => this.pick(n.iface));
-    // systeminformation gives per-second rates from its previous call; null (or negative) before it has one.
-    const rate = (f: (n: (typeof net)[number]) => number | null) => {
-      const xs = used.map(f);
-      return xs.length && xs.every((x) => typeof x === 'number' && x >= 0) ? (xs as number[]).reduce((a, b) => a + b, 0) : null;
-    };
+    const tx = used.reduce((a, n) => a + n.tx_bytes, 0);
+    const rx = used.reduce((a, n) => a + n.rx_bytes, 0);
+    let netTxBytesPerS: number | null = null;
+    let netRxBytesPerS: number | null = null;
+    if (this.last && t - this.last.t >= 500 && tx >= this.last.tx && rx >= this.last.rx) {
+      const seconds = (t - this.last.t) / 1000;
+      netTxBytesPerS = (tx - this.last.tx) / seconds;
+      netRxBytesPerS = (rx - this.last.rx) / seconds;
+    }
+    if (!this.last || t - this.last.t >= 500) this.last = { t, tx, rx };
     return {
-      t: Date.now(),
+      t,
       cpuPct: Number.isFinite(load.currentLoad) ? Math.round(load.currentLoad * 10) / 10 : null,
       loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
       memUsedMb: mem.active ? Math.round(mem.active / 1048576) : null,
-      netTxBytesPerS: rate((n) => n.tx_sec),
-      netRxBytesPerS: rate((n) => n.rx_sec),
+      netTxBytesPerS,
+      netRxBytesPerS,
       interfaces: used.map((n) => n.iface),
     };
   }
