@@ -143,6 +143,11 @@ export interface StepResult {
     rss_mb: number | null;
     rss_mb_max: number | null;
     source: string | null;
+    /**
+     * What cpu_pct and mem_pct are of: for a local server what it can use (CPU affinity, cgroup
+     * quota and memory limit), else the declared instance (issue 8 item 7). Absent in older results.
+     */
+    basis?: { vcpus: number; memory_mb: number; source: 'affinity' | 'cgroup' | 'declared'; memory_source: 'cgroup' | 'declared' };
   };
   database: { cpu_pct: number | null; rss_mb: number | null } | null;
   /**

@@ -24,6 +24,7 @@ import { makeRunId, RunWriter } from './output.js';
 import { Progress } from './progress.js';
 import { initialResult, resultSaver, type RunState } from './run-result.js';
 import { RunSamplers, serverSamplerFor } from './samplers.js';
+import { basisWarning, declaredBasis, readServerBasis, type ServerBasis } from '../monitor/server-basis.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 import { buildStepResult } from './step-result.js';
@@ -156,6 +157,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     result.target.url = redactText(targetUrl);
     const sampler = serverSamplerFor(profile, server?.pid ?? profile.target.server_pid ?? null);
     result.target.server_sampling = sampler?.source ?? null;
+    const localPid = server?.pid ?? profile.target.server_pid ?? null;
+    const basis = localPid ? readServerBasis(localPid, profile.target.instance) : declaredBasis(profile.target.instance);
+    const basisWarned = basisWarning(basis, profile.target.instance);
+    if (basisWarned) log(`warning: ${basisWarned}`);
     const tokens = tokenConfigOf(profile, server !== null);
     await checkMinting(tokens);
     const tls = tlsOf(profile);
@@ -179,7 +184,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
 
     // ---- timeline and samplers
     const health = new StepHealth();
-    const timeline = new Timeline(gen.workers, () => ({ step: live.step, phase: live.phase }), profile.target.instance, (rec) => {
+    const timeline = new Timeline(gen.workers, () => ({ step: live.step, phase: live.phase }), basis, (rec) => {
       writer.appendTimeseries(rec.point);
       opts.observer?.second(rec, plans[live.step]?.connections ?? 0);
       progress.update(rec.point, {
@@ -236,7 +241,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       save();
       shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
     };
-    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, sampler: sampler?.source ?? null, samplers: started.samplers, builtin: server !== null });
+    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, sampler: sampler?.source ?? null, basis, samplers: started.samplers, builtin: server !== null });
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
@@ -310,6 +315,7 @@ async function walkSteps(args: {
   progress: Progress;
   gen: GeneratorPlan;
   sampler: string | null;
+  basis: ServerBasis;
   samplers: RunSamplers;
   builtin: boolean;
   shard: ShardRecorder | null;
@@ -348,6 +354,7 @@ async function walkSteps(args: {
         stepSeconds: runner.timeline.between(w.rampStart, w.drainEnd + 1000),
         serverSamples: args.samplers.serverSamples,
         serverSource: args.sampler,
+        serverBasis: args.basis,
         workers: args.gen.workers,
         complete: run.complete,
         builtin: args.builtin,

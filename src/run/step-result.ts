@@ -18,6 +18,7 @@ import { INCOMPLETE_LABEL } from '../model/format.js';
 import type { SecondRecord } from './timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
+import { declaredBasis, type ServerBasis } from '../monitor/server-basis.js';
 import { ackFigures } from '../measure/ack-figures.js';
 import { joinFigures, joinOfferedRatio, joinsPerS, rejoinsPerS } from '../measure/join-figures.js';
 import { rampMs } from '../model/verdict.js';
@@ -72,6 +73,8 @@ export interface StepInputs {
   stepSeconds: SecondRecord[];
   serverSamples: ResourceSample[];
   serverSource: string | null;
+  /** What the server can use (monitor/server-basis); the declared instance when absent. */
+  serverBasis?: ServerBasis;
   workers: number;
   complete: boolean;
   builtin?: boolean;
@@ -238,7 +241,7 @@ export function buildStepResult(args: StepInputs): StepResult {
       rejoinsPerS: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
       ackRequested,
     }),
-    server: serverFigures(samples, profile.target.instance, args.serverSource),
+    server: serverFigures(samples, args.serverBasis ?? declaredBasis(profile.target.instance), args.serverSource),
     database: databaseFigures(samples),
     drain: drainBacklog(lastReceipts(collected), w, args.stepSeconds),
     generator,

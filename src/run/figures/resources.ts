@@ -1,5 +1,6 @@
 /** Server, database and generator resources over the steady window (StepResult.server, .database, .generator). */
 import type { ResourceSample } from '../../monitor/types.js';
+import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../report/result.js';
 import type { SecondRecord } from '../timeline.js';
 import { max, mean, r1, r3 } from './round.js';
@@ -12,8 +13,8 @@ export function samplesInWindow(samples: readonly ResourceSample[], w: StepWindo
 
 const present = (xs: ReadonlyArray<number | null>) => xs.filter((v): v is number => v !== null);
 
-/** CPU % of the instance's vCPUs and memory % of its memory, from the samples' means. */
-export function serverFigures(samples: readonly ResourceSample[], instance: { vcpus: number; memory_mb: number }, source: string | null): StepResult['server'] {
+/** CPU % of the basis's vCPUs and memory % of its memory (what the server can use), from the samples' means. */
+export function serverFigures(samples: readonly ResourceSample[], instance: ServerBasis, source: string | null): StepResult['server'] {
   const cpuCores = present(samples.map((s) => s.cpuCores));
   const rss = present(samples.map((s) => s.rssMb));
   const cpuMean = mean(cpuCores);
@@ -27,6 +28,7 @@ export function serverFigures(samples: readonly ResourceSample[], instance: { vc
     rss_mb: rssMean === null ? null : r1(rssMean),
     rss_mb_max: rssMax === null ? null : r1(rssMax),
     source: cpuCores.length || rss.length ? source : null,
+    basis: instance,
   };
 }
 

@@ -3,6 +3,7 @@ import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } fro
 import type { SecondRecord } from '../../../src/run/timeline.js';
 
 const sample = (t: number, cpuCores: number | null, rssMb: number | null, db: number | null = null) => ({ t, cpuCores, rssMb, dbCpuCores: db, dbRssMb: db === null ? null : 100 });
+const basis = { vcpus: 4, memory_mb: 4000, source: 'affinity' as const, memory_source: 'declared' as const };
 const w = { rampStart: 0, rampEnd: 0, steadyStart: 1000, steadyEnd: 3000, drainEnd: 4000 };
 
 describe('resource figures', () => {
@@ -11,10 +12,10 @@ describe('resource figures', () => {
     expect(samplesInWindow(xs, w).map((s) => s.t)).toEqual([1001, 4000]);
   });
 
-  it('server CPU % of the instance vCPUs and memory % of its memory, from the means; null without samples', () => {
-    const s = serverFigures([sample(1, 1, 500), sample(2, 3, 1500), sample(3, null, null)], { vcpus: 4, memory_mb: 4000 }, 'proc');
-    expect(s).toEqual({ cpu_pct: 50, cpu_pct_max: 75, mem_pct: 25, rss_mb: 1000, rss_mb_max: 1500, source: 'proc' });
-    expect(serverFigures([], { vcpus: 4, memory_mb: 4000 }, 'proc')).toEqual({ cpu_pct: null, cpu_pct_max: null, mem_pct: null, rss_mb: null, rss_mb_max: null, source: null });
+  it('server CPU % of the basis vCPUs and memory % of its memory, from the means; null without samples', () => {
+    const s = serverFigures([sample(1, 1, 500), sample(2, 3, 1500), sample(3, null, null)], basis, 'proc');
+    expect(s).toEqual({ cpu_pct: 50, cpu_pct_max: 75, mem_pct: 25, rss_mb: 1000, rss_mb_max: 1500, source: 'proc', basis });
+    expect(serverFigures([], basis, 'proc')).toEqual({ cpu_pct: null, cpu_pct_max: null, mem_pct: null, rss_mb: null, rss_mb_max: null, source: null, basis });
   });
 
   it('database CPU % of one core; null when it was not sampled', () => {
