@@ -15,18 +15,19 @@ import { quotasCommand } from './quotas.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { mergeCommand } from './merge.js';
+import { k8sCommand } from './k8s.js';
 import { serveCommand } from './serve.js';
 import { sweepCommand } from './sweep.js';
 
 export async function main(argv: string[]): Promise<void> {
   redactWrites(process.stdout);
   redactWrites(process.stderr);
-  const commands: Array<(y: Argv) => Argv> = [runCommand, mergeCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, planCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
+  const commands: Array<(y: Argv) => Argv> = [runCommand, mergeCommand, k8sCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, planCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, merge, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema')
+    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema')
     .recommendCommands()
     .help()
     .alias('h', 'help')

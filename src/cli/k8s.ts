@@ -1,0 +1,38 @@
+/** `rtcap k8s PROFILE --agents N --image IMAGE`: Kubernetes manifests for a run split into N segments (k8s/manifests). */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Argv } from 'yargs';
+import { k8sManifests, kubectlCommands, manifestsYaml } from '../k8s/manifests.js';
+import { EXIT } from '../run/runner.js';
+
+export function k8sCommand(y: Argv): Argv {
+  return y.command(
+    'k8s <profile>',
+    'print Kubernetes manifests that run a profile as N segments (Indexed Job) and merge them',
+    (c) =>
+      c
+        .positional('profile', { type: 'string', demandOption: true })
+        .option('agents', { type: 'number', demandOption: true, describe: 'segments: generator pods, one per node' })
+        .option('image', { type: 'string', demandOption: true, describe: 'container image with rtcap (see Dockerfile)' })
+        .option('url', { type: 'string', describe: 'WebSocket URL of the target' })
+        .option('start-in', { type: 'number', default: 120, describe: 'seconds from now to the shared --start-at (time for every pod to be scheduled and started)' })
+        .option('cpu', { type: 'string', default: '2', describe: 'CPU request per generator pod' })
+        .option('memory', { type: 'string', default: '2Gi', describe: 'memory request per generator pod' })
+        .option('storage', { type: 'string', default: '1Gi', describe: 'results volume size (ReadWriteMany)' })
+        .option('out', { type: 'string', describe: 'write the manifests here instead of stdout' }),
+    (args) => {
+      if (!Number.isInteger(args.agents) || args.agents < 1) {
+        process.stderr.write(`--agents ${args.agents}: a whole number ≥ 1\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const name = `rtcap-${basename(args.profile, '.yaml').replace(/[^a-z0-9-]/gi, '-').toLowerCase()}`.slice(0, 40).replace(/-+$/, '');
+      const startAt = new Date(Date.now() + args['start-in'] * 1000).toISOString();
+      const objects = k8sManifests({ name, profileYaml: readFileSync(args.profile, 'utf8'), agents: args.agents, image: args.image, url: args.url, startAt, cpu: args.cpu, memory: args.memory, storage: args.storage });
+      const text = manifestsYaml(objects);
+      if (args.out) writeFileSync(args.out, text);
+      else process.stdout.write(text);
+      process.stderr.write(`segments start at ${startAt}; then:\n${kubectlCommands(name, args.out ?? 'manifests.yaml').map((l) => '  ' + l).join('\n')}\n`);
+    },
+  );
+}

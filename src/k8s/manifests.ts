@@ -1,0 +1,123 @@
+/**
+ * `rtcap k8s`: the manifests that run one profile as N segments on Kubernetes, built with the
+ * typed models of kubernetes-models (each object validated against the API schema): a
+ * ConfigMap with the profile, a shared results volume (ReadWriteMany PVC), an Indexed Job
+ * whose completion index is the segment (JOB_COMPLETION_INDEX → --segment), one pod per node
+ * (required anti-affinity), resource requests, and a merge Job that waits for every shard.
+ */
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { stringify } from 'yaml';
+
+export interface K8sOptions {
+  name: string;
+  /** The profile YAML as the user wrote it. */
+  profileYaml: string;
+  agents: number;
+  image: string;
+  url?: string;
+  /** ISO 8601; every segment's --start-at. */
+  startAt: string;
+  cpu: string;
+  memory: string;
+  storage: string;
+}
+
+const RESULTS = '/results';
+const PROFILE_DIR = '/profile';
+
+export function k8sManifests(o: K8sOptions): Array<ConfigMap | PersistentVolumeClaim | Job> {
+  const labels = { app: 'rtcap', 'rtcap/run': o.name };
+  const volumes = [
+    { name: 'profile', configMap: { name: `${o.name}-profile` } },
+    { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
+  ];
+  const mounts = [
+    { name: 'profile', mountPath: PROFILE_DIR, readOnly: true },
+    { name: 'results', mountPath: RESULTS },
+  ];
+  const runArgs = [
+    'run', `${PROFILE_DIR}/profile.yaml`, '--segment', '$(JOB_COMPLETION_INDEX)/' + o.agents, '--start-at', o.startAt,
+    '--out', `${RESULTS}/segment-$(JOB_COMPLETION_INDEX)`, '--force', '--no-progress', ...(o.url ? ['--url', o.url] : []),
+  ];
+  const objects = [
+    new ConfigMap({ metadata: { name: `${o.name}-profile`, labels }, data: { 'profile.yaml': o.profileYaml } }),
+    new PersistentVolumeClaim({
+      metadata: { name: `${o.name}-results`, labels },
+      spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
+    }),
+    new Job({
+      metadata: { name: `${o.name}-segments`, labels },
+      spec: {
+        completionMode: 'Indexed',
+        completions: o.agents,
+        parallelism: o.agents,
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { ...labels, 'rtcap/role': 'segment' } },
+          spec: {
+            restartPolicy: 'Never',
+            // One generator per node: two segments on one node would share its CPU and ports.
+            affinity: {
+              podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'rtcap/run': o.name, 'rtcap/role': 'segment' } }, topologyKey: 'kubernetes.io/hostname' }],
+              },
+            },
+            containers: [
+              {
+                name: 'rtcap',
+                image: o.image,
+                args: runArgs,
+                resources: { requests: { cpu: o.cpu, memory: o.memory } },
+                volumeMounts: mounts,
+              },
+            ],
+            volumes,
+          },
+        },
+      },
+    }),
+    new Job({
+      metadata: { name: `${o.name}-merge`, labels },
+      spec: {
+        backoffLimit: 2,
+        template: {
+          metadata: { labels: { ...labels, 'rtcap/role': 'merge' } },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                name: 'merge',
+                image: o.image,
+                command: ['sh', '-c'],
+                // Waits (bounded: 24 h) until every segment's shard is there, then merges.
+                args: [
+                  `for i in $(seq 17280); do [ "$(ls ${RESULTS}/segment-*/shard.json 2>/dev/null | wc -l)" -ge ${o.agents} ] && exec rtcap merge ${RESULTS} --out ${RESULTS}/merged --force; sleep 5; done; echo 'rtcap merge: shards missing after 24 h' >&2; exit 1`,
+                ],
+                resources: { requests: { cpu: '100m', memory: '256Mi' } },
+                volumeMounts: mounts,
+              },
+            ],
+            volumes,
+          },
+        },
+      },
+    }),
+  ];
+  for (const x of objects) x.validate();
+  return objects;
+}
+
+export function manifestsYaml(objects: ReadonlyArray<{ toJSON(): unknown }>): string {
+  return objects.map((x) => stringify(x.toJSON())).join('---\n');
+}
+
+export function kubectlCommands(name: string, file: string): string[] {
+  return [
+    `kubectl apply -f ${file}`,
+    `kubectl wait --for=condition=complete job/${name}-merge --timeout=24h`,
+    // A finished pod cannot be copied from: the merged run is on the results volume, read it from any pod that mounts ${name}-results.
+    `kubectl logs job/${name}-merge   # the merged summary; result.json, report.html in /results/merged on the ${name}-results volume`,
+  ];
+}
