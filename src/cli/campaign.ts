@@ -90,7 +90,7 @@ export function campaignCommand(y: Argv): Argv {
         throw e;
       }
       if (saved) log(`resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`);
-      const { signal, dispose } = interruptible();
+      const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runCampaign(
           {
@@ -117,7 +117,7 @@ export function campaignCommand(y: Argv): Argv {
         const wall = state.entries.reduce((a, e) => a + e.wall_s, 0);
         log(`wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`);
         if (outcome.exitCode === EXIT.interrupted) log(`interrupted: continue with rtcap campaign --resume ${dir}`);
-        process.exitCode = outcome.exitCode;
+        process.exitCode = exitCode(outcome.exitCode);
       } finally {
         dispose();
       }

@@ -84,10 +84,6 @@ export const authSchema = z
       .describe('PEM private key (PKCS#8) to mint a token per connection with an asymmetric alg, like Supabase signing keys; the server verifies it from its JWKS'),
     alg: z.enum(['ES256', 'ES384', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA']).default('ES256').describe('signing alg of tokens minted with private_key_file'),
     kid: z.string().optional().describe('`kid` header of tokens minted with private_key_file: the JWKS key the server picks'),
-    refresh: z
-      .boolean()
-      .default(true)
-      .describe('push a fresh minted token (`access_token`, as realtime-js does) on every joined channel before the last one expires; counted in the step result'),
   })
   .strict();
 
