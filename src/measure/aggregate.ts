@@ -62,10 +62,20 @@ export function emptyFigures(): MessageFigures {
   };
 }
 
+/**
+ * Where a message's latency starts. `scheduled` (the default): its scheduled send time, so a
+ * generator behind schedule shows rather than hides (no coordinated omission). `actual`: when
+ * the send was made — for Postgres Changes the row's commit, because the server cannot see a
+ * row before it committed and the wait before it (rtcap's insert lanes and pool) is rtcap's
+ * backlog, counted as an offered shortfall instead (issue 8 item 4).
+ */
+export type LatencyOrigin = 'scheduled' | 'actual';
+
 export function aggregateMessages(
   sends: SendRecord[],
   receipts: ReceiptRecord[][],
   streamInfo: (stream: number) => StreamInfo,
+  latencyFrom: LatencyOrigin = 'scheduled',
 ): MessageFigures {
   // Merge receipts by stream across processes.
   const merged = new Map<number, { count: Uint32Array; first: Float64Array; last: Float64Array }>();
@@ -132,9 +142,10 @@ export function aggregateMessages(
       b.expected += expected;
       b.received += counted;
       if (got > 0) {
-        recordMs(out.firstLatency, m!.first[seq] - sched);
+        const origin = latencyFrom === 'actual' ? actual : sched;
+        recordMs(out.firstLatency, m!.first[seq] - origin);
         recordMs(out.firstLatencyFromActual, m!.first[seq] - actual);
-        recordMs(out.fanoutSpan, m!.last[seq] - sched);
+        recordMs(out.fanoutSpan, m!.last[seq] - origin);
       } else if (expected > 0) {
         out.messagesUnseen++;
       }

@@ -100,6 +100,15 @@ function generatorErrnoCounts(errors: Record<string, number> | undefined): Map<s
   return out;
 }
 
+/**
+ * How a part of the offered load is named in a reason. The Postgres Changes part is rows the
+ * coordinator inserted, not messages a connection sent: say so, since its shortfall is rtcap's
+ * insert backlog.
+ */
+export function partLabel(part: string): string {
+  return part === 'changes' ? 'changes (inserts)' : part;
+}
+
 export function decideVerdict(
   input: VerdictInput,
   slo: VerdictSlo,
@@ -117,7 +126,7 @@ export function decideVerdict(
   const refusedOutright = input.connections_joined === 0 && input.connections_failed > 0;
   if (offered !== null && offered < limits.min_offered_ratio && !refusedOutright) {
     const behind = Object.entries(input.generator_offered_by_part ?? {}).filter(([, r]) => r < limits.min_offered_ratio);
-    const parts = behind.length ? ` (behind: ${behind.map(([part, r]) => `${part} ${fmtRatioPct(r)}`).join(', ')})` : '';
+    const parts = behind.length ? ` (behind: ${behind.map(([part, r]) => `${partLabel(part)} ${fmtRatioPct(r)}`).join(', ')})` : '';
     generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}${parts}`);
   }
   const lag = input.generator_lag_p99_ms;

@@ -64,6 +64,24 @@ describe('aggregateMessages: expected', () => {
   });
 });
 
+describe('aggregateMessages: latency origin', () => {
+  it('counts from the scheduled time by default, from the actual send when asked (Postgres Changes: the commit)', () => {
+    const m = members(0, 0);
+    // Scheduled at 1000, made (committed) at 1500 behind rtcap's own backlog, received at 1520.
+    const sends = [send(0, [1000], [1500])];
+    const receipts = [[receipt(0, [1], [1520], [1530])]];
+    const fromScheduled = aggregateMessages(sends, receipts, info(m));
+    near(percentilesOf(fromScheduled.firstLatency).p50, 520);
+    near(percentilesOf(fromScheduled.fanoutSpan).p50, 530);
+    const fromActual = aggregateMessages(sends, receipts, info(m), 'actual');
+    near(percentilesOf(fromActual.firstLatency).p50, 20);
+    near(percentilesOf(fromActual.fanoutSpan).p50, 30);
+    near(percentilesOf(fromActual.firstLatencyFromActual).p50, 20);
+    // Expected still follows the membership at the scheduled time either way.
+    expect(fromActual).toMatchObject({ expected: 1, received: 1, lost: 0 });
+  });
+});
+
 describe('aggregateMessages: received, excess, lost', () => {
   it('received is capped at expected and the rest is excess', () => {
     const m = members(0, 0, 0); // 2 expected per message

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GENERATOR_LIMITS, decideVerdict, isJudged, verdictInputFromStep, type VerdictInput, type VerdictSlo } from '../../src/model/verdict.js';
+import { DEFAULT_GENERATOR_LIMITS, decideVerdict, isJudged, partLabel, verdictInputFromStep, type VerdictInput, type VerdictSlo } from '../../src/model/verdict.js';
 import { loadRun } from '../fixtures/index.js';
 
 const slo = { p95_ms: 200, delivery_rate: 1 };
@@ -57,6 +57,13 @@ describe('decideVerdict', () => {
   it('generator-bound when any part of the load fell behind, naming it', () => {
     const r = v({ generator_offered_ratio: 0.5, generator_offered_by_part: { changes: 1, presence: 0.5, joins: 1 } });
     expect(r).toEqual({ verdict: 'generator-bound', reasons: ['offered 50.00% of the scheduled load < 99.00% (behind: presence 50.00%)'] });
+  });
+
+  it('names the Postgres Changes part by what fell behind: the inserts', () => {
+    const r = v({ generator_offered_ratio: 0.638, generator_offered_by_part: { changes: 0.638, joins: 1 } });
+    expect(r.verdict).toBe('generator-bound');
+    expect(r.reasons[0]).toBe('offered 63.80% of the scheduled load < 99.00% (behind: changes (inserts) 63.80%)');
+    expect(partLabel('presence')).toBe('presence');
   });
 
   it('stable, with a reason that shows what was checked', () => {

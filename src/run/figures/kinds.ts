@@ -3,7 +3,7 @@
  * with its receipts. The step's headline figures are those of its primary kind; a step that
  * carries several kinds reports each in extra.kinds.
  */
-import { aggregateMessages, emptyFigures, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
+import { aggregateMessages, emptyFigures, type LatencyOrigin, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
 import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
@@ -32,9 +32,18 @@ export function figuresByKind(args: {
     const receipts: ReceiptRecord[][] = args.collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
     const deliveryHistogram = createHistogram();
     for (const c of args.collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
-    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info), deliveryHistogram };
+    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind)), deliveryHistogram };
   }
   return kinds;
+}
+
+/**
+ * A kind's first-receipt latency counts from the scheduled send time, except Postgres Changes:
+ * from the row's commit (its actual insert time), since rows queued in rtcap's insert lanes
+ * are rtcap's backlog — an offered shortfall of the inserts, never the server's latency.
+ */
+export function latencyOriginOf(kind: TrafficKind): LatencyOrigin {
+  return kind === 'changes' ? 'actual' : 'scheduled';
 }
 
 /** The primary kind's figures (empty when it has none). */

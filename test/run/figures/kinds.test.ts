@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Membership } from '../../../src/measure/membership.js';
-import { createHistogram, encodeHistogram, recordMs } from '../../../src/measure/histogram.js';
-import { deliveryRateOf, figuresByKind, kindSummary, lostOverKinds, primaryOf, worstDeliveryRate } from '../../../src/run/figures/kinds.js';
+import { createHistogram, encodeHistogram, percentilesOf, recordMs } from '../../../src/measure/histogram.js';
+import { deliveryRateOf, figuresByKind, kindSummary, latencyOriginOf, lostOverKinds, primaryOf, worstDeliveryRate } from '../../../src/run/figures/kinds.js';
 import { kindStream } from '../../../src/scenarios/types.js';
 import { fakeFigures } from '../../support/step-context.js';
 
 const B = kindStream('broadcast', 0);
 const P = kindStream('presence', 0);
+const C = kindStream('changes', 0);
 const send = (stream: number, sched: number[]) => ({ stream, sched: Float64Array.from(sched), actual: Float64Array.from(sched) });
 const receipt = (stream: number, counts: number[], at: number[]) => ({ stream, count: Uint32Array.from(counts), first: Float64Array.from(at), last: Float64Array.from(at) });
 const twoMembers = () => ({ membership: new Membership([{ joinedAtMs: 0, leftAtMs: Infinity }, { joinedAtMs: 0, leftAtMs: Infinity }]), self: true });
@@ -42,6 +43,23 @@ describe('figures by traffic kind', () => {
     expect(Object.keys(kinds)).toEqual(['changes']);
     expect(primaryOf({}, 'presence').figures.sent).toBe(0);
     expect(worstDeliveryRate(kinds)).toBeNull();
+  });
+
+  it('Postgres Changes latency counts from the commit, every other kind from the scheduled send', () => {
+    expect(latencyOriginOf('changes')).toBe('actual');
+    expect(latencyOriginOf('broadcast')).toBe('scheduled');
+    expect(latencyOriginOf('presence')).toBe('scheduled');
+    // A row due at 100 that committed at 900 (rtcap's insert backlog), received at 910; a
+    // broadcast due at 100 and sent at 900, received at 910.
+    const late = (stream: number) => ({ stream, sched: Float64Array.from([100]), actual: Float64Array.from([900]) });
+    const kinds = figuresByKind({
+      collected: [collectedWith([receipt(C, [1], [910]), receipt(B, [1], [910])])],
+      sends: [late(C), late(B)],
+      primaryKind: 'changes',
+      info: twoMembers,
+    });
+    expect(percentilesOf(kinds.changes!.figures.firstLatency).max!).toBeLessThan(11);
+    expect(percentilesOf(kinds.broadcast!.figures.firstLatency).max!).toBeGreaterThan(800);
   });
 
   it('delivery rate is received over expected, null when nothing was expected', () => {
