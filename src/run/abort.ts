@@ -45,5 +45,18 @@ export function timeoutAfter(ms: number, what: string): Promise<never> {
 
 /** `p`'s value, or null after `ms`: for asking parts that may no longer answer. */
 export function withinOrNull<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return Promise.race([p, new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+  return raceTimer(p, ms, null);
+}
+
+/**
+ * `p`'s value, or `fallback` after `ms`. The timer is cleared when `p` wins: a pending timer
+ * would keep the process alive for the rest of `ms` after everything else is done.
+ */
+export async function raceTimer<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<F>((r) => (timer = setTimeout(() => r(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -15,6 +15,7 @@ import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/embedded.js';
+import { raceTimer } from './abort.js';
 
 export interface BuiltinServer {
   url: string;
@@ -119,7 +120,7 @@ export async function startBuiltinServer(opts: {
   };
   /** Kills whatever of the server is left (its Postgres too), then removes the private directory. */
   const reap = async (graceMs: number) => {
-    await Promise.race([childGone, new Promise((r) => setTimeout(r, graceMs))]);
+    await raceTimer(childGone, graceMs, undefined);
     // Postgres gets a moment for its own fast shutdown (it got the group's SIGINT or its server's stop).
     await groupGone(childRunning() ? 0 : 2_000);
     signalGroup('SIGKILL');

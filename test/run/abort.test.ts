@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Abort, AbortFunnel, timeoutAfter, withinOrNull } from '../../src/run/abort.js';
+import { Abort, AbortFunnel, raceTimer, timeoutAfter, withinOrNull } from '../../src/run/abort.js';
 
 describe('abort funnel', () => {
   it('an abort ends every wait raced against it, with its status and reason', async () => {
@@ -17,5 +17,15 @@ describe('abort funnel', () => {
     await expect(timeoutAfter(5, 'slow')).rejects.toMatchObject({ status: 'aborted', message: 'slow' });
     expect(await withinOrNull(new Promise(() => undefined), 5)).toBeNull();
     expect(await withinOrNull(Promise.resolve(1), 1000)).toBe(1);
+  });
+
+  it('a race won by the promise clears its timer: nothing keeps the process alive afterwards', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    // A 10 s stop grace left pending kept every run alive 10 s after it had written its results.
+    expect(await raceTimer(Promise.resolve('gone'), 10_000, 'grace over')).toBe('gone');
+    expect(await withinOrNull(Promise.resolve(2), 10_000)).toBe(2);
+    expect(timers()).toBe(before);
+    expect(await raceTimer(new Promise(() => undefined), 5, 'grace over')).toBe('grace over');
   });
 });
