@@ -125,7 +125,9 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
     const code = opts.finish(outcome);
     entry.wall_s = Math.round(entry.wall_s + (Date.now() - t0) / 1000);
     entry.exit_code = code;
-    entry.status = code === EXIT.interrupted ? 'interrupted' : code === EXIT.ok || code === EXIT.thresholds ? 'completed' : 'aborted';
+    // A run stopped by an abort_on_fail threshold exits 99 like one that merely failed a threshold
+    // at the end, but it did not run all its steps: it is aborted (and a resume runs it again).
+    entry.status = code === EXIT.interrupted ? 'interrupted' : (code === EXIT.ok || code === EXIT.thresholds) && outcome.result.status === 'completed' ? 'completed' : 'aborted';
     writeCampaignState(opts.dir, state);
     const table = writeCampaignCapacity(opts.dir, state, opts.table);
     for (const u of table.unlike) opts.run.log(`campaign: not like for like, no table: ${u}`);

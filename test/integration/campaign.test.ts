@@ -134,7 +134,7 @@ describe('rtcap campaign', () => {
     expect(state.status).toBe('stopped');
     expect(state.stop_reason).toBe('entry public: threshold failed with abort_on_fail: connections < 30: fail — step 2: 40');
     expect(state.entries.map((e) => [e.status, e.exit_code])).toEqual([
-      ['completed', 99],
+      ['aborted', 99],
       ['pending', null],
     ]);
     // The stopped run is readable: both of its steps, its status and reason.
