@@ -8,10 +8,12 @@
  */
 import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
 import { decodeFrame, encodeFrame, encodeUserBroadcastPush, FrameError, type Frame } from '../protocol/frame.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
+import { FrameReader } from './frame-reader.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
 import { nowMs } from '../measure/clock.js';
 import {
@@ -67,6 +69,45 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'clos
 
 const stampScratch: Stamp = { id: 0, stream: 0, sentAtMs: 0 };
 
+/** The largest message accepted (ws's own default for clients, set explicitly so our reader uses the same). */
+const MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
+const noop = () => {};
+
+/**
+ * Reads the socket's frames with FrameReader instead of ws's Receiver (see frame-reader.ts:
+ * the same messages for a fraction of the CPU). ws attaches its `socketOnData` listener just
+ * before it emits 'open'; nothing has been read yet, so taking it off here loses no byte. At
+ * the first frame the reader does not handle (close, fragments, protocol errors) the listener
+ * goes back, with those bytes, and ws runs the rest of the connection as usual. If this ws
+ * version does not look as expected, ws keeps reading: slower, never wrong.
+ */
+function readFramesOurselves(ws: WebSocket, onMessage: (data: Buffer, isBinary: boolean) => void): boolean {
+  const socket = (ws as unknown as { _socket?: Duplex })._socket;
+  if (!socket) return false;
+  const wsOnData = socket.listeners('data').find((f) => f.name === 'socketOnData') as ((chunk: Buffer) => void) | undefined;
+  if (!wsOnData || socket.listenerCount('data') !== 1) return false;
+  const reader = new FrameReader(
+    {
+      message: onMessage,
+      // As ws's autoPong does: a ping is answered with its payload.
+      ping: (payload) => {
+        if (ws.readyState === WebSocket.OPEN) ws.pong(payload, true, noop);
+      },
+    },
+    MAX_PAYLOAD_BYTES,
+  );
+  const onData = (chunk: Buffer) => {
+    const rest = reader.feed(chunk);
+    if (rest === null) return;
+    socket.removeListener('data', onData);
+    socket.on('data', wsOnData);
+    wsOnData.call(socket, rest);
+  };
+  socket.removeListener('data', wsOnData);
+  socket.on('data', onData);
+  return true;
+}
+
 export class Connection {
   state: ConnectionState = 'idle';
   ws: WebSocket | null = null;
@@ -80,6 +121,8 @@ export class Connection {
   private closingByUs = false;
   openedAtMs = 0;
   connectStartMs = 0;
+  /** Frames are read by FrameReader (frame-reader.ts), not ws's Receiver (tests check which). */
+  fastReader = false;
 
   constructor(
     readonly index: number,
@@ -101,6 +144,7 @@ export class Connection {
         handshakeTimeout: opts.handshakeTimeoutMs,
         perMessageDeflate: false,
         skipUTF8Validation: true,
+        maxPayload: MAX_PAYLOAD_BYTES,
         followRedirects: false,
         ...(secure
           ? {
@@ -121,12 +165,16 @@ export class Connection {
       return;
     }
     this.ws = ws;
+    const onMessage = (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary);
     ws.on('open', () => {
+      if (readFramesOurselves(ws, onMessage)) this.fastReader = true;
       this.state = 'open';
       this.openedAtMs = nowMs();
       this.hooks.onOpen(this);
     });
-    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+    // Frames ws reads itself: all of them if the fast reader could not be installed, else
+    // those from the first one it handed back (close and the like).
+    ws.on('message', onMessage);
     ws.on('unexpected-response', (req, res) => {
       // A refused upgrade: keep the status and body verbatim (docs/PROTOCOL.md §1.5).
       let body = '';

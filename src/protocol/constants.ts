@@ -117,3 +117,16 @@ export const REASON = {
   replicationReady: 'Replication connection established',
   serverRequestedDisconnect: 'Server requested disconnect',
 } as const;
+
+/**
+ * WebSocket framing (RFC 6455 §5.2), for the client's own reader of server frames
+ * (client/frame-reader.ts): the opcodes and header bits it reads.
+ */
+export const WS_OPCODE = { continuation: 0x0, text: 0x1, binary: 0x2, close: 0x8, ping: 0x9, pong: 0xa } as const;
+export const WS_FIN = 0x80;
+/** RSV1–3: set only by extensions (permessage-deflate), which rtcap's client never negotiates. */
+export const WS_RSV = 0x70;
+export const WS_MASK = 0x80;
+/** Payload length markers of the second header byte: a 16-bit or a 64-bit length follows. */
+export const WS_LEN16 = 126;
+export const WS_LEN64 = 127;

@@ -375,6 +375,28 @@ describe('Connection: pushes, acks and deliveries', () => {
     expect(rec.of('frame')[0].frame.event).toBe('presence_diff');
   });
 
+  it('frames are read by the fast reader; a ping is answered; after a fragmented message ws reads on, losing nothing', async () => {
+    const server = await startServer(okJoinsAndHeartbeats);
+    const { c, rec, peer } = await open(server);
+    expect(c.fastReader).toBe(true);
+    const stamp = (id: number) => ({ joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: { id, s: 1, t: 1000 + id } } });
+    const pong = new Promise<string>((resolve) => peer.ws.once('pong', (d: Buffer) => resolve(d.toString())));
+    peer.send(stamp(1));
+    peer.ws.ping('are-you-there');
+    expect(await pong).toBe('are-you-there');
+    // A message in two fragments: the fast reader hands the connection back to ws.
+    const text = encodeFrame(stamp(2), VSN_2, 'server') as string;
+    peer.ws.send(text.slice(0, 10), { fin: false });
+    peer.ws.send(text.slice(10), { fin: true });
+    peer.send(stamp(3));
+    await until(() => rec.of('stamp').length === 3);
+    expect(rec.of('stamp').map((e) => e.stamp.id)).toEqual([1, 2, 3]);
+    expect(rec.of('error')).toEqual([]);
+    peer.ws.close(1012, 'Service Restart');
+    await until(() => rec.of('closed').length === 1);
+    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'socket', error: { class: 'server', reason: 'closed by server: 1012 Service Restart' } }]);
+  });
+
   it('push and join on a connection that is not open report a failed send', async () => {
     const rec = new Recorder();
     const c = new Connection(0, VSN_2, rec);

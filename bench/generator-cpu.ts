@@ -1,0 +1,130 @@
+/**
+ * CPU seconds one whole generator run costs (issue 12 goal 1), beside a bare `ws` receiver
+ * doing the same work in the same session: 1,000 connections on one topic of a relay server
+ * (bench/support/blaster.ts on CPU 1), one sender at `--rate` messages/s for `--duration` s,
+ * receivers on CPU 0. CPU is user + system of the whole process tree as `/usr/bin/time`
+ * reports it (rtcap's coordinator and its generator processes; the bare receiver is one
+ * process), from start to exit: start-up, joins, the send window, drain and reports.
+ *
+ * Each tool runs `--repeats` times, the tools alternating (and the order flipping every
+ * repeat), so a drift of the shared machine's load falls on both alike. `--baseline DIR`
+ * adds a third tool: another rtcap build (a directory with bin/rtcap.js and dist/, e.g. a
+ * copy made before a change), so a before/after is measured in the same session too.
+ *
+ * Run: npx tsx bench/generator-cpu.ts [--rate 60] [--duration 8] [--connections 1000]
+ *        [--repeats 3] [--baseline DIR]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: string | null): string | null => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const connections = Number(opt('connections', '1000'));
+const rate = Number(opt('rate', '60'));
+const durationS = Number(opt('duration', '8'));
+const repeats = Number(opt('repeats', '3'));
+const baseline = opt('baseline', null);
+const root = resolve(import.meta.dirname, '..');
+const tsx = ['--import', 'tsx'];
+
+function startBlaster(): Promise<{ port: number; stop: () => void }> {
+  const child = spawn('taskset', ['-c', '1', process.execPath, ...tsx, join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((res, rej) => {
+    createInterface({ input: child.stdout! }).once('line', (l) => res({ port: (JSON.parse(l) as { port: number }).port, stop: () => child.kill('SIGTERM') }));
+    child.once('exit', (c) => rej(new Error(`blaster exited ${c}`)));
+  });
+}
+
+/** Runs argv under /usr/bin/time on CPU 0; resolves with stdout and the tree's CPU seconds. */
+function timed(argv: string[], cwd: string): Promise<{ out: string; cpuS: number; wallS: number }> {
+  return new Promise((res, rej) => {
+    const child = spawn('/usr/bin/time', ['-f', 'CPU %U %S %e', 'taskset', '-c', '0', ...argv], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', () => {
+      const m = /CPU ([\d.]+) ([\d.]+) ([\d.]+)\s*$/.exec(err);
+      if (!m) return rej(new Error(`${argv.join(' ')}: no time line: ${err.slice(-400)}`));
+      res({ out, cpuS: Number(m[1]) + Number(m[2]), wallS: Number(m[3]) });
+    });
+  });
+}
+
+interface Row {
+  tool: string;
+  cpuS: number;
+  wallS: number;
+  delivery: number;
+}
+
+async function bare(url: string): Promise<Row> {
+  const r = await timed([process.execPath, ...tsx, 'bench/support/bare-receiver.ts', url, String(connections), String(rate), String(durationS)], root);
+  const j = JSON.parse(r.out) as { delivery: number };
+  return { tool: 'bare ws', cpuS: r.cpuS, wallS: r.wallS, delivery: j.delivery };
+}
+
+async function rtcap(tool: string, dir: string, url: string): Promise<Row> {
+  const tmp = mkdtempSync(join(tmpdir(), 'rtcap-cpu-'));
+  const profile = join(tmp, 'profile.yaml');
+  writeFileSync(profile, [
+    'name: generator-cpu', 'scenario: broadcast-public', `target: { url: "${url}", vsn: "1.0.0" }`,
+    `load: { join_rate: 1000, workers: 1, drain: 10s, steps: [ { connections: ${connections}, send_rate: ${rate}, duration: ${durationS}s } ] }`,
+    'slo: { p95_ms: 100 }', '',
+  ].join('\n'));
+  const r = await timed([process.execPath, join(dir, 'bin/rtcap.js'), 'run', profile, '--out', join(tmp, 'out'), '--no-progress'], dir);
+  const res = JSON.parse(readFileSync(join(tmp, 'out', 'result.json'), 'utf8')) as { steps: Array<{ delivery_rate: number | null }> };
+  rmSync(tmp, { recursive: true, force: true });
+  return { tool, cpuS: r.cpuS, wallS: r.wallS, delivery: res.steps[0]?.delivery_rate ?? 0 };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main() {
+  const blaster = await startBlaster();
+  const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
+  const tools: Array<() => Promise<Row>> = [() => bare(url), () => rtcap('rtcap', root, url)];
+  if (baseline) tools.push(() => rtcap('rtcap (baseline build)', resolve(baseline), url));
+  const rows: Row[] = [];
+  const loads: number[] = [];
+  try {
+    for (let r = 0; r < repeats; r++) {
+      for (const t of r % 2 === 0 ? tools : [...tools].reverse()) {
+        loads.push(loadavg()[0]);
+        const row = await t();
+        rows.push(row);
+        process.stderr.write(`repeat ${r + 1} ${row.tool}: ${row.cpuS.toFixed(2)} CPU s, ${row.wallS.toFixed(1)} s wall, delivery ${(row.delivery * 100).toFixed(3)} % (load ${loadavg()[0].toFixed(1)})\n`);
+      }
+    }
+  } finally {
+    blaster.stop();
+  }
+  const names = [...new Set(rows.map((r) => r.tool))];
+  const bareMed = median(rows.filter((r) => r.tool === 'bare ws').map((r) => r.cpuS));
+  const lines = [
+    `| tool | CPU s per run (each repeat) | median | ÷ bare ws median | wall s (median) | lowest delivery |`,
+    `|---|---|---|---|---|---|`,
+    ...names.map((n) => {
+      const rs = rows.filter((r) => r.tool === n);
+      const med = median(rs.map((r) => r.cpuS));
+      return `| ${n} | ${rs.map((r) => r.cpuS.toFixed(2)).join(' / ')} | ${med.toFixed(2)} | ${(med / bareMed).toFixed(2)} | ${median(rs.map((r) => r.wallS)).toFixed(1)} | ${(Math.min(...rs.map((r) => r.delivery)) * 100).toFixed(3)} % |`;
+    }),
+    '',
+    `${connections} connections, ${rate} messages/s for ${durationS} s (${(rate * (connections - 1)).toLocaleString('en-US')} deliveries/s), ${repeats} repeats; load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs.`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(String(e) + '\n');
+  process.exit(1);
+});
