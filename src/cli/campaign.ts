@@ -18,8 +18,7 @@ import { makeRunId } from '../run/output.js';
 import { EXIT } from '../run/runner.js';
 import { SweepError } from '../run/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
-import { runArtifactHooks } from './render.js';
-import { checkUrl, finishRun, interruptible, log } from './shared.js';
+import { checkUrl, finishRun, interruptible, liveMetricsOrExit, log, runContextFrom, runOptions } from './shared.js';
 
 function usage(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -41,15 +40,10 @@ export function campaignCommand(y: Argv): Argv {
     'campaign [campaign]',
     'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
     (c) =>
-      tableOptionOptions(c)
+      runOptions(tableOptionOptions(c))
         .positional('campaign', { type: 'string', describe: 'campaign YAML (with --resume: default, the one the directory was started from)' })
         .option('resume', { type: 'string', describe: 'continue an interrupted campaign from its directory' })
         .option('out', { type: 'string', describe: 'campaign directory (default reports/<time>-<name>/)' })
-        .option('url', { type: 'string', describe: 'WebSocket URL of the target for every entry (overrides target.url)' })
-        .option('workers', { type: 'number', describe: 'generator processes per entry' })
-        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list)' })
-        .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs' })
-        .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
         .check((a) => {
           if (a.resume === undefined && a.campaign === undefined) throw new Error('give a campaign file, or --resume DIR');
           if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
@@ -90,6 +84,9 @@ export function campaignCommand(y: Argv): Argv {
         throw e;
       }
       if (saved) log(`resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`);
+      // One live metrics endpoint for the whole campaign: its counters run on across the entries.
+      const live = await liveMetricsOrExit(args);
+      if (!live) return;
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runCampaign(
@@ -97,16 +94,7 @@ export function campaignCommand(y: Argv): Argv {
             campaign,
             state,
             dir,
-            run: {
-              url: args.url,
-              workers: args.workers,
-              serverCpus: args['server-cpus'] ?? null,
-              generatorCpus: args['generator-cpus'] ?? null,
-              log,
-              progress: args.progress as boolean,
-              signal,
-              ...runArtifactHooks(),
-            },
+            run: runContextFrom(args, signal, live.observer),
             finish: finishRun,
             table: campaignTableOptions(campaign, tableOptionsFrom(args)),
           },
@@ -120,6 +108,7 @@ export function campaignCommand(y: Argv): Argv {
         process.exitCode = exitCode(outcome.exitCode);
       } finally {
         dispose();
+        await live.close();
       }
     },
   );

@@ -3,10 +3,9 @@
  */
 import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
-import { runArtifactHooks } from './render.js';
 import { parseSegment } from '../load/segment.js';
 import { EXIT } from '../run/runner.js';
-import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
 
 export function runCommand(y: Argv): Argv {
   return y.command(
@@ -30,17 +29,9 @@ export function runCommand(y: Argv): Argv {
           profile: loaded.profile,
           profilePath: loaded.path,
           redactedProfile: loaded.redacted,
-          url: args.url,
           outDir: args.out,
-          workers: args.workers,
-          serverCpus: args['server-cpus'] ?? null,
-          generatorCpus: args['generator-cpus'] ?? null,
-          log,
-          progress: args.progress as boolean,
-          signal,
-          observer: live.observer,
+          ...runContextFrom(args, signal, live.observer),
           ...(segment ? { segment } : {}),
-          ...runArtifactHooks(),
         });
         process.exitCode = exitCode(finishRun(outcome));
       } finally {

@@ -9,24 +9,50 @@ import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { serveLiveMetrics } from '../run/metrics-server.js';
 import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { prepareOutDir } from '../run/output.js';
-import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
 
-/** The options `run` and `sweep` share: the target, the output, overrides and the generator. */
+/** The options `run` and `sweep` share: the profile, the output, overrides, and the run options. */
 export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
+  return runOptions(
+    c
+      .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
+      .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" })
+      .option('force', { type: 'boolean', default: false, describe: 'with --out: empty that directory first (its old run is deleted)' })
+      .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` }),
+  );
+}
+
+/** The options of every command that runs benchmarks (run, sweep, campaign): the target, the generator, progress, live metrics. */
+export function runOptions<T>(c: Argv<T>) {
   return c
-    .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
     .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
-    .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" })
-    .option('force', { type: 'boolean', default: false, describe: 'with --out: empty that directory first (its old run is deleted)' })
-    .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` })
     .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
     .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
     .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
     .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
     .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)' })
     .option('metrics-host', { type: 'string', default: '127.0.0.1', describe: 'address --metrics-port listens on (0.0.0.0 for a Prometheus on another host)' });
+}
+
+/** What a run (or a sweep, or each entry of a campaign) takes from the command line, the Ctrl-C signal and the live metrics. */
+export function runContextFrom(
+  args: { url?: string; workers?: number; 'server-cpus'?: string; 'generator-cpus'?: string; progress?: boolean },
+  signal: AbortSignal,
+  observer: RunObserver | undefined,
+) {
+  return {
+    url: args.url,
+    workers: args.workers,
+    serverCpus: args['server-cpus'] ?? null,
+    generatorCpus: args['generator-cpus'] ?? null,
+    log,
+    progress: args.progress !== false,
+    signal,
+    ...(observer ? { observer } : {}),
+    ...runArtifactHooks(),
+  };
 }
 
 /**

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
-import { runArtifactHooks } from './render.js';
-import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log } from './shared.js';
+import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -65,17 +64,9 @@ export function sweepCommand(y: Argv): Argv {
           profile: loaded.profile,
           profilePath: loaded.path,
           redactedProfile: loaded.redacted,
-          url: args.url,
           outDir: args.resume ?? args.out,
-          workers: args.workers,
-          serverCpus: args['server-cpus'] ?? null,
-          generatorCpus: args['generator-cpus'] ?? null,
-          log,
-          progress: args.progress as boolean,
-          signal,
-          observer: live.observer,
+          ...runContextFrom(args, signal, live.observer),
           resumeFrom,
-          ...runArtifactHooks(),
         });
         process.exitCode = exitCode(finishRun(outcome));
       } catch (e) {
