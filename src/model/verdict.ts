@@ -44,6 +44,12 @@ export interface VerdictInput {
   join_rate?: { measured_per_s: number | null; offered_per_s: number; ramp_ms: number } | null;
   /** Acked sends (load.ack); absent or null when no ack was asked for. */
   acks?: { unacked: number; errors: number; untracked: number; acked?: number } | null;
+  /**
+   * First-receipt latency of each traffic kind of a step that carried several (mixed): every
+   * kind is held to the SLO and named, not only the headline (primary) kind. Absent or with
+   * one kind: the headline latency above is the step's.
+   */
+  latency_by_kind?: Record<string, { p95_ms: number | null; p99_ms: number | null }> | null;
 }
 
 export interface VerdictSlo {
@@ -183,12 +189,15 @@ export function decideVerdict(
     if (n > 0) broken.push(`${fmtInt(n)} ${cls}-class error${n === 1 ? '' : 's'}`);
   }
 
-  // 3. Experience: latency against the SLO.
+  // 3. Experience: latency against the SLO — of every kind when the step carried several, so
+  // a mixed step whose secondary kind the server held back is not stable on its headline kind.
   const p95 = input.latency_p95_ms;
-  if (p95 !== null && p95 > slo.p95_ms) degraded.push(`p95 ${fmtMs(p95)} > SLO ${fmtMs(slo.p95_ms)}`);
   const p99 = input.latency_p99_ms;
-  if (slo.p99_ms !== undefined && p99 !== null && p99 > slo.p99_ms) {
-    degraded.push(`p99 ${fmtMs(p99)} > SLO ${fmtMs(slo.p99_ms)}`);
+  const byKind = Object.entries(input.latency_by_kind ?? {});
+  const latencies = byKind.length > 1 ? byKind.map(([kind, l]) => ({ name: `${kind} `, p95: l.p95_ms, p99: l.p99_ms })) : [{ name: '', p95, p99 }];
+  for (const l of latencies) {
+    if (l.p95 !== null && l.p95 > slo.p95_ms) degraded.push(`${l.name}p95 ${fmtMs(l.p95)} > SLO ${fmtMs(slo.p95_ms)}`);
+    if (slo.p99_ms !== undefined && l.p99 !== null && l.p99 > slo.p99_ms) degraded.push(`${l.name}p99 ${fmtMs(l.p99)} > SLO ${fmtMs(slo.p99_ms)}`);
   }
 
   const jp95 = input.join_latency_p95_ms ?? null;
@@ -263,11 +272,19 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     connections_target: step.connections?.target,
     join_latency_p95_ms: step.connections?.join_latency_ms?.p95 ?? null,
     join_rate: joinRateOfStep(step),
+    latency_by_kind: latencyByKindOfStep(step),
     acks:
       step.messages?.unacked === undefined
         ? null
         : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0, acked: step.messages.acked ?? 0 },
   };
+}
+
+/** Each kind's latency of a recorded step that carried several (extra.kinds); null otherwise. */
+function latencyByKindOfStep(step: StepResult): VerdictInput['latency_by_kind'] {
+  const kinds = step.extra?.kinds as Record<string, { latency_ms?: { p95?: number | null; p99?: number | null } }> | undefined;
+  if (!kinds || Object.keys(kinds).length < 2) return null;
+  return Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, { p95_ms: v.latency_ms?.p95 ?? null, p99_ms: v.latency_ms?.p99 ?? null }]));
 }
 
 /** The join-rate input of a recorded step; null for results written before joins were measured. */

@@ -66,6 +66,27 @@ describe('decideVerdict', () => {
     expect(partLabel('presence')).toBe('presence');
   });
 
+  it('holds every kind of a mixed step to the latency SLO and names the kind over it', () => {
+    const latency_by_kind = { broadcast: { p95_ms: 1900, p99_ms: 2000 }, presence: { p95_ms: 40, p99_ms: 80 } };
+    // The headline (primary) kind is presence, within the SLO: the step is degraded by broadcast alone.
+    expect(v({ latency_by_kind })).toEqual({ verdict: 'degraded', reasons: ['broadcast p95 1,900 ms > SLO 200 ms'] });
+    expect(v({ latency_by_kind }, { ...slo, p99_ms: 1000 }).reasons).toEqual(['broadcast p95 1,900 ms > SLO 200 ms', 'broadcast p99 2,000 ms > SLO 1,000 ms']);
+    // Every kind within: stable. One kind only: the headline latency is the step's.
+    expect(v({ latency_by_kind: { ...latency_by_kind, broadcast: { p95_ms: 50, p99_ms: 60 } } }).verdict).toBe('stable');
+    expect(v({ latency_p95_ms: 412, latency_by_kind: { broadcast: { p95_ms: 10, p99_ms: 10 } } }).reasons).toEqual(['p95 412 ms > SLO 200 ms']);
+  });
+
+  it('re-judges a recorded mixed step by each kind in extra.kinds', () => {
+    const step = {
+      delivery_rate: 1,
+      latency_ms: { p95: 40, p99: 80 },
+      extra: { kinds: { broadcast: { latency_ms: { p50: 900, p95: 1900, p99: 2000 } }, presence: { latency_ms: { p50: 10, p95: 40, p99: 80 } } } },
+    } as never;
+    const input = verdictInputFromStep(step);
+    expect(input.latency_by_kind).toEqual({ broadcast: { p95_ms: 1900, p99_ms: 2000 }, presence: { p95_ms: 40, p99_ms: 80 } });
+    expect(decideVerdict(input, slo).reasons).toEqual(['broadcast p95 1,900 ms > SLO 200 ms']);
+  });
+
   it('stable, with a reason that shows what was checked', () => {
     expect(v({})).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms'] });
   });

@@ -3,13 +3,16 @@
  * every delivery by a fixed time, drop a fixed share of deliveries (by hash, or exactly every
  * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the sender,
  * refuse upgrades, close every socket after a while, answer with malformed frames, leave every
- * Nth acked push unanswered, or serve joins from a queue at a fixed rate. rtcap's figures
- * against it must match what it was told to do (the known-answer tests).
+ * Nth acked push unanswered, serve joins or broadcast pushes from a queue at a fixed rate.
+ * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
+ * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
+ * steps can run against it. rtcap's figures against it must match what it was told to do (the
+ * known-answer tests).
  */
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { decodeFrame, encodeFrame, encodeUserBroadcast, type Frame, decodeBinary } from '../../src/protocol/frame.js';
-import { EV, VSN_1, type Vsn } from '../../src/protocol/constants.js';
+import { EV, REASON, VSN_1, type Vsn } from '../../src/protocol/constants.js';
 
 export interface TestServerOptions {
   /** Every delivery is written this long after the push arrived. */
@@ -39,6 +42,11 @@ export interface TestServerOptions {
    * successor was (or `reorderDelayMs` × 10 after it arrived when no successor comes).
    */
   reorder?: { every: number; delayMs: number };
+  /**
+   * Broadcast pushes (not presence tracks) wait in one queue served at this fixed rate: each is
+   * acknowledged and fanned out 1/rate after the previous one (or its arrival).
+   */
+  broadcastsPerS?: number;
 }
 
 interface Member {
@@ -47,6 +55,9 @@ interface Member {
   topic: string;
   self: boolean;
   ack: boolean;
+  /** config.presence.key; its first track is its presence join, later ones updates. */
+  presenceKey: string;
+  tracked: boolean;
   id: number;
   /** Highest push index written to this member, per sender socket id (reorder counting). */
   highest: Map<number, number>;
@@ -58,8 +69,20 @@ export interface TestServer {
   /**
    * What the server did: `deliveries` written, `dropped` on purpose; `reordered` of the
    * deliveries, those written after a later push of the same sender to the same member.
+   * `pushes` are broadcast pushes; `presenceUpdates` the tracks of a member already tracked
+   * (its first track is its join) and `presenceUpdateDiffs` the diffs written for them.
    */
-  stats: { pushes: number; deliveries: number; dropped: number; reordered: number; joins: number; acks: number; ackSilences: number };
+  stats: {
+    pushes: number;
+    deliveries: number;
+    dropped: number;
+    reordered: number;
+    joins: number;
+    acks: number;
+    ackSilences: number;
+    presenceUpdates: number;
+    presenceUpdateDiffs: number;
+  };
   close(): Promise<void>;
 }
 
@@ -79,7 +102,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const members = new Map<string, Set<Member>>();
-  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0 };
+  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0, presenceUpdates: 0, presenceUpdateDiffs: 0 };
   let attempts = 0;
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => void, ms: number) => {
@@ -90,9 +113,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     timers.add(t);
   };
   let nextId = 0;
+  let presenceRefs = 0;
   let ackedPushes = 0;
   /** When the join queue is next free (epoch ms); joins are answered at fixed intervals from there. */
   let joinQueueFreeAtMs = 0;
+  /** The same for broadcast pushes (broadcastsPerS). */
+  let pushQueueFreeAtMs = 0;
   const joinTimers = new Set<NodeJS.Timeout>();
   let closeTimer: NodeJS.Timeout | null = null;
 
@@ -144,8 +170,19 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
           return;
         }
-        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean; ack?: boolean } } } | null)?.config;
-        const m: Member = { ws, vsn, topic: f.topic, self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender), ack: Boolean(cfg?.broadcast?.ack), id, highest: new Map() };
+        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean; ack?: boolean }; presence?: { key?: string }; postgres_changes?: unknown[] } } | null)?.config;
+        const m: Member = {
+          ws,
+          vsn,
+          topic: f.topic,
+          self: Boolean(cfg?.broadcast?.self) || Boolean(opts.echoToSender),
+          ack: Boolean(cfg?.broadcast?.ack),
+          presenceKey: cfg?.presence?.key ?? '',
+          tracked: false,
+          id,
+          highest: new Map(),
+        };
+        const subscribes = (cfg?.postgres_changes?.length ?? 0) > 0;
         const accept = () => {
           joined.set(f.topic, m);
           let set = members.get(f.topic);
@@ -153,6 +190,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           set.add(m);
           stats.joins++;
           send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: { postgres_changes: [] } } });
+          // Bindings are confirmed as the server does (docs/PROTOCOL.md §7.2); no change ever follows.
+          if (subscribes) {
+            send(ws, vsn, { joinRef: f.joinRef, ref: null, topic: f.topic, event: EV.system, payload: { extension: EV.postgresChanges, status: 'ok', message: REASON.subscribedToPostgres, channel: f.topic } });
+          }
         };
         if (!opts.joinsPerS) {
           accept();
@@ -173,15 +214,20 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
         return;
       }
+      if (f.event === EV.presence) {
+        track(sender, f);
+        return;
+      }
       stats.pushes++;
-      if (sender.ack && f.ref !== null) {
+      const ackIt = () => {
+        if (!sender.ack || f.ref === null) return;
         ackedPushes++;
         if (opts.ackSilenceEvery && ackedPushes % opts.ackSilenceEvery === 0) stats.ackSilences++;
         else {
           stats.acks++;
           send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
         }
-      }
+      };
       if (opts.closeAllAfterMs !== undefined && !closeTimer) {
         closeTimer = setTimeout(() => {
           for (const c of wss.clients) c.close(1001, 'going away');
@@ -213,6 +259,17 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           }
         }
       };
+      if (opts.broadcastsPerS) {
+        // One queue at a fixed service rate: absolute times, so a late timer does not slow it.
+        const now = Date.now();
+        pushQueueFreeAtMs = Math.max(now, pushQueueFreeAtMs) + 1000 / opts.broadcastsPerS;
+        later(() => {
+          ackIt();
+          deliver();
+        }, pushQueueFreeAtMs - now);
+        return;
+      }
+      ackIt();
       const r = opts.reorder;
       const deliverThenRelease = () => {
         deliver();
@@ -241,6 +298,21 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ws.on('close', () => {
       for (const m of joined.values()) members.get(m.topic)?.delete(m);
     });
+  }
+
+  /** A presence track (docs/PROTOCOL.md §5): replied ok, its diff written to every member of the topic, the tracker's own included. */
+  function track(m: Member, f: Frame) {
+    const p = f.payload as { type?: string; event?: string; payload?: Record<string, unknown> } | null;
+    if (p?.event !== 'track') return;
+    send(m.ws, m.vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
+    const update = m.tracked;
+    m.tracked = true;
+    if (update) stats.presenceUpdates++;
+    const diff = { joins: { [m.presenceKey]: { metas: [{ phx_ref: String(++presenceRefs), ...p.payload }] } }, leaves: {} };
+    for (const to of members.get(f.topic) ?? []) {
+      send(to.ws, to.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.presenceDiff, payload: diff });
+      if (update) stats.presenceUpdateDiffs++;
+    }
   }
 
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));

@@ -1,8 +1,21 @@
 /** What the verdict (model/verdict) is decided on, from the step's figures. */
 import type { AckFigures } from '../../measure/ack-figures.js';
 import type { VerdictInput } from '../../model/verdict.js';
+import { percentilesOf } from '../../measure/histogram.js';
 import type { ErrorClass, Percentiles, StepResult } from '../../report/result.js';
 import { lostOverKinds, worstDeliveryRate, type FiguresByKind } from './kinds.js';
+
+/** Each kind's first-receipt p95 and p99 when the step carried several kinds; null otherwise. */
+export function latencyByKind(kinds: FiguresByKind): VerdictInput['latency_by_kind'] {
+  const entries = Object.entries(kinds).filter(([, k]) => k !== undefined);
+  if (entries.length < 2) return null;
+  return Object.fromEntries(
+    entries.map(([kind, k]) => {
+      const p = percentilesOf(k!.figures.firstLatency);
+      return [kind, { p95_ms: p.p95, p99_ms: p.p99 }];
+    }),
+  );
+}
 
 export function verdictInputs(args: {
   kinds: FiguresByKind;
@@ -44,6 +57,7 @@ export function verdictInputs(args: {
     generator_lag_p99_ms: args.generator.event_loop_lag_p99_ms,
     generator_offered_ratio: args.generator.offered_ratio,
     generator_offered_by_part: args.generator.offered_by_part ?? null,
+    latency_by_kind: latencyByKind(args.kinds),
     acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
   };
 }

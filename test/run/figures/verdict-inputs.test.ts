@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createHistogram } from '../../../src/measure/histogram.js';
-import { verdictInputs } from '../../../src/run/figures/verdict-inputs.js';
+import { createHistogram, recordMs } from '../../../src/measure/histogram.js';
+import { latencyByKind, verdictInputs } from '../../../src/run/figures/verdict-inputs.js';
 import { fakeFigures } from '../../support/step-context.js';
 
 const classes = { server: 0, network: 0, generator: 0, protocol: 0 };
@@ -29,6 +29,25 @@ describe('verdict inputs', () => {
     const v = verdictInputs({ ...base, kinds });
     expect(v.delivery_rate).toBe(0.8);
     expect(v.messages_lost).toBe(2);
+  });
+
+  it('carry each kind latency when the step carried several kinds, none for one kind', () => {
+    const lat = (ms: number[]) => {
+      const h = createHistogram();
+      for (const x of ms) recordMs(h, x);
+      return h;
+    };
+    const kinds = {
+      broadcast: { figures: fakeFigures({ firstLatency: lat(Array.from({ length: 100 }, (_, i) => 1000 + i * 10)) }), deliveryHistogram: createHistogram() },
+      presence: { figures: fakeFigures({ firstLatency: lat([5, 5, 5, 5]) }), deliveryHistogram: createHistogram() },
+    };
+    const byKind = latencyByKind(kinds)!;
+    expect(Object.keys(byKind)).toEqual(['broadcast', 'presence']);
+    expect(byKind.broadcast.p95_ms!).toBeGreaterThanOrEqual(1940);
+    expect(byKind.broadcast.p95_ms!).toBeLessThanOrEqual(1960);
+    expect(byKind.presence.p95_ms!).toBeCloseTo(5, 1);
+    expect(verdictInputs({ ...base, kinds }).latency_by_kind).toEqual(byKind);
+    expect(latencyByKind({ broadcast: kinds.broadcast })).toBeNull();
   });
 
   it('count members missing at the steady start as failed connections', () => {
