@@ -81,11 +81,15 @@ export interface StepCollected {
   type: 'collected';
   worker: number;
   step: number;
+  /** The segment (machine) of this process (load/segment); absent: 0. */
+  segment?: number;
   receipts: {
     streams: Array<{ stream: number; count: Uint32Array; first: Float64Array; last: Float64Array }>;
     received: number;
     /** Of received: first receipts below the highest seq seen of their stream. */
     reordered: number;
+    /** Of received: receipts sent from another segment (machine); not in the latency histograms, whose receipts all had their sender here. */
+    otherMachine?: number;
     duplicates: number;
     unexpected: number;
     stale: number;

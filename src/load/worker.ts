@@ -17,7 +17,7 @@ import type { Frame } from '../protocol/frame.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';
-import { ownershipOf, WHOLE } from './segment.js';
+import { ownershipOf, segmentPlan, streamSenderSegment, WHOLE, type Segment } from './segment.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
 import { AckTracker } from './ack-tracker.js';
@@ -49,6 +49,7 @@ export class GeneratorWorker implements ConnectionHooks {
   /** Connection c is this process's when c mod owners = owner (load/segment: segments × processes). */
   private owner = 0;
   private owners = 1;
+  private segment: Segment = WHOLE;
   private profile!: Profile;
   private url = '';
   private headers: Record<string, string> = {};
@@ -123,7 +124,8 @@ export class GeneratorWorker implements ConnectionHooks {
   private init(m: Extract<ToWorker, { type: 'init' }>): void {
     this.index = m.workerIndex;
     this.workers = m.workers;
-    ({ owner: this.owner, owners: this.owners } = ownershipOf(m.segment ?? WHOLE, m.workerIndex, m.workers));
+    this.segment = m.segment ?? WHOLE;
+    ({ owner: this.owner, owners: this.owners } = ownershipOf(this.segment, m.workerIndex, m.workers));
     this.profile = m.profile;
     this.url = m.url;
     this.headers = m.headers;
@@ -160,10 +162,12 @@ export class GeneratorWorker implements ConnectionHooks {
   private beginStepIfNew(step: number): void {
     if (step === this.step) return;
     this.step = step;
-    this.plan = getScenario(this.profile.scenario).plan(this.profile, step);
+    // A segment runs the plan with its relay senders (load/segment); one machine: the plan as is.
+    this.plan = segmentPlan(getScenario(this.profile.scenario).plan(this.profile, step), this.segment.count);
     this.sender = new BenchSender(this.profile, this.plan.payloadBytes);
     this.presenceSender = new PresenceSender(this.plan.payloadBytes);
-    this.ledger.beginStep(step);
+    const plan = this.plan;
+    this.ledger.beginStep(step, { segment: this.segment.index, segments: this.segment.count, senderOf: streamSenderSegment(plan, this.segment.count) });
     this.subscribing.clear();
     this.sends.beginStep(this.profile.load.late_threshold);
     this.counters = newStepCounters();
@@ -394,10 +398,12 @@ export class GeneratorWorker implements ConnectionHooks {
       type: 'collected',
       worker: this.index,
       step: this.step,
+      segment: this.segment.index,
       receipts: {
         streams: snap.streams,
         received: snap.received,
         reordered: snap.reordered,
+        otherMachine: snap.otherMachine,
         duplicates: snap.duplicates,
         unexpected: snap.unexpected,
         stale: snap.stale,

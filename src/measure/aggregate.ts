@@ -28,6 +28,18 @@ export interface StreamInfo {
   self: boolean;
 }
 
+/**
+ * Which receipts a message's latency may use when the run was split over machines: those of
+ * processes on the machine (segment) that sent it, whose clock took both times. Counts use
+ * every process.
+ */
+export interface SenderMachines {
+  /** Per process (the index of `receipts`): its segment. */
+  processSegments: readonly number[];
+  /** The segment that sent message (stream, seq). */
+  senderSegmentOf(stream: number, seq: number): number;
+}
+
 export interface MessageFigures {
   sent: number;
   sendFailed: number;
@@ -38,6 +50,8 @@ export interface MessageFigures {
   lost: number;
   /** Messages with at least one expected recipient and no receipt at all. */
   messagesUnseen: number;
+  /** Messages received only on other machines than their sender's (split runs): counted, not in the latency histograms. */
+  messagesOnlyElsewhere: number;
   firstLatency: Histogram;
   firstLatencyFromActual: Histogram;
   fanoutSpan: Histogram;
@@ -55,6 +69,7 @@ export function emptyFigures(): MessageFigures {
     excess: 0,
     lost: 0,
     messagesUnseen: 0,
+    messagesOnlyElsewhere: 0,
     firstLatency: createHistogram(),
     firstLatencyFromActual: createHistogram(),
     fanoutSpan: createHistogram(),
@@ -63,22 +78,38 @@ export function emptyFigures(): MessageFigures {
 }
 
 /**
- * Where a message's latency starts. `scheduled` (the default): its scheduled send time, so a
- * generator behind schedule shows rather than hides (no coordinated omission). `actual`: when
- * the send was made — for Postgres Changes the row's commit, because the server cannot see a
- * row before it committed and the wait before it (rtcap's insert lanes and pool) is rtcap's
- * backlog, counted as an offered shortfall instead (issue 8 item 4).
+ * One send record per stream: a stream sent from several processes (relay senders of a split
+ * run, load/segment) has each seq in exactly one of them, the others holding a gap there
+ * (sched 0, actual NaN).
  */
-export type LatencyOrigin = 'scheduled' | 'actual';
+export function mergeSendRecords(sends: readonly SendRecord[]): SendRecord[] {
+  const byStream = new Map<number, SendRecord>();
+  for (const s of sends) {
+    const had = byStream.get(s.stream);
+    if (!had) {
+      byStream.set(s.stream, s);
+      continue;
+    }
+    const n = Math.max(had.sched.length, s.sched.length);
+    const sched = new Float64Array(n);
+    const actual = new Float64Array(n).fill(NaN);
+    for (const r of [had, s]) {
+      for (let i = 0; i < r.sched.length; i++) {
+        if (r.sched[i] === 0 && Number.isNaN(r.actual[i])) continue;
+        sched[i] = r.sched[i];
+        actual[i] = r.actual[i];
+      }
+    }
+    byStream.set(s.stream, { stream: s.stream, sched, actual });
+  }
+  return byStream.size === sends.length ? [...sends] : [...byStream.values()];
+}
 
-export function aggregateMessages(
-  sends: SendRecord[],
-  receipts: ReceiptRecord[][],
-  streamInfo: (stream: number) => StreamInfo,
-  latencyFrom: LatencyOrigin = 'scheduled',
-): MessageFigures {
-  // Merge receipts by stream across processes.
-  const merged = new Map<number, { count: Uint32Array; first: Float64Array; last: Float64Array }>();
+type Merged = Map<number, { count: Uint32Array; first: Float64Array; last: Float64Array }>;
+
+/** Receipts by stream over processes: counts summed, first and last receive times the min and max. */
+function mergeReceipts(receipts: readonly ReceiptRecord[][]): Merged {
+  const merged: Merged = new Map();
   for (const perProcess of receipts) {
     for (const r of perProcess) {
       let m = merged.get(r.stream);
@@ -105,6 +136,33 @@ export function aggregateMessages(
         if (r.last[i] > m.last[i]) m.last[i] = r.last[i];
       }
     }
+  }
+  return merged;
+}
+
+/**
+ * Where a message's latency starts. `scheduled` (the default): its scheduled send time, so a
+ * generator behind schedule shows rather than hides (no coordinated omission). `actual`: when
+ * the send was made — for Postgres Changes the row's commit, because the server cannot see a
+ * row before it committed and the wait before it (rtcap's insert lanes and pool) is rtcap's
+ * backlog, counted as an offered shortfall instead (issue 8 item 4).
+ */
+export type LatencyOrigin = 'scheduled' | 'actual';
+
+export function aggregateMessages(
+  sendRecords: SendRecord[],
+  receipts: ReceiptRecord[][],
+  streamInfo: (stream: number) => StreamInfo,
+  latencyFrom: LatencyOrigin = 'scheduled',
+  origin: SenderMachines | null = null,
+): MessageFigures {
+  const sends = mergeSendRecords(sendRecords);
+  const merged = mergeReceipts(receipts);
+  // Split runs: per segment, the receipts of its own processes, for latency.
+  const bySegment = new Map<number, Merged>();
+  if (origin) {
+    const segments = [...new Set(origin.processSegments)];
+    for (const g of segments) bySegment.set(g, mergeReceipts(receipts.filter((_, p) => origin.processSegments[p] === g)));
   }
 
   const out = emptyFigures();
@@ -141,11 +199,15 @@ export function aggregateMessages(
       if (!b) out.bySecond.set(sec, (b = { expected: 0, received: 0 }));
       b.expected += expected;
       b.received += counted;
-      if (got > 0) {
-        const origin = latencyFrom === 'actual' ? actual : sched;
-        recordMs(out.firstLatency, m!.first[seq] - origin);
-        recordMs(out.firstLatencyFromActual, m!.first[seq] - actual);
-        recordMs(out.fanoutSpan, m!.last[seq] - origin);
+      // Latency from the receipts on the sender's machine only (one machine: all of them).
+      const own = origin ? bySegment.get(origin.senderSegmentOf(s.stream, seq))?.get(s.stream) : m;
+      if (got > 0 && own && seq < own.count.length && own.count[seq] > 0) {
+        const from = latencyFrom === 'actual' ? actual : sched;
+        recordMs(out.firstLatency, own.first[seq] - from);
+        recordMs(out.firstLatencyFromActual, own.first[seq] - actual);
+        recordMs(out.fanoutSpan, own.last[seq] - from);
+      } else if (got > 0) {
+        out.messagesOnlyElsewhere++;
       } else if (expected > 0) {
         out.messagesUnseen++;
       }

@@ -69,7 +69,24 @@ class Grow {
   }
 }
 
+/**
+ * Whose receipts a segment's latency may use (issue 10): only those whose sender ran on this
+ * machine, since other machines' clocks differ. `senderOf(local)`: the segment sending a local
+ * stream, or SENDER_BY_SEQ when seq mod segments says (load/segment).
+ */
+export interface LatencyScope {
+  segment: number;
+  segments: number;
+  senderOf(localStream: number): number;
+}
+
+/** StreamReceipts.sender: a one-machine run, every receipt's sender is here. */
+const SENDER_HERE = -2;
+export const SENDER_BY_SEQ = -1;
+
 export class StreamReceipts {
+  /** The segment sending this stream (SENDER_HERE, SENDER_BY_SEQ or a segment). */
+  constructor(readonly sender = SENDER_HERE) {}
   count = new Uint32Array(64);
   first = new Float64Array(64);
   last = new Float64Array(64);
@@ -100,6 +117,8 @@ export interface ReceiptsSnapshot {
   received: number;
   /** Of `received`: deliveries that arrived after a higher seq of their stream. */
   reordered: number;
+  /** Of `received`: receipts whose sender ran on another machine (segment): counted, not in the latency histograms. */
+  otherMachine: number;
   duplicates: number;
   unexpected: number;
   stale: number;
@@ -117,8 +136,10 @@ export class ReceiveLedger {
   private kindHists: Histogram[] = Array.from({ length: KIND_COUNT }, createHistogram);
   /** Per-second view for the timeline; reset by takeSecond(). */
   private secondHist: Histogram = createHistogram();
+  private scope: LatencyScope | null = null;
   received = 0;
   reordered = 0;
+  otherMachine = 0;
   duplicates = 0;
   unexpected = 0;
   stale = 0;
@@ -128,14 +149,15 @@ export class ReceiveLedger {
   bytesThisSecond = 0;
 
   /** Starts a step: receipts of other steps' streams are stale from now on. */
-  beginStep(step: number): void {
+  beginStep(step: number, scope: LatencyScope | null = null): void {
     this.base = step * STREAM_STRIDE;
+    this.scope = scope && scope.segments > 1 ? scope : null;
     this.epoch = nextEpoch++;
     this.windows.reset();
     this.streams = [];
     this.hist.reset();
     for (const h of this.kindHists) h.reset();
-    this.received = this.reordered = this.duplicates = this.unexpected = this.stale = 0;
+    this.received = this.reordered = this.otherMachine = this.duplicates = this.unexpected = this.stale = 0;
   }
 
   /**
@@ -163,12 +185,18 @@ export class ReceiveLedger {
     }
     if (seen === SEQ_REORDERED) this.reordered++;
     let s = this.streams[local];
-    if (s === undefined) s = this.streams[local] = new StreamReceipts();
+    if (s === undefined) s = this.streams[local] = new StreamReceipts(this.scope ? this.scope.senderOf(local) : SENDER_HERE);
     s.add(seq, recvMs);
     this.received++;
     this.receivedThisSecond++;
     const kind = Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE));
     this.receivedByKindThisSecond[kind]++;
+    // Sent from another machine: its clock is not ours, so the receipt is counted but its
+    // latency is not taken (one-machine runs never get here: sender is SENDER_HERE).
+    if (s.sender !== SENDER_HERE && (s.sender === SENDER_BY_SEQ ? seq % this.scope!.segments : s.sender) !== this.scope!.segment) {
+      this.otherMachine++;
+      return;
+    }
     const latencyMs = recvMs - sentAtMs;
     // One record per histogram that needs it: the step's total is the sum of the kinds'.
     recordMs(this.secondHist, latencyMs);
@@ -222,6 +250,7 @@ export class ReceiveLedger {
       streams,
       received: this.received,
       reordered: this.reordered,
+      otherMachine: this.otherMachine,
       duplicates: this.duplicates,
       unexpected: this.unexpected,
       stale: this.stale,

@@ -51,9 +51,27 @@ function headerRows(r: RunResult): [string, string][] {
       'generator',
       `${g.workers} worker${g.workers === 1 ? '' : 's'}${g.cpus ? ` on cpus ${g.cpus}` : ''}; source addresses ${g.source_addresses.join(', ') || DASH}; host ${g.host.cores} cores / ${fmtInt(g.host.memory_mb)} MiB, Node ${g.host.node}, ${g.host.platform}${limits.length ? `; limits: ${limits.join(', ')}` : ''}`,
     ],
+    ...segmentRows(r),
     ['SLO', slo.join(', ')],
     ['started / finished', `${r.started_at} / ${r.finished_at ?? DASH}`],
     ['rtcap', r.rtcap_version],
+  ];
+}
+
+/** A merged run (rtcap merge): its segments, and which receipts its latency stands on. */
+function segmentRows(r: RunResult): [string, string][] {
+  const seg = r.segments;
+  if (!seg) return [];
+  let same = 0;
+  let other = 0;
+  for (const s of r.steps) {
+    const scope = s.extra.latency_scope as { receipts_same_machine?: number; receipts_other_machine?: number } | undefined;
+    same += scope?.receipts_same_machine ?? 0;
+    other += scope?.receipts_other_machine ?? 0;
+  }
+  return [
+    ['segments', `${seg.count} (run ${seg.run}) on ${[...new Set(seg.hosts)].join(', ')}; ${seg.workers} generator processes`],
+    ['clocks', `${seg.clocks} (${fmtInt(same)} receipts timed, ${fmtInt(other)} from another machine counted only)`],
   ];
 }
 

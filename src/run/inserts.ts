@@ -38,6 +38,8 @@ export function startInserts(opts: {
   connectionString: string;
   lateThresholdMs: number;
   poolSize?: number;
+  /** The local streams whose rows this loader inserts (a split run's share); absent: all. */
+  mine?: (localStream: number) => boolean;
 }): InsertRun {
   const { traffic, step } = opts;
   const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize ?? 4, connectionTimeoutMillis: 10_000 });
@@ -77,6 +79,10 @@ export function startInserts(opts: {
         const due = schedule.timeOf(k);
         if (due > now) break;
         const row = traffic.rowOf(k);
+        if (opts.mine && !opts.mine(row.stream)) {
+          k++;
+          continue;
+        }
         stats.scheduled++;
         const body = changeBody(streamId(step, row.stream), row.seq);
         const prev = tailOf.get(row.stream) ?? Promise.resolve();

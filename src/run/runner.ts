@@ -34,6 +34,7 @@ import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from '.
 import { Timeline, type SecondRecord } from './timeline.js';
 import { SHARD_FILE } from '../shard/format.js';
 import { segmentSchedule } from './segment-schedule.js';
+import { insertSegmentOf } from '../load/segment.js';
 import { profileHash, ShardRecorder } from '../shard/record.js';
 
 export interface RunOptions {
@@ -233,8 +234,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       dbConnectionString: server?.databaseConnectionString ?? profile.target.database_url ?? null,
       stepsSuffix: opts.nextStep ? '' : `/${plans.length}`,
       current: 0,
-      // The coordinator's inserts are made once, by segment 0.
-      inserts: (seg?.index ?? 0) === 0,
+      // Each insert stream's rows are made by one segment (all of them on one machine).
+      insertsMine: (stream) => insertSegmentOf(stream, seg?.count ?? 1) === (seg?.index ?? 0),
       schedule: seg?.startAtMs != null && !opts.nextStep ? segmentSchedule(seg.startAtMs, profile, plans) : null,
     };
     const saveAll = () => {
@@ -361,6 +362,7 @@ async function walkSteps(args: {
         previousSteps: result.steps.slice(),
         serverGauges: args.samplers.gaugeSamples,
         hostSamples: args.samplers.hostSamples,
+        segments: opts.segment?.count ?? 1,
       });
       result.steps.push(step);
       opts.observer?.step(step);

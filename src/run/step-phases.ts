@@ -42,8 +42,8 @@ export interface StepRunner {
   stepsSuffix: string;
   /** Connections open (joined or joining) now, carried from step to step. */
   current: number;
-  /** Whether this coordinator makes the plan's database inserts (a segmented run: segment 0 only). */
-  inserts: boolean;
+  /** The local insert streams whose rows this coordinator inserts (a segmented run: its share, load/segment insertSegmentOf). */
+  insertsMine: (localStream: number) => boolean;
   /** Segments with --start-at: each step's ramp and steady start on the shared schedule (run/segment-schedule). */
   schedule: StepTimes[] | null;
 }
@@ -108,9 +108,9 @@ async function steady(r: StepRunner, i: number, plan: StepPlan, w: StepWindow, r
   else if (at) r.log(`warning: step ${i + 1}: this segment is ${((nowMs() + 100 - at.steadyStartMs) / 1000).toFixed(1)} s behind the shared schedule`);
   w.steadyStart = Math.max(at?.steadyStartMs ?? 0, nowMs() + 100);
   w.steadyEnd = w.steadyStart + plan.durationMs;
-  if (plan.inserts && plan.inserts.count > 0 && r.inserts) {
+  if (plan.inserts && plan.inserts.count > 0) {
     if (!r.dbConnectionString) throw new Abort('aborted', `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
-    run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold });
+    run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold, mine: r.insertsMine });
   }
   const sendsDone = r.pool.send(i, w.steadyStart);
   await r.funnel.sleep(w.steadyEnd - nowMs());

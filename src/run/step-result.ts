@@ -34,6 +34,8 @@ import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
 import { r6, sumOf } from './figures/round.js';
 import { verdictInputs } from './figures/verdict-inputs.js';
+import { latencyScope } from './figures/latency-scope.js';
+import { senderSegmentOf } from '../load/segment.js';
 import { steadySeconds as steadySecondsOf, type StepWindow } from './figures/window.js';
 
 export type { StepWindow } from './figures/window.js';
@@ -82,6 +84,11 @@ export interface StepInputs {
   serverGauges?: readonly GaugeSample[];
   /** The generator host, one sample a second (monitor/host). */
   hostSamples?: readonly HostSample[];
+  /**
+   * Segments the run was split into (load/segment; absent: 1). With more than one, latency
+   * uses only receipts whose sender ran on the receiver's machine (counts use all).
+   */
+  segments?: number;
 }
 
 export function buildStepResult(args: StepInputs): StepResult {
@@ -91,7 +98,9 @@ export function buildStepResult(args: StepInputs): StepResult {
   const byKey = mergeMemberships(collected);
   const membersAtSteady = membersAt(byKey, w.steadyStart);
   const allSends: SendRecord[] = [...collected.flatMap((c) => c.sends), ...args.inserts];
-  const kinds: FiguresByKind = figuresByKind({ collected, sends: allSends, primaryKind: plan.primaryKind, info: streamInfoOf(plan, byKey) });
+  const segments = args.segments ?? 1;
+  const origin = segments > 1 ? { processSegments: collected.map((c) => c.segment ?? 0), senderSegmentOf: senderSegmentOf(plan, segments) } : null;
+  const kinds: FiguresByKind = figuresByKind({ collected, sends: allSends, primaryKind: plan.primaryKind, info: streamInfoOf(plan, byKey), origin });
   const primary = primaryOf(kinds, plan.primaryKind);
   const figures = primary.figures;
 
@@ -177,6 +186,7 @@ export function buildStepResult(args: StepInputs): StepResult {
     send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
     offered_sends_in_window: offered,
     drain_ms: Math.round(w.drainEnd - w.steadyEnd),
+    ...(origin ? { latency_scope: latencyScope(collected, figures) } : {}),
     ...(kindCount > 1
       ? {
           kinds: Object.fromEntries(

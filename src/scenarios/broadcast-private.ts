@@ -54,7 +54,7 @@ export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
     },
     presence: null,
     inserts: null,
-    streamInfo: (local) => ({ key: topics[roomOf(local - firstStream)] ?? '', excludeSender: !profile.load.self }),
+    streamInfo: (local) => ({ key: topics[roomOf(local - firstStream)] ?? '', excludeSender: !profile.load.self, sender: local - firstStream }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     topology: `broadcast-private:${profile.private.topic_prefix}:${members}`,

@@ -27,10 +27,10 @@ export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
     payloadBytes,
     topicOf: () => topic,
     joinConfigOf: () => ({ private: false }),
-    broadcasts: { ratePerS: sendRatePerS, count, senderOf: (k) => ({ conn: 0, stream, seq: k }) },
+    broadcasts: { ratePerS: sendRatePerS, count, senderOf: (k) => ({ conn: 0, stream, seq: k }), relay: true },
     presence: null,
     inserts: null,
-    streamInfo: () => ({ key: topic, excludeSender: !profile.load.self }),
+    streamInfo: () => ({ key: topic, excludeSender: !profile.load.self, sender: 0 }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     params: {

@@ -54,10 +54,10 @@ export function planJoinRate(profile: Profile, step: number): StepPlan {
     topicOf: () => topic,
     joinConfigOf: () => ({ private: true }),
     userClaimsOf: (conn) => userClaims(profile, conn),
-    broadcasts: count > 0 ? { ratePerS: s.send_rate, count, senderOf: (k) => ({ conn: 0, stream, seq: k }) } : null,
+    broadcasts: count > 0 ? { ratePerS: s.send_rate, count, senderOf: (k) => ({ conn: 0, stream, seq: k }), relay: true } : null,
     presence: null,
     inserts: null,
-    streamInfo: () => ({ key: topic, excludeSender: !profile.load.self }),
+    streamInfo: () => ({ key: topic, excludeSender: !profile.load.self, sender: 0 }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     // Every step is its own topology: its joins are the measurement, so they start from none.

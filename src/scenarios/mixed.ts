@@ -79,8 +79,8 @@ export function planMixed(profile: Profile, step: number): StepPlan {
     streamInfo: (local) => {
       const kind = kindOfStream(local);
       const n = local - kindStream(kind, 0);
-      if (kind === 'changes') return { key: changesKey(n, filtered), excludeSender: false };
-      return { key: topicOf(n), excludeSender: kind === 'broadcast' && !profile.load.self };
+      if (kind === 'changes') return { key: changesKey(n, filtered), excludeSender: false, sender: null };
+      return { key: topicOf(n), excludeSender: kind === 'broadcast' && !profile.load.self, sender: n };
     },
     primaryKind,
     reconnect: reconnectPolicy(profile),

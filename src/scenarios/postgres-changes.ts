@@ -52,7 +52,7 @@ export function planPostgresChanges(profile: Profile, step: number): StepPlan {
     presence: null,
     inserts,
     // Filtered: stream n carries room n's rows; unfiltered: lanes every subscriber sees.
-    streamInfo: (local) => ({ key: changesKey(local - kindStream('changes', 0), filtered), excludeSender: false }),
+    streamInfo: (local) => ({ key: changesKey(local - kindStream('changes', 0), filtered), excludeSender: false, sender: null }),
     primaryKind: 'changes',
     reconnect: reconnectPolicy(profile),
     topology: `postgres-changes:${rooms}:${filtered}:${c.schema}.${c.table}:${c.event}`,

@@ -55,7 +55,7 @@ export function planPresence(profile: Profile, step: number): StepPlan {
       },
     },
     inserts: null,
-    streamInfo: (local) => ({ key: topicOf(local - kindStream('presence', 0)), excludeSender: false }),
+    streamInfo: (local) => ({ key: topicOf(local - kindStream('presence', 0)), excludeSender: false, sender: local - kindStream('presence', 0) }),
     primaryKind: 'presence',
     reconnect: reconnectPolicy(profile),
     topology: `presence:${members}`,

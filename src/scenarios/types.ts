@@ -38,6 +38,12 @@ export interface ConnectionTraffic {
   ratePerS: number;
   count: number;
   senderOf(k: number): Sender;
+  /**
+   * Any connection may send a message in its sender's place (every connection joins the same
+   * topic with the same config): a run split into N segments has connection seq mod N send
+   * it, so every segment has senders of its own (load/segment).
+   */
+  relay?: boolean;
 }
 
 /** Rows the coordinator inserts (Postgres Changes): row k due at start + k / rate. */
@@ -57,6 +63,11 @@ export interface StreamInfo {
    * Never for presence: the diff goes to every channel on the topic, the tracker's included.
    */
   excludeSender: boolean;
+  /**
+   * The connection that sends this stream in the one-machine plan (before any relay); null:
+   * rows the coordinator inserts. Tells a receipt's sending segment (load/segment).
+   */
+  sender: number | null;
 }
 
 export interface ReconnectPolicy {

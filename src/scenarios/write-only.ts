@@ -48,7 +48,7 @@ export function planWriteOnly(profile: Profile, step: number): StepPlan {
     },
     presence: null,
     inserts: null,
-    streamInfo: (local) => ({ key: writeOnlyTopic(profile, local - firstStream), excludeSender: !profile.load.self }),
+    streamInfo: (local) => ({ key: writeOnlyTopic(profile, local - firstStream), excludeSender: !profile.load.self, sender: local - firstStream }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     params: {

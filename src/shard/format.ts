@@ -13,7 +13,7 @@ import type { InsertStats } from '../run/inserts.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */
-export const SHARD_VERSION = 1;
+export const SHARD_VERSION = 2;
 export const SHARD_FILE = 'shard.json';
 
 /** Which run and which part of it a shard is. Shards merge only when all but `segment` agree. */
@@ -35,7 +35,7 @@ export interface ShardStep {
   complete: boolean;
   /** One entry per generator process of this segment. */
   collected: StepCollected[];
-  /** Rows the coordinator inserted (Postgres Changes; segment 0 makes them). */
+  /** Rows this segment's coordinator inserted (Postgres Changes; each insert stream is one segment's, load/segment insertSegmentOf). */
   inserts?: SendRecord[];
   insertStats?: InsertStats | null;
 }

@@ -7,6 +7,7 @@
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';
 import type { StepWindow } from '../run/figures/window.js';
+import type { InsertStats } from '../run/inserts.js';
 import { ShardError, type Shard, type ShardIdentity, type ShardStep } from './format.js';
 
 export interface MergedShards {
@@ -52,6 +53,21 @@ function unionWindow(ws: readonly StepWindow[]): StepWindow {
   return { rampStart: min((w) => w.rampStart), rampEnd: max((w) => w.rampEnd), steadyStart: max((w) => w.steadyStart), steadyEnd: max((w) => w.steadyEnd), drainEnd: max((w) => w.drainEnd) };
 }
 
+/** The segments' inserts of a step added up (each segment inserts its own streams' rows); null when none inserted. */
+export function sumInsertStats(parts: ReadonlyArray<InsertStats | null>): InsertStats | null {
+  const some = parts.filter((p): p is InsertStats => p !== null);
+  if (some.length === 0) return null;
+  const out: InsertStats = { scheduled: 0, sent: 0, failed: 0, late: 0, errors: {} };
+  for (const p of some) {
+    out.scheduled += p.scheduled;
+    out.sent += p.sent;
+    out.failed += p.failed;
+    out.late += p.late;
+    for (const [reason, n] of Object.entries(p.errors)) out.errors[reason] = (out.errors[reason] ?? 0) + n;
+  }
+  return out;
+}
+
 /** A step present in every shard is merged; a step some segment did not reach is kept as incomplete. */
 export function mergeShards(input: readonly Shard[], sources: readonly string[] = []): MergedShards {
   const shards = checkShards(input, sources);
@@ -65,14 +81,14 @@ export function mergeShards(input: readonly Shard[], sources: readonly string[] 
   const steps: ShardStep[] = stepIndexes.map((step) => {
     const parts = shards.map((s, k) => ({ k, part: s.steps.find((x) => x.step === step) }));
     const present = parts.filter((p): p is { k: number; part: ShardStep } => p.part !== undefined);
-    const collected: StepCollected[] = present.flatMap((p) => p.part.collected.map((c) => ({ ...c, worker: c.worker + offsets[p.k] })));
+    const collected: StepCollected[] = present.flatMap((p) => p.part.collected.map((c) => ({ ...c, worker: c.worker + offsets[p.k], segment: shards[p.k].identity.segment })));
     return {
       step,
       window: unionWindow(present.map((p) => p.part.window)),
       complete: present.length === shards.length && present.every((p) => p.part.complete),
       collected,
       inserts: present.flatMap((p) => p.part.inserts ?? []),
-      insertStats: present.map((p) => p.part.insertStats).find((x) => x) ?? null,
+      insertStats: sumInsertStats(present.map((p) => p.part.insertStats ?? null)),
     };
   });
   const seconds = shards.flatMap((s, k) => s.seconds.map((x) => ({ ...x, worker: x.worker + offsets[k] }))).sort((a, b) => a.t - b.t);

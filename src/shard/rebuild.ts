@@ -13,7 +13,7 @@ import type { ShardStep } from './format.js';
 import type { MergedShards } from './merge.js';
 
 export const CLOCKS_NOTE =
-  'delivery counts use every receipt; latency is receive time minus scheduled send time across machines, so it is exact only where the segments share one clock (one host, or hosts synchronised far below the latencies reported)';
+  'delivery counts use every receipt; latency (delivery, first-receive, fan-out span) uses only receipts whose sender ran on the receiver\'s machine (segment), both times on one clock, so it is exact whatever the clock offset between machines; each step\'s extra.latency_scope counts the receipts left out';
 
 function phaseAt(steps: readonly ShardStep[], tMs: number): { step: number; phase: TimeseriesPoint['phase'] } {
   let at = steps[0];
@@ -63,6 +63,7 @@ export function rebuildResult(merged: MergedShards, meta: { profile: Profile; re
         complete: s.complete,
         builtin: meta.builtin,
         previousSteps: result.steps.slice(),
+        segments: merged.identity.segments,
       }),
     );
   }

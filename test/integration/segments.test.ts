@@ -80,8 +80,17 @@ describe('3 segments merged', () => {
     expect(step.messages.received + step.messages.unexpected - sum((c) => c.receipts.unexpected + c.receipts.stale)).toBe(sum((c) => c.receipts.received));
     expect(step.connections.scheduled_joins).toBe(sum((c) => c.connections.scheduledJoins));
     expect(step.connections.first_joins).toBe(30);
-    // Each segment held a third of the connections.
+    // Each segment held a third of the connections and sent a third of the messages (relay senders, load/segment).
     expect(shards.map((s) => s.steps[0].collected[0].connections.scheduledJoins)).toEqual([10, 10, 10]);
+    expect(shards.map((s) => s.steps[0].collected[0].sendStats.sent)).toEqual([4, 3, 3]);
+    // Latency from same-machine receipts only; every receipt counted.
+    expect(merged.segments?.clocks).toMatch(/only receipts whose sender ran on the receiver's machine/);
+    const scope = step.extra.latency_scope as { receipts_other_machine: number; receipts_same_machine: number; messages_only_elsewhere: number };
+    expect(scope.receipts_same_machine + scope.receipts_other_machine).toBe(sum((c) => c.receipts.received));
+    expect(scope.receipts_same_machine).toBe(step.messages.sent * 9);
+    expect(scope.messages_only_elsewhere).toBe(0);
+    expect(step.latency_ms.p95).not.toBeNull();
+    expect(step.latency_ms.p95!).toBeLessThan(2000);
 
     const one = await rtcap(['run', profile, '--url', url, '--out', join(dir, 'one'), '--no-progress']);
     expect(one.code).not.toBe(3);

@@ -29,7 +29,7 @@ function inputs(b: ReturnType<typeof sends>, p: ReturnType<typeof sends>): StepI
     ...base,
     broadcasts: { ...base.broadcasts!, count: b.sched.length },
     presence: { ratePerS: 10, count: p.sched.length, senderOf: () => ({ conn: 0, stream: p.stream, seq: 0 }) },
-    streamInfo: () => ({ key: 't', excludeSender: true }),
+    streamInfo: () => ({ key: 't', excludeSender: true, sender: 0 }),
   };
   const member = { joinedAtMs: T0, leftAtMs: Infinity };
   const collected = [

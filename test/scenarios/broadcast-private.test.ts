@@ -34,7 +34,7 @@ describe('broadcast-private plan', () => {
       const room = Math.floor(s.conn / 4);
       perRoom[room]++;
       // The sender is a member of the topic its stream is counted against.
-      expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: true });
+      expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: true, sender: s.conn });
       seqs.set(s.stream, [...(seqs.get(s.stream) ?? []), s.seq]);
     }
     expect(perRoom).toEqual([10, 10, 10]);

@@ -40,7 +40,7 @@ describe('join-rate plan', () => {
     const plan = planJoinRate(p, 0);
     expect(plan.broadcasts!.count).toBe(6);
     expect(plan.broadcasts!.senderOf(5)).toEqual({ conn: 0, stream: kindStream('broadcast', 0), seq: 5 });
-    expect(plan.streamInfo(kindStream('broadcast', 0))).toEqual({ key: 'realtime:slow-s1', excludeSender: true });
+    expect(plan.streamInfo(kindStream('broadcast', 0))).toEqual({ key: 'realtime:slow-s1', excludeSender: true, sender: 0 });
   });
 
   it('carries the reconnect policy of load.reconnect', () => {

@@ -44,12 +44,12 @@ describe('mixed plan', () => {
     const plan = planMixed(profile([{ ...base }]), 0);
     const b = plan.broadcasts!.senderOf(4);
     expect(kindOfStream(b.stream)).toBe('broadcast');
-    expect(plan.streamInfo(b.stream)).toEqual({ key: plan.topicOf(b.conn), excludeSender: true });
+    expect(plan.streamInfo(b.stream)).toEqual({ key: plan.topicOf(b.conn), excludeSender: true, sender: b.conn });
     const u = plan.presence!.senderOf(7);
     expect(u.stream).toBe(kindStream('presence', u.conn));
-    expect(plan.streamInfo(u.stream)).toEqual({ key: plan.topicOf(u.conn), excludeSender: false });
+    expect(plan.streamInfo(u.stream)).toEqual({ key: plan.topicOf(u.conn), excludeSender: false, sender: u.conn });
     const r = plan.inserts!.rowOf(1);
-    expect(plan.streamInfo(r.stream)).toEqual({ key: 'changes:all', excludeSender: false });
+    expect(plan.streamInfo(r.stream)).toEqual({ key: 'changes:all', excludeSender: false, sender: null });
   });
 
   it('broadcast self follows load.self; presence always reaches the tracker', () => {
@@ -63,7 +63,7 @@ describe('mixed plan', () => {
 });
 
 function figures(sent: number, expected: number, received: number): MessageFigures {
-  return { sent, sendFailed: 0, expected, received, excess: 0, lost: expected - received, messagesUnseen: 0, firstLatency: createHistogram(), firstLatencyFromActual: createHistogram(), fanoutSpan: createHistogram(), bySecond: new Map() };
+  return { sent, sendFailed: 0, expected, received, excess: 0, lost: expected - received, messagesUnseen: 0, messagesOnlyElsewhere: 0, firstLatency: createHistogram(), firstLatencyFromActual: createHistogram(), fanoutSpan: createHistogram(), bySecond: new Map() };
 }
 
 function kind(ms: number, f: MessageFigures) {

@@ -22,7 +22,7 @@ describe('postgres-changes plan (seed §6)', () => {
     expect(rows.map((r) => r.stream)).toEqual([0, 1, 2, 3].map((n) => kindStream('changes', n)));
     expect(rows.every((r) => r.seq === 0 && kindOfStream(r.stream) === 'changes')).toBe(true);
     expect(ins.rowOf(INSERT_LANES)).toMatchObject({ stream: kindStream('changes', 0), seq: 1 });
-    expect(plan.streamInfo(rows[2].stream)).toEqual({ key: 'changes:all', excludeSender: false });
+    expect(plan.streamInfo(rows[2].stream)).toEqual({ key: 'changes:all', excludeSender: false, sender: null });
     expect(plan.params).toMatchObject({ subscribers: 50, rounds: 4, changes_per_round: 1, deliveries_expected_target: 200, filtered: false });
   });
 

@@ -40,7 +40,7 @@ describe('presence plan (seed §5)', () => {
   it('an update is expected at every member of its sender\'s topic, the tracker included (Phoenix local_broadcast, from = :none)', () => {
     const plan = planPresence(profile([{ connections: 16, members: 8, duration: 1 }]), 0);
     const s = plan.presence!.senderOf(3);
-    expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: false });
+    expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: false, sender: s.conn });
   });
 
   it('defaults to 10 % updating, one room of every connection', () => {

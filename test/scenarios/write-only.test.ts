@@ -19,7 +19,7 @@ describe('write-only plan', () => {
       expect(s.stream).toBe(kindStream('broadcast', s.conn));
       expect(s.seq).toBe(perSender[s.conn]++);
       // Its topic has no other member, and the sender does not receive itself: nothing is expected.
-      expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: true });
+      expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: true, sender: s.conn });
     }
     expect(perSender).toEqual([8, 8, 7, 7]);
     expect(plan.params).toMatchObject({ senders: 4, receivers: 0, send_rate: 10, ack: true });

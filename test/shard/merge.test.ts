@@ -10,6 +10,8 @@ import { SHARD_FORMAT, SHARD_VERSION, ShardError, type Shard, type ShardIdentity
 import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
+import { senderSegmentOf } from '../../src/load/segment.js';
+import type { SenderMachines } from '../../src/measure/aggregate.js';
 
 const STEP = 0;
 const TOPIC = 'room-0';
@@ -28,6 +30,7 @@ function collectedOf(worker: number, recv: ReceiveLedger, sends: SendLedger, int
       streams: snap.streams,
       received: snap.received,
       reordered: snap.reordered,
+      otherMachine: snap.otherMachine,
       duplicates: snap.duplicates,
       unexpected: snap.unexpected,
       stale: snap.stale,
@@ -103,9 +106,9 @@ function shardOf(segment: number, collected: StepCollected, over: Partial<ShardI
 const plan = { streamInfo: () => ({ key: TOPIC, excludeSender: false }) } as unknown as StepPlan;
 const interval = (): MemberInterval => ({ joinedAtMs: JOINED_AT, leftAtMs: Infinity });
 
-function figuresOf(collected: StepCollected[]) {
+function figuresOf(collected: StepCollected[], origin: SenderMachines | null = null) {
   const byKey = mergeMemberships(collected);
-  const kinds = figuresByKind({ collected, sends: collected.flatMap((c) => c.sends), primaryKind: 'broadcast', info: streamInfoOf(plan, byKey) });
+  const kinds = figuresByKind({ collected, sends: collected.flatMap((c) => c.sends), primaryKind: 'broadcast', info: streamInfoOf(plan, byKey), origin });
   const k = kinds.broadcast!;
   return {
     sent: k.figures.sent,
@@ -182,6 +185,58 @@ describe('mergeShards', () => {
 
   it('refuses another format version', () => {
     const text = encodeShard(shardOf(0, collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()]))).replace(`"version":${SHARD_VERSION}`, '"version":99');
-    expect(() => decodeShard(text, 'old.json')).toThrow(/old\.json: shard format version 99, this rtcap reads version 1/);
+    expect(() => decodeShard(text, 'old.json')).toThrow(`old.json: shard format version 99, this rtcap reads version ${SHARD_VERSION}`);
+  });
+
+  it('a segment whose clock is 5 s ahead leaves merged latency equal to the same-machine receipts\' (counts from every receipt)', () => {
+    const SKEW_MS = 5000;
+    // Stream s is sent by connection s, in segment s; segment 1's clock reads true time + SKEW_MS.
+    const splitPlan = { connections: MEMBERS, broadcasts: null, presence: null, streamInfo: (local: number) => ({ key: TOPIC, excludeSender: false, sender: local }) } as unknown as StepPlan;
+    const scopeOf = (segment: number) => ({ segment, segments: 2, senderOf: (local: number) => local % 2 });
+    const clock = (segment: number, trueMs: number) => trueMs + (segment === 1 ? SKEW_MS : 0);
+    const all = receipts();
+    const seg = [0, 1].map((s) => ({ ledger: new ReceiveLedger(), states: new Map<number, MemberState>(), scope: scopeOf(s) }));
+    for (const x of seg) x.ledger.beginStep(STEP, x.scope);
+    const union = { ledger: new ReceiveLedger(), states: new Map<number, MemberState>() };
+    const sameMachine = { ledger: new ReceiveLedger(), states: new Map<number, MemberState>() };
+    union.ledger.beginStep(STEP);
+    sameMachine.ledger.beginStep(STEP);
+    for (const r of all) {
+      const receiver = r.member % 2;
+      // The stamp carries the sender's clock, the receive time the receiver's.
+      record(seg[receiver].ledger, seg[receiver].states, { ...r, sched: clock(r.stream, r.sched), recv: clock(receiver, r.recv) });
+      record(union.ledger, union.states, r);
+      if (receiver === r.stream) record(sameMachine.ledger, sameMachine.states, r);
+    }
+    const skewedSends = (s: number) => {
+      const l = new SendLedger(1000);
+      l.beginStep(1000);
+      for (let seq = 0; seq < SEQS; seq++) l.record(s, seq, clock(s, 2000 + seq * 50), clock(s, 2000 + seq * 50 + 1));
+      return l;
+    };
+    const half = Array.from({ length: MEMBERS / 2 }, interval);
+    const shards = [0, 1].map((s) => decodeShard(encodeShard(shardOf(s, collectedOf(0, seg[s].ledger, skewedSends(s), half)))));
+    const collected = mergeShards(shards).steps[0].collected;
+    expect(collected.map((c) => c.segment)).toEqual([0, 1]);
+    const origin: SenderMachines = { processSegments: collected.map((c) => c.segment ?? 0), senderSegmentOf: senderSegmentOf(splitPlan, 2) };
+    const merged = figuresOf(collected, origin);
+
+    const both = new SendLedger(1000);
+    both.beginStep(1000);
+    for (const stream of [0, 1]) for (let seq = 0; seq < SEQS; seq++) both.record(stream, seq, 2000 + seq * 50, 2000 + seq * 50 + 1);
+    const whole = figuresOf([collectedOf(0, union.ledger, both, Array.from({ length: MEMBERS }, interval))]);
+    const same = figuresOf([collectedOf(0, sameMachine.ledger, both, Array.from({ length: MEMBERS }, interval))]);
+
+    // Latency: exactly the same-machine receipts' (true times), whatever the skew.
+    expect(merged.firstLatency).toEqual(same.firstLatency);
+    expect(merged.fanout).toEqual(same.fanout);
+    expect(merged.everyReceipt).toEqual(same.everyReceipt);
+    // Counts: every receipt, as one machine would count them.
+    for (const k of ['sent', 'expected', 'received', 'lost', 'excess', 'duplicates', 'reordered'] as const) expect(merged[k]).toBe(whole[k]);
+    const other = collected.reduce((a, c) => a + (c.receipts.otherMachine ?? 0), 0);
+    expect(other).toBeGreaterThan(0);
+    expect(other + sameMachine.ledger.received).toBe(union.ledger.received);
+    // Without the rule the skew shows: the test can fail.
+    expect(figuresOf(collected).firstLatency.p99).not.toEqual(same.firstLatency.p99);
   });
 });

@@ -3,7 +3,7 @@
  * with its receipts. The step's headline figures are those of its primary kind; a step that
  * carries several kinds reports each in extra.kinds.
  */
-import { aggregateMessages, emptyFigures, type LatencyOrigin, type MessageFigures, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
+import { aggregateMessages, emptyFigures, type LatencyOrigin, type MessageFigures, type SenderMachines, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
 import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
@@ -24,6 +24,8 @@ export function figuresByKind(args: {
   sends: readonly SendRecord[];
   primaryKind: TrafficKind;
   info: (stream: number) => StreamInfo;
+  /** A run split over machines: latency from the sender's machine's receipts only. */
+  origin?: SenderMachines | null;
 }): FiguresByKind {
   const kinds: FiguresByKind = {};
   for (const [ki, kind] of TRAFFIC_KINDS.entries()) {
@@ -32,7 +34,7 @@ export function figuresByKind(args: {
     const receipts: ReceiptRecord[][] = args.collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
     const deliveryHistogram = createHistogram();
     for (const c of args.collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
-    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind)), deliveryHistogram };
+    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind), args.origin ?? null), deliveryHistogram };
   }
   return kinds;
 }
