@@ -5,12 +5,13 @@
  * comes from.
  */
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { ProfileError, type ProfileProblem } from './errors.js';
 import type { PathSegment } from './introspect.js';
 import { problemsFromIssues, type FieldProblem } from './issues.js';
 import { locate } from './locate.js';
 import { applySets, type SetOverride } from './overrides.js';
+import { parseYamlDocument } from './yaml-file.js';
 import { profileSchema, type Profile } from './schema.js';
 import { REDACTED, registerSecrets } from '../redact/redact.js';
 import { expandEnv, redact, redactAt, secretValues } from './secrets.js';
@@ -70,18 +71,7 @@ function echoSet(arg: string, path: readonly string[] | null, value: unknown): s
 
 export function parseProfile(text: string, opts: LoadOptions & { path?: string } = {}): LoadedProfile {
   const source = opts.path ?? 'profile';
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
-
-  // Syntax errors make every later position doubtful: report them alone.
-  if (doc.errors.length > 0) {
-    throw new ProfileError(
-      doc.errors.map((e) => {
-        const { line, col } = lineCounter.linePos(e.pos[0]);
-        return { source, line, col, field: null, message: `invalid YAML: ${e.message}`, setIndex: null };
-      }),
-    );
-  }
+  const { doc, lineCounter } = parseYamlDocument(text, source);
 
   const sets = opts.sets ?? [];
   const { applied, problems: setProblems } = applySets(doc, sets);

@@ -4,13 +4,17 @@
  * that are not profiles — campaigns and workloads — so they fail the same way.
  */
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ProfileError, type ProfileProblem } from './errors.js';
 import { problemsFromIssues } from './issues.js';
 import { locate } from './locate.js';
 
-export function parseYamlFile<S extends z.ZodType>(text: string, schema: S, source: string): z.output<S> {
+/**
+ * The YAML document of `text` and its line counter, for locating fields; syntax errors throw,
+ * alone, since they make every later position doubtful.
+ */
+export function parseYamlDocument(text: string, source: string): { doc: Document.Parsed; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   if (doc.errors.length > 0) {
@@ -21,6 +25,11 @@ export function parseYamlFile<S extends z.ZodType>(text: string, schema: S, sour
       }),
     );
   }
+  return { doc, lineCounter };
+}
+
+export function parseYamlFile<S extends z.ZodType>(text: string, schema: S, source: string): z.output<S> {
+  const { doc, lineCounter } = parseYamlDocument(text, source);
   const data: unknown = doc.toJS({ maxAliasCount: 1000 });
   if (data === null || data === undefined) throw new ProfileError([{ source, line: null, col: null, field: null, message: 'the file is empty', setIndex: null }]);
   const result = schema.safeParse(data);
