@@ -5,8 +5,8 @@
  * it has none. Row ids are stable keys: `values.public_connections` is what thresholds and
  * `rtcap plan` read.
  */
-import type { CapacityRule, CapacityUnit, SafeLines } from '../model/capacity.js';
-import type { AdviceKey } from '../model/advice.js';
+import type { CapacityRule, CapacityUnit, CapacityValue, SafeLines } from '../model/capacity.js';
+import type { AdviceValue } from '../model/advice.js';
 
 export const CAPACITY_FILE_SCHEMA = 'rtcap.capacity/v1';
 
@@ -36,16 +36,7 @@ export interface RowEvidence {
 
 export type CampaignRule = CapacityRule | 'presence quota' | 'runs disagree';
 
-export interface CapacityTableRow {
-  /** Row number in seed 002 §7. */
-  no: number;
-  id: string;
-  dimension: string;
-  unit: CapacityUnit;
-  value: number | null;
-  display: string;
-  /** upper: a limit; lower: no limit reached, at least this. */
-  bound: 'upper' | 'lower' | null;
+export interface CapacityTableRow extends CapacityValue {
   limiting_factor: string | null;
   rule: CampaignRule;
   rule_text: string;
@@ -56,13 +47,7 @@ export interface CapacityTableRow {
   notes: string[];
 }
 
-export interface ConfigTableRow {
-  key: AdviceKey;
-  setting: string;
-  value: number | null;
-  display: string;
-  reason: string;
-  benefit: string;
+export interface ConfigTableRow extends AdviceValue {
   evidence: { run_id: string; dir: string; steps: number[] } | null;
   /** Why the row has no recommendation; null when it has one. */
   missing: string | null;

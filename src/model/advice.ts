@@ -18,7 +18,8 @@ export interface AdviceOptions {
 
 export type AdviceKey = 'db_pool' | 'subs_pool_size' | 'max_events_per_second' | 'max_presence_events_per_second';
 
-export interface AdviceRow {
+/** What a row of seed 002 §8 says, from one run (AdviceRow) or a campaign (capacity/types ConfigTableRow). */
+export interface AdviceValue {
   key: AdviceKey;
   /** Human name as the platform shows it (seed §8 first column). */
   setting: string;
@@ -26,6 +27,9 @@ export interface AdviceRow {
   display: string;
   reason: string;
   benefit: string;
+}
+
+export interface AdviceRow extends AdviceValue {
   evidence_steps: number[];
 }
 

@@ -95,17 +95,22 @@ export interface CapacityOptions {
   fit?: FitOptions;
 }
 
-export interface CapacityRow {
+/** What a row of seed 002 §7 says, whether from one run (CapacityRow) or a campaign's runs together (capacity/types CapacityTableRow). */
+export interface CapacityValue {
+  /** Row number in seed 002 §7. */
   no: number;
   id: string;
   dimension: string;
   unit: CapacityUnit;
-  /** The recommended value, unrounded; null when no step was stable. */
+  /** The recommended value, unrounded; null when there is none. */
   value: number | null;
   /** Rounded down for reading: "≤ 21,200"; a limit never reached is a lower bound: "≥ 28,600/s, no limit reached". */
   display: string;
   /** upper: the value is a limit; lower: no limit was reached, the instance carries at least this. */
   bound: 'upper' | 'lower' | null;
+}
+
+export interface CapacityRow extends CapacityValue {
   rule: CapacityRule;
   limiting_factor: LimitingFactor;
   /** One line: the step and the fit behind the value. */
