@@ -1,5 +1,8 @@
 /** Sizing the load generator for the run (processes, source addresses) against this host's limits. */
 import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js';
+import { planBurstWorkers } from '../load/burst-plan.js';
+import type { Segment } from '../load/segment.js';
+import type { StepPlan } from '../scenarios/types.js';
 import type { RunResult } from '../report/result.js';
 
 /** Plans the generator, records it in the result and logs it. */
@@ -9,6 +12,11 @@ export function setUpGenerator(args: {
   requestedSourceAddresses: string[] | undefined;
   loopbackTarget: boolean;
   generatorCpus: string | null;
+  /** The steps known at the start (a sweep's later steps are checked as they come: run/step-phases). */
+  plans: StepPlan[];
+  /** Cores the generator may use (its --generator-cpus, else the host's). */
+  cores: number;
+  segment?: Segment;
   result: RunResult;
   log: (line: string) => void;
 }): GeneratorPlan {
@@ -20,6 +28,15 @@ export function setUpGenerator(args: {
     loopbackTarget: args.loopbackTarget,
     limits,
   });
+  if (args.requestedWorkers === 'auto') {
+    // One broadcast's burst per process within the lag limit, where the cores allow (load/burst-plan).
+    const burst = planBurstWorkers({ plans: args.plans, workers: gen.workers, cores: args.cores, segment: args.segment });
+    if (burst.note) {
+      gen.workers = burst.workers;
+      gen.maxConnectionsPerWorker = Math.ceil(args.maxConnections / burst.workers);
+      args.log(`generator: ${burst.note}`);
+    }
+  }
   args.result.generator.workers = gen.workers;
   args.result.generator.source_addresses = gen.sourceAddresses.length ? gen.sourceAddresses : ['(kernel default)'];
   args.result.generator.limits = {

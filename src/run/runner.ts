@@ -11,6 +11,8 @@ import { errorLine, redactText } from '../redact/redact.js';
 import { WorkerPool, pin } from '../load/pool.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import type { SecondStats } from '../load/ipc.js';
+import { burstWarning, countCpuList } from '../load/burst-plan.js';
+import { availableParallelism } from 'node:os';
 import { metricsUrlOf } from '../monitor/gauges.js';
 import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
 import type { Profile } from '../profile/schema.js';
@@ -123,6 +125,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
   const serverCpus = opts.serverCpus ?? null;
   const generatorCpus = opts.generatorCpus ?? null;
+  const generatorCores = (generatorCpus ? countCpuList(generatorCpus) : null) ?? availableParallelism();
 
   const state: RunState = { status: 'running', abortReason: null };
   const result = initialResult({
@@ -174,6 +177,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       requestedSourceAddresses: profile.load.source_addresses,
       loopbackTarget: isLoopbackHost(targetUrl),
       generatorCpus,
+      plans,
+      cores: generatorCores,
+      ...(opts.segment ? { segment: { index: opts.segment.index, count: opts.segment.count } } : {}),
       result,
       log,
     });
@@ -237,6 +243,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       // Each insert stream's rows are made by one segment (all of them on one machine).
       insertsMine: (stream) => insertSegmentOf(stream, seg?.count ?? 1) === (seg?.index ?? 0),
       schedule: seg?.startAtMs != null && !opts.nextStep ? segmentSchedule(seg.startAtMs, profile, plans) : null,
+      burstWarning: (plan) => burstWarning(plan, gen.workers, generatorCores, seg ? { index: seg.index, count: seg.count } : undefined),
     };
     const saveAll = () => {
       save();

@@ -46,6 +46,8 @@ export interface StepRunner {
   insertsMine: (localStream: number) => boolean;
   /** Segments with --start-at: each step's ramp and steady start on the shared schedule (run/segment-schedule). */
   schedule: StepTimes[] | null;
+  /** Why one broadcast of this step is too large a burst for a generator process (load/burst-plan); null when it is not. */
+  burstWarning?: (plan: StepPlan) => string | null;
 }
 
 /** Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at most. */
@@ -82,6 +84,8 @@ async function resetConnections(r: StepRunner, i: number, plan: StepPlan, before
 /** Ramp up at the join rate, or close the connections the step no longer has. */
 async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): Promise<void> {
   r.live.enter('ramp', plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null);
+  const burst = r.burstWarning?.(plan) ?? null;
+  if (burst) r.log(`warning: step ${i + 1}: ${burst}`);
   r.log(`step ${i + 1}${r.stepsSuffix}: ${plan.label} — ramp ${r.current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
   const at = r.schedule?.[i];
   if (at && at.rampStartMs > nowMs()) await r.funnel.sleep(at.rampStartMs - nowMs());
