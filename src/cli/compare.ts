@@ -54,15 +54,15 @@ export function compareCommand(y: Argv): Argv {
           return;
         }
       }
-      const md = renderComparison(a, b);
+      const gates = failOn.length ? evaluateFailOn(failOn, gateSide(a), gateSide(b)) : undefined;
+      const md = renderComparison(a, b, gates);
       process.stdout.write(md.endsWith('\n') ? md : md + '\n');
       if (args.out) {
         const html = /\.html?$/i.test(args.out);
-        writeFileSync(args.out, html ? renderComparisonHtml(a, b) : md);
+        writeFileSync(args.out, html ? renderComparisonHtml(a, b, gates) : md);
         log(`wrote ${args.out} (${html ? 'HTML' : 'Markdown'})`);
       }
-      if (failOn.length) {
-        const gates = evaluateFailOn(failOn, gateSide(a), gateSide(b));
+      if (gates) {
         const failed = gates.results.filter((r) => !r.pass);
         process.stderr.write(`gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`);
         for (const r of gates.results) process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);

@@ -5,7 +5,7 @@
  * pipe tables, "- " lists, paragraphs).
  */
 import { escapeHtml } from './html.js';
-import { renderComparison } from './compare.js';
+import { renderComparison, type ComparisonGates } from './compare.js';
 import type { RunResult } from './result.js';
 
 function splitRow(line: string): string[] {
@@ -64,8 +64,8 @@ const CSS = `body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; paddi
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 8px 0; } th, td { border: 1px solid #dadce0; padding: 4px 8px; }
 th { background: #f1f3f4; } .right { text-align: right; } .left { text-align: left; } h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 28px; } h3 { font-size: 15px; }`;
 
-export function renderComparisonHtml(a: RunResult, b: RunResult): string {
-  const md = renderComparison(a, b);
+export function renderComparisonHtml(a: RunResult, b: RunResult, gates?: ComparisonGates): string {
+  const md = renderComparison(a, b, gates);
   const title = md.split('\n')[0].replace(/^# /, '');
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${escapeHtml(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n${markdownSubsetToHtml(md)}\n</body>\n</html>\n`;
 }

@@ -8,6 +8,7 @@
 import { analyzeRun, analysisOptionsFromProfile } from '../model/analysis.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
+import type { GateResult } from '../model/gates.js';
 import type { RunResult, StepResult } from './result.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
 
@@ -156,7 +157,17 @@ function stepTable(s: StepComparison): ReportTable {
 }
 
 /** Markdown: header of both runs, caveats, one table per step, capacity and fits side by side. */
-export function renderComparison(a: RunResult, b: RunResult): string {
+/** The `--fail-on` gates of a comparison, evaluated (model/gates evaluateFailOn). */
+export interface ComparisonGates {
+  pass: boolean;
+  results: readonly GateResult[];
+}
+
+/**
+ * Markdown of two runs side by side; with `gates`, their verdicts come first, so the file a CI
+ * step keeps says why it failed (the figure, the step, A → B).
+ */
+export function renderComparison(a: RunResult, b: RunResult, gates?: ComparisonGates): string {
   const c = compareRuns(a, b);
   const out: string[] = [`# rtcap compare: A ${a.run_id} vs B ${b.run_id}`, ''];
   out.push(
@@ -176,6 +187,7 @@ export function renderComparison(a: RunResult, b: RunResult): string {
     }),
     '',
   );
+  if (gates) out.push(...gatesSection(gates));
   if (c.caveats.length) out.push('## Caveats', '', ...c.caveats.map((x) => `- ${x}`), '');
   out.push('## Steps', '');
   for (const s of c.steps) {
@@ -213,4 +225,23 @@ export function renderComparison(a: RunResult, b: RunResult): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/** "## Gates": the overall verdict, then one row per --fail-on gate with its summary line. */
+export function gatesSection(gates: ComparisonGates): string[] {
+  const failed = gates.results.filter((r) => !r.pass).length;
+  return [
+    '## Gates',
+    '',
+    `${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed} of ${gates.results.length} gates passed`,
+    '',
+    renderMarkdownTable({
+      id: 'gates',
+      title: '',
+      columns: ['gate', 'result', 'figures (A → B)'],
+      align: ['left', 'left', 'left'],
+      rows: gates.results.map((r) => [r.expression, r.pass ? 'pass' : 'FAIL', r.summary]),
+    }),
+    '',
+  ];
 }

@@ -125,6 +125,22 @@ describe('rtcap compare', () => {
       expect(process.exitCode ?? 0).toBe(0);
     });
 
+    it('writes the gates into the --out file first, so the artefact a CI step keeps says why it failed', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +10%', '--fail-on', 'delivery_rate -0.1pp', '--out', join(dir, 'cmp.html')]);
+      expect(process.exitCode).toBe(99);
+      const html = readFileSync(join(dir, 'cmp.html'), 'utf8');
+      expect(html).toContain('<h2>Gates</h2>\n<p>FAIL — 1 of 2 gates passed</p>');
+      expect(html).toContain('<td class="left">p95_ms +10%</td><td class="left">FAIL</td><td class="left">p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %)');
+      expect(html.indexOf('<h2>Gates</h2>')).toBeLessThan(html.indexOf('<h2>Steps</h2>'));
+      process.exitCode = 0;
+      capture();
+      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--out', join(dir, 'cmp.md')]);
+      expect(readFileSync(join(dir, 'cmp.md'), 'utf8')).toContain('## Gates\n\nPASS — 1 of 1 gates passed\n');
+      process.exitCode = 0;
+    });
+
     it('exits 2 on a gate that does not parse, naming it', async () => {
       capture();
       await main(['compare', dirWith('run-a'), dirWith('run-b'), '--fail-on', 'p95_ms +5pp']);
