@@ -69,7 +69,10 @@ export interface VerdictSlo {
  * schedule; the 10 % is room for reply jitter. At twice the server's join capacity it is 50 %.
  */
 export const JOIN_RATE_KEPT = 0.9;
-/** Ramps shorter than this are not judged by their rate: a few ms of jitter would dominate. */
+/**
+ * Ramps shorter than this are not judged by their rate: a few ms of jitter would dominate. A
+ * stable step with such a ramp says its join rate was not judged (never a silent pass).
+ */
 export const MIN_JOIN_RAMP_MS = 1000;
 
 export interface GeneratorLimits {
@@ -227,6 +230,10 @@ export function decideVerdict(
     const rate = jr?.measured_per_s ?? null;
     parts.push(`${rate !== null ? `joins ${fmtRate(rate)}, ` : ''}join p95 ${fmtMs(jp95)}${slo.join_p95_ms !== undefined ? ` within SLO ${fmtMs(slo.join_p95_ms)}` : ''}`);
   } else parts.push('no latency measured');
+  // A ramp too short for its rate to be judged must not pass as if it had kept up: say so.
+  if (jr && jr.measured_per_s !== null && jr.ramp_ms > 0 && jr.ramp_ms < MIN_JOIN_RAMP_MS) {
+    parts.push(`join rate not judged (ramp ${fmtMs(jr.ramp_ms)} < ${fmtMs(MIN_JOIN_RAMP_MS)})`);
+  }
   return { verdict: 'stable', reasons: [parts.join(', ')] };
 }
 

@@ -87,6 +87,14 @@ describe('decideVerdict', () => {
     expect(decideVerdict(input, slo).reasons).toEqual(['broadcast p95 1,900 ms > SLO 200 ms']);
   });
 
+  it('a join ramp too short to judge its rate says so instead of passing silently', () => {
+    const short = { measured_per_s: 40, offered_per_s: 100, ramp_ms: 190 };
+    expect(v({ join_rate: short })).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms, join rate not judged (ramp 190 ms < 1,000 ms)'] });
+    // A ramp of 1 s or more is judged; a single join (no ramp) has no rate to judge.
+    expect(v({ join_rate: { ...short, ramp_ms: 1000 } }).verdict).toBe('degraded');
+    expect(v({ join_rate: { measured_per_s: null, offered_per_s: 100, ramp_ms: 0 } }).reasons).toEqual(['delivery 100%, p95 40 ms within SLO 200 ms']);
+  });
+
   it('stable, with a reason that shows what was checked', () => {
     expect(v({})).toEqual({ verdict: 'stable', reasons: ['delivery 100%, p95 40 ms within SLO 200 ms'] });
   });
