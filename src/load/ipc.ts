@@ -91,6 +91,9 @@ export interface StepCollected {
     /** Of received: receipts sent from another segment (machine); not in the latency histograms, whose receipts all had their sender here. */
     otherMachine?: number;
     duplicates: number;
+    /** The same by traffic kind (absent in shards written before they were split). */
+    reorderedByKind?: number[];
+    duplicatesByKind?: number[];
     unexpected: number;
     stale: number;
     deliveryHistogram: string;

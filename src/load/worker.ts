@@ -405,6 +405,8 @@ export class GeneratorWorker implements ConnectionHooks {
         reordered: snap.reordered,
         otherMachine: snap.otherMachine,
         duplicates: snap.duplicates,
+        reorderedByKind: snap.reorderedByKind,
+        duplicatesByKind: snap.duplicatesByKind,
         unexpected: snap.unexpected,
         stale: snap.stale,
         deliveryHistogram: encodeHistogram(snap.deliveryHistogram),

@@ -120,6 +120,9 @@ export interface ReceiptsSnapshot {
   /** Of `received`: receipts whose sender ran on another machine (segment): counted, not in the latency histograms. */
   otherMachine: number;
   duplicates: number;
+  /** `reordered` and `duplicates` by traffic kind (broadcast, presence, changes). */
+  reorderedByKind: number[];
+  duplicatesByKind: number[];
   unexpected: number;
   stale: number;
   deliveryHistogram: Histogram;
@@ -141,6 +144,8 @@ export class ReceiveLedger {
   reordered = 0;
   otherMachine = 0;
   duplicates = 0;
+  private reorderedByKind: number[] = new Array<number>(KIND_COUNT).fill(0);
+  private duplicatesByKind: number[] = new Array<number>(KIND_COUNT).fill(0);
   unexpected = 0;
   stale = 0;
   receivedThisSecond = 0;
@@ -158,6 +163,8 @@ export class ReceiveLedger {
     this.hist.reset();
     for (const h of this.kindHists) h.reset();
     this.received = this.reordered = this.otherMachine = this.duplicates = this.unexpected = this.stale = 0;
+    this.reorderedByKind = new Array<number>(KIND_COUNT).fill(0);
+    this.duplicatesByKind = new Array<number>(KIND_COUNT).fill(0);
   }
 
   /**
@@ -178,18 +185,22 @@ export class ReceiveLedger {
       this.unexpected++;
       return;
     }
+    const kind = Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE));
     const seen = this.seen(m, stream, seq);
     if (seen === SEQ_DUPLICATE) {
       this.duplicates++;
+      this.duplicatesByKind[kind]++;
       return;
     }
-    if (seen === SEQ_REORDERED) this.reordered++;
+    if (seen === SEQ_REORDERED) {
+      this.reordered++;
+      this.reorderedByKind[kind]++;
+    }
     let s = this.streams[local];
     if (s === undefined) s = this.streams[local] = new StreamReceipts(this.scope ? this.scope.senderOf(local) : SENDER_HERE);
     s.add(seq, recvMs);
     this.received++;
     this.receivedThisSecond++;
-    const kind = Math.min(KIND_COUNT - 1, Math.floor(local / KIND_STRIDE));
     this.receivedByKindThisSecond[kind]++;
     // Sent from another machine: its clock is not ours, so the receipt is counted but its
     // latency is not taken (one-machine runs never get here: sender is SENDER_HERE).
@@ -252,6 +263,8 @@ export class ReceiveLedger {
       reordered: this.reordered,
       otherMachine: this.otherMachine,
       duplicates: this.duplicates,
+      reorderedByKind: [...this.reorderedByKind],
+      duplicatesByKind: [...this.duplicatesByKind],
       unexpected: this.unexpected,
       stale: this.stale,
       deliveryHistogram: this.mergedKinds(),

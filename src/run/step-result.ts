@@ -28,7 +28,7 @@ import { deliveryRateOf, figuresByKind, kindSummary, primaryOf, type FiguresByKi
 import { mergeHistograms, pickPercentiles } from './figures/latency.js';
 import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
 import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
-import { deliveredPerS, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
+import { deliveredPerS, deliveredPerS60sMax, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
 import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from './figures/resources.js';
 import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
@@ -196,6 +196,7 @@ export function buildStepResult(args: StepInputs): StepResult {
                 ...kindSummary(v),
                 sent_per_s: sentPerS(allSends, k, w),
                 delivered_per_s: deliveredPerS(k, args.steadySeconds, { received: v.figures.received, steadyS }),
+                delivered_per_s_60s_max: deliveredPerS60sMax(k, args.stepSeconds),
                 offered_ratio: parts[k] === null || parts[k] === undefined ? null : Math.round(parts[k]! * 1000) / 1000,
               },
             ]),

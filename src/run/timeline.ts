@@ -8,11 +8,19 @@ import { SlidingMean } from '../measure/sliding.js';
 import type { SecondStats } from '../load/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { TimeseriesPoint } from '../report/result.js';
+import { TRAFFIC_KINDS } from '../scenarios/types.js';
 
 export interface SecondRecord {
   point: TimeseriesPoint;
   workers: SecondStats[];
   server: ResourceSample | null;
+  /** The 60 s sliding mean of deliveries per second of each traffic kind (TRAFFIC_KINDS order), as `point.delivered_per_s_60s` is of all. */
+  deliveredPerS60sByKind?: number[];
+}
+
+/** One second's deliveries of each kind over every process (a line without the split counts all its deliveries for every kind). */
+export function deliveredByKind(list: readonly SecondStats[]): number[] {
+  return TRAFFIC_KINDS.map((_, ki) => list.reduce((a, w) => a + (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received), 0));
 }
 
 export class Timeline {
@@ -20,6 +28,7 @@ export class Timeline {
   readonly seconds: SecondRecord[] = [];
   private readonly sent60 = new SlidingMean(60);
   private readonly delivered60 = new SlidingMean(60);
+  private readonly delivered60ByKind = TRAFFIC_KINDS.map(() => new SlidingMean(60));
   private serverSamples: ResourceSample[] = [];
 
   constructor(
@@ -87,7 +96,8 @@ export class Timeline {
       generator_cpu_pct: round1(Math.max(...list.map((s) => s.health.cpuPct))),
       generator_lag_p99_ms: round1(Math.max(...list.map((s) => s.health.lagP99Ms))),
     };
-    const rec = { point, workers: list, server };
+    const byKind = deliveredByKind(list);
+    const rec = { point, workers: list, server, deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => round1(m.push(byKind[ki]))) };
     this.seconds.push(rec);
     this.emit(rec);
   }

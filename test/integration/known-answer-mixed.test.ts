@@ -23,8 +23,11 @@ interface KindExtra {
   expected: number;
   received: number;
   lost: number;
+  reordered: number;
+  duplicates: number;
   sent_per_s: number;
   delivered_per_s: number | null;
+  delivered_per_s_60s_max: number | null;
   offered_ratio: number | null;
   latency_ms: { p50: number | null; p95: number | null; p99: number | null };
 }
@@ -61,6 +64,7 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
     expect(p).toMatchObject({ sent: 8, expected: 32, received: 32, lost: 0 });
     expect(p.received).toBe(server.stats.presenceUpdateDiffs);
     expect(s.messages.duplicates).toBe(0);
+    expect([b.duplicates, b.reordered, p.duplicates, p.reordered]).toEqual([0, 0, 0, 0]);
 
     // The generator kept both schedules: sends by send time at the offered 20/s, offered 1.0
     // per kind; the server's cap shows in the deliveries, 10 pushes × 3 recipients a second.
@@ -70,6 +74,9 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
     expect(p.offered_ratio).toBe(1);
     expect(b.sent_per_s).toBe(20);
     expect(b.delivered_per_s!).toBeLessThanOrEqual((cap + 1) * 3);
+    expect(b.delivered_per_s_60s_max!).toBeGreaterThan(0);
+    expect(b.delivered_per_s_60s_max!).toBeLessThanOrEqual((cap + 1) * 3);
+    expect(p.delivered_per_s_60s_max!).toBeGreaterThan(0);
 
     // The headline kind (presence) is within the SLO; broadcast waited up to 2 s in the queue.
     expect(s.latency_ms.p95!).toBeLessThan(500);
@@ -78,5 +85,31 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
     expect(s.verdict).toBe('degraded');
     expect(s.verdict_reasons).toHaveLength(1);
     expect(s.verdict_reasons[0]).toMatch(/^broadcast p95 [\d,]+ ms > SLO 500 ms$/);
+  }, 60_000);
+
+  it('reordered and duplicate receipts per kind: the server reorders broadcasts only', async () => {
+    // Every 3rd broadcast push of each sender goes out 100 ms after its successor (which comes
+    // 400 ms later: each of a room's 4 members sends every 4th of its 10/s; unpaired, 1 s).
+    server = await startTestServer({ reorder: { every: 3, delayMs: 100 } });
+    const profile = profileFrom({
+      name: 'ka-mixed-reorder',
+      scenario: 'mixed',
+      target: { url: server.url, vsn: '2.0.0' },
+      load: {
+        join_rate: 100,
+        drain: '3s',
+        steps: [{ connections: 8, members: 4, room_send_rate: 10, update_share: 0.5, components: ['broadcast', 'presence'], duration: '2s' }],
+      },
+      slo: { p95_ms: 2000 },
+    });
+    const { result } = await runScenario(profile);
+    const s = result.steps[0];
+    const kinds = s.extra.kinds as Record<'broadcast' | 'presence', KindExtra>;
+    expect(server.stats.reordered).toBeGreaterThan(0);
+    expect(kinds.broadcast).toMatchObject({ sent: 40, expected: 120, received: 120, lost: 0, duplicates: 0, reordered: server.stats.reordered });
+    expect(kinds.presence).toMatchObject({ sent: 8, expected: 32, received: 32, lost: 0, duplicates: 0, reordered: 0 });
+    expect(s.messages.reordered).toBe(server.stats.reordered);
+    expect(s.messages.duplicates).toBe(0);
+    expect(s.verdict).toBe('stable');
   }, 60_000);
 });

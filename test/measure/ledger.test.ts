@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newMemberState, ReceiveLedger, SendLedger, STREAM_STRIDE, streamId, type MemberState } from '../../src/measure/ledger.js';
+import { KIND_STRIDE, newMemberState, ReceiveLedger, SendLedger, STREAM_STRIDE, streamId, type MemberState } from '../../src/measure/ledger.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { SEQ_WINDOW_BITS } from '../../src/measure/seq-window.js';
 
@@ -124,12 +124,25 @@ describe('ReceiveLedger', () => {
     l.record(m, streamId(5, 0), 0, 10, 11, 1);
     l.beginStep(1);
     const snap = l.snapshot();
-    expect(snap).toMatchObject({ received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, streams: [] });
+    expect(snap).toMatchObject({ received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, streams: [], duplicatesByKind: [0, 0, 0], reorderedByKind: [0, 0, 0] });
     expect(snap.deliveryHistogram.totalCount).toBe(0);
     // The same member now hears the new step's stream from seq 0 again.
     l.record(m, streamId(1, 0), 0, 10, 11, 1);
     expect(l.snapshot().received).toBe(1);
     expect(l.snapshot().duplicates).toBe(0);
+  });
+
+  it('counts reordered and duplicate receipts by traffic kind too', () => {
+    const l = new ReceiveLedger();
+    l.beginStep(0);
+    const m = joinedAt(1);
+    const broadcast = streamId(0, 3);
+    const presence = streamId(0, KIND_STRIDE + 3);
+    // Broadcast: 0, 2, 1 (reordered), 1 again (duplicate). Presence: 0, 0 (duplicate), 1.
+    for (const seq of [0, 2, 1, 1]) l.record(m, broadcast, seq, 10, 11, 1);
+    for (const seq of [0, 0, 1]) l.record(m, presence, seq, 10, 11, 1);
+    const snap = l.snapshot();
+    expect(snap).toMatchObject({ received: 5, reordered: 1, duplicates: 2, reorderedByKind: [1, 0, 0], duplicatesByKind: [1, 1, 0] });
   });
 
   it('a connection hearing several streams keeps the order per stream', () => {

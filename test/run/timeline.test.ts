@@ -38,6 +38,18 @@ describe('Timeline', () => {
     expect(out[1].point.delivered_per_s_60s).toBe(50);
   });
 
+  it('keeps the 60 s sliding mean of each traffic kind beside the all-kinds one', () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    tl.add({ ...second(0, 100, 40), receivedByKind: [30, 10, 0] });
+    tl.add({ ...second(0, 101, 10), receivedByKind: [0, 10, 0] });
+    expect(out.map((r) => r.deliveredPerS60sByKind)).toEqual([
+      [30, 10, 0],
+      [15, 10, 0],
+    ]);
+    expect(out.map((r) => r.point.delivered_per_s_60s)).toEqual([40, 25]);
+  });
+
   it('does not wait forever for a worker that missed a second', () => {
     const out: SecondRecord[] = [];
     const tl = new Timeline(2, () => ({ step: 0, phase: 'ramp' }), { vcpus: 2 }, (r) => out.push(r));

@@ -14,6 +14,10 @@ export interface KindFigures {
   figures: MessageFigures;
   /** Every receipt's latency for this kind. */
   deliveryHistogram: Histogram;
+  /** First receipts of this kind below the highest seq seen of their stream (deliveries), summed over processes. */
+  reordered?: number;
+  /** Second and later receipts of this kind's (stream, seq) on one connection. */
+  duplicates?: number;
 }
 
 export type FiguresByKind = Partial<Record<TrafficKind, KindFigures>>;
@@ -34,7 +38,9 @@ export function figuresByKind(args: {
     const receipts: ReceiptRecord[][] = args.collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
     const deliveryHistogram = createHistogram();
     for (const c of args.collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
-    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind), args.origin ?? null), deliveryHistogram };
+    const reordered = args.collected.reduce((a, c) => a + (c.receipts.reorderedByKind?.[ki] ?? 0), 0);
+    const duplicates = args.collected.reduce((a, c) => a + (c.receipts.duplicatesByKind?.[ki] ?? 0), 0);
+    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind), args.origin ?? null), deliveryHistogram, reordered, duplicates };
   }
   return kinds;
 }
@@ -86,6 +92,8 @@ export function kindSummary(k: KindFigures) {
     expected: f.expected,
     received: f.received,
     lost: f.lost,
+    reordered: k.reordered ?? 0,
+    duplicates: k.duplicates ?? 0,
     delivery_rate: rate === null ? null : r6(rate),
     latency_ms: pickPercentiles(percentilesOf(f.firstLatency)),
     delivery_latency_ms: pickPercentiles(percentilesOf(k.deliveryHistogram)),

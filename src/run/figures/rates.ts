@@ -9,14 +9,23 @@ import type { MessageFigures, SendRecord } from '../../measure/aggregate.js';
 import { ackedPerS } from '../../measure/ack-figures.js';
 import type { StepResult } from '../../report/result.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
-import type { SecondRecord } from '../timeline.js';
+import { deliveredByKind, type SecondRecord } from '../timeline.js';
 import { max, mean, r1, r3 } from './round.js';
 import { steadySeconds, type StepWindow } from './window.js';
 
 /** One second's deliveries of a kind over every process (all deliveries for lines without the split). */
 function deliveredInSecond(s: SecondRecord, kind: TrafficKind): number {
+  return deliveredByKind(s.workers)[TRAFFIC_KINDS.indexOf(kind)];
+}
+
+/**
+ * The highest 60 s sliding mean of `kind`'s deliveries per second during the step — the
+ * per-kind `delivered_per_s_60s_max`, same window and clock as the all-kinds one (the run's
+ * timeline, receive time); null when no second carries it.
+ */
+export function deliveredPerS60sMax(kind: TrafficKind, stepSecondsList: readonly SecondRecord[]): number | null {
   const ki = TRAFFIC_KINDS.indexOf(kind);
-  return s.workers.reduce((a, w) => a + (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received), 0);
+  return max(stepSecondsList.map((s) => s.deliveredPerS60sByKind?.[ki]).filter((v): v is number => v !== undefined));
 }
 
 /**

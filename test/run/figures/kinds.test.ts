@@ -35,7 +35,21 @@ describe('figures by traffic kind', () => {
     expect(kinds.broadcast!.deliveryHistogram.totalCount).toBe(2);
     expect(kinds.presence!.deliveryHistogram.totalCount).toBe(2);
     expect(worstDeliveryRate(kinds)).toBe(0.75);
+    // No per-kind split in what the processes sent (older shards): zero, not a guess.
+    expect(kindSummary(kinds.broadcast!)).toMatchObject({ reordered: 0, duplicates: 0 });
     expect(lostOverKinds(kinds)).toBe(1);
+  });
+
+  it('sums each kind reordered and duplicate receipts over processes', () => {
+    const split = (reorderedByKind: number[], duplicatesByKind: number[]) => ({ receipts: { streams: [], kindHistograms: [], reorderedByKind, duplicatesByKind } }) as never;
+    const kinds = figuresByKind({
+      collected: [split([2, 0, 0], [1, 3, 0]), split([1, 0, 0], [0, 1, 0])],
+      sends: [send(B, [100]), send(P, [100])],
+      primaryKind: 'broadcast',
+      info: twoMembers,
+    });
+    expect(kindSummary(kinds.broadcast!)).toMatchObject({ reordered: 3, duplicates: 1 });
+    expect(kindSummary(kinds.presence!)).toMatchObject({ reordered: 0, duplicates: 4 });
   });
 
   it('keeps the primary kind even when it sent nothing; primaryOf is empty for a kind not there', () => {

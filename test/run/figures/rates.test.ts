@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveredPerS, drainBacklog, lastReceipts, sentPerS, stepRates } from '../../../src/run/figures/rates.js';
+import { deliveredPerS, deliveredPerS60sMax, drainBacklog, lastReceipts, sentPerS, stepRates } from '../../../src/run/figures/rates.js';
 import type { SecondRecord } from '../../../src/run/timeline.js';
 import { kindStream } from '../../../src/scenarios/types.js';
 
@@ -36,6 +36,15 @@ describe('rates: counted by the time they happened, per second of the steady win
     expect(drainBacklog([], w, []).backlog_ms).toBeNull();
     const collected = [{ receipts: { streams: [{ last: Float64Array.from([5, 9, -Infinity]) }, { last: Float64Array.from([-Infinity]) }] } }];
     expect(lastReceipts(collected)).toEqual([9]);
+  });
+
+  it('per kind, the highest 60 s sliding mean of the step seconds; null when none carries it', () => {
+    const withKinds = (t: number, byKind60: number[]) => ({ ...sec(t, [0, 0, 0]), deliveredPerS60sByKind: byKind60 }) as SecondRecord;
+    const seconds = [withKinds(1, [10, 4, 0]), withKinds(2, [12, 3, 0]), withKinds(3, [11, 5, 0])];
+    expect(deliveredPerS60sMax('broadcast', seconds)).toBe(12);
+    expect(deliveredPerS60sMax('presence', seconds)).toBe(5);
+    expect(deliveredPerS60sMax('changes', seconds)).toBe(0);
+    expect(deliveredPerS60sMax('broadcast', [sec(1, [1, 0, 0])])).toBeNull();
   });
 
   it('assembles the step rates', () => {
