@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { k8sManifests, kubectlCommands, manifestsYaml } from '../k8s/manifests.js';
+import { SecretPlacementError, splitSecrets, type SplitSecrets } from '../k8s/secrets.js';
 import { EXIT } from '../run/runner.js';
 
 export function k8sCommand(y: Argv): Argv {
@@ -28,7 +29,17 @@ export function k8sCommand(y: Argv): Argv {
       }
       const name = `rtcap-${basename(args.profile, '.yaml').replace(/[^a-z0-9-]/gi, '-').toLowerCase()}`.slice(0, 40).replace(/-+$/, '');
       const startAt = new Date(Date.now() + args['start-in'] * 1000).toISOString();
-      const objects = k8sManifests({ name, profileYaml: readFileSync(args.profile, 'utf8'), agents: args.agents, image: args.image, url: args.url, startAt, cpu: args.cpu, memory: args.memory, storage: args.storage });
+      // Secrets (profile or --url) go into a Secret, never into the ConfigMap or the args.
+      let split: SplitSecrets;
+      try {
+        split = splitSecrets(readFileSync(args.profile, 'utf8'), args.url);
+      } catch (e) {
+        if (!(e instanceof SecretPlacementError)) throw e;
+        process.stderr.write(`rtcap k8s: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const objects = k8sManifests({ name, profileYaml: split.profileYaml, secrets: split.secrets, agents: args.agents, image: args.image, url: split.url, startAt, cpu: args.cpu, memory: args.memory, storage: args.storage });
       const text = manifestsYaml(objects);
       if (args.out) writeFileSync(args.out, text);
       else process.stdout.write(text);

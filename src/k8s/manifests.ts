@@ -4,16 +4,20 @@
  * ConfigMap with the profile, a shared results volume (ReadWriteMany PVC), an Indexed Job
  * whose completion index is the segment (JOB_COMPLETION_INDEX → --segment), one pod per node
  * (required anti-affinity), resource requests, and a merge Job that waits for every shard.
+ * Secrets (./secrets.ts) go into a Secret read by secretKeyRef, never into the ConfigMap or args.
  */
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Secret } from 'kubernetes-models/v1/Secret';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { stringify } from 'yaml';
 
 export interface K8sOptions {
   name: string;
-  /** The profile YAML as the user wrote it. */
+  /** The profile YAML, its secrets replaced by env references (./secrets.ts splitSecrets). */
   profileYaml: string;
+  /** Env var name → secret value (./secrets.ts): a Secret the generator pods read by secretKeyRef. */
+  secrets?: Record<string, string>;
   agents: number;
   image: string;
   url?: string;
@@ -27,8 +31,11 @@ export interface K8sOptions {
 const RESULTS = '/results';
 const PROFILE_DIR = '/profile';
 
-export function k8sManifests(o: K8sOptions): Array<ConfigMap | PersistentVolumeClaim | Job> {
+export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | PersistentVolumeClaim | Job> {
   const labels = { app: 'rtcap', 'rtcap/run': o.name };
+  const secretNames = Object.keys(o.secrets ?? {});
+  const secretName = `${o.name}-secrets`;
+  const env = secretNames.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: secretName, key } } }));
   const volumes = [
     { name: 'profile', configMap: { name: `${o.name}-profile` } },
     { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
@@ -43,6 +50,9 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | PersistentVolumeC
   ];
   const objects = [
     new ConfigMap({ metadata: { name: `${o.name}-profile`, labels }, data: { 'profile.yaml': o.profileYaml } }),
+    // base64 `data`, not stringData: the printed manifests show no secret in clear (and rtcap's
+    // redaction of its own output cannot mangle one).
+    ...(secretNames.length ? [new Secret({ metadata: { name: secretName, labels }, type: 'Opaque', data: Object.fromEntries(Object.entries(o.secrets!).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) })] : []),
     new PersistentVolumeClaim({
       metadata: { name: `${o.name}-results`, labels },
       spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
@@ -69,6 +79,7 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | PersistentVolumeC
                 name: 'rtcap',
                 image: o.image,
                 args: runArgs,
+                ...(env.length ? { env } : {}),
                 resources: { requests: { cpu: o.cpu, memory: o.memory } },
                 volumeMounts: mounts,
               },
