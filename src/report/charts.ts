@@ -8,7 +8,7 @@
  * labelled as not capacity; nulls are gaps, never zeros; time is seconds from the run's
  * first point (no clock or time zone enters the output).
  */
-import * as echarts from 'echarts';
+import { createRequire } from 'node:module';
 import type { EChartsOption } from 'echarts';
 import type { Analysis } from '../model/analysis.js';
 import { CAPACITY_DIMENSIONS } from '../model/capacity.js';
@@ -44,6 +44,20 @@ const VERDICT_LABEL: Record<Verdict, string> = {
   inconclusive: 'inconclusive (nothing measured)',
 };
 
+type Echarts = typeof import('echarts');
+let echartsLoaded: Echarts | null = null;
+
+/**
+ * echarts, loaded on the first chart and not before: most of a run's life needs no chart, and
+ * its fixed cost (issue 12) is mostly module loading. `require` takes echarts' single-file
+ * CommonJS build (dist/echarts.js, ≈ 0.3 CPU s here); `import` would take its ES module tree
+ * (hundreds of files, ≈ 1 CPU s). Same code, same SVG.
+ */
+function echartsLib(): Echarts {
+  echartsLoaded ??= createRequire(import.meta.url)('echarts') as Echarts;
+  return echartsLoaded;
+}
+
 /**
  * zrender names the ids and classes inside each SVG with process-wide counters
  * ("zr7-c0", "zr7-cls-12"), so the same chart would render differently on each call. They
@@ -51,7 +65,7 @@ const VERDICT_LABEL: Record<Verdict, string> = {
  * and the SVGs of one page still do not share ids (clip paths and styles stay apart).
  */
 export function renderSvg(id: string, option: EChartsOption, width = CHART_WIDTH, height = CHART_HEIGHT): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  const chart = echartsLib().init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({ animation: false, textStyle: { fontFamily: 'sans-serif' }, ...option });
     const prefix = `rc-${id.replace(/[^A-Za-z0-9_-]/g, '_')}-`;
