@@ -4,25 +4,47 @@
  * failed, 130 interrupted.
  */
 import yargs, { type Argv } from 'yargs';
-import { campaignCommand } from './campaign.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';
-import { capacityCommand } from './capacity.js';
-import { planCommand } from './plan.js';
-import { compareCommand } from './compare.js';
-import { schemaCommand, validateCommand } from './profiles.js';
-import { quotasCommand } from './quotas.js';
-import { reportCommand } from './report.js';
-import { runCommand } from './run.js';
-import { mergeCommand } from './merge.js';
-import { k8sCommand } from './k8s.js';
-import { serveCommand } from './serve.js';
-import { sweepCommand } from './sweep.js';
+
+type Command = (y: Argv) => Argv;
+
+/**
+ * Each command's module, loaded only when that command runs: together they load every
+ * dependency rtcap has (charts, Kubernetes models, the server, Postgres), which cost a
+ * `rtcap run` over a CPU second of start-up it never used (issue 12). Help and unknown
+ * commands load them all, so `rtcap --help` and the suggestions still list every command.
+ */
+const COMMANDS: Record<string, () => Promise<Command[]>> = {
+  run: async () => [(await import('./run.js')).runCommand],
+  merge: async () => [(await import('./merge.js')).mergeCommand],
+  k8s: async () => [(await import('./k8s.js')).k8sCommand],
+  sweep: async () => [(await import('./sweep.js')).sweepCommand],
+  report: async () => [(await import('./report.js')).reportCommand],
+  compare: async () => [(await import('./compare.js')).compareCommand],
+  campaign: async () => [(await import('./campaign.js')).campaignCommand],
+  capacity: async () => [(await import('./capacity.js')).capacityCommand],
+  plan: async () => [(await import('./plan.js')).planCommand],
+  quotas: async () => [(await import('./quotas.js')).quotasCommand],
+  serve: async () => {
+    const { serveCommand } = await import('./serve.js');
+    return [(y) => y.command(serveCommand)];
+  },
+  validate: async () => [(await import('./profiles.js')).validateCommand],
+  schema: async () => [(await import('./profiles.js')).schemaCommand],
+};
+
+/** The commands to register: only the one named first on the command line, or all of them. */
+export async function commandsFor(argv: string[]): Promise<Command[]> {
+  const name = argv[0] ?? '';
+  if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name]();
+  return (await Promise.all(Object.values(COMMANDS).map((load) => load()))).flat();
+}
 
 export async function main(argv: string[]): Promise<void> {
   redactWrites(process.stdout);
   redactWrites(process.stderr);
-  const commands: Array<(y: Argv) => Argv> = [runCommand, mergeCommand, k8sCommand, sweepCommand, reportCommand, compareCommand, campaignCommand, capacityCommand, planCommand, quotasCommand, (y) => y.command(serveCommand), validateCommand, schemaCommand];
+  const commands = await commandsFor(argv);
   let cli = yargs(argv)
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
