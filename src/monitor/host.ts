@@ -1,12 +1,13 @@
 /**
- * The generator host, with systeminformation: what it is (CPU model and cores, memory, OS,
- * under which cgroup limits) and, once a second, how busy it is — CPU %, load average, memory
+ * The generator host: what it is (CPU model and cores, memory, OS, under which cgroup limits;
+ * from systeminformation, once per run) and, once a second, how busy it is (on Linux from
+ * /proc, monitor/host-counters; elsewhere from systeminformation) — CPU %, load average, memory
  * in use, and the bytes per second its network interfaces carry. The interface throughput is
  * the generator host's egress (tx) and ingress (rx): for a loopback target the `lo` interface
  * (which then carries both directions of every socket), otherwise every other interface.
  */
 import os from 'node:os';
-import si from 'systeminformation';
+import { cpuBusyPct, readHostCounters, type CpuTicks, type IfaceBytes } from './host-counters.js';
 import { cgroupLimits } from './cgroup.js';
 
 export interface HostDescription {
@@ -24,7 +25,11 @@ export interface HostDescription {
   load_avg_1m: number;
 }
 
+/** systeminformation, loaded when first asked: on Linux the per-second samples do without it. */
+const loadSi = async () => (await import('systeminformation')).default;
+
 export async function describeHost(): Promise<HostDescription> {
+  const si = await loadSi();
   const [cpu, mem, osInfo] = await Promise.all([si.cpu(), si.mem(), si.osInfo()]);
   const limits = cgroupLimits();
   return {
@@ -65,15 +70,17 @@ export class HostSampler {
     return this.loopbackTarget ? iface === 'lo' : iface !== 'lo';
   }
 
+  /** The CPU counters at the previous sample (Linux): CPU % is over the interval between samples. */
+  private lastCpu: CpuTicks | null = null;
+
   async sample(): Promise<HostSample> {
-    const [load, mem] = await Promise.all([si.currentLoad(), si.mem()]);
-    // Rates from systeminformation's cumulative counters and our own clock: its tx_sec is over
-    // the interval since its previous call, and a call within 500 ms of that returns the old answer.
-    const net = await si.networkStats('*');
+    // On Linux from /proc (host-counters); elsewhere through systeminformation.
+    const { cpuPct, memUsedBytes, net } = process.platform === 'linux' ? await this.readLinux() : await readWithSi();
     const t = Date.now();
+    // Rates from cumulative byte counters and our own clock, over the interval since the previous sample.
     const used = net.filter((n) => this.pick(n.iface));
-    const tx = used.reduce((a, n) => a + n.tx_bytes, 0);
-    const rx = used.reduce((a, n) => a + n.rx_bytes, 0);
+    const tx = used.reduce((a, n) => a + n.txBytes, 0);
+    const rx = used.reduce((a, n) => a + n.rxBytes, 0);
     let netTxBytesPerS: number | null = null;
     let netRxBytesPerS: number | null = null;
     if (this.last && t - this.last.t >= 500 && tx >= this.last.tx && rx >= this.last.rx) {
@@ -84,12 +91,27 @@ export class HostSampler {
     if (!this.last || t - this.last.t >= 500) this.last = { t, tx, rx };
     return {
       t,
-      cpuPct: Number.isFinite(load.currentLoad) ? Math.round(load.currentLoad * 10) / 10 : null,
+      cpuPct: cpuPct !== null && Number.isFinite(cpuPct) ? Math.round(cpuPct * 10) / 10 : null,
       loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
-      memUsedMb: mem.active ? Math.round(mem.active / 1048576) : null,
+      memUsedMb: memUsedBytes ? Math.round(memUsedBytes / 1048576) : null,
       netTxBytesPerS,
       netRxBytesPerS,
       interfaces: used.map((n) => n.iface),
     };
   }
+
+  private async readLinux(): Promise<{ cpuPct: number | null; memUsedBytes: number | null; net: IfaceBytes[] }> {
+    const c = await readHostCounters();
+    // The first sample has no interval to be busy over: null, not the average since boot.
+    const cpuPct = c.cpu && this.lastCpu ? cpuBusyPct(this.lastCpu, c.cpu) : null;
+    if (c.cpu) this.lastCpu = c.cpu;
+    return { cpuPct, memUsedBytes: c.memUsedBytes, net: c.net };
+  }
+}
+
+async function readWithSi(): Promise<{ cpuPct: number | null; memUsedBytes: number | null; net: IfaceBytes[] }> {
+  const si = await loadSi();
+  const [load, mem] = await Promise.all([si.currentLoad(), si.mem()]);
+  const net = await si.networkStats('*');
+  return { cpuPct: load.currentLoad, memUsedBytes: mem.active || null, net: net.map((n) => ({ iface: n.iface, rxBytes: n.rx_bytes, txBytes: n.tx_bytes })) };
 }
