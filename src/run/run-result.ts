@@ -66,8 +66,9 @@ export interface RunState {
 }
 
 /**
- * Writes result.json (with its analysis), summary.md and the other artefacts. A renderer that
- * fails is logged, never fatal: result.json is the evidence and is always written.
+ * Writes result.json (with its analysis), summary.md and, when asked, the other artefacts
+ * (report.html: charts, the costliest thing a run renders). A renderer that fails is logged,
+ * never fatal: result.json is the evidence and is always written.
  */
 export function resultSaver(args: {
   result: RunResult;
@@ -77,9 +78,9 @@ export function resultSaver(args: {
   analyze?: (r: RunResult) => unknown;
   renderSummary?: (r: RunResult) => string;
   renderArtifacts?: (r: RunResult, dir: string) => void;
-}): () => void {
+}): (opts?: { artifacts?: boolean }) => void {
   const { result, state, writer, log } = args;
-  return () => {
+  return ({ artifacts = true } = {}) => {
     result.status = state.status;
     result.abort_reason = state.abortReason;
     if (args.analyze) {
@@ -97,7 +98,7 @@ export function resultSaver(args: {
         log(`warning: summary.md could not be rendered: ${(e as Error).message}`);
       }
     }
-    if (args.renderArtifacts) {
+    if (artifacts && args.renderArtifacts) {
       try {
         args.renderArtifacts(result, writer.dir);
       } catch (e) {

@@ -59,7 +59,13 @@ export interface RunOptions {
   renderSummary?: (r: RunResult) => string;
   /** Computed before every write of result.json and stored as `result.analysis` (fits, knees, capacity, advice). */
   analyze?: (r: RunResult) => unknown;
-  /** Writes the other artefacts (report.html, ...) into the run directory after each result.json. */
+  /**
+   * Writes the other artefacts (report.html, ...) into the run directory after a step that
+   * another may follow, so a long run's report can be read as it goes. Not before the first
+   * step (nothing to show) nor after the last: the caller renders the final artefacts once,
+   * with the thresholds (cli/shared finishRun), and rendering them twice was a large part of
+   * a short run's CPU (issue 12).
+   */
   renderArtifacts?: (r: RunResult, dir: string) => void;
   /** Called after each step with the result so far. */
   onStep?: (r: RunResult) => void;
@@ -139,7 +145,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     generatorCpus,
     previousSteps: opts.previousSteps,
   });
-  const save = resultSaver({ result, state, writer, log, analyze: opts.analyze, renderSummary: opts.renderSummary, renderArtifacts: opts.renderArtifacts });
+  const saveWith = resultSaver({ result, state, writer, log, analyze: opts.analyze, renderSummary: opts.renderSummary, renderArtifacts: opts.renderArtifacts });
+  const save = () => saveWith({ artifacts: false });
   save();
 
   // Everything that can end the run early funnels into one abort.
@@ -245,8 +252,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       schedule: seg?.startAtMs != null && !opts.nextStep ? segmentSchedule(seg.startAtMs, profile, plans) : null,
       burstWarning: (plan) => burstWarning(plan, gen.workers, generatorCores, seg ? { index: seg.index, count: seg.count } : undefined),
     };
-    const saveAll = () => {
-      save();
+    const saveAll = (artifacts = false) => {
+      saveWith({ artifacts });
       shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
     };
     await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, sampler: sampler?.source ?? null, basis, samplers: started.samplers, builtin: server !== null });
@@ -317,7 +324,8 @@ async function walkSteps(args: {
   plans: StepPlan[];
   result: RunResult;
   state: RunState;
-  save: () => void;
+  /** Saves the result; `artifacts`: the report too (another step may follow). */
+  save: (artifacts?: boolean) => void;
   runner: StepRunner;
   health: StepHealth;
   progress: Progress;
@@ -387,7 +395,7 @@ async function walkSteps(args: {
       state.abortReason = stopWhy;
       state.stoppedByThreshold = true;
     }
-    args.save();
+    args.save(state.status === 'running' && (opts.nextStep !== undefined || i + 1 < profile.load.steps.length));
     opts.onStep?.(result);
     if (state.status !== 'running') break;
   }
