@@ -26,10 +26,9 @@ import { makeRunId, RunWriter } from './output.js';
 import { Progress } from './progress.js';
 import { initialResult, resultSaver, type RunState } from './run-result.js';
 import { RunSamplers, serverSamplerFor } from './samplers.js';
-import { basisWarning, declaredBasis, readServerBasis, type ServerBasis } from '../monitor/server-basis.js';
+import { basisWarning, declaredBasis, readServerBasis } from '../monitor/server-basis.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
-import { buildStepResult } from './step-result.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
 import { describeHost } from '../monitor/host.js';
 import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
@@ -38,6 +37,8 @@ import { SHARD_FILE } from '../shard/format.js';
 import { segmentSchedule } from './segment-schedule.js';
 import { insertSegmentOf } from '../load/segment.js';
 import { profileHash, ShardRecorder } from '../shard/record.js';
+import { shardStepResult } from '../shard/step-result.js';
+import type { ShardResources, ShardStep } from '../shard/format.js';
 
 export interface RunOptions {
   profile: Profile;
@@ -256,7 +257,11 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       saveWith({ artifacts });
       shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
     };
-    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, sampler: sampler?.source ?? null, basis, samplers: started.samplers, builtin: server !== null });
+    // What was sampled beside the processes: the samplers' live arrays, read at each step's end.
+    const s = started.samplers;
+    const resources: ShardResources = { serverSamples: s.serverSamples, serverSource: sampler?.source ?? null, serverBasis: basis, gaugeSamples: s.gaugeSamples, hostSamples: s.hostSamples };
+    shard?.resources(resources);
+    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, resources, builtin: server !== null });
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
@@ -330,9 +335,7 @@ async function walkSteps(args: {
   health: StepHealth;
   progress: Progress;
   gen: GeneratorPlan;
-  sampler: string | null;
-  basis: ServerBasis;
-  samplers: RunSamplers;
+  resources: ShardResources;
   builtin: boolean;
   shard: ShardRecorder | null;
 }): Promise<void> {
@@ -357,28 +360,10 @@ async function walkSteps(args: {
     }
     runner.timeline.flush();
     if (run.collected) {
-      const w = run.window;
-      args.shard?.step({ step: i, window: w, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null });
-      const step = buildStepResult({
-        profile,
-        plan,
-        collected: run.collected,
-        inserts: run.inserts?.sends ?? [],
-        insertStats: run.inserts?.stats ?? null,
-        window: w,
-        steadySeconds: runner.timeline.between(w.steadyStart, w.steadyEnd),
-        stepSeconds: runner.timeline.between(w.rampStart, w.drainEnd + 1000),
-        serverSamples: args.samplers.serverSamples,
-        serverSource: args.sampler,
-        serverBasis: args.basis,
-        workers: args.gen.workers,
-        complete: run.complete,
-        builtin: args.builtin,
-        previousSteps: result.steps.slice(),
-        serverGauges: args.samplers.gaugeSamples,
-        hostSamples: args.samplers.hostSamples,
-        segments: opts.segment?.count ?? 1,
-      });
+      // The step as a shard holds it; its result is built by the same function rtcap merge uses.
+      const part: ShardStep = { step: i, window: run.window, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null };
+      args.shard?.step(part);
+      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
       result.steps.push(step);
       opts.observer?.step(step);
       args.progress.break();

@@ -10,6 +10,10 @@ import type { SecondStats, StepCollected } from '../load/ipc.js';
 import type { StepWindow } from '../run/figures/window.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertStats } from '../run/inserts.js';
+import type { ResourceSample } from '../monitor/types.js';
+import type { GaugeSample } from '../monitor/gauges.js';
+import type { HostSample } from '../monitor/host.js';
+import type { ServerBasis } from '../monitor/server-basis.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */
@@ -40,6 +44,19 @@ export interface ShardStep {
   insertStats?: InsertStats | null;
 }
 
+/** What a segment sampled beside its processes, once a second over the run. */
+export interface ShardResources {
+  /** The server's CPU and memory (a local built-in server, or target.metrics_url). */
+  serverSamples: ResourceSample[];
+  serverSource: string | null;
+  /** What the server can use (monitor/server-basis); null: the declared instance. */
+  serverBasis: ServerBasis | null;
+  /** The server's gauges (e.g. the CDC poller's). */
+  gaugeSamples: GaugeSample[];
+  /** The generator host (monitor/host). */
+  hostSamples: HostSample[];
+}
+
 export interface Shard {
   format: typeof SHARD_FORMAT;
   version: typeof SHARD_VERSION;
@@ -59,6 +76,8 @@ export interface Shard {
   };
   steps: ShardStep[];
   seconds: SecondStats[];
+  /** Absent from shards of rtcap before resources were recorded. */
+  resources?: ShardResources;
 }
 
 export class ShardError extends Error {}

@@ -8,7 +8,7 @@
 import type { SecondStats, StepCollected } from '../load/ipc.js';
 import type { StepWindow } from '../run/figures/window.js';
 import type { InsertStats } from '../run/inserts.js';
-import { ShardError, type Shard, type ShardIdentity, type ShardStep } from './format.js';
+import { ShardError, type Shard, type ShardIdentity, type ShardResources, type ShardStep } from './format.js';
 
 export interface MergedShards {
   identity: Omit<ShardIdentity, 'segment'>;
@@ -17,6 +17,8 @@ export interface MergedShards {
   hosts: string[];
   steps: ShardStep[];
   seconds: SecondStats[];
+  /** Each segment's, in segment order (shards without them are left out). */
+  resources: ShardResources[];
 }
 
 function describe(id: ShardIdentity): string {
@@ -93,5 +95,5 @@ export function mergeShards(input: readonly Shard[], sources: readonly string[] 
   });
   const seconds = shards.flatMap((s, k) => s.seconds.map((x) => ({ ...x, worker: x.worker + offsets[k] }))).sort((a, b) => a.t - b.t);
   const { segment: _segment, ...identity } = shards[0].identity;
-  return { identity, workers, hosts: shards.map((s) => s.host.hostname), steps, seconds };
+  return { identity, workers, hosts: shards.map((s) => s.host.hostname), steps, seconds, resources: shards.flatMap((s) => (s.resources ? [s.resources] : [])) };
 }

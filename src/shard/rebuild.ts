@@ -6,11 +6,11 @@
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../report/result.js';
 import { getScenario } from '../scenarios/index.js';
-import { buildStepResult } from '../run/step-result.js';
 import { initialResult } from '../run/run-result.js';
 import { Timeline } from '../run/timeline.js';
 import type { ShardStep } from './format.js';
 import type { MergedShards } from './merge.js';
+import { shardStepResult } from './step-result.js';
 
 export const CLOCKS_NOTE =
   'delivery counts use every receipt; latency (delivery, first-receive, fan-out span) uses only receipts whose sender ran on the receiver\'s machine (segment), both times on one clock, so it is exact whatever the clock offset between machines; each step\'s extra.latency_scope counts the receipts left out';
@@ -37,9 +37,16 @@ export function rebuildResult(merged: MergedShards, meta: { profile: Profile; re
 
   const timeseries: TimeseriesPoint[] = [];
   let ctxT = 0;
-  const timeline = new Timeline(merged.workers, () => phaseAt(merged.steps, ctxT), profile.target.instance, (rec) => timeseries.push(rec.point));
+  // The server as one segment sampled it (every segment samples the same server).
+  const server = merged.resources.find((r) => r.serverSamples.length > 0);
+  const basis = merged.resources.find((r) => r.serverBasis)?.serverBasis ?? profile.target.instance;
+  const timeline = new Timeline(merged.workers, () => phaseAt(merged.steps, ctxT), basis, (rec) => timeseries.push(rec.point));
+  const serverSamples = [...(server?.serverSamples ?? [])].sort((a, b) => a.t - b.t);
+  let nextSample = 0;
   for (const s of merged.seconds) {
     ctxT = s.t * 1000;
+    // As a live run has them: the samples taken up to about when the second's lines came in.
+    while (nextSample < serverSamples.length && serverSamples[nextSample].t <= (s.t + 2) * 1000) timeline.addServerSample(serverSamples[nextSample++]);
     timeline.add(s);
   }
   timeline.flush();
@@ -47,25 +54,7 @@ export function rebuildResult(merged: MergedShards, meta: { profile: Profile; re
   for (const s of merged.steps) {
     const plan = scenario.plan(profile, s.step);
     const w = s.window;
-    result.steps.push(
-      buildStepResult({
-        profile,
-        plan,
-        collected: s.collected,
-        inserts: s.inserts ?? [],
-        insertStats: s.insertStats ?? null,
-        window: w,
-        steadySeconds: timeline.between(w.steadyStart, w.steadyEnd),
-        stepSeconds: timeline.between(w.rampStart, w.drainEnd + 1000),
-        serverSamples: [],
-        serverSource: null,
-        workers: merged.workers,
-        complete: s.complete,
-        builtin: meta.builtin,
-        previousSteps: result.steps.slice(),
-        segments: merged.identity.segments,
-      }),
-    );
+    result.steps.push(shardStepResult(s, { profile, plan, timeline, resources: merged.resources, workers: merged.workers, segments: merged.identity.segments, builtin: meta.builtin, previousSteps: result.steps }));
   }
   return { result, timeseries };
 }

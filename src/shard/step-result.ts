@@ -1,0 +1,67 @@
+/**
+ * The one way a step's result is built from what was collected (issue 10 "one merge path"): a
+ * run's coordinator calls it with the ShardStep of its own processes (the very ShardStep its
+ * shard records), `rtcap merge` with the ShardStep every segment's processes merged into
+ * (./merge.ts). Both then go through run/step-result with the same inputs: the collected parts,
+ * the inserts, the timeline's seconds, and the resources sampled beside the processes (server,
+ * its gauges, the generator hosts).
+ */
+import type { Profile } from '../profile/schema.js';
+import type { StepResult } from '../report/result.js';
+import type { StepPlan } from '../scenarios/types.js';
+import { buildStepResult } from '../run/step-result.js';
+import { hostFigures } from '../run/figures/host.js';
+import type { Timeline } from '../run/timeline.js';
+import type { ShardResources, ShardStep } from './format.js';
+
+export interface ShardStepContext {
+  profile: Profile;
+  plan: StepPlan;
+  timeline: Pick<Timeline, 'between'>;
+  /** One per segment (a single run: its own); the server's from the first that sampled it. */
+  resources: readonly ShardResources[];
+  workers: number;
+  segments: number;
+  builtin: boolean;
+  previousSteps: readonly StepResult[];
+}
+
+/** Of several generator hosts, the one busiest over the step's steady window: the one that would make it generator-bound. */
+function busiestHost(resources: readonly ShardResources[], s: ShardStep): ShardResources | undefined {
+  let best: ShardResources | undefined;
+  let bestCpu = -1;
+  for (const r of resources) {
+    const cpu = hostFigures(r.hostSamples, s.window)?.cpu_pct ?? -1;
+    if (best === undefined || cpu > bestCpu) [best, bestCpu] = [r, cpu];
+  }
+  return best;
+}
+
+export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult {
+  const w = s.window;
+  const server = ctx.resources.find((r) => r.serverSamples.length > 0) ?? ctx.resources[0];
+  const host = busiestHost(ctx.resources, s);
+  const step = buildStepResult({
+    profile: ctx.profile,
+    plan: ctx.plan,
+    collected: s.collected,
+    inserts: s.inserts ?? [],
+    insertStats: s.insertStats ?? null,
+    window: w,
+    steadySeconds: ctx.timeline.between(w.steadyStart, w.steadyEnd),
+    stepSeconds: ctx.timeline.between(w.rampStart, w.drainEnd + 1000),
+    serverSamples: server?.serverSamples ?? [],
+    serverSource: server?.serverSource ?? null,
+    ...(server?.serverBasis ? { serverBasis: server.serverBasis } : {}),
+    serverGauges: server?.gaugeSamples ?? [],
+    ...(host ? { hostSamples: host.hostSamples } : {}),
+    workers: ctx.workers,
+    complete: s.complete,
+    builtin: ctx.builtin,
+    previousSteps: ctx.previousSteps.slice(),
+    segments: ctx.segments,
+  });
+  // Several generator hosts: generator.host is the busiest; each one's figures are here.
+  if (ctx.resources.length > 1) step.extra.generator_hosts = ctx.resources.map((r) => hostFigures(r.hostSamples, w));
+  return step;
+}
