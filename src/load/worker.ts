@@ -24,6 +24,7 @@ import { AckTracker } from './ack-tracker.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
 import { reconnectDelayMs } from './reconnect.js';
+import { jwtExpiryMs, TokenRefreshSchedule } from './token-refresh.js';
 import { OFFERED_GRACE_MS } from './schedule.js';
 import { countError, countRampJoin, countSnapshot, newSecondCounters, newStepCounters } from './step-counters.js';
 import { runTraffic, type TrafficTag } from './traffic-driver.js';
@@ -31,6 +32,10 @@ import { BenchSender, joinPayload, PresenceSender, readChangeStamp, readPresence
 
 /** Per-second lines fire just after the wall-clock second ends, so the second they name is over. */
 const SECOND_TICK_OFFSET_MS = 5;
+/** Token renewals per 250 ms tick at most: a ramp's worth of channels due together is spread out. */
+const REFRESH_BATCH = 500;
+/** When a token source had nothing newer yet, the channel asks again this much later. */
+const REFRESH_RETRY_MS = 1_000;
 
 interface ConnMeta {
   topic: string;
@@ -56,6 +61,8 @@ export class GeneratorWorker implements ConnectionHooks {
   private sourceAddresses: string[] = [];
   private tokens!: TokenSource;
   private userTokens!: TokenSource;
+  /** Channels whose minted token is renewed before it expires (load/token-refresh); null when no token is minted. */
+  private tokenRefresh: TokenRefreshSchedule<Connection> | null = null;
   private tls: TlsOptions | undefined;
   private tokenConfig!: TokenConfig;
 
@@ -155,6 +162,7 @@ export class GeneratorWorker implements ConnectionHooks {
       ttlMs: m.tokens.ttlMs,
       claims: (i) => this.plan?.userClaimsOf?.(i) ?? {},
     });
+    if (this.tokens.mints || this.userTokens.mints) this.tokenRefresh = new TokenRefreshSchedule(m.tokens.ttlMs);
     this.startTimers();
     this.post({ type: 'ready', worker: this.index });
   }
@@ -203,6 +211,7 @@ export class GeneratorWorker implements ConnectionHooks {
       }
       if (expired) this.ramps.settle();
       this.acks.expire(now);
+      this.refreshTokens(now);
     }, 250);
   }
 
@@ -479,7 +488,44 @@ export class GeneratorWorker implements ConnectionHooks {
     recordMs(k.joinReplyHist, replyMs);
     if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) this.presenceSender?.sendJoin(c, m.topic);
     if (m?.changesKey) this.subscribing.add(c);
+    if (m) this.trackToken(c, m);
     this.ramps.settle();
+  }
+
+  // ------------------------------------------------------------------ token renewal
+
+  /** The source of the token a channel joined with: the per-user one if it has one. */
+  private tokenSourceOf(m: ConnMeta): TokenSource {
+    return m.userToken ? this.userTokens : this.tokens;
+  }
+
+  private trackToken(c: Connection, m: ConnMeta): void {
+    const token = m.userToken ?? m.token;
+    if (!this.tokenRefresh || !token || !this.tokenSourceOf(m).mints) return;
+    const expMs = jwtExpiryMs(token);
+    if (expMs !== null) this.tokenRefresh.track(c, expMs);
+  }
+
+  /** Renews the tokens due: a fresh one from the channel's source, sent as an `access_token` push (no reply). */
+  private refreshTokens(now: number): void {
+    if (!this.tokenRefresh) return;
+    for (const c of this.tokenRefresh.takeDue(now, REFRESH_BATCH)) {
+      const m = this.meta.get(c);
+      if (!m || m.leftAtMs !== Infinity) continue;
+      const old = m.userToken ?? m.token;
+      this.tokenSourceOf(m)
+        .tokenFor(c.index)
+        .then(
+          (token) => {
+            if (!token || this.stopped || m.leftAtMs !== Infinity) return;
+            if (token === old) return this.tokenRefresh?.retryAt(c, nowMs() + REFRESH_RETRY_MS);
+            if (m.userToken) m.userToken = token;
+            else m.token = token;
+            if (c.push(m.topic, EV.accessToken, { access_token: token }, false)) this.trackToken(c, m);
+          },
+          (e: Error) => this.countError({ class: 'generator', reason: `token: ${e.message}` }),
+        );
+    }
   }
 
   onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void {
@@ -571,6 +617,7 @@ export class GeneratorWorker implements ConnectionHooks {
 
   /** Ends the connection's membership of its topic; true if it was a member. */
   private endMembership(c: Connection): boolean {
+    this.tokenRefresh?.untrack(c);
     const m = this.meta.get(c);
     if (!m || c.member.joinedAtMs === 0 || m.leftAtMs !== Infinity) return false;
     m.leftAtMs = nowMs();

@@ -76,7 +76,7 @@ export const authSchema = z
       .describe('HS256 secret to mint a token per connection (role, exp, sub). `${ENV_VAR}` expanded. Never printed.')
       .meta(meta({ env: true, secret: 'value' })),
     role: z.string().default('anon').describe('`role` claim of minted tokens'),
-    token_ttl: duration.default(3_600_000).describe('lifetime of minted tokens'),
+    token_ttl: duration.default(3_600_000).describe('lifetime of minted tokens; open channels renew theirs (an access_token push, as realtime-js does) when half of it is left'),
     token_file: z.string().optional().describe('file with one JWT per line; connection i uses line i mod n'),
     private_key_file: z
       .string()

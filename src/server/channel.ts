@@ -246,6 +246,7 @@ export class Channel {
     this.accessToken = token;
     const verified = await this.tenant.verifier.verify(token);
     if (!verified.ok) return this.shutdown(shutdownMessage(verified));
+    this.ctx.stats.tokenRefreshes++;
     this.claims = verified.claims;
     if (this.cfg.isPrivate) {
       const db = this.ctx.db;

@@ -21,6 +21,8 @@ export class Stats {
   changesDelivered = 0;
   malformedFrames = 0;
   channelShutdowns = 0;
+  /** `access_token` pushes that carried a new token and were verified (§3.4). */
+  tokenRefreshes = 0;
   slowConsumersKilled = 0;
   /** Frames handed to sockets, and socket flushes (one writev each): their ratio is the write coalescing. */
   framesWritten = 0;

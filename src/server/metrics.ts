@@ -74,6 +74,7 @@ export class Metrics {
     counter('realtime_presence_diff_deliveries_total', 'presence_diff frames written to sockets', () => s.presenceEvents);
     counter('realtime_postgres_changes_delivered_total', 'postgres_changes frames written to sockets', () => s.changesDelivered);
     counter('realtime_malformed_frames_total', 'client frames dropped as MalformedWebSocketMessage', () => s.malformedFrames);
+    counter('realtime_access_token_refreshes_total', 'access_token pushes with a new, valid token (§3.4)', () => s.tokenRefreshes);
     counter('realtime_channel_shutdowns_total', 'channels closed with a system error (§3.5)', () => s.channelShutdowns);
     counter('realtime_socket_frames_written_total', 'WebSocket frames written to sockets', () => s.framesWritten);
     counter('realtime_socket_flushes_total', 'socket flushes (one writev of the frames queued in one event-loop turn)', () => s.socketFlushes);
