@@ -32,7 +32,7 @@ export function k8sCommand(y: Argv): Argv {
       // Secrets (profile or --url) go into a Secret, never into the ConfigMap or the args.
       let split: SplitSecrets;
       try {
-        split = splitSecrets(readFileSync(args.profile, 'utf8'), args.url);
+        split = splitSecrets(readFileSync(args.profile, 'utf8'), args.url, process.env);
       } catch (e) {
         if (!(e instanceof SecretPlacementError)) throw e;
         process.stderr.write(`rtcap k8s: ${e.message}\n`);
@@ -41,6 +41,7 @@ export function k8sCommand(y: Argv): Argv {
       }
       const objects = k8sManifests({ name, profileYaml: split.profileYaml, secrets: split.secrets, agents: args.agents, image: args.image, url: split.url, startAt, cpu: args.cpu, memory: args.memory, storage: args.storage });
       const text = manifestsYaml(objects);
+      if (split.missingEnv.length) process.stderr.write(`warning: the profile refers to ${split.missingEnv.map((n) => '${' + n + '}').join(', ')}, not set here: the generator pods will not have ${split.missingEnv.length === 1 ? 'it' : 'them'} (set ${split.missingEnv.length === 1 ? 'it' : 'them'} before rtcap k8s to put ${split.missingEnv.length === 1 ? 'it' : 'them'} in the Secret)\n`);
       if (args.out) writeFileSync(args.out, text);
       else process.stdout.write(text);
       process.stderr.write(`segments start at ${startAt}; then:\n${kubectlCommands(name, args.out ?? 'manifests.yaml').map((l) => '  ' + l).join('\n')}\n`);

@@ -5,7 +5,8 @@
  * ConfigMap's profile refers to them as `${RTCAP_SECRET_n}` (profile env expansion, fields marked
  * `env`) and the args as `$(RTCAP_URL)` (Kubernetes expands it from the container's env), the
  * env coming from the Secret by secretKeyRef. A secret in a field that cannot take `${ENV}` is
- * refused in one line rather than written into a ConfigMap.
+ * refused in one line rather than written into a ConfigMap. A `${NAME}` the profile already
+ * refers to is passed to the pods the same way, from the environment `rtcap k8s` runs in.
  */
 import { parseDocument } from 'yaml';
 import { profileSchema } from '../profile/schema.js';
@@ -23,6 +24,15 @@ export interface SplitSecrets {
   url?: string;
   /** Env var name → secret value: the Secret's data (empty: no Secret needed). */
   secrets: Record<string, string>;
+  /** `${NAME}` references of the profile not set where `rtcap k8s` ran: the pods will lack them. */
+  missingEnv: string[];
+}
+
+/** The `${NAME}` references of a profile text (`$${` is a literal). */
+export function envReferences(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) if (!m[0].startsWith('$$')) names.add(m[1]);
+  return [...names];
 }
 
 export class SecretPlacementError extends Error {}
@@ -76,7 +86,7 @@ export function secretLeaves(value: unknown, schema: Schema = profileSchema, pat
   return out;
 }
 
-export function splitSecrets(profileYaml: string, url?: string): SplitSecrets {
+export function splitSecrets(profileYaml: string, url?: string, env: NodeJS.ProcessEnv = {}): SplitSecrets {
   const doc = parseDocument(profileYaml);
   const leaves = secretLeaves(doc.toJS());
   const secrets: Record<string, string> = {};
@@ -89,10 +99,17 @@ export function splitSecrets(profileYaml: string, url?: string): SplitSecrets {
   const text = doc.toString();
   // A secret value elsewhere in the text (a comment, an anchor) would still reach the ConfigMap.
   for (const leaf of leaves) if (text.includes(leaf.value)) throw new SecretPlacementError(`${leaf.path.join('.')}: its secret value also appears elsewhere in the profile (a comment?); remove it there`);
+  // References the user wrote stay references; their values travel like the secrets.
+  const missingEnv: string[] = [];
+  for (const name of envReferences(profileYaml)) {
+    const v = env[name];
+    if (v === undefined) missingEnv.push(name);
+    else secrets[name] = v;
+  }
   let urlArg = url;
   if (url && urlSecrets(url).length > 0) {
     secrets[URL_ENV] = url;
     urlArg = `$(${URL_ENV})`;
   }
-  return { profileYaml: text, ...(urlArg !== undefined ? { url: urlArg } : {}), secrets };
+  return { profileYaml: text, ...(urlArg !== undefined ? { url: urlArg } : {}), secrets, missingEnv };
 }

@@ -21,7 +21,7 @@ const profile = [
 
 describe('rtcap k8s secrets', () => {
   it('every literal secret leaves the profile for env references; the profile read back with that env is the same profile', () => {
-    const s = splitSecrets(profile, 'wss://rt.example/socket/websocket?apikey=' + APIKEY);
+    const s = splitSecrets(profile, 'wss://rt.example/socket/websocket?apikey=' + APIKEY, { MY_METRICS_TOKEN: 'm-token' });
     for (const literal of [APIKEY, JWT, PG_PASSWORD, 'abcdefghijklmnop']) expect(s.profileYaml).not.toContain(literal);
     expect(Object.values(s.secrets)).toEqual(expect.arrayContaining([APIKEY, JWT, 'Bearer abcdefghijklmnop', `postgres://postgres:${PG_PASSWORD}@db:5432/postgres`]));
     // The URL carrying a key goes through the env too; the already-referenced token stays as it is.
@@ -29,7 +29,11 @@ describe('rtcap k8s secrets', () => {
     expect(s.secrets[URL_ENV]).toContain(APIKEY);
     expect(s.profileYaml).toContain('${MY_METRICS_TOKEN}');
     expect(s.profileYaml).toContain('# rooms for the demo');
-    const env = { ...s.secrets, MY_METRICS_TOKEN: 'm' };
+    // A reference the profile already had travels in the Secret too, under its own name.
+    expect(s.secrets.MY_METRICS_TOKEN).toBe('m-token');
+    expect(s.missingEnv).toEqual([]);
+    expect(splitSecrets(profile).missingEnv).toEqual(['MY_METRICS_TOKEN']);
+    const env = { ...s.secrets };
     const back = parseProfile(s.profileYaml, { env }).profile;
     const original = parseProfile(profile, { env }).profile;
     expect(back).toEqual(original);
