@@ -142,7 +142,8 @@ export interface StepCollected {
 }
 
 export type FromWorker =
-  | { type: 'ready'; worker: number }
+  /** rssMb: the process's resident memory when ready, before any connection (the baseline of generator.rss_per_connection_kb). */
+  | { type: 'ready'; worker: number; rssMb: number }
   | SecondStats
   | { type: 'rampDone'; worker: number; step: number; joined: number; failed: number; errors: Record<string, number> }
   | { type: 'sendDone'; worker: number; step: number }

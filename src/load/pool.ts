@@ -17,6 +17,8 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   private readonly children: ChildProcess[] = [];
   private readonly waiters = new Map<string, { need: number; got: FromWorker[]; resolve: (v: FromWorker[]) => void }>();
   private exited = 0;
+  /** Sum of the processes' RSS when they reported ready, before any connection (MiB). */
+  idleRssMb: number | null = null;
 
   constructor(
     readonly size: number,
@@ -40,9 +42,9 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
       });
       this.children.push(child);
     }
-    const ready = this.expect('ready', -1);
+    const ready = this.expect<Extract<FromWorker, { type: 'ready' }>>('ready', -1);
     this.children.forEach((c, w) => c.send(init(w)));
-    await ready;
+    this.idleRssMb = (await ready).reduce((a, r) => a + r.rssMb, 0);
   }
 
   get pids(): number[] {

@@ -164,7 +164,7 @@ export class GeneratorWorker implements ConnectionHooks {
     });
     if (this.tokens.mints || this.userTokens.mints) this.tokenRefresh = new TokenRefreshSchedule(m.tokens.ttlMs);
     this.startTimers();
-    this.post({ type: 'ready', worker: this.index });
+    this.post({ type: 'ready', worker: this.index, rssMb: process.memoryUsage.rss() / 1048576 });
   }
 
   private beginStepIfNew(step: number): void {

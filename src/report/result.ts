@@ -169,6 +169,10 @@ export interface StepResult {
     offered_by_part?: Record<string, number>;
     late_joins: number;
     rss_mb: number | null;
+    /** Sum of the generator processes' RSS, highest second of the steady window (MiB). Absent in older results. */
+    rss_mb_total?: number | null;
+    /** (rss_mb_total − the processes' RSS before any connection) ÷ connections joined, KiB. Absent in older results. */
+    rss_per_connection_kb?: number | null;
     workers: number;
     /**
      * The generator host over the steady window (systeminformation, one sample a second): CPU %

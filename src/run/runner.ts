@@ -363,7 +363,7 @@ async function walkSteps(args: {
       // The step as a shard holds it; its result is built by the same function rtcap merge uses.
       const part: ShardStep = { step: i, window: run.window, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null };
       args.shard?.step(part);
-      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
+      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], generatorIdleRssMb: args.runner.pool.idleRssMb, workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
       result.steps.push(step);
       opts.observer?.step(step);
       args.progress.break();

@@ -72,6 +72,8 @@ export interface StepInputs {
   insertStats: InsertStats | null;
   window: StepWindow;
   steadySeconds: SecondRecord[];
+  /** Sum of the generator processes' RSS before any connection (MiB), for generator.rss_per_connection_kb. */
+  generatorIdleRssMb?: number | null;
   stepSeconds: SecondRecord[];
   serverSamples: ResourceSample[];
   serverSource: string | null;
@@ -130,7 +132,7 @@ export function buildStepResult(args: StepInputs): StepResult {
   const deliveryRate = deliveryRateOf(figures);
   const failed = sum((c) => c.connections.failed);
   const disconnected = sum((c) => c.connections.disconnected);
-  const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, offeredByPart: offeredByPart(parts), lateJoins });
+  const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, offeredByPart: offeredByPart(parts), lateJoins, idleRssMb: args.generatorIdleRssMb ?? null, joined: membersAtSteady });
   if (args.hostSamples) generator.host = hostFigures(args.hostSamples, w);
   const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
   const acks = ackFigures(collected);

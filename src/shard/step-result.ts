@@ -24,6 +24,8 @@ export interface ShardStepContext {
   segments: number;
   builtin: boolean;
   previousSteps: readonly StepResult[];
+  /** The generator processes' RSS before any connection (a run's own; unknown when merging). */
+  generatorIdleRssMb?: number | null;
 }
 
 /** Of several generator hosts, the one busiest over the step's steady window: the one that would make it generator-bound. */
@@ -49,6 +51,7 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
     insertStats: s.insertStats ?? null,
     window: w,
     steadySeconds: ctx.timeline.between(w.steadyStart, w.steadyEnd),
+    generatorIdleRssMb: ctx.generatorIdleRssMb ?? null,
     stepSeconds: ctx.timeline.between(w.rampStart, w.drainEnd + 1000),
     serverSamples: server?.serverSamples ?? [],
     serverSource: server?.serverSource ?? null,

@@ -3,7 +3,7 @@ import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../report/result.js';
 import type { SecondRecord } from '../timeline.js';
-import { max, mean, r1, r3 } from './round.js';
+import { max, mean, r1, r3, sumOf } from './round.js';
 import type { StepWindow } from './window.js';
 
 /** Server samples taken in the steady window (a sample at t covers the second before t). */
@@ -52,6 +52,10 @@ export function generatorFigures(args: {
   /** Shown when the load has more than one part. */
   offeredByPart?: Record<string, number>;
   lateJoins: number;
+  /** Sum of the generator processes' RSS before any connection (MiB); null: unknown (e.g. merged shards). */
+  idleRssMb?: number | null;
+  /** Connections joined at the start of the steady window. */
+  joined?: number;
 }): StepResult['generator'] {
   const perWorkerCpu: number[] = [];
   for (let wi = 0; wi < args.workers; wi++) {
@@ -62,6 +66,9 @@ export function generatorFigures(args: {
   const cpu = max(perWorkerCpu);
   const lag = max(present(args.lagsP99Ms));
   const rss = max(args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb)));
+  // Every process's RSS in the same second, summed; the highest such second of the window.
+  const total = max(args.steadySeconds.filter((s) => s.workers.length === args.workers).map((s) => sumOf(s.workers, (x) => x.health.rssMb)));
+  const perConnKb = rssPerConnectionKb(total, args.idleRssMb ?? null, args.joined ?? 0);
   return {
     cpu_pct: cpu === null ? null : r1(cpu),
     event_loop_lag_p99_ms: lag === null ? null : r1(lag),
@@ -69,6 +76,18 @@ export function generatorFigures(args: {
     ...(args.offeredByPart && Object.keys(args.offeredByPart).length > 1 ? { offered_by_part: args.offeredByPart } : {}),
     late_joins: args.lateJoins,
     rss_mb: rss === null ? null : r1(rss),
+    rss_mb_total: total === null ? null : r1(total),
+    rss_per_connection_kb: perConnKb === null ? null : r1(perConnKb),
     workers: args.workers,
   };
+}
+
+/**
+ * Generator memory per joined connection (issue 12 goal 3): what the processes' RSS grew by
+ * from ready (before any connection) to the steady window's highest second, over the
+ * connections joined. Null without a baseline or a connection.
+ */
+export function rssPerConnectionKb(totalMb: number | null, idleMb: number | null, joined: number): number | null {
+  if (totalMb === null || idleMb === null || joined <= 0) return null;
+  return ((totalMb - idleMb) * 1024) / joined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from '../../../src/run/figures/resources.js';
+import { databaseFigures, generatorFigures, rssPerConnectionKb, samplesInWindow, serverFigures } from '../../../src/run/figures/resources.js';
 import type { SecondRecord } from '../../../src/run/timeline.js';
 
 const sample = (t: number, cpuCores: number | null, rssMb: number | null, db: number | null = null) => ({ t, cpuCores, rssMb, dbCpuCores: db, dbRssMb: db === null ? null : 100 });
@@ -27,10 +27,22 @@ describe('resource figures', () => {
     const sec = (cpu: [number, number], rss: [number, number]) =>
       ({ workers: [0, 1].map((wi) => ({ worker: wi, health: { cpuPct: cpu[wi], rssMb: rss[wi] } })) }) as unknown as SecondRecord;
     const g = generatorFigures({ steadySeconds: [sec([10, 40], [100, 200]), sec([30, 60], [150, 120])], workers: 2, lagsP99Ms: [3, null, 12.34], offeredRatio: 0.98765, lateJoins: 2 });
-    expect(g).toEqual({ cpu_pct: 50, event_loop_lag_p99_ms: 12.3, offered_ratio: 0.988, late_joins: 2, rss_mb: 200, workers: 2 });
+    expect(g).toEqual({ cpu_pct: 50, event_loop_lag_p99_ms: 12.3, offered_ratio: 0.988, late_joins: 2, rss_mb: 200, rss_mb_total: 300, rss_per_connection_kb: null, workers: 2 });
     const parts = generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 0.5, offeredByPart: { broadcast: 1, presence: 0.5 }, lateJoins: 0 });
     expect(parts.offered_by_part).toEqual({ broadcast: 1, presence: 0.5 });
     expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 1, offeredByPart: { broadcast: 1 }, lateJoins: 0 }).offered_by_part).toBeUndefined();
     expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: null, lateJoins: 0 })).toMatchObject({ cpu_pct: null, event_loop_lag_p99_ms: null, offered_ratio: null, rss_mb: null });
+  });
+
+  it('generator memory per connection: the processes\' summed RSS in one second (the highest), less their RSS before any connection, over the connections joined', () => {
+    const sec = (rss: number[]) => ({ workers: rss.map((r, wi) => ({ worker: wi, health: { cpuPct: 1, rssMb: r } })) }) as unknown as SecondRecord;
+    // Seconds where a process did not report are not summed (they would read low).
+    const g = generatorFigures({ steadySeconds: [sec([100, 120]), sec([110, 115]), sec([500])], workers: 2, lagsP99Ms: [], offeredRatio: 1, lateJoins: 0, idleRssMb: 125, joined: 1024 });
+    expect(g.rss_mb_total).toBe(225);
+    expect(g.rss_per_connection_kb).toBe(100);
+    expect(rssPerConnectionKb(225, 125, 1024)).toBe(100);
+    expect(rssPerConnectionKb(225, null, 1024)).toBeNull();
+    expect(rssPerConnectionKb(225, 125, 0)).toBeNull();
+    expect(rssPerConnectionKb(null, 125, 10)).toBeNull();
   });
 });
