@@ -98,8 +98,21 @@ export class Timeline {
     };
     const byKind = deliveredByKind(list);
     const rec = { point, workers: list, server, deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => round1(m.push(byKind[ki]))) };
-    this.seconds.push(rec);
     this.emit(rec);
+    // Kept for the step's figures without the second's latency histogram: the step's latency
+    // comes from the ledgers the processes hand over at collect, and a kept histogram was the
+    // bulk of a second's record (a long run's coordinator grew by it, issue 12 goal 5). The
+    // emitted record keeps it (live metrics, shards read it); the kept one is a copy.
+    this.seconds.push({ ...rec, workers: list.map((s) => ({ ...s, histogram: '' })) });
+  }
+
+  /**
+   * Drops the seconds that end at or before `ms` (a finished step's, once its result is
+   * built): what the timeline keeps is bounded by one step, not the run.
+   */
+  forgetUntil(ms: number): void {
+    const keepFrom = this.seconds.findIndex((r) => (r.point.t + 1) * 1000 > ms);
+    this.seconds.splice(0, keepFrom < 0 ? this.seconds.length : keepFrom);
   }
 
   /** Seconds whose whole span lies in [fromMs, toMs). */

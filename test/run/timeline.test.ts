@@ -68,4 +68,21 @@ describe('Timeline', () => {
     for (const t of [100, 101, 102, 103]) tl.add(second(0, t, 1));
     expect(tl.between(100_500, 103_000).map((r) => r.point.t)).toEqual([101, 102]);
   });
+
+  it('keeps a bounded history: seconds without their histogram (the emitted record keeps it), and none of a finished step after forgetUntil', () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    for (let t = 100; t < 110; t++) tl.add(second(0, t, 5, [3]));
+    expect(out).toHaveLength(10);
+    expect(out[0].workers[0].histogram).not.toBe('');
+    expect(tl.seconds).toHaveLength(10);
+    expect(tl.seconds.every((r) => r.workers[0].histogram === '' && r.workers[0].received === 5)).toBe(true);
+    // The step ended with second 104 (its span ends at 105,000 ms).
+    tl.forgetUntil(105_000);
+    expect(tl.seconds.map((r) => r.point.t)).toEqual([105, 106, 107, 108, 109]);
+    expect(tl.between(100_000, 110_000).map((r) => r.point.t)).toEqual([105, 106, 107, 108, 109]);
+    tl.forgetUntil(200_000);
+    expect(tl.seconds).toHaveLength(0);
+  });
 });
+
