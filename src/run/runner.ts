@@ -365,7 +365,7 @@ async function walkSteps(args: {
       args.shard?.step(part);
       const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], generatorIdleRssMb: args.runner.pool.idleRssMb, workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
       result.steps.push(step);
-      runner.timeline.forgetUntil(w.drainEnd + 1000);
+      runner.timeline.forgetUntil(run.window.drainEnd + 1000);
       opts.observer?.step(step);
       args.progress.break();
       runner.log(
