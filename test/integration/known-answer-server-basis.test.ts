@@ -20,7 +20,7 @@ describe('server basis', () => {
     });
     const lines: string[] = [];
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-basis-')), serverCpus: '0', log: (l) => lines.push(l) });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const server = result.steps[0].server;
     expect(server.basis).toEqual({ vcpus: 1, memory_mb: 8192, source: 'affinity', memory_source: 'declared' });
     expect(lines).toContain('warning: the server can use 1 vCPU (affinity) vs 4 declared: CPU % and memory % are of what it can use');

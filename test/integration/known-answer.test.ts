@@ -34,7 +34,7 @@ describe('known-answer server', () => {
     });
     const dir = out();
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const s = result.steps[0];
     expect(s.connections.joined).toBe(50);
     expect(s.messages.sent).toBe(60);

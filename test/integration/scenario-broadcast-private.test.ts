@@ -44,7 +44,7 @@ describe('broadcast-private scenario', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.target.builtin).toBe(true);
     const [a, b] = result.steps;
     // 4 rooms × 2/s × 2 s = 16 messages, 4 per room, each to the 2 other members of its room.
@@ -78,7 +78,7 @@ describe('broadcast-private scenario', () => {
       load: { join_rate: 100, drain: '3s', steps: [{ rooms: 5, members: 4, connections: 20, room_send_rate: 3, duration: '2s' }] },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.target.builtin).toBe(false);
     const s = result.steps[0];
     expect(s.messages).toMatchObject({ sent: 30, expected: 5 * (4 - 1) * 6, received: 90, lost: 0, duplicates: 0, unexpected: 0 });

@@ -51,7 +51,7 @@ describe('join-rate scenario', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b] = result.steps;
     const ea = a.extra as Partial<JoinRateExtra>;
     const eb = b.extra as Partial<JoinRateExtra>;
@@ -92,7 +92,7 @@ describe('join-rate scenario', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b] = result.steps;
     const ea = a.extra as Partial<JoinRateExtra>;
     const eb = b.extra as Partial<JoinRateExtra>;

@@ -37,7 +37,7 @@ describe('payload-size scenario', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.steps.map((s) => s.params.payload_bytes)).toEqual([64, 1024, 10_240, 102_400]);
     for (const s of result.steps) {
       // One sender, 19 receivers, 10 messages: expected from the topology.
@@ -70,7 +70,7 @@ describe('payload-size scenario', () => {
       load: { join_rate: 200, drain: '2s', steps: [{ connections: 30, send_rate: 10, payload_bytes: 1024, duration: '2s' }] },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const s = result.steps[0];
     expect(s.messages.expected).toBe(20 * 29);
     // The server's own counts are the known answer.

@@ -32,7 +32,7 @@ describe('write-only scenario', () => {
       load: { join_rate: 100, ack: true, drain: '2s', steps: [{ connections: 5, send_rate: 50, duration: '2s' }, { connections: 8, send_rate: 200, duration: '2s' }] },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     for (const [i, s] of result.steps.entries()) {
       const n = [100, 400][i];
       expect(s.messages).toMatchObject({ scheduled: n, sent: n, send_failed: 0, acked: n, unacked: 0, ack_errors: 0, expected: 0, received: 0, lost: 0, duplicates: 0, unexpected: 0 });
@@ -66,7 +66,7 @@ describe('write-only scenario', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [ok, refused] = result.steps;
     expect(ok.messages).toMatchObject({ sent: 40, acked: 40, received: 0 });
     expect(refused.messages).toMatchObject({ sent: 40, acked: 0, received: 0 });

@@ -34,7 +34,7 @@ describe('multi-step runs', () => {
       },
     });
     const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-steps-')), log: () => undefined });
-    expect(exitCode).toBe(0);
+    expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b, c] = result.steps;
     expect(a.extra.joined_in_step).toBe(6);
     expect(b.extra.joined_in_step).toBe(6); // only the new ones
