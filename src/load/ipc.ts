@@ -131,6 +131,11 @@ export interface StepCollected {
   ackLatencyHistogram: string;
   /** Presence track replies: ok and refused. */
   presenceReplies: { ok: number; errors: number };
+  /**
+   * Presence tracks with no reply within load.ack_timeout (or by the end of the step), and
+   * tracks sent while the pending-track state was full (not tracked: generator-bound).
+   */
+  presenceTracks?: { unanswered: number; untracked: number };
   /** presence_state snapshots received at join: how many, their JSON bytes (sum, max) and presence keys. */
   presenceSnapshots?: { count: number; bytes: number; maxBytes: number; entries: number };
   /** Postgres Changes: receipt minus commit_timestamp (server clock, ms precision), compressed HDR. */

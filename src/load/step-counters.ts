@@ -45,7 +45,8 @@ export interface StepCounters {
   errors: Map<string, number>;
   errorClasses: Record<ErrorClass, number>;
   acks: AckCounts;
-  presenceReplies: { ok: number; errors: number };
+  /** Presence tracks (load/ack-tracker, bounded): replied ok, refused, unanswered within load.ack_timeout, untracked (state full). */
+  presenceTracks: AckCounts;
   snapshots: { count: number; bytes: number; maxBytes: number; entries: number };
   sendBufferPeakBytes: number;
   sendStats: { scheduled: number; unsent: number };
@@ -87,7 +88,7 @@ export function newStepCounters(): StepCounters {
     errors: new Map(),
     errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
     acks: newAckCounts(),
-    presenceReplies: { ok: 0, errors: 0 },
+    presenceTracks: newAckCounts(),
     snapshots: { count: 0, bytes: 0, maxBytes: 0, entries: 0 },
     sendBufferPeakBytes: 0,
     sendStats: { scheduled: 0, unsent: 0 },

@@ -74,17 +74,22 @@ export class PresenceSender {
     this.pad = 'x'.repeat(Math.max(0, payloadBytes - base));
   }
 
-  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number): boolean {
+  /** `ackId` names the track's pending reply (load/ack-tracker); 0: the reply is not awaited (the pending state is full). */
+  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number, ackId = 0): boolean {
     const meta: Record<string, unknown> = { rtcap_s: stream, rtcap_q: seq, rtcap_t: Math.round(schedMs * 1000) / 1000 };
     if (this.pad) meta.rtcap_p = this.pad;
-    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, true, undefined, 'presence');
+    return this.track(c, topic, meta, ackId);
   }
 
   /** The track an app makes right after joining (JoinConfig.presenceTrackOnJoin): no stamp, same size. */
-  sendJoin(c: Connection, topic: string): boolean {
+  sendJoin(c: Connection, topic: string, ackId = 0): boolean {
     const meta: Record<string, unknown> = { online_at: new Date().toISOString() };
     if (this.pad) meta.rtcap_p = this.pad;
-    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, true, undefined, 'presence');
+    return this.track(c, topic, meta, ackId);
+  }
+
+  private track(c: Connection, topic: string, meta: Record<string, unknown>, ackId: number): boolean {
+    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, ackId !== 0, undefined, 'presence', ackId || undefined);
   }
 }
 

@@ -75,6 +75,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private readonly sends = new SendLedger(5);
   private readonly health = new HealthMonitor();
   private acks!: AckTracker<Connection>;
+  private tracks!: AckTracker<Connection>;
   private plan: StepPlan | null = null;
   private step = -1;
   private sender: BenchSender | null = null;
@@ -139,6 +140,9 @@ export class GeneratorWorker implements ConnectionHooks {
     this.sourceAddresses = m.sourceAddresses;
     this.tokenConfig = m.tokens;
     this.acks = new AckTracker<Connection>(m.profile.load.ack_timeout, (c, ref) => c.forget(ref));
+    // Presence tracks wait for their reply in the same bounded way as acked broadcasts: a server
+    // that never answers them must not grow the connections' pending maps without limit.
+    this.tracks = new AckTracker<Connection>(m.profile.load.ack_timeout, (c, ref) => c.forget(ref));
     this.tls = m.tls;
     const spec = {
       apikey: m.tokens.apikey,
@@ -180,6 +184,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.sends.beginStep(this.profile.load.late_threshold);
     this.counters = newStepCounters();
     this.acks.countInto(this.counters.acks);
+    this.tracks.countInto(this.counters.presenceTracks);
   }
 
   // ------------------------------------------------------------------ timers
@@ -212,6 +217,7 @@ export class GeneratorWorker implements ConnectionHooks {
       if (expired) this.ramps.settle();
       this.acks.expire(now);
       this.refreshTokens(now);
+      this.tracks.expire(now);
     }, 250);
   }
 
@@ -368,7 +374,7 @@ export class GeneratorWorker implements ConnectionHooks {
   private sendOne(c: Connection, tag: TrafficTag, localStream: number, seq: number, due: number): boolean {
     const topic = this.meta.get(c)!.topic;
     const stream = streamId(this.step, localStream);
-    const ok = tag === 'broadcast' ? this.sendBroadcast(c, topic, stream, seq, due) : this.presenceSender!.send(c, topic, stream, seq, due);
+    const ok = tag === 'broadcast' ? this.sendBroadcast(c, topic, stream, seq, due) : this.sendTrack(c, due, (ackId) => this.presenceSender!.send(c, topic, stream, seq, due, ackId));
     const buffered = c.ws?.bufferedAmount ?? 0;
     if (buffered > this.counters.sendBufferPeakBytes) this.counters.sendBufferPeakBytes = buffered;
     return ok;
@@ -386,10 +392,21 @@ export class GeneratorWorker implements ConnectionHooks {
     return ok;
   }
 
+  /** A presence track, its reply awaited in the bounded tracker; sent without awaiting one when the tracker is full (counted untracked). */
+  private sendTrack(c: Connection, due: number, send: (ackId: number) => boolean): boolean {
+    const ackId = this.tracks.open(c, due, nowMs());
+    const ok = send(ackId);
+    if (ackId === 0) return ok;
+    if (ok) this.tracks.bind(ackId, c.lastRef);
+    else this.tracks.cancel(ackId);
+    return ok;
+  }
+
   // ------------------------------------------------------------------ collect
 
   private collect(): StepCollected {
     this.acks.endStep();
+    this.tracks.endStep();
     const k = this.counters;
     const snap = this.ledger.snapshot();
     const membership: Record<string, MemberInterval[]> = {};
@@ -443,7 +460,8 @@ export class GeneratorWorker implements ConnectionHooks {
       errorClasses: { ...k.errorClasses },
       acks: { ...k.acks },
       ackLatencyHistogram: encodeHistogram(k.ackHist),
-      presenceReplies: { ...k.presenceReplies },
+      presenceReplies: { ok: k.presenceTracks.ok, errors: k.presenceTracks.errors },
+      presenceTracks: { unanswered: k.presenceTracks.unacked, untracked: k.presenceTracks.untracked },
       presenceSnapshots: { ...k.snapshots },
       commitLatencyHistogram: encodeHistogram(k.commitHist),
       sendBufferPeakBytes: k.sendBufferPeakBytes,
@@ -486,7 +504,10 @@ export class GeneratorWorker implements ConnectionHooks {
     if (m?.attempt === 0 && m.step === this.step) countRampJoin(k.rampJoins, now);
     else if (m && m.attempt > 0) k.rejoins++;
     recordMs(k.joinReplyHist, replyMs);
-    if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) this.presenceSender?.sendJoin(c, m.topic);
+    if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin && this.presenceSender) {
+      const sender = this.presenceSender;
+      this.sendTrack(c, nowMs(), (ackId) => sender.sendJoin(c, m.topic, ackId));
+    }
     if (m?.changesKey) this.subscribing.add(c);
     if (m) this.trackToken(c, m);
     this.ramps.settle();
@@ -569,11 +590,9 @@ export class GeneratorWorker implements ConnectionHooks {
   onAck(_c: Connection, ok: boolean, reason: string | null, _latencyMs: number, tag?: string, ackId?: number): void {
     const k = this.counters;
     if (tag === 'presence') {
-      if (ok) k.presenceReplies.ok++;
-      else {
-        k.presenceReplies.errors++;
-        this.countError({ class: 'server', reason: `presence track refused: ${reason}` });
-      }
+      // Only tracks still pending count: a reply after load.ack_timeout was counted unanswered.
+      if (ackId === undefined || this.tracks.settle(ackId, ok, nowMs()) === null) return;
+      if (!ok) this.countError({ class: 'server', reason: `presence track refused: ${reason}` });
       return;
     }
     // Only acks still pending count: a reply after load.ack_timeout was counted unacked already.

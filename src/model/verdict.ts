@@ -50,6 +50,11 @@ export interface VerdictInput {
    * one kind: the headline latency above is the step's.
    */
   latency_by_kind?: Record<string, { p95_ms: number | null; p99_ms: number | null }> | null;
+  /**
+   * Presence tracks: unanswered within load.ack_timeout (the server's failure) and untracked
+   * (sent while the generator's bounded pending-track state was full: its own limit).
+   */
+  presence_tracks?: { unanswered: number; untracked: number } | null;
 }
 
 export interface VerdictSlo {
@@ -150,6 +155,10 @@ export function decideVerdict(
   if (untracked > 0) {
     generator.push(`pending-ack state full: ${fmtInt(untracked)} send${untracked === 1 ? '' : 's'} not tracked`);
   }
+  const untrackedTracks = input.presence_tracks?.untracked ?? 0;
+  if (untrackedTracks > 0) {
+    generator.push(`presence pending-track state full: ${fmtInt(untrackedTracks)} track${untrackedTracks === 1 ? '' : 's'} not tracked`);
+  }
   const errno = generatorErrnoCounts(input.errors);
   const classified = input.error_classes.generator ?? 0;
   if (errno.size > 0) {
@@ -172,6 +181,8 @@ export function decideVerdict(
   if (unacked > 0) broken.push(`${fmtInt(unacked)} send${unacked === 1 ? '' : 's'} never acknowledged`);
   const refused = input.acks?.errors ?? 0;
   if (refused > 0) broken.push(`${fmtInt(refused)} send${refused === 1 ? '' : 's'} refused (ack error)`);
+  const unanswered = input.presence_tracks?.unanswered ?? 0;
+  if (unanswered > 0) broken.push(`${fmtInt(unanswered)} presence track${unanswered === 1 ? '' : 's'} never answered`);
   if (input.connections_failed > 0) {
     const need = slo.join_success ?? 1;
     const target = input.connections_target ?? 0;
@@ -280,11 +291,19 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     join_latency_p95_ms: step.connections?.join_latency_ms?.p95 ?? null,
     join_rate: joinRateOfStep(step),
     latency_by_kind: latencyByKindOfStep(step),
+    presence_tracks: presenceTracksOfStep(step),
     acks:
       step.messages?.unacked === undefined
         ? null
         : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0, acked: step.messages.acked ?? 0 },
   };
+}
+
+/** The presence-track counts of a recorded step (extra), null for results without them. */
+function presenceTracksOfStep(step: StepResult): VerdictInput['presence_tracks'] {
+  const e = step.extra ?? {};
+  if (typeof e.presence_tracks_unanswered !== 'number' && typeof e.presence_tracks_untracked !== 'number') return null;
+  return { unanswered: Number(e.presence_tracks_unanswered ?? 0), untracked: Number(e.presence_tracks_untracked ?? 0) };
 }
 
 /** Each kind's latency of a recorded step that carried several (extra.kinds); null otherwise. */

@@ -136,6 +136,7 @@ export function buildStepResult(args: StepInputs): StepResult {
   if (args.hostSamples) generator.host = hostFigures(args.hostSamples, w);
   const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
   const acks = ackFigures(collected);
+  const presenceTracks = { unanswered: sum((c) => c.presenceTracks?.unanswered ?? 0), untracked: sum((c) => c.presenceTracks?.untracked ?? 0) };
   const decision = decideVerdict(
     verdictInputs({
       kinds,
@@ -152,6 +153,7 @@ export function buildStepResult(args: StepInputs): StepResult {
       errorClasses,
       generator,
       acks: ackRequested ? acks : null,
+      presenceTracks,
     }),
     profile.slo,
     profile.generator,
@@ -184,6 +186,8 @@ export function buildStepResult(args: StepInputs): StepResult {
     messages_never_received: figures.messagesUnseen,
     stale_receipts: sum((c) => c.receipts.stale),
     ack_errors: sum((c) => c.acks.errors),
+    presence_tracks_unanswered: presenceTracks.unanswered,
+    presence_tracks_untracked: presenceTracks.untracked,
     ack_latency_ms: histograms.ack.totalCount ? pickPercentiles(percentilesOf(histograms.ack)) : null,
     send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
     offered_sends_in_window: offered,

@@ -112,4 +112,32 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
     expect(s.messages.duplicates).toBe(0);
     expect(s.verdict).toBe('stable');
   }, 60_000);
+
+  it('presence tracks the server never answers are counted from the bounded pending state, and break the step', async () => {
+    // Every 4th presence update gets no reply (its diff still goes out): 2 of the 8.
+    server = await startTestServer({ trackSilenceEvery: 4 });
+    const profile = profileFrom({
+      name: 'ka-mixed-tracks',
+      scenario: 'mixed',
+      target: { url: server.url, vsn: '2.0.0' },
+      load: {
+        join_rate: 100,
+        ack_timeout: '1s',
+        drain: '2s',
+        steps: [{ connections: 8, members: 4, room_send_rate: 10, update_share: 0.5, components: ['broadcast', 'presence'], duration: '2s' }],
+      },
+      slo: { p95_ms: 2000 },
+    });
+    const { result } = await runScenario(profile);
+    const s = result.steps[0];
+    const kinds = s.extra.kinds as Record<'broadcast' | 'presence', KindExtra>;
+    expect(server.stats.presenceUpdates).toBe(8);
+    expect(server.stats.trackSilences).toBe(2);
+    expect(s.extra.presence_tracks_unanswered).toBe(server.stats.trackSilences);
+    expect(s.extra.presence_tracks_untracked).toBe(0);
+    expect(kinds.presence).toMatchObject({ sent: 8, expected: 32, received: 32, lost: 0 });
+    expect(kinds.broadcast).toMatchObject({ sent: 40, expected: 120, received: 120, lost: 0 });
+    expect(s.verdict).toBe('broken');
+    expect(s.verdict_reasons).toEqual(['2 presence tracks never answered']);
+  }, 60_000);
 });

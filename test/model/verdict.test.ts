@@ -66,6 +66,17 @@ describe('decideVerdict', () => {
     expect(partLabel('presence')).toBe('presence');
   });
 
+  it('presence tracks: never answered is broken, not tracked (pending state full) is generator-bound', () => {
+    expect(v({ presence_tracks: { unanswered: 2, untracked: 0 } })).toEqual({ verdict: 'broken', reasons: ['2 presence tracks never answered'] });
+    expect(v({ presence_tracks: { unanswered: 1, untracked: 5 } })).toEqual({
+      verdict: 'generator-bound',
+      reasons: ['presence pending-track state full: 5 tracks not tracked', 'also: 1 presence track never answered'],
+    });
+    expect(v({ presence_tracks: { unanswered: 0, untracked: 0 } }).verdict).toBe('stable');
+    const step = { delivery_rate: 1, latency_ms: { p95: 40, p99: 80 }, extra: { presence_tracks_unanswered: 3, presence_tracks_untracked: 0 } } as never;
+    expect(verdictInputFromStep(step).presence_tracks).toEqual({ unanswered: 3, untracked: 0 });
+  });
+
   it('holds every kind of a mixed step to the latency SLO and names the kind over it', () => {
     const latency_by_kind = { broadcast: { p95_ms: 1900, p99_ms: 2000 }, presence: { p95_ms: 40, p99_ms: 80 } };
     // The headline (primary) kind is presence, within the SLO: the step is degraded by broadcast alone.

@@ -47,6 +47,8 @@ export interface TestServerOptions {
    * acknowledged and fanned out 1/rate after the previous one (or its arrival).
    */
   broadcastsPerS?: number;
+  /** Of the presence updates (tracks of a member already tracked), every Nth gets no reply; its diff still goes out. */
+  trackSilenceEvery?: number;
 }
 
 interface Member {
@@ -82,6 +84,7 @@ export interface TestServer {
     ackSilences: number;
     presenceUpdates: number;
     presenceUpdateDiffs: number;
+    trackSilences: number;
   };
   close(): Promise<void>;
 }
@@ -102,7 +105,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const members = new Map<string, Set<Member>>();
-  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0, presenceUpdates: 0, presenceUpdateDiffs: 0 };
+  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0, presenceUpdates: 0, presenceUpdateDiffs: 0, trackSilences: 0 };
   let attempts = 0;
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => void, ms: number) => {
@@ -304,10 +307,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   function track(m: Member, f: Frame) {
     const p = f.payload as { type?: string; event?: string; payload?: Record<string, unknown> } | null;
     if (p?.event !== 'track') return;
-    send(m.ws, m.vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
     const update = m.tracked;
     m.tracked = true;
     if (update) stats.presenceUpdates++;
+    if (update && opts.trackSilenceEvery && stats.presenceUpdates % opts.trackSilenceEvery === 0) stats.trackSilences++;
+    else send(m.ws, m.vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
     const diff = { joins: { [m.presenceKey]: { metas: [{ phx_ref: String(++presenceRefs), ...p.payload }] } }, leaves: {} };
     for (const to of members.get(f.topic) ?? []) {
       send(to.ws, to.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.presenceDiff, payload: diff });

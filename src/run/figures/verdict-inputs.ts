@@ -36,6 +36,8 @@ export function verdictInputs(args: {
   joinRate: NonNullable<VerdictInput['join_rate']>;
   /** Null when the step asked for no acks. */
   acks: AckFigures | null;
+  /** Presence tracks unanswered and untracked (load/ack-tracker); absent: none sent. */
+  presenceTracks?: { unanswered: number; untracked: number } | null;
 }): VerdictInput {
   return {
     delivery_rate: worstDeliveryRate(args.kinds) ?? args.deliveryRate,
@@ -58,6 +60,7 @@ export function verdictInputs(args: {
     generator_offered_ratio: args.generator.offered_ratio,
     generator_offered_by_part: args.generator.offered_by_part ?? null,
     latency_by_kind: latencyByKind(args.kinds),
+    presence_tracks: args.presenceTracks ?? null,
     acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
   };
 }
