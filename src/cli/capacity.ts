@@ -2,7 +2,9 @@
  * `rtcap capacity DIR...`: the whole capacity table (seed 002 §7 and §8) from runs and sweeps
  * made separately, refused when they are not like for like (docs/CAPACITY.md). Writes
  * capacity.json, capacity.md and report.html into --out (default: the one directory given,
- * when it is a campaign directory; else reports/capacity-<time>/).
+ * when it is a campaign directory; else reports/capacity-<time>/). `--fail-on` thresholds on
+ * the table's rows (`capacity.public_connections >= 5000`) make it a CI step: exit 99 when a
+ * row is below what the team plans on, or has no value.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadSources, relativeTo, writeCapacityFiles } from '../run/capacity-output.js';
 import { makeRunId } from '../run/output.js';
 import { EXIT } from '../run/runner.js';
+import { evaluateOnRun, parseThreshold, ThresholdError, type Threshold } from '../model/thresholds.js';
 import { log } from './shared.js';
 
 export function tableOptionOptions<T>(c: Argv<T>) {
@@ -41,8 +44,16 @@ export function capacityCommand(y: Argv): Argv {
     (c) =>
       tableOptionOptions(c)
         .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'run, sweep or campaign directories' })
-        .option('out', { type: 'string', describe: 'directory for capacity.json, capacity.md, report.html' }),
+        .option('out', { type: 'string', describe: 'directory for capacity.json, capacity.md, report.html' })
+        .option('fail-on', {
+          type: 'string',
+          array: true,
+          default: [] as string[],
+          describe: 'exit 99 unless a row holds: "capacity.public_connections >= 5000", "capacity.join_rate > 50"; a row without a value fails; repeatable',
+        }),
     (args) => {
+      const failOn = capacityThresholdsOrExit(args['fail-on'] as string[]);
+      if (!failOn) return;
       const dirs = args.dirs as string[];
       const { sources, problems } = loadSources(dirs);
       const unlike = checkLikeForLike(sources);
@@ -58,7 +69,34 @@ export function capacityCommand(y: Argv): Argv {
       writeCapacityFiles(out, file, `Capacity — ${sources.length} runs`);
       process.stderr.write(renderCapacityTerminal(file) + '\n');
       log(`wrote ${out}/ (capacity.json, capacity.md, report.html)`);
-      process.exitCode = EXIT.ok;
+      process.exitCode = failOn.length ? judgeCapacity(failOn, file.values) : EXIT.ok;
     },
   );
+}
+
+/** The --fail-on thresholds, each a capacity row's; null after printing why one is not (exit 2). */
+function capacityThresholdsOrExit(exprs: string[]): Threshold[] | null {
+  const out: Threshold[] = [];
+  for (const e of exprs) {
+    try {
+      const th = parseThreshold(e);
+      if (th.figure.kind !== 'capacity') throw new ThresholdError(e, 'rtcap capacity judges capacity rows (capacity.<row id>); step figures are judged by run thresholds or rtcap compare');
+      out.push(th);
+    } catch (err) {
+      if (!(err instanceof ThresholdError)) throw err;
+      process.stderr.write(`rtcap capacity: --fail-on: ${err.message}\n`);
+      process.exitCode = EXIT.usage;
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Prints each threshold's verdict on the table's values; the exit code: 99 when one failed. */
+function judgeCapacity(thresholds: Threshold[], values: Readonly<Record<string, number | null>>): number {
+  const results = thresholds.map((th) => evaluateOnRun(th, { steps: [], capacity: values }));
+  const failed = results.filter((r) => !r.pass);
+  process.stderr.write(`thresholds: ${failed.length ? 'FAIL' : 'PASS'} — ${results.length - failed.length} of ${results.length} passed\n`);
+  for (const r of results) process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
+  return failed.length ? EXIT.thresholds : EXIT.ok;
 }

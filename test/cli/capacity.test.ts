@@ -50,6 +50,37 @@ describe('rtcap capacity', () => {
     expect(err).toMatch(/^ 3 {2}Public broadcast — deliveries\/s +≤ 26,700\/s \(CPU\)$/m);
   });
 
+  describe('--fail-on thresholds on the rows', () => {
+    it('exits 99 when a row is below what is planned on, naming the row and its value; 0 when every row holds', async () => {
+      const { root, dirs } = seedDirs();
+      capture();
+      await main(['capacity', ...dirs, '--out', join(root, 'a'), '--fail-on', 'capacity.cdc_subscribers >= 20000', '--fail-on', 'capacity.cdc_subscribers >= 17000']);
+      expect(process.exitCode).toBe(99);
+      expect(err).toContain('thresholds: FAIL — 1 of 2 passed');
+      expect(err).toContain('FAIL  capacity.cdc_subscribers >= 20000: fail (17000)');
+      expect(err).toContain('pass  capacity.cdc_subscribers >= 17000: pass (17000)');
+      process.exitCode = 0;
+      capture();
+      await main(['capacity', ...dirs, '--out', join(root, 'b'), '--fail-on', 'capacity.cdc_subscribers > 10000']);
+      expect(process.exitCode ?? 0).toBe(0);
+      expect(err).toContain('thresholds: PASS — 1 of 1 passed');
+    });
+
+    it('exits 2 before reading any run on a step figure or an unknown row', async () => {
+      const { root, dirs } = seedDirs();
+      capture();
+      await main(['capacity', ...dirs, '--out', join(root, 'c'), '--fail-on', 'p95_ms < 200']);
+      expect(process.exitCode).toBe(2);
+      expect(err).toContain('rtcap capacity: --fail-on: threshold "p95_ms < 200": rtcap capacity judges capacity rows');
+      expect(existsSync(join(root, 'c'))).toBe(false);
+      process.exitCode = 0;
+      capture();
+      await main(['capacity', ...dirs, '--out', join(root, 'd'), '--fail-on', 'capacity.cdc_subscriber >= 1']);
+      expect(process.exitCode).toBe(2);
+      expect(err).toContain('unknown capacity row "cdc_subscriber"');
+    });
+  });
+
   it('takes a directory of run directories (a campaign) as well', async () => {
     const { root } = seedDirs();
     const out = join(root, 'table2');
