@@ -4,6 +4,8 @@ import { planGenerator, type GeneratorLimits } from '../../src/load/limits.js';
 /** A host with the Linux default port range (32768–60999) and a generous open-file limit. */
 const HOST: GeneratorLimits = { openFilesPerProcess: 1_048_576, portRange: [32768, 60999], ephemeralPorts: 28_232 };
 const PORTS_PER_ADDRESS = 28_232 - 1000;
+/** A loopback address carries a quarter of the range (the kernel's port search slows as it fills). */
+const LOOPBACK_PER_ADDRESS = 7_058;
 
 const plan = (o: Partial<Parameters<typeof planGenerator>[0]>) =>
   planGenerator({ maxConnections: 1000, requestedWorkers: 'auto', loopbackTarget: true, limits: HOST, ...o });
@@ -55,14 +57,16 @@ describe('planGenerator: workers', () => {
 });
 
 describe('planGenerator: source addresses', () => {
-  it('none while one address has ports enough', () => {
-    expect(plan({ maxConnections: PORTS_PER_ADDRESS }).sourceAddresses).toEqual([]);
+  it('none while one address has ports enough (loopback: a quarter of the range; remote: the range less the reserve)', () => {
+    expect(plan({ maxConnections: LOOPBACK_PER_ADDRESS }).sourceAddresses).toEqual([]);
+    expect(plan({ maxConnections: PORTS_PER_ADDRESS, loopbackTarget: false })).toMatchObject({ sourceAddresses: [], warnings: [] });
   });
 
-  it('127.0.0.1..n on a loopback target once the ephemeral range is exceeded', () => {
-    expect(plan({ maxConnections: PORTS_PER_ADDRESS + 1 }).sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2']);
+  it('127.0.0.1..n on a loopback target, each carrying at most a quarter of the ephemeral range', () => {
+    expect(plan({ maxConnections: LOOPBACK_PER_ADDRESS + 1 }).sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2']);
+    expect(plan({ maxConnections: 50_000 }).sourceAddresses).toEqual(Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`));
     const p = plan({ maxConnections: 100_000 });
-    expect(p.sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4']);
+    expect(p.sourceAddresses).toHaveLength(15);
     expect(p.warnings).toEqual([]);
   });
 
