@@ -57,7 +57,7 @@ export function collectNotes(result: RunResult, analysis: Analysis, extra: strin
     const bits: string[] = [];
     if (m.late > 0) bits.push(`${fmtInt(m.late)} sends later than the late threshold (latency is still counted from the scheduled time)`);
     if (m.send_failed > 0) bits.push(`${fmtInt(m.send_failed)} sends failed to write (not counted as sent)`);
-    if (m.reordered > 0) bits.push(`${fmtInt(m.reordered)} deliveries arrived after a later message of the same sender (reordered; counted as delivered)`);
+    if (m.reordered > 0) bits.push(`${fmtInt(m.reordered)} deliveries arrived after a later message of the same stream (reordered; counted as delivered)`);
     if (m.duplicates > 0) bits.push(`${fmtInt(m.duplicates)} duplicate receipts`);
     if (m.unexpected > 0) bits.push(`${fmtInt(m.unexpected)} unexpected receipts`);
     if ((s.generator?.late_joins ?? 0) > 0) bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);

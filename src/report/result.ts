@@ -83,8 +83,9 @@ export interface StepResult {
     expected: number;
     received: number;
     /**
-     * Of the receipts: deliveries that arrived after a later message of the same sender
-     * (stream) on the same connection. A delivery, never a duplicate or a loss.
+     * Of the receipts: deliveries that arrived after a later message of the same stream on the
+     * same connection (one sender's; in a split run, relay senders on several machines share a
+     * stream, so their messages may also cross). A delivery, never a duplicate or a loss.
      */
     reordered: number;
     /** The same connection receiving the same (stream, seq) again. */
