@@ -6,7 +6,6 @@ import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
 import { parseThreshold, thresholdSpec, ThresholdError } from '../model/thresholds.js';
 import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
-import { serveLiveMetrics } from '../run/metrics-server.js';
 import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { prepareOutDir } from '../run/output.js';
 import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
@@ -68,6 +67,8 @@ export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metric
     return null;
   }
   try {
+    // Loaded only when asked for: prom-client is a cost every run without --metrics-port would pay.
+    const { serveLiveMetrics } = await import('../run/metrics-server.js');
     const live = await serveLiveMetrics({ port, host: args['metrics-host'] });
     log(`live metrics: ${live.url}`);
     return { observer: live.metrics, close: live.close };

@@ -61,6 +61,24 @@ export function parseNetDev(text: string): IfaceBytes[] {
   return out;
 }
 
+/** The CPU model and the physical cores (distinct physical id + core id pairs) from /proc/cpuinfo. */
+export function parseCpuinfo(text: string): { model: string | null; physicalCores: number | null } {
+  const model = /^model name\s*:\s*(.+)$/m.exec(text)?.[1].trim() || null;
+  const cores = new Set<string>();
+  for (const block of text.split(/\n\s*\n/)) {
+    const phys = /^physical id\s*:\s*(\d+)/m.exec(block)?.[1];
+    const core = /^core id\s*:\s*(\d+)/m.exec(block)?.[1];
+    if (phys !== undefined && core !== undefined) cores.add(`${phys}:${core}`);
+  }
+  return { model, physicalCores: cores.size || null };
+}
+
+/** The distribution from /etc/os-release: NAME and VERSION_ID ("Debian GNU/Linux 12"); null when absent. */
+export function parseOsRelease(text: string): string | null {
+  const field = (k: string) => new RegExp(`^${k}="?([^"\n]*)"?$`, 'm').exec(text)?.[1] ?? '';
+  return [field('NAME'), field('VERSION_ID')].filter(Boolean).join(' ') || null;
+}
+
 export interface HostCounters {
   cpu: CpuTicks | null;
   memUsedBytes: number | null;

@@ -11,7 +11,7 @@ import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
 import { drain } from './drain.js';
-import { startInserts, type InsertRun } from './inserts.js';
+import type { InsertRun } from './inserts.js';
 import type { LivePhase } from './live-state.js';
 import { topError } from './step-health.js';
 import type { StepWindow } from './figures/window.js';
@@ -114,6 +114,8 @@ async function steady(r: StepRunner, i: number, plan: StepPlan, w: StepWindow, r
   w.steadyEnd = w.steadyStart + plan.durationMs;
   if (plan.inserts && plan.inserts.count > 0) {
     if (!r.dbConnectionString) throw new Abort('aborted', `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
+    // Loaded here: only Postgres Changes steps insert, and the database client costs every other run its start-up.
+    const { startInserts } = await import('./inserts.js');
     run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold, mine: r.insertsMine });
   }
   const sendsDone = r.pool.send(i, w.steadyStart);

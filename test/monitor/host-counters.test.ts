@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { cpuBusyPct, parseMeminfoUsed, parseNetDev, parseProcStat, readHostCounters } from '../../src/monitor/host-counters.js';
+import { cpuBusyPct, parseCpuinfo, parseMeminfoUsed, parseNetDev, parseOsRelease, parseProcStat, readHostCounters } from '../../src/monitor/host-counters.js';
 
 const STAT = 'cpu  100 10 50 800 20 5 15 0 7 0\ncpu0 50 5 25 400 10 2 7 0 3 0\nintr 1 2 3\n';
 const NET_DEV = [
@@ -52,5 +52,15 @@ describe('readHostCounters', () => {
     expect(c.memUsedBytes!).toBeGreaterThan(0);
     expect(c.memUsedBytes!).toBeLessThan(os.totalmem());
     expect(c.cpu!.total).toBeGreaterThan(c.cpu!.busy);
+  });
+});
+
+describe('parseCpuinfo / parseOsRelease', () => {
+  it('model name, and physical cores as distinct (physical id, core id) pairs; NAME and VERSION_ID', () => {
+    const block = (cpu: number, core: number) => `processor\t: ${cpu}\nmodel name\t: AMD EPYC\nphysical id\t: 0\ncore id\t\t: ${core}\n`;
+    expect(parseCpuinfo([block(0, 0), block(1, 0), block(2, 1)].join('\n'))).toEqual({ model: 'AMD EPYC', physicalCores: 2 });
+    expect(parseCpuinfo('')).toEqual({ model: null, physicalCores: null });
+    expect(parseOsRelease('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n')).toBe('Debian GNU/Linux 12');
+    expect(parseOsRelease('')).toBeNull();
   });
 });
