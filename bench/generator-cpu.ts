@@ -7,17 +7,17 @@
  * process), from start to exit: start-up, joins, the send window, drain and reports.
  *
  * Each tool runs `--repeats` times, the tools alternating (and the order flipping every
- * repeat), so a drift of the shared machine's load falls on both alike. `--baseline DIR`
- * adds a third tool: another rtcap build (a directory with bin/rtcap.js and dist/, e.g. a
- * copy made before a change), so a before/after is measured in the same session too.
+ * repeat), so a drift of the shared machine's load falls on both alike. `--baseline DIR,…`
+ * adds other rtcap builds (directories with bin/rtcap.js and dist/, e.g. copies made before a
+ * change, named by their directory), so a before/after is measured in the same session too.
  *
  * Run: npx tsx bench/generator-cpu.ts [--rate 60] [--duration 8] [--connections 1000]
- *        [--repeats 3] [--baseline DIR]
+ *        [--repeats 3] [--baseline DIR,DIR2]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const args = process.argv.slice(2);
@@ -29,7 +29,7 @@ const connections = Number(opt('connections', '1000'));
 const rate = Number(opt('rate', '60'));
 const durationS = Number(opt('duration', '8'));
 const repeats = Number(opt('repeats', '3'));
-const baseline = opt('baseline', null);
+const baselines = (opt('baseline', null) ?? '').split(',').filter(Boolean);
 const root = resolve(import.meta.dirname, '..');
 const tsx = ['--import', 'tsx'];
 
@@ -93,7 +93,7 @@ async function main() {
   const blaster = await startBlaster();
   const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
   const tools: Array<() => Promise<Row>> = [() => bare(url), () => rtcap('rtcap', root, url)];
-  if (baseline) tools.push(() => rtcap('rtcap (baseline build)', resolve(baseline), url));
+  for (const b of baselines) tools.push(() => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url));
   const rows: Row[] = [];
   const loads: number[] = [];
   try {
