@@ -11,7 +11,11 @@
  * adds other rtcap builds (directories with bin/rtcap.js and dist/, e.g. copies made before a
  * change, named by their directory), so a before/after is measured in the same session too.
  *
- * Run: npx tsx bench/generator-cpu.ts [--rate 60] [--duration 8] [--connections 1000]
+ * With `--rates 0,R` each tool also runs with no traffic, and the marginal CPU of a delivery
+ * is (CPU at R − CPU at 0) ÷ deliveries offered: the receive path without the fixed cost,
+ * the figure that decides how many deliveries/s a receiver bound by its core can take.
+ *
+ * Run: npx tsx bench/generator-cpu.ts [--rate 60 | --rates 0,20] [--duration 8] [--connections 1000]
  *        [--repeats 3] [--baseline DIR,DIR2]
  */
 import { spawn } from 'node:child_process';
@@ -26,7 +30,7 @@ const opt = (name: string, dflt: string | null): string | null => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const connections = Number(opt('connections', '1000'));
-const rate = Number(opt('rate', '60'));
+const rates = (opt('rates', null) ?? opt('rate', '60')!).split(',').map(Number);
 const durationS = Number(opt('duration', '8'));
 const repeats = Number(opt('repeats', '3'));
 const baselines = (opt('baseline', null) ?? '').split(',').filter(Boolean);
@@ -58,19 +62,20 @@ function timed(argv: string[], cwd: string): Promise<{ out: string; cpuS: number
 }
 
 interface Row {
+  rate: number;
   tool: string;
   cpuS: number;
   wallS: number;
   delivery: number;
 }
 
-async function bare(url: string): Promise<Row> {
+async function bare(url: string, rate: number): Promise<Row> {
   const r = await timed([process.execPath, ...tsx, 'bench/support/bare-receiver.ts', url, String(connections), String(rate), String(durationS)], root);
   const j = JSON.parse(r.out) as { delivery: number };
-  return { tool: 'bare ws', cpuS: r.cpuS, wallS: r.wallS, delivery: j.delivery };
+  return { rate, tool: 'bare ws', cpuS: r.cpuS, wallS: r.wallS, delivery: j.delivery };
 }
 
-async function rtcap(tool: string, dir: string, url: string): Promise<Row> {
+async function rtcap(tool: string, dir: string, url: string, rate: number): Promise<Row> {
   const tmp = mkdtempSync(join(tmpdir(), 'rtcap-cpu-'));
   const profile = join(tmp, 'profile.yaml');
   writeFileSync(profile, [
@@ -81,7 +86,7 @@ async function rtcap(tool: string, dir: string, url: string): Promise<Row> {
   const r = await timed([process.execPath, join(dir, 'bin/rtcap.js'), 'run', profile, '--out', join(tmp, 'out'), '--no-progress'], dir);
   const res = JSON.parse(readFileSync(join(tmp, 'out', 'result.json'), 'utf8')) as { steps: Array<{ delivery_rate: number | null }> };
   rmSync(tmp, { recursive: true, force: true });
-  return { tool, cpuS: r.cpuS, wallS: r.wallS, delivery: res.steps[0]?.delivery_rate ?? 0 };
+  return { rate, tool, cpuS: r.cpuS, wallS: r.wallS, delivery: res.steps[0]?.delivery_rate ?? 0 };
 }
 
 const median = (xs: number[]) => {
@@ -92,35 +97,63 @@ const median = (xs: number[]) => {
 async function main() {
   const blaster = await startBlaster();
   const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
-  const tools: Array<() => Promise<Row>> = [() => bare(url), () => rtcap('rtcap', root, url)];
-  for (const b of baselines) tools.push(() => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url));
+  const tools: Array<(rate: number) => Promise<Row>> = [(r) => bare(url, r), (r) => rtcap('rtcap', root, url, r)];
+  for (const b of baselines) tools.push((r) => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url, r));
   const rows: Row[] = [];
   const loads: number[] = [];
   try {
     for (let r = 0; r < repeats; r++) {
-      for (const t of r % 2 === 0 ? tools : [...tools].reverse()) {
+      for (const rate of rates) for (const t of r % 2 === 0 ? tools : [...tools].reverse()) {
         loads.push(loadavg()[0]);
-        const row = await t();
+        const row = await t(rate);
         rows.push(row);
-        process.stderr.write(`repeat ${r + 1} ${row.tool}: ${row.cpuS.toFixed(2)} CPU s, ${row.wallS.toFixed(1)} s wall, delivery ${(row.delivery * 100).toFixed(3)} % (load ${loadavg()[0].toFixed(1)})\n`);
+        process.stderr.write(`repeat ${r + 1} ${rate} msg/s ${row.tool}: ${row.cpuS.toFixed(2)} CPU s, ${row.wallS.toFixed(1)} s wall, delivery ${(row.delivery * 100).toFixed(3)} % (load ${loadavg()[0].toFixed(1)})\n`);
       }
     }
   } finally {
     blaster.stop();
   }
   const names = [...new Set(rows.map((r) => r.tool))];
-  const bareMed = median(rows.filter((r) => r.tool === 'bare ws').map((r) => r.cpuS));
-  const lines = [
-    `| tool | CPU s per run (each repeat) | median | ÷ bare ws median | wall s (median) | lowest delivery |`,
-    `|---|---|---|---|---|---|`,
-    ...names.map((n) => {
-      const rs = rows.filter((r) => r.tool === n);
-      const med = median(rs.map((r) => r.cpuS));
-      return `| ${n} | ${rs.map((r) => r.cpuS.toFixed(2)).join(' / ')} | ${med.toFixed(2)} | ${(med / bareMed).toFixed(2)} | ${median(rs.map((r) => r.wallS)).toFixed(1)} | ${(Math.min(...rs.map((r) => r.delivery)) * 100).toFixed(3)} % |`;
-    }),
-    '',
-    `${connections} connections, ${rate} messages/s for ${durationS} s (${(rate * (connections - 1)).toLocaleString('en-US')} deliveries/s), ${repeats} repeats; load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs.`,
+  const of = (n: string, rate: number) => rows.filter((r) => r.tool === n && r.rate === rate);
+  const lines: string[] = [
+    `| messages/s | tool | CPU s per run (each repeat) | median | ÷ bare ws median | wall s (median) | lowest delivery |`,
+    `|---|---|---|---|---|---|---|`,
   ];
+  for (const rate of rates) {
+    const bareMed = median(of('bare ws', rate).map((r) => r.cpuS));
+    for (const n of names) {
+      const rs = of(n, rate);
+      const med = median(rs.map((r) => r.cpuS));
+      lines.push(
+        `| ${rate} | ${n} | ${rs.map((r) => r.cpuS.toFixed(2)).join(' / ')} | ${med.toFixed(2)} | ${(med / bareMed).toFixed(2)} | ${median(rs.map((r) => r.wallS)).toFixed(1)} | ${rate === 0 ? '—' : `${(Math.min(...rs.map((r) => r.delivery)) * 100).toFixed(3)} %`} |`,
+      );
+    }
+  }
+  const top = Math.max(...rates);
+  if (rates.includes(0) && top > 0) {
+    const deliveries = top * (connections - 1) * durationS;
+    const us = (n: string) => ((median(of(n, top).map((r) => r.cpuS)) - median(of(n, 0).map((r) => r.cpuS))) / deliveries) * 1e6;
+    lines.push('', `| tool | marginal CPU per delivery at ${top} msg/s (µs) | ÷ bare ws |`, `|---|---|---|`);
+    for (const n of names) lines.push(`| ${n} | ${us(n).toFixed(2)} | ${(us(n) / us('bare ws')).toFixed(2)} |`);
+    // The same per repeat (each tool's runs of one repeat are minutes apart): the ratio's spread.
+    const perRepeat = (n: string) => {
+      const hi = of(n, top);
+      const lo = of(n, 0);
+      return hi.map((r, i) => ((r.cpuS - lo[i].cpuS) / deliveries) * 1e6);
+    };
+    const bareUs = perRepeat('bare ws');
+    for (const n of names.filter((x) => x !== 'bare ws')) {
+      const ratios = perRepeat(n).map((u, i) => u / bareUs[i]);
+      lines.push(
+        '',
+        `${n} ÷ bare ws, marginal CPU per delivery, per repeat: ${ratios.map((x) => x.toFixed(2)).join(' / ')} (median ${median(ratios).toFixed(2)}, range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}).`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    `${connections} connections, ${rates.join(' and ')} messages/s for ${durationS} s (${(top * (connections - 1)).toLocaleString('en-US')} deliveries/s at ${top}), ${repeats} repeats; load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs.`,
+  );
   process.stdout.write(lines.join('\n') + '\n');
 }
 
