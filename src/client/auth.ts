@@ -5,7 +5,10 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { exportJWK, importPKCS8, SignJWT, type CryptoKey } from 'jose';
+import type { CryptoKey } from 'jose';
+
+/** jose, loaded when a token is first minted: its module tree costs every process start-up (issue 12), and most runs mint none. */
+const loadJose = () => import('jose');
 
 export interface TokenSpec {
   apikey?: string;
@@ -30,7 +33,7 @@ export class TokenSource {
   constructor(private readonly spec: TokenSpec) {
     this.fileTokens = spec.tokenFile ? readTokenFile(spec.tokenFile) : null;
     this.alg = spec.privateKeyFile ? (spec.alg ?? 'ES256') : 'HS256';
-    this.key = spec.privateKeyFile ? importPKCS8(readKeyFile(spec.privateKeyFile), this.alg) : spec.jwtSecret ? new TextEncoder().encode(spec.jwtSecret) : null;
+    this.key = spec.privateKeyFile ? importKey(readKeyFile(spec.privateKeyFile), this.alg) : spec.jwtSecret ? new TextEncoder().encode(spec.jwtSecret) : null;
     // An unhandled rejection must not kill the process before the first token is asked for.
     if (this.key instanceof Promise) this.key.catch(() => undefined);
   }
@@ -61,6 +64,7 @@ export class TokenSource {
   private async mint(claims: Record<string, unknown>): Promise<string> {
     const nowS = Math.floor(Date.now() / 1000);
     const key = await this.key!;
+    const { SignJWT } = await loadJose();
     return new SignJWT({ role: this.spec.role, ...claims })
       .setProtectedHeader({ alg: this.alg, typ: 'JWT', ...(this.spec.kid ? { kid: this.spec.kid } : {}) })
       .setIssuedAt(nowS)
@@ -71,8 +75,13 @@ export class TokenSource {
 
 /** The public JWKS of a private key file (for the built-in server to verify what rtcap mints). */
 export async function publicJwksOf(privateKeyFile: string, alg: string, kid?: string): Promise<{ keys: Array<Record<string, unknown>> }> {
+  const { exportJWK } = await loadJose();
   const jwk = await exportJWK(createPublicKey(readKeyFile(privateKeyFile)));
   return { keys: [{ ...jwk, alg, use: 'sig', ...(kid ? { kid } : {}) }] };
+}
+
+async function importKey(pem: string, alg: string): Promise<CryptoKey> {
+  return (await loadJose()).importPKCS8(pem, alg);
 }
 
 function readKeyFile(path: string): string {
