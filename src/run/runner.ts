@@ -259,7 +259,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     };
     // What was sampled beside the processes: the samplers' live arrays, read at each step's end.
     const s = started.samplers;
-    const resources: ShardResources = { serverSamples: s.serverSamples, serverSource: sampler?.source ?? null, serverBasis: basis, gaugeSamples: s.gaugeSamples, hostSamples: s.hostSamples };
+    const resources: ShardResources = { serverSamples: s.serverSamples, serverSource: sampler?.source ?? null, serverBasis: basis, gaugeSamples: s.gaugeSamples, hostSamples: s.hostSamples, generatorIdleRssMb: runner.pool.idleRssMb };
     shard?.resources(resources);
     await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, resources, builtin: server !== null });
     if (state.status === 'running') state.status = 'completed';
@@ -363,7 +363,7 @@ async function walkSteps(args: {
       // The step as a shard holds it; its result is built by the same function rtcap merge uses.
       const part: ShardStep = { step: i, window: run.window, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null };
       args.shard?.step(part);
-      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], generatorIdleRssMb: args.runner.pool.idleRssMb, workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
+      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
       result.steps.push(step);
       runner.timeline.forgetUntil(run.window.drainEnd + 1000);
       opts.observer?.step(step);

@@ -55,6 +55,8 @@ export interface ShardResources {
   gaugeSamples: GaugeSample[];
   /** The generator host (monitor/host). */
   hostSamples: HostSample[];
+  /** Sum of this segment's generator processes' RSS when ready, before any connection (MiB); the baseline of generator.rss_per_connection_kb. */
+  generatorIdleRssMb?: number | null;
 }
 
 export interface Shard {

@@ -24,8 +24,6 @@ export interface ShardStepContext {
   segments: number;
   builtin: boolean;
   previousSteps: readonly StepResult[];
-  /** The generator processes' RSS before any connection (a run's own; unknown when merging). */
-  generatorIdleRssMb?: number | null;
 }
 
 /** Of several generator hosts, the one busiest over the step's steady window: the one that would make it generator-bound. */
@@ -37,6 +35,12 @@ function busiestHost(resources: readonly ShardResources[], s: ShardStep): ShardR
     if (best === undefined || cpu > bestCpu) [best, bestCpu] = [r, cpu];
   }
   return best;
+}
+
+/** The generator processes' RSS before any connection, over every segment; null unless every segment recorded it. */
+function idleRssMb(resources: readonly ShardResources[]): number | null {
+  if (resources.length === 0 || resources.some((r) => typeof r.generatorIdleRssMb !== 'number')) return null;
+  return resources.reduce((a, r) => a + r.generatorIdleRssMb!, 0);
 }
 
 export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult {
@@ -51,7 +55,7 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
     insertStats: s.insertStats ?? null,
     window: w,
     steadySeconds: ctx.timeline.between(w.steadyStart, w.steadyEnd),
-    generatorIdleRssMb: ctx.generatorIdleRssMb ?? null,
+    generatorIdleRssMb: idleRssMb(ctx.resources),
     stepSeconds: ctx.timeline.between(w.rampStart, w.drainEnd + 1000),
     serverSamples: server?.serverSamples ?? [],
     serverSource: server?.serverSource ?? null,

@@ -128,6 +128,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   http.on('upgrade', (req, socket, head) => {
     if (opts.refuse) {
       const body = opts.refuse.body;
+      // The client may reset the connection once it has read the refusal: not this server's error.
+      socket.on('error', () => undefined);
       socket.end(`HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
