@@ -14,25 +14,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { option, startBlaster } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const members = Number(opt('members', '15000'));
-const durationS = Number(opt('duration', '10'));
-const repeats = Number(opt('repeats', '2'));
+const members = Number(option('members', '15000'));
+const durationS = Number(option('duration', '10'));
+const repeats = Number(option('repeats', '2'));
 const root = resolve(import.meta.dirname, '..');
-
-function startBlaster(): Promise<{ port: number; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((res, rej) => {
-    createInterface({ input: child.stdout! }).once('line', (l) => res({ port: (JSON.parse(l) as { port: number }).port, stop: () => child.kill('SIGTERM') }));
-    child.once('exit', (c) => rej(new Error(`blaster exited ${c}`)));
-  });
-}
 
 interface Row {
   workers: number;
@@ -79,7 +66,7 @@ const median = (xs: number[]) => {
 };
 
 async function main() {
-  const blaster = await startBlaster();
+  const blaster = await startBlaster({ cpu: null, stderr: 'ignore' });
   const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
   const rows: Row[] = [];
   const loads: number[] = [];

@@ -19,17 +19,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { option, startBlaster } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const connections = Number(opt('connections', '1000'));
-const durationS = Number(opt('duration', '8'));
-const trials = Number(opt('trials', '3'));
-const workers = Number(opt('workers', '1'));
+const connections = Number(option('connections', '1000'));
+const durationS = Number(option('duration', '8'));
+const trials = Number(option('trials', '3'));
+const workers = Number(option('workers', '1'));
 const root = resolve(import.meta.dirname, '..');
 
 interface Cost {
@@ -38,14 +33,6 @@ interface Cost {
   sysS: number;
   wallS: number;
   maxRssMb: number;
-}
-
-function startBlaster(): Promise<{ port: number; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((res, rej) => {
-    createInterface({ input: child.stdout! }).once('line', (l) => res({ port: (JSON.parse(l) as { port: number }).port, stop: () => child.kill('SIGTERM') }));
-    child.once('exit', (c) => rej(new Error(`blaster exited ${c}`)));
-  });
 }
 
 /** Runs argv on CPU 0 under GNU time; the cost of its whole (reaped) process tree. */

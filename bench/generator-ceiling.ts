@@ -22,28 +22,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ProcTreeSampler } from '../src/monitor/proc.js';
+import { option, startBlaster } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const connections = Number(opt('connections', '1000'));
-const durationS = Number(opt('duration', '10'));
-const ladder = opt('deliveries', '20000,40000,60000,80000,100000,120000').split(',').map(Number);
-const repeats = Number(opt('repeats', '3'));
+const connections = Number(option('connections', '1000'));
+const durationS = Number(option('duration', '10'));
+const ladder = option('deliveries', '20000,40000,60000,80000,100000,120000').split(',').map(Number);
+const repeats = Number(option('repeats', '3'));
 const root = resolve(import.meta.dirname, '..');
 const tsx = ['--import', 'tsx'];
-
-function startBlaster(): Promise<{ port: number; pid: number; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...tsx, join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((res, rej) => {
-    createInterface({ input: child.stdout! }).once('line', (l) => res({ port: (JSON.parse(l) as { port: number }).port, pid: child.pid!, stop: () => child.kill('SIGTERM') }));
-    child.once('exit', (c) => rej(new Error(`blaster exited ${c}`)));
-  });
-}
 
 function run(cmd: string, argv: string[]): Promise<string> {
   return new Promise((res, rej) => {

@@ -22,28 +22,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { option, startBlaster } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string | null): string | null => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const connections = Number(opt('connections', '1000'));
-const rates = (opt('rates', null) ?? opt('rate', '60')!).split(',').map(Number);
-const durationS = Number(opt('duration', '8'));
-const repeats = Number(opt('repeats', '3'));
-const baselines = (opt('baseline', null) ?? '').split(',').filter(Boolean);
+const connections = Number(option('connections', '1000'));
+const rates = (option('rates', null) ?? option('rate', '60')!).split(',').map(Number);
+const durationS = Number(option('duration', '8'));
+const repeats = Number(option('repeats', '3'));
+const baselines = (option('baseline', null) ?? '').split(',').filter(Boolean);
 const root = resolve(import.meta.dirname, '..');
 const tsx = ['--import', 'tsx'];
-
-function startBlaster(): Promise<{ port: number; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...tsx, join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((res, rej) => {
-    createInterface({ input: child.stdout! }).once('line', (l) => res({ port: (JSON.parse(l) as { port: number }).port, stop: () => child.kill('SIGTERM') }));
-    child.once('exit', (c) => rej(new Error(`blaster exited ${c}`)));
-  });
-}
 
 /** Runs argv under /usr/bin/time on CPU 0; resolves with stdout and the tree's CPU seconds. */
 function timed(argv: string[], cwd: string): Promise<{ out: string; cpuS: number; wallS: number }> {
@@ -95,7 +82,7 @@ const median = (xs: number[]) => {
 };
 
 async function main() {
-  const blaster = await startBlaster();
+  const blaster = await startBlaster({ stderr: 'ignore' });
   const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
   const tools: Array<(rate: number) => Promise<Row>> = [(r) => bare(url, r), (r) => rtcap('rtcap', root, url, r)];
   for (const b of baselines) tools.push((r) => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url, r));

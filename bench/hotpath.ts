@@ -11,7 +11,6 @@ import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame.j
 import { ReceiveLedger, newMemberState } from '../src/measure/ledger.js';
 import { OldReceiveLedger, oldMemberState } from './support/ledger-before-reorder.js';
 import { SeqWindows } from '../src/measure/seq-window.js';
-import { createHistogram, recordMs } from '../src/measure/histogram.js';
 
 function bench(name: string, n: number, fn: (i: number) => void): number {
   let best = Infinity;

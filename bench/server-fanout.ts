@@ -23,19 +23,15 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { SignJWT } from 'jose';
 import { readProcStat } from '../src/monitor/proc.js';
+import { option } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const connections = Number(opt('connections', '1000'));
-const durationS = Number(opt('duration', '8'));
-const ladder = opt('deliveries', '50000,80000,100000,120000,150000').split(',').map(Number);
+const connections = Number(option('connections', '1000'));
+const durationS = Number(option('duration', '8'));
+const ladder = option('deliveries', '50000,80000,100000,120000,150000').split(',').map(Number);
 /** The sender shares the server's core by default, so sends never arrive in bursts that the
  * server's write coalescing would turn into cheaper writes; `--sender-cpu 0` puts it with the
  * receivers instead (bursty arrivals, the overload regime). */
-const senderCpu = opt('sender-cpu', '1');
+const senderCpu = option('sender-cpu', '1');
 const TOPIC = 'realtime:fanout';
 const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 

@@ -17,17 +17,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { option, startBlaster } from './support/cli.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const minutes = Number(opt('minutes', '10'));
-const connections = Number(opt('connections', '1000'));
-const deliveries = Number(opt('deliveries', '10000'));
-const workers = Number(opt('workers', '2'));
+const minutes = Number(option('minutes', '10'));
+const connections = Number(option('connections', '1000'));
+const deliveries = Number(option('deliveries', '10000'));
+const workers = Number(option('workers', '2'));
 const root = resolve(import.meta.dirname, '..');
 
 interface Probe { pid: number; ppid: number; argv1: string; t: number; rss: number; heap_used: number }
@@ -37,8 +32,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const loadStart = loadavg()[0];
-  const blaster = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', join(root, 'bench/support/blaster.ts')], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const port = await new Promise<number>((res) => createInterface({ input: blaster.stdout! }).once('line', (l) => res((JSON.parse(l) as { port: number }).port)));
+  const blaster = await startBlaster({ stderr: 'ignore' });
+  const port = blaster.port;
   const url = `ws://127.0.0.1:${port}/socket/websocket`;
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-soak-'));
   const probeDir = join(dir, 'mem');
@@ -59,7 +54,7 @@ async function main() {
     });
     p.on('exit', (c) => res(c));
   });
-  blaster.kill('SIGTERM');
+  blaster.stop();
   const loadEnd = loadavg()[0];
   const r = JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
     steps: Array<{ verdict: string; delivery_rate: number | null; rates: { delivered_per_s: number | null }; connections: { joined: number }; window?: unknown }>;
