@@ -43,10 +43,12 @@ describe('known-answer server', () => {
     expect(s.messages.received).toBe(60 * 49);
     expect(s.delivery_rate).toBe(1);
     expect(s.messages.duplicates).toBe(0);
-    // Latency is measured from the scheduled send time, so it is at least the delay and,
-    // on loopback, within a few ms of it.
+    // Latency is measured from the scheduled send time, so it is at least the delay and, on
+    // loopback, close to it: within a few ms on a quiet machine; the bound leaves room for a
+    // loaded CI machine's scheduling (it failed at 40 + 15 ms under load average 8+), while a
+    // wrong clock or origin would be off by far more.
     expect(s.latency_ms.p50!).toBeGreaterThanOrEqual(40);
-    expect(s.latency_ms.p50!).toBeLessThan(40 + 15);
+    expect(s.latency_ms.p50!).toBeLessThan(40 + 40);
     expect(s.fanout_span_ms.p50!).toBeGreaterThanOrEqual(s.latency_ms.p50!);
     expect(existsSync(join(dir, 'result.json'))).toBe(true);
     expect(existsSync(join(dir, 'summary.md'))).toBe(false); // no renderer given
