@@ -5,6 +5,8 @@
 import type { Profile } from '../profile/schema.js';
 import type { ErrorClass } from '../report/result.js';
 import type { MemberInterval } from '../measure/membership.js';
+import { encodeHistogram } from '../measure/histogram.js';
+import type { ReceiptsSnapshot } from '../measure/ledger.js';
 import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
 import type { RampJoins } from './step-counters.js';
@@ -154,3 +156,20 @@ export type FromWorker =
   | { type: 'sendDone'; worker: number; step: number }
   | StepCollected
   | { type: 'fatal'; worker: number; message: string };
+
+/** A receive ledger's step snapshot as it crosses to the coordinator (and into a shard): histograms encoded. */
+export function encodeReceipts(snap: ReceiptsSnapshot): StepCollected['receipts'] {
+  return {
+    streams: snap.streams,
+    received: snap.received,
+    reordered: snap.reordered,
+    otherMachine: snap.otherMachine,
+    duplicates: snap.duplicates,
+    reorderedByKind: snap.reorderedByKind,
+    duplicatesByKind: snap.duplicatesByKind,
+    unexpected: snap.unexpected,
+    stale: snap.stale,
+    deliveryHistogram: encodeHistogram(snap.deliveryHistogram),
+    kindHistograms: snap.kindHistograms.map(encodeHistogram),
+  };
+}

@@ -19,7 +19,7 @@ import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';
 import { ownershipOf, segmentPlan, streamSenderSegment, WHOLE, type Segment } from './segment.js';
 import type { StepPlan } from '../scenarios/types.js';
-import type { FromWorker, StepCollected, ToWorker, TokenConfig } from './ipc.js';
+import { encodeReceipts, type FromWorker, type StepCollected, type ToWorker, type TokenConfig } from './ipc.js';
 import { AckTracker } from './ack-tracker.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
@@ -425,19 +425,7 @@ export class GeneratorWorker implements ConnectionHooks {
       worker: this.index,
       step: this.step,
       segment: this.segment.index,
-      receipts: {
-        streams: snap.streams,
-        received: snap.received,
-        reordered: snap.reordered,
-        otherMachine: snap.otherMachine,
-        duplicates: snap.duplicates,
-        reorderedByKind: snap.reorderedByKind,
-        duplicatesByKind: snap.duplicatesByKind,
-        unexpected: snap.unexpected,
-        stale: snap.stale,
-        deliveryHistogram: encodeHistogram(snap.deliveryHistogram),
-        kindHistograms: snap.kindHistograms.map(encodeHistogram),
-      },
+      receipts: encodeReceipts(snap),
       sends: this.sends.snapshot(),
       sendStats: { scheduled: k.sendStats.scheduled, sent: this.sends.sent, failed: this.sends.failed, late: this.sends.late, unsent: k.sendStats.unsent },
       membership,

@@ -3,7 +3,7 @@ import { ReceiveLedger, SendLedger, newMemberState, streamId, type MemberState }
 import { encodeHistogram, percentilesOf } from '../../src/measure/histogram.js';
 import { figuresByKind } from '../../src/run/figures/kinds.js';
 import { mergeMemberships, streamInfoOf } from '../../src/run/figures/membership.js';
-import type { StepCollected } from '../../src/load/ipc.js';
+import { encodeReceipts, type StepCollected } from '../../src/load/ipc.js';
 import type { MemberInterval } from '../../src/measure/membership.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
 import { SHARD_FORMAT, SHARD_VERSION, ShardError, type Shard, type ShardIdentity } from '../../src/shard/format.js';
@@ -26,17 +26,7 @@ function collectedOf(worker: number, recv: ReceiveLedger, sends: SendLedger, int
     type: 'collected',
     worker,
     step: STEP,
-    receipts: {
-      streams: snap.streams,
-      received: snap.received,
-      reordered: snap.reordered,
-      otherMachine: snap.otherMachine,
-      duplicates: snap.duplicates,
-      unexpected: snap.unexpected,
-      stale: snap.stale,
-      deliveryHistogram: encodeHistogram(snap.deliveryHistogram),
-      kindHistograms: snap.kindHistograms.map(encodeHistogram),
-    },
+    receipts: encodeReceipts(snap),
     sends: sends.snapshot(),
     sendStats: { scheduled: sends.sent + sends.failed, sent: sends.sent, failed: sends.failed, late: sends.late, unsent: 0 },
     membership: { [TOPIC]: intervals },
