@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReceiveLedger, SendLedger, newMemberState, streamId, type MemberState } from '../../src/measure/ledger.js';
-import { encodeHistogram, percentilesOf } from '../../src/measure/histogram.js';
+import { percentilesOf } from '../../src/measure/histogram.js';
 import { figuresByKind } from '../../src/run/figures/kinds.js';
 import { mergeMemberships, streamInfoOf } from '../../src/run/figures/membership.js';
 import { encodeReceipts, type StepCollected } from '../../src/load/ipc.js';
