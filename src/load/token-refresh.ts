@@ -24,9 +24,16 @@ export function jwtExpiryMs(token: string): number | null {
   }
 }
 
-/** Channels by the time their token is due for renewal. */
+/**
+ * Channels by the time their token is due for renewal. The worker asks every 250 ms; with no
+ * channel due (nearly always: renewals come once per half lifetime) the answer is one
+ * comparison, not a walk over every channel — that walk allocated ~3 MB/s of garbage in a
+ * process holding 12,500 idle channels (issue 12 goal 3).
+ */
 export class TokenRefreshSchedule<C> {
   private readonly dueMs = new Map<C, number>();
+  /** No channel is due before this (a lower bound: an untracked channel may have set it). */
+  private earliestMs = Infinity;
 
   constructor(readonly ttlMs: number) {}
 
@@ -36,12 +43,17 @@ export class TokenRefreshSchedule<C> {
 
   /** Tracks `c`, whose token expires at `expMs`. */
   track(c: C, expMs: number): void {
-    this.dueMs.set(c, refreshAtMs(expMs, this.ttlMs));
+    this.schedule(c, refreshAtMs(expMs, this.ttlMs));
   }
 
   /** Tracks `c` to be tried again at `atMs` (its source had no newer token yet). */
   retryAt(c: C, atMs: number): void {
+    this.schedule(c, atMs);
+  }
+
+  private schedule(c: C, atMs: number): void {
     this.dueMs.set(c, atMs);
+    if (atMs < this.earliestMs) this.earliestMs = atMs;
   }
 
   untrack(c: C): void {
@@ -54,12 +66,22 @@ export class TokenRefreshSchedule<C> {
    */
   takeDue(nowMs: number, max: number): C[] {
     const due: C[] = [];
+    if (nowMs < this.earliestMs) return due;
+    let earliest = Infinity;
     for (const [c, atMs] of this.dueMs) {
-      if (due.length >= max) break;
-      if (atMs > nowMs) continue;
+      if (atMs > nowMs) {
+        if (atMs < earliest) earliest = atMs;
+        continue;
+      }
+      if (due.length >= max) {
+        // Some are left for the next call, still due: it must look again.
+        earliest = -Infinity;
+        break;
+      }
       due.push(c);
       this.dueMs.delete(c);
     }
+    this.earliestMs = earliest;
     return due;
   }
 }

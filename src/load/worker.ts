@@ -202,7 +202,9 @@ export class GeneratorWorker implements ConnectionHooks {
     let slot = 0;
     this.timers[1] = setInterval(() => {
       slot = (slot + 1) % slots;
-      for (const [i, c] of this.conns) if (i % slots === slot) c.heartbeat();
+      // values(), not entries: a [key, value] array per connection per second was ~1 MB/s of
+      // garbage in a process holding 12,500 idle connections (issue 12 goal 3).
+      for (const c of this.conns.values()) if (c.index % slots === slot) c.heartbeat();
     }, 1000);
     this.timers[2] = setInterval(() => {
       const now = nowMs();

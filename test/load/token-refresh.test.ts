@@ -23,6 +23,22 @@ describe('token renewal schedule', () => {
     expect(s.takeDue(16_000, 10)).toEqual(['a']);
   });
 
+  it('finds a channel tracked after a call that found none due, and the rest of a batch cut short', () => {
+    const s = new TokenRefreshSchedule<string>(10_000);
+    s.track('late', 100_000); // due 95,000
+    expect(s.takeDue(20_000, 10)).toEqual([]);
+    s.track('early', 25_000); // due 20,000: earlier than anything seen by the last call
+    expect(s.takeDue(20_000, 10)).toEqual(['early']);
+    s.retryAt('x', 30_000);
+    s.retryAt('y', 30_000);
+    s.retryAt('z', 30_000);
+    expect(s.takeDue(30_000, 2)).toEqual(['x', 'y']);
+    expect(s.takeDue(30_000, 2)).toEqual(['z']);
+    expect(s.takeDue(94_999, 10)).toEqual([]);
+    expect(s.takeDue(95_000, 10)).toEqual(['late']);
+    expect(s.size).toBe(0);
+  });
+
   it('reads exp from a JWT without verifying it; null for anything else', async () => {
     const token = await new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(1_900_000_000).sign(new TextEncoder().encode('k'.repeat(32)));
     expect(jwtExpiryMs(token)).toBe(1_900_000_000_000);
