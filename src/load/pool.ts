@@ -23,6 +23,8 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   constructor(
     readonly size: number,
     private readonly cpus: string | null,
+    /** V8 flags for every process (load/young-generation), before any in RTCAP_WORKER_EXEC_ARGV. */
+    private readonly v8Args: readonly string[] = [],
   ) {
     super();
   }
@@ -31,7 +33,7 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     const entry = distEntry('load/worker-main.js');
     for (let w = 0; w < this.size; w++) {
       // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator processes.
-      const execArgv = process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? [];
+      const execArgv = [...this.v8Args, ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? [])];
       const child = fork(entry, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
       if (this.cpus && child.pid) pin(child.pid, this.cpus);
       child.on('message', (m: FromWorker) => this.onMessage(m));

@@ -8,6 +8,7 @@
 import { nowMs } from '../measure/clock.js';
 import { isLoopbackHost } from '../client/url.js';
 import { errorLine, redactText } from '../redact/redact.js';
+import { youngGenerationArgs } from '../load/young-generation.js';
 import { WorkerPool, pin } from '../load/pool.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import type { SecondStats } from '../load/ipc.js';
@@ -219,7 +220,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     }
 
     // ---- generator processes
-    const pool = new WorkerPool(gen.workers, generatorCpus);
+    const v8Args = youngGenerationArgs(plans, opts.nextStep !== undefined);
+    if (v8Args.length) log(`generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`);
+    const pool = new WorkerPool(gen.workers, generatorCpus, v8Args);
     started.pool = pool;
     pool.on('second', (s: SecondStats) => timeline.add(s));
     pool.on('fatal', (m: string) => funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`));
