@@ -61,7 +61,6 @@ export interface ConnectionHooks {
 
 type Pending =
   | { kind: 'join'; topic: string; sentAtMs: number }
-  | { kind: 'heartbeat'; sentAtMs: number }
   | { kind: 'push'; topic: string; sentAtMs: number; tag?: string; ackId?: number }
   | { kind: 'leave'; topic: string; sentAtMs: number };
 
@@ -115,7 +114,12 @@ export class Connection {
   readonly member: MemberState = newMemberState();
   /** topic → join_ref of the current join. */
   readonly joins = new Map<string, { joinRef: string; joined: boolean }>();
-  private readonly pending = new Map<string, Pending>();
+  /**
+   * Replies awaited, by ref; null while none is (an idle joined connection: a Map and its
+   * table are ~250 bytes, kept by each of tens of thousands of connections otherwise). The
+   * heartbeat's reply is not in it: heartbeatRef says all there is.
+   */
+  private pending: Map<string, Pending> | null = null;
   private refSeq = 0;
   private heartbeatRef: string | null = null;
   private closingByUs = false;
@@ -219,9 +223,24 @@ export class Connection {
 
   private markClosed(byUs: boolean): void {
     this.state = 'closed';
-    this.pending.clear();
+    this.pending = null;
     this.heartbeatRef = null;
     this.hooks.onClosed(this, byUs);
+  }
+
+  private awaitReply(ref: string, p: Pending): void {
+    (this.pending ??= new Map()).set(ref, p);
+  }
+
+  /** The pending entry of `ref`, no longer pending; undefined when none. */
+  private takePending(ref: string): Pending | undefined {
+    const pending = this.pending;
+    if (!pending) return undefined;
+    const p = pending.get(ref);
+    if (p === undefined) return undefined;
+    pending.delete(ref);
+    if (pending.size === 0) this.pending = null;
+    return p;
   }
 
   private nextRef(): string {
@@ -239,7 +258,7 @@ export class Connection {
   join(topic: string, payload: unknown): void {
     const ref = this.nextRef();
     this.joins.set(topic, { joinRef: ref, joined: false });
-    this.pending.set(ref, { kind: 'join', topic, sentAtMs: nowMs() });
+    this.awaitReply(ref, { kind: 'join', topic, sentAtMs: nowMs() });
     this.sendFrame({ joinRef: ref, ref, topic, event: EV.join, payload });
   }
 
@@ -247,7 +266,7 @@ export class Connection {
     const j = this.joins.get(topic);
     if (!j) return;
     const ref = this.nextRef();
-    this.pending.set(ref, { kind: 'leave', topic, sentAtMs: nowMs() });
+    this.awaitReply(ref, { kind: 'leave', topic, sentAtMs: nowMs() });
     this.sendFrame({ joinRef: j.joinRef, ref, topic, event: EV.leave, payload: {} });
   }
 
@@ -270,7 +289,7 @@ export class Connection {
     const j = this.joins.get(topic);
     const joinRef = j ? j.joinRef : null;
     const ref = this.nextRef();
-    if (ack) this.pending.set(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
+    if (ack) this.awaitReply(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
     if (binaryUserEvent && this.vsn !== VSN_1) {
       ws.send(
         encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: binaryUserEvent.userEvent, payload: binaryUserEvent.inner, encoding: ENCODING.json }),
@@ -294,7 +313,6 @@ export class Connection {
     }
     const ref = this.nextRef();
     this.heartbeatRef = ref;
-    this.pending.set(ref, { kind: 'heartbeat', sentAtMs: nowMs() });
     this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });
   }
 
@@ -305,15 +323,16 @@ export class Connection {
 
   /** Stops waiting for the reply to `ref` (its caller gave up on it); a late reply is then ignored. */
   forget(ref: string): void {
-    this.pending.delete(ref);
+    this.takePending(ref);
   }
 
   /** Fails joins that had no reply within `timeoutMs`. Returns how many timed out. */
   expireJoins(now: number, timeoutMs: number): number {
     let n = 0;
+    if (!this.pending) return 0;
     for (const [ref, p] of this.pending) {
       if (p.kind === 'join' && now - p.sentAtMs > timeoutMs) {
-        this.pending.delete(ref);
+        this.takePending(ref);
         this.joins.delete(p.topic);
         n++;
         this.hooks.onError(this, { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` }, 'join');
@@ -350,7 +369,7 @@ export class Connection {
   }
 
   get hasPendingJoin(): boolean {
-    for (const p of this.pending.values()) if (p.kind === 'join') return true;
+    if (this.pending) for (const p of this.pending.values()) if (p.kind === 'join') return true;
     return false;
   }
 
@@ -421,16 +440,16 @@ export class Connection {
 
   private onReply(f: Frame): void {
     if (f.ref === null) return;
-    const p = this.pending.get(f.ref);
+    if (f.ref === this.heartbeatRef) {
+      this.heartbeatRef = null;
+      return;
+    }
+    const p = this.takePending(f.ref);
     if (!p) return;
-    this.pending.delete(f.ref);
     const payload = (f.payload ?? {}) as { status?: string; response?: unknown };
     const ok = payload.status === 'ok';
     const latencyMs = nowMs() - p.sentAtMs;
     switch (p.kind) {
-      case 'heartbeat':
-        this.heartbeatRef = null;
-        return;
       case 'join': {
         const j = this.joins.get(p.topic);
         if (!j || j.joinRef !== f.ref) return; // superseded join
