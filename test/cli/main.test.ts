@@ -49,3 +49,15 @@ describe('what `rtcap run` loads at start-up', () => {
     }
   });
 });
+
+describe('helpAsked', () => {
+  it('is true for --help and -h (alone or among short flags), false otherwise', async () => {
+    const { helpAsked } = await import('../../src/cli/main.js');
+    expect(helpAsked(['--help'])).toBe(true);
+    expect(helpAsked(['run', '-h'])).toBe(true);
+    expect(helpAsked(['run', '-vh'])).toBe(true);
+    expect(helpAsked(['run', 'profile.yaml', '--no-progress'])).toBe(false);
+    expect(helpAsked(['run', '--hosts', 'x'])).toBe(false);
+    expect(helpAsked([])).toBe(false);
+  });
+});
