@@ -3,22 +3,32 @@
  * p99.9 of a sub-millisecond loopback run is still resolved, up to one hour.
  * Histograms cross process boundaries as compressed base64 and merge losslessly.
  */
-import * as hdr from 'hdr-histogram-js';
+import { createRequire } from 'node:module';
+import type * as hdr from 'hdr-histogram-js';
 import type { Percentiles } from '../report/result.js';
 
 export type Histogram = hdr.Histogram;
 
+/*
+ * The two files of hdr-histogram-js that rtcap uses — the 32-bit histogram and its V2
+ * compressed codec — not its index: the index also loads the WebAssembly histogram (a base64
+ * blob and pako), the log reader and writer (whose first Intl.NumberFormat alone is ≈ 40 ms)
+ * and every other variant, ≈ 60 ms of start-up in every generator process and the
+ * coordinator (issue 12 goal 2). These are the functions the index's build(),
+ * encodeIntoCompressedBase64() and decodeFromCompressedBase64() call for a 32-bit,
+ * non-WebAssembly histogram; test/measure/histogram.test.ts checks them against the index.
+ */
+const requireCjs = createRequire(import.meta.url);
+const { default: Int32Histogram } = requireCjs('hdr-histogram-js/dist/Int32Histogram.js') as typeof import('hdr-histogram-js/dist/Int32Histogram.js');
+// Loading the codec also gives JsHistogram its encodeIntoCompressedBase64 method.
+const codec = requireCjs('hdr-histogram-js/dist/JsHistogram.encoding.js') as typeof import('hdr-histogram-js/dist/JsHistogram.encoding.js');
+
 const HIGHEST_US = 3_600_000_000; // one hour
 
 export function createHistogram(): Histogram {
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_US,
-    numberOfSignificantValueDigits: 3,
-    bitBucketSize: 32,
-    useWebAssembly: false,
-    autoResize: false,
-  });
+  const h = new Int32Histogram(1, HIGHEST_US, 3);
+  h.autoResize = false;
+  return h;
 }
 
 /** Records a latency in ms; negative values (clock skew across processes) are clamped to 0. */
@@ -31,11 +41,12 @@ export function recordMs(h: Histogram, ms: number): void {
 }
 
 export function encodeHistogram(h: Histogram): string {
-  return hdr.encodeIntoCompressedBase64(h);
+  return (h as InstanceType<typeof Int32Histogram>).encodeIntoCompressedBase64();
 }
 
 export function decodeHistogram(encoded: string): Histogram {
-  const decoded = hdr.decodeFromCompressedBase64(encoded, 32, false);
+  // As the index's decodeFromCompressedBase64(encoded, 32, false): base64, inflate, decode.
+  const decoded = codec.doDecode(codec.decompress(new Uint8Array(Buffer.from(encoded.trim(), 'base64'))), 32, 0);
   // Re-home into our standard shape so later adds never overflow the range.
   const h = createHistogram();
   h.add(decoded);

@@ -120,3 +120,30 @@ describe('encode/decode', () => {
     expect(percentilesOf(decodeHistogram(encodeHistogram(createHistogram())))).toEqual(emptyPercentiles());
   });
 });
+
+describe('the two hdr-histogram-js files used instead of its index', () => {
+  it('create, encode and decode exactly as the index does for a 32-bit, non-WebAssembly histogram', async () => {
+    const hdr = await import('hdr-histogram-js');
+    const ours = createHistogram();
+    const theirs = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, bitBucketSize: 32, useWebAssembly: false, autoResize: false });
+    expect(ours.constructor).toBe(theirs.constructor);
+    expect(ours.autoResize).toBe(false);
+    // Deterministic spread from 1 µs to one hour.
+    let x = 12345;
+    for (let i = 0; i < 5000; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      const ms = (x % 1000) ** 3 / 277.8;
+      recordMs(ours, ms);
+      recordMs(theirs, ms);
+    }
+    const encoded = encodeHistogram(ours);
+    expect(encoded).toBe(hdr.encodeIntoCompressedBase64(theirs));
+    const back = decodeHistogram(encoded);
+    // decodeHistogram re-homes what it decodes into createHistogram()'s shape: so does this.
+    const viaIndex = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, bitBucketSize: 32, useWebAssembly: false, autoResize: false });
+    viaIndex.add(hdr.decodeFromCompressedBase64(encoded, 32, false));
+    expect(back.totalCount).toBe(5000);
+    expect(percentilesOf(back)).toEqual(percentilesOf(viaIndex));
+    expect(back.outputPercentileDistribution()).toBe(viaIndex.outputPercentileDistribution());
+  });
+});
