@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Command[]>> = {
   },
   validate: async () => [(await import('./profiles.js')).validateCommand],
   schema: async () => [(await import('./profiles.js')).schemaCommand],
+  clean: async () => [(await import('./clean.js')).cleanCommand],
 };
 
 /** The commands to register: only the one named first on the command line, or all of them. */
@@ -60,7 +61,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema')
+    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema, clean')
     .recommendCommands()
     .help()
     .alias('h', 'help')

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
+import { RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
 import { raceTimer } from './abort.js';
 
@@ -60,8 +61,10 @@ export async function startBuiltinServer(opts: {
   if (opts.signal?.aborted) throw new StartCancelled();
   // 0711: the postgres system user (when run as root) must reach its data directory inside;
   // nobody but us may list it, and the files in it are 0600.
-  const privateDir = mkdtempSync(join(tmpdir(), 'rtcap-run-'));
+  const privateDir = mkdtempSync(join(tmpdir(), RUN_PREFIX));
   chmodSync(privateDir, 0o711);
+  // Who made it: a run killed with SIGKILL leaves it, and the owner record tells it is dead.
+  writeOwner(privateDir);
   const removePrivateDir = () => rmSync(privateDir, { recursive: true, force: true });
   registerSecrets([BUILTIN_JWT_SECRET]);
   registerSecrets(configSecrets(opts.config));

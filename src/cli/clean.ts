@@ -1,0 +1,24 @@
+/**
+ * `rtcap clean`: removes what rtcap keeps under the temp directory — its caches (the Postgres
+ * template, staged Postgres binaries) and every leftover of a run that is gone (a run killed
+ * with SIGKILL: its private directory, its Postgres data) — and keeps what a live run uses.
+ * The judgement is src/server/db/leftovers.ts's, the same a run's own clean-up uses.
+ */
+import os from 'node:os';
+import type { Argv } from 'yargs';
+import { cleanTemp } from '../server/db/leftovers.js';
+
+export function cleanCommand(y: Argv): Argv {
+  return y.command(
+    'clean',
+    "remove rtcap's caches and the leftovers of dead runs under the temp directory ($TMPDIR)",
+    (c) => c,
+    async () => {
+      const dir = os.tmpdir();
+      const { removed, kept } = await cleanTemp(dir);
+      for (const e of removed) process.stdout.write(`removed ${e.path} (${e.why})\n`);
+      for (const e of kept) process.stdout.write(`kept ${e.path} (${e.why})\n`);
+      process.stderr.write(`rtcap clean: ${removed.length} removed, ${kept.length} in use kept, under ${dir}\n`);
+    },
+  );
+}
