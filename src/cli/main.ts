@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command[]>> = {
     const { serveCommand } = await import('./serve.js');
     return [(y) => y.command(serveCommand)];
   },
+  init: async () => [(await import('./init.js')).initCommand],
   validate: async () => [(await import('./profiles.js')).validateCommand],
   schema: async () => [(await import('./profiles.js')).schemaCommand],
   clean: async () => [(await import('./clean.js')).cleanCommand],
@@ -61,7 +62,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, validate, schema, clean')
+    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, init, validate, schema, clean')
     .recommendCommands()
     .help()
     .alias('h', 'help')

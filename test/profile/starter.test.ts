@@ -1,0 +1,97 @@
+/**
+ * Starter profiles (src/profile/starter.ts): URL forms a user pastes, the kind each names, and
+ * that every starter is a valid profile that names its keys only as environment variables.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/profile/load.js';
+import { buildStarter, HOSTED_FREE_QUOTAS, normaliseUrl, StarterError } from '../../src/profile/starter.js';
+
+const ENV = { SUPABASE_ANON_KEY: 'anon-key-value', SUPABASE_JWT_SECRET: 'jwt-secret-value', REALTIME_JWT_SECRET: 'rt-secret', REALTIME_METRICS_TOKEN: 'metrics-token' };
+const saved = { ...process.env };
+afterEach(() => {
+  process.env = { ...saved };
+});
+
+async function load(yaml: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'rtcap-starter-'));
+  const path = join(dir, 'p.yaml');
+  writeFileSync(path, yaml);
+  Object.assign(process.env, ENV);
+  return (await loadProfile(path)).profile;
+}
+
+describe('normaliseUrl', () => {
+  it.each([
+    ['https://abc.supabase.co', 'wss://abc.supabase.co/realtime/v1/websocket', true],
+    ['https://abc.supabase.co/', 'wss://abc.supabase.co/realtime/v1/websocket', true],
+    ['wss://abc.supabase.co/realtime/v1', 'wss://abc.supabase.co/realtime/v1/websocket', true],
+    ['http://localhost:8000/realtime/v1', 'ws://localhost:8000/realtime/v1/websocket', false],
+    ['ws://127.0.0.1:4000/socket', 'ws://127.0.0.1:4000/socket/websocket', false],
+    ['ws://127.0.0.1:4000/socket/websocket', 'ws://127.0.0.1:4000/socket/websocket', false],
+  ])('%s → %s', (input, url, hosted) => {
+    expect(normaliseUrl(input)).toEqual({ url, hosted });
+  });
+
+  it.each([
+    ['not a url', /is not a URL/],
+    ['ftp://x/socket/websocket', /not WebSocket servers/],
+    ['ws://127.0.0.1:4000/', /not a socket path/],
+    ['ws://u:pw@127.0.0.1:4000/socket/websocket', /without credentials/],
+    ['wss://abc.supabase.co/realtime/v1/websocket?apikey=k', /without credentials or query/],
+    ['http://abc.supabase.co', /over wss/],
+  ])('refuses %s', (input, message) => {
+    expect(() => normaliseUrl(input)).toThrow(message);
+  });
+});
+
+describe('buildStarter', () => {
+  it('asks for the kind when the URL does not say, and refuses kinds that do not fit', () => {
+    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket' })).toThrow(/--kind realtime .* --kind phoenix/);
+    expect(() => buildStarter({ url: 'https://abc.supabase.co', kind: 'phoenix' })).toThrow(/--kind supabase/);
+    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'supabase' })).toThrow(/hosted projects/);
+    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'phoenix', private: true })).toThrow(StarterError);
+    expect(buildStarter({ url: 'http://localhost:8000/realtime/v1' }).kind).toBe('realtime');
+  });
+
+  it('hosted: the key from the environment, steps under the Free plan quotas, private SQL when asked', async () => {
+    for (const priv of [false, true]) {
+      const s = buildStarter({ url: 'https://abc.supabase.co', private: priv });
+      expect(s.yaml).toContain('${SUPABASE_ANON_KEY}');
+      expect(s.yaml).not.toContain('anon-key-value');
+      const p = await load(s.yaml);
+      expect(p.target.url).toBe('wss://abc.supabase.co/realtime/v1/websocket');
+      expect(p.target.auth?.apikey).toBe('anon-key-value');
+      expect(p.scenario).toBe(priv ? 'broadcast-private' : 'broadcast-public');
+      for (const step of p.load.steps) {
+        expect(step.connections).toBeLessThanOrEqual(HOSTED_FREE_QUOTAS.connections);
+        // Every delivery and every send counts against max_events_per_second.
+        const sendsPerS = priv ? (step.rooms ?? 0) * (step.room_send_rate ?? 0) : (step.send_rate ?? 0);
+        const perSend = priv ? (step.members ?? 1) - 1 : step.connections;
+        expect(sendsPerS * (perSend + 1)).toBeLessThan(HOSTED_FREE_QUOTAS.messagesPerS);
+      }
+      expect(p.load.join_rate).toBeLessThan(HOSTED_FREE_QUOTAS.joinsPerS);
+      expect(s.setup.join('\n').includes('create policy')).toBe(priv);
+      expect(s.env.map((e) => e.name)).toEqual(priv ? ['SUPABASE_ANON_KEY', 'SUPABASE_JWT_SECRET'] : ['SUPABASE_ANON_KEY']);
+    }
+  });
+
+  it('self-hosted Realtime: minted tokens, its /metrics for server CPU and memory', async () => {
+    const s = buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'realtime' });
+    const p = await load(s.yaml);
+    expect(p.target.auth?.jwt_secret).toBe('rt-secret');
+    expect(p.target.metrics_url).toBe('http://127.0.0.1:4000/metrics');
+    expect(p.target.metrics_token).toBe('metrics-token');
+    expect(p.target.dialect).toBe('supabase');
+  });
+
+  it('Phoenix app: the phoenix dialect on the given topic, and the handle_in it needs', async () => {
+    const s = buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'phoenix', topic: 'rooms:42' });
+    const p = await load(s.yaml);
+    expect(p.target).toMatchObject({ dialect: 'phoenix', topic: 'rooms:42', push_event: 'broadcast', receive_event: 'broadcast' });
+    expect(s.setup[0]).toContain('broadcast_from!');
+    expect(s.env).toEqual([]);
+  });
+});
