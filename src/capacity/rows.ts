@@ -14,6 +14,7 @@ import {
   type CapacityRow,
   type SafeLines,
 } from '../model/capacity.js';
+import { isLinear } from '../model/fit.js';
 import { DASH } from '../model/format.js';
 import type { Source } from './like-for-like.js';
 import type { CapacityTableRow, RowEvidence } from './types.js';
@@ -116,6 +117,8 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
     };
   }
   const r = chosen.row;
+  // A fit that is no model (R² below 0.5, or refused for its sign) is said so, as per run.
+  if (r.fit?.fit && !isLinear(r.fit.fit)) notes.push(`fit: ${r.fit.text}`);
   if (r.covaries_with.length > 0) notes.push(`its driver rose together with ${r.covaries_with.join(', ')} in ${chosen.source.result.run_id}: the limit may belong to ${r.covaries_with.length === 1 ? 'that row' : 'those rows'}`);
   return {
     no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit,

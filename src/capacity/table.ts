@@ -12,7 +12,7 @@ import type { PresenceExtra } from '../report/extra.js';
 import type { Source } from './like-for-like.js';
 import { DEFAULT_PRESENCE_QUOTA_PER_S, DEFAULT_TOPIC_UPDATES_PER_S, membersByQuota } from './presence.js';
 import { assembleRows, perRunRows } from './rows.js';
-import { describeJointBound, fitTwoDrivers, predictTwo, type TwoDriverPoint } from './two-driver.js';
+import { describeJointBound, judgeJointFit, predictTwo, type TwoDriverPoint } from './two-driver.js';
 import { CAPACITY_FILE_SCHEMA, type CapacityFile, type CapacityTableRow, type ConfigTableRow } from './types.js';
 
 export interface TableOptions {
@@ -78,10 +78,10 @@ export function applyJointBound(rows: CapacityTableRow[], sources: readonly Sour
   if (!sends || !deliveries) return;
   if (!sources.some((s) => s.result.profile.scenario === 'broadcast-private')) return;
   const pts = privatePoints(sources);
-  const fit = fitTwoDrivers(pts);
+  const { fit, refused } = judgeJointFit(pts, ['sends/s', 'deliveries/s']);
   let note: string;
   if (!fit) {
-    note = `no joint fit of CPU on sends/s and deliveries/s: it needs 3 or more stable steps with CPU measured where the two drivers did not move together (have ${pts.length})`;
+    note = refused!;
   } else {
     note = describeJointBound(fit, cpuSafePct, ['sends/s', 'deliveries/s']);
     if (sends.value !== null && deliveries.value !== null) {

@@ -4,9 +4,13 @@
  * them when a step moves both, so CPU is fitted on both together by least squares,
  *   CPU ≈ a + b·sends/s + c·deliveries/s,
  * and the joint bound is the region under the CPU safe line: b·sends/s + c·deliveries/s ≤ safe − a.
- * Pure: points in, fit and text out.
+ * Such a fit is only a model when the steps moved the two drivers apart (else any split of the
+ * cost between them fits as well: a fan-out held fixed gives 6.3 − 3.78 × sends + 1.15 ×
+ * deliveries as readily as the truth) and when neither cost comes out negative; otherwise it is
+ * refused with the reason (judgeJointFit). Pure: points in, fit and text out.
  */
-import { fmtInt, fmtNum, fmtPct } from '../model/format.js';
+import { MIN_LINEAR_R2 } from '../model/fit.js';
+import { fmtInt, fmtNum, fmtPct, leadingValue } from '../model/format.js';
 
 export interface TwoDriverPoint {
   x1: number;
@@ -86,6 +90,53 @@ export function fitTwoDrivers(points: readonly TwoDriverPoint[]): TwoDriverFit |
   }
   const r2 = ssTot === 0 ? 1 : 1 - ssRes / ssTot;
   return { intercept: a, slope1: b / k, slope2: c / k, r2, n, points: [...points] };
+}
+
+/**
+ * Drivers whose squared correlation over the steps reaches this moved together (a variance
+ * inflation factor of 10, the usual rule of thumb): their separate costs are not determined.
+ */
+export const MAX_DRIVER_R2 = 0.9;
+
+/** Squared correlation of x1 and x2 over the points (1 when either never varied). */
+export function driverR2(points: readonly TwoDriverPoint[]): number {
+  const n = points.length;
+  const m1 = points.reduce((a, p) => a + p.x1, 0) / n;
+  const m2 = points.reduce((a, p) => a + p.x2, 0) / n;
+  let v1 = 0, v2 = 0, c = 0;
+  for (const p of points) {
+    v1 += (p.x1 - m1) ** 2;
+    v2 += (p.x2 - m2) ** 2;
+    c += (p.x1 - m1) * (p.x2 - m2);
+  }
+  return v1 === 0 || v2 === 0 ? 1 : (c * c) / (v1 * v2);
+}
+
+export interface JointJudgement {
+  /** The fit, when it is a model; null when refused or not determined. */
+  fit: TwoDriverFit | null;
+  /** Why there is no model: too few steps, collinear drivers, a wrong sign, no linear relation. */
+  refused: string | null;
+}
+
+/** The joint fit, or why it is refused — never a formula with a negative cost or a shared one. */
+export function judgeJointFit(points: readonly TwoDriverPoint[], labels: [string, string]): JointJudgement {
+  const what = `joint fit of CPU on ${labels[0]} and ${labels[1]}`;
+  if (points.length < 3) return { fit: null, refused: `no ${what}: it needs 3 or more stable steps with CPU measured (have ${points.length})` };
+  const r2x = driverR2(points);
+  if (r2x >= MAX_DRIVER_R2) {
+    return { fit: null, refused: `${what} refused: collinear — ${labels[0]} and ${labels[1]} moved together over the ${points.length} steps (r² ${fmtNum(Math.min(r2x, 1), 3)} ≥ ${MAX_DRIVER_R2}), so their costs cannot be told apart; vary one with the other held` };
+  }
+  const fit = fitTwoDrivers(points);
+  if (!fit) return { fit: null, refused: `${what} refused: the drivers are not independent over the ${points.length} steps` };
+  const stats = `R² ${fmtNum(fit.r2, 2)}, ${fmtInt(fit.n)} steps`;
+  if (fit.r2 < MIN_LINEAR_R2) return { fit: null, refused: `${what}: no linear relation (${stats}, R² < ${MIN_LINEAR_R2})` };
+  const negative = [fit.slope1, fit.slope2].map((sl, i) => ({ sl, label: labels[i] })).filter((t) => t.sl < 0);
+  if (negative.length > 0) {
+    const terms = negative.map((t) => `${t.label} ${leadingValue(t.sl * 1000, 2)} pp per 1,000`).join(', ');
+    return { fit: null, refused: `${what} refused: wrong sign — CPU would fall as ${negative.map((t) => t.label).join(' and ')} rise${negative.length === 1 ? 's' : ''} (${terms}; ${stats}), a negative cost` };
+  }
+  return { fit, refused: null };
 }
 
 export function predictTwo(fit: TwoDriverFit, x1: number, x2: number): number {

@@ -6,7 +6,7 @@
 import type { StepResult } from '../report/result.js';
 import type { JoinRateExtra, PostgresChangesExtra, PresenceExtra } from '../report/extra.js';
 import { DEFAULT_JOIN_HEADROOM, type CapacityRow } from './capacity.js';
-import { DASH, fmtInt, fmtMs, fmtRate, niceFloor } from './format.js';
+import { DASH, fmtInt, fmtMs, fmtRate, MAX_ROUNDING_SHORTFALL, niceFloor } from './format.js';
 import { num } from './metrics.js';
 
 export interface AdviceOptions {
@@ -27,6 +27,8 @@ export interface AdviceValue {
   display: string;
   reason: string;
   benefit: string;
+  /** lower: no limit was reached, so the value is what was carried and no cap is advised yet. */
+  bound?: 'upper' | 'lower';
 }
 
 export interface AdviceRow extends AdviceValue {
@@ -111,23 +113,38 @@ function adviseDbPool(steps: readonly StepResult[], opts: AdviceOptions): Advice
   };
 }
 
+/**
+ * A quota from a measured row: the row's value rounded down at most MAX_ROUNDING_SHORTFALL
+ * (format.niceFloor). A row that reached no limit (a lower bound) gives no cap: a cap below
+ * what the instance was seen to carry would throttle load it carries.
+ */
+function quotaFrom(row: CapacityRow): { value: number; display: string; lower: boolean } {
+  if (row.bound === 'lower') {
+    return { value: row.value!, display: `≥ ${fmtInt(Math.floor(row.value!))}: measure higher before setting a cap`, lower: true };
+  }
+  const value = niceFloor(row.value!);
+  return { value, display: fmtInt(value), lower: false };
+}
+
+const ROUNDING = `rounded down at most ${MAX_ROUNDING_SHORTFALL * 100} %`;
+
 function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
   const row = capacity.find((r) => r.id === 'public_deliveries') ?? capacity.find((r) => r.id === 'private_deliveries');
   // A deliveries row limited by memory comes from a connection sweep: memory follows
   // connections, not deliveries (seed §1.2 "与连接数无关"), so it says nothing about the quota.
   if (!row || row.value === null || row.limiting_factor === 'memory') return null;
-  const value = niceFloor(row.value);
-  const why =
-    row.limiting_factor === 'not reached' || row.limiting_factor === 'generator'
-      ? `no server limit reached; ${fmtRate(row.value)} is the highest stable delivery rate measured`
-      : `measured safe line ${fmtRate(row.value)} (${row.limiting_factor})`;
+  const q = quotaFrom(row);
+  const reason = q.lower
+    ? `counted per delivery (each recipient); no server limit reached: ${fmtRate(row.value)} is the highest stable delivery rate measured (${row.limiting_factor}), so a cap there could throttle load the instance carries`
+    : `counted per delivery (each recipient); measured safe line ${fmtRate(row.value)} (${row.limiting_factor}); ${ROUNDING}`;
   return {
     key: 'max_events_per_second',
     setting: 'Max events per second (max_events_per_second)',
-    value,
-    display: fmtInt(value),
-    reason: `counted per delivery (each recipient); ${why}; rounded down`,
-    benefit: 'the quota matches measured capacity: no throttling below it, no overload above it',
+    value: q.value,
+    display: q.display,
+    reason,
+    benefit: q.lower ? 'none yet: the limit is above what was measured' : 'the quota matches measured capacity: no throttling below it, no overload above it',
+    bound: q.lower ? 'lower' : 'upper',
     evidence_steps: row.evidence_steps,
   };
 }
@@ -135,11 +152,15 @@ function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
 function advisePresence(steps: readonly StepResult[], capacity: readonly CapacityRow[], maxEvents: AdviceRow | null): AdviceRow | null {
   const row = capacity.find((r) => r.id === 'presence_deliveries');
   if (!row || row.value === null) return null;
-  let value = niceFloor(row.value);
+  const q = quotaFrom(row);
+  let { value, display } = q;
+  let lower = q.lower;
   // Presence events count against max_events_per_second too (seed §8).
   let capped = '';
-  if (maxEvents?.value != null && maxEvents.value < value) {
+  if (maxEvents?.value != null && maxEvents.bound !== 'lower' && maxEvents.value < value) {
     value = maxEvents.value;
+    display = fmtInt(value);
+    lower = false;
     capped = `; capped at max_events_per_second ${fmtInt(maxEvents.value)}, which presence events also count against`;
   }
   // §5: the quota divided by the members of a topic is that topic's update-rate limit; shown
@@ -150,13 +171,17 @@ function advisePresence(steps: readonly StepResult[], capacity: readonly Capacit
     .filter((v): v is number => v !== null);
   const m = stableMembers.length ? Math.max(...stableMembers) : null;
   const topicNote = m !== null ? `; a topic of ${fmtInt(m)} members may then update ${fmtRate(presenceUpdateRateLimit(value, m))} (quota ÷ members)` : '';
+  const line = lower
+    ? `no limit reached: ${fmtRate(row.value)} is the highest stable rate measured (${row.limiting_factor})`
+    : `measured safe line ${fmtRate(row.value)} (${row.limiting_factor}), ${ROUNDING}`;
   return {
     key: 'max_presence_events_per_second',
     setting: 'Max presence events per second (max_presence_events_per_second)',
     value,
-    display: fmtInt(value),
-    reason: `each state change is delivered to every member of the topic (members² × update rate); measured safe line ${fmtRate(row.value)} (${row.limiting_factor}), rounded down${capped}${topicNote}`,
-    benefit: 'presence load stays within what the instance delivers on time',
+    display,
+    reason: `each state change is delivered to every member of the topic (members² × update rate); ${line}${capped}${topicNote}`,
+    benefit: lower ? 'none yet: the limit is above what was measured' : 'presence load stays within what the instance delivers on time',
+    bound: lower ? 'lower' : 'upper',
     evidence_steps: row.evidence_steps,
   };
 }

@@ -33,6 +33,13 @@ export interface LinearFit {
   x_min: number;
   x_max: number;
   points: FitPoint[];
+  /**
+   * Why the line is not a model of the resource, when it is not one: a resource that falls as
+   * its load rises (a negative cost per unit) is not a cost, whatever its R² says — something
+   * else moved between the steps. A refused fit is printed with its reason, never as a formula,
+   * and draws no line and gives no safe-line crossing (isLinear is false).
+   */
+  refused?: string;
 }
 
 /**
@@ -199,7 +206,24 @@ export function fitSteps(steps: readonly StepResult[], spec: FitSpec, opts: FitO
     points.push({ x, y, step: s.index });
   }
   const fit = leastSquares(points);
+  if (fit) {
+    const refused = wrongSign(fit, spec);
+    if (refused) fit.refused = refused;
+  }
   return { spec, fit, excluded, text: fit ? formatFit(fit, spec) : noFitText(spec, points) };
+}
+
+/**
+ * A resource or a rate that falls as its driver rises: the fit says the load costs less than
+ * nothing, so it is refused with the slope it found. Only lines that would otherwise be shown
+ * (R² at least MIN_LINEAR_R2) are judged; below that there is no line to refuse.
+ */
+export function wrongSign(fit: LinearFit, spec: FitSpec): string | null {
+  if (fit.r2 < MIN_LINEAR_R2 || fit.slope >= 0) return null;
+  const slope = fit.slope * spec.x_divisor;
+  const unit = spec.y_unit === 'pct' ? ' pp' : '/s';
+  const per = spec.x_divisor === 1 ? spec.x_label : `${fmtInt(spec.x_divisor)} ${spec.x_label}`;
+  return `wrong sign: ${spec.y_label} falls as ${spec.x_label} rises (${leadingValue(slope, 2)}${unit} per ${per}), a negative cost per unit of load`;
 }
 
 function noFitText(spec: FitSpec, points: FitPoint[]): string {
@@ -214,9 +238,9 @@ function noFitText(spec: FitSpec, points: FitPoint[]): string {
  */
 export const MIN_LINEAR_R2 = 0.5;
 
-/** A fit whose line may be shown and used (R² at least MIN_LINEAR_R2). */
+/** A fit whose line may be shown and used: R² at least MIN_LINEAR_R2 and not refused. */
 export function isLinear(fit: LinearFit | null | undefined): boolean {
-  return !!fit && fit.r2 >= MIN_LINEAR_R2;
+  return !!fit && fit.r2 >= MIN_LINEAR_R2 && !fit.refused;
 }
 
 /** R² floored to two decimals so a near-perfect fit never prints as exactly 1. */
@@ -228,9 +252,13 @@ function fmtR2(r2: number): string {
 /**
  * The seed's formula: "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  * Two-point fits say so: their R² is 1 whatever the data. A fit with R² below
- * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)".
+ * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)",
+ * and neither is a refused one: "CPU vs deliveries/s: fit refused — wrong sign: … (R² 0.93, 4 steps)".
  */
 export function formatFit(fit: LinearFit, spec: FitSpec): string {
+  if (fit.refused) {
+    return `${spec.y_label} vs ${spec.x_label}: fit refused — ${fit.refused} (R² ${fmtR2(fit.r2)}, ${fit.n} steps)`;
+  }
   if (!isLinear(fit)) {
     return `${spec.y_label} vs ${spec.x_label}: no linear relation (R² ${fmtR2(Math.max(0, fit.r2))} < ${MIN_LINEAR_R2}, ${fit.n} steps)`;
   }

@@ -96,16 +96,24 @@ export function floorSig(n: number, sig = 3): number {
   return Math.floor(n / mag + 1e-9) * mag;
 }
 
+/** At most this share below the measured value may a recommended setting be rounded. */
+export const MAX_ROUNDING_SHORTFALL = 0.05;
+
 /**
- * Rounds down to a "round" configuration value: a multiple of half the leading decade.
- * 26,798 → 25,000, 33,988 → 30,000, 125 → 100, 62.5 → 60. Seed 002 §8 sets
- * max_events_per_second 25,000 from a 27,000/s safe line the same way.
+ * Rounds down to the roundest configuration value within `maxShortfall` below n: a multiple
+ * of the leading decade, else of half of it, a tenth, a twentieth, … — the first whose floor
+ * stays within the shortfall. 19,374 → 19,000 (not 15,000), 26,798 → 26,000, 12,670 → 12,500,
+ * 33,988 → 33,000, 125 → 120, 62.5 → 60, 7 → 7. A safety limit is never rounded up.
  */
-export function niceFloor(n: number): number {
+export function niceFloor(n: number, maxShortfall = MAX_ROUNDING_SHORTFALL): number {
   if (!Number.isFinite(n) || n <= 0) return n;
   const decade = 10 ** Math.floor(Math.log10(n));
-  const unit = decade >= 10 ? decade / 2 : decade;
-  return Math.floor(n / unit + 1e-9) * unit;
+  for (let i = 0; i < 16; i++) {
+    const unit = decade * (i % 2 === 0 ? 1 : 0.5) * 10 ** -Math.floor(i / 2);
+    const v = Number((Math.floor(n / unit + 1e-9) * unit).toPrecision(12));
+    if (v >= n * (1 - maxShortfall)) return v;
+  }
+  return n;
 }
 
 /** Signed term for formulas: " + 2.41" / " − 2.41" (typographic minus, as the seed prints). */

@@ -68,7 +68,7 @@ describe('capacity table from the seed 002 figures', () => {
     expect(row.evidence!.run_id).toBe('seed-002-s1.2');
     expect(row.evidence!.fit).toMatch(/^CPU ≈ 5\.5 % \+ 2\.41 pp × deliveries\/s ÷ 1,000/);
     expect(row.notes.join(' ')).toContain('seed-002-s1.1 gave ≤ 23,900/s (memory) with public_connections rising too: not used');
-    expect(f.config.find((c) => c.key === 'max_events_per_second')).toMatchObject({ value: 25_000 });
+    expect(f.config.find((c) => c.key === 'max_events_per_second')).toMatchObject({ value: 26_000 });
   });
 
   it('private connections by the memory line of §2.2, below the 88.3 % step', () => {
@@ -89,7 +89,7 @@ describe('capacity table from the seed 002 figures', () => {
 
   it('private broadcast states why there is no joint fit (the seed gives no CPU for §2.1)', () => {
     const sends = f.rows.find((r) => r.id === 'private_sends')!;
-    expect(sends.notes.join(' ')).toContain('no joint fit of CPU on sends/s and deliveries/s');
+    expect(sends.notes.join(' ')).toContain('joint fit of CPU on sends/s and deliveries/s');
   });
 
   it('rows without data say why', () => {
@@ -125,6 +125,17 @@ describe('capacity table rules across runs', () => {
     expect(none.value).toBeNull();
     expect(none.rule).toBe('runs disagree');
     expect(none.reason).toContain('e was stable at 1,100/s but f step 1 was broken at 100/s');
+  });
+
+  it('a fit with R² below 0.5 reads "no linear relation" in the table, a falling one "fit refused"', () => {
+    const cpuAt = (ys: number[]) => sends([1000, 2000, 3000, 4000], ['stable', 'stable', 'stable', 'stable'], (r) => ys[r / 1000 - 1]);
+    const scatter = buildCapacityFile([{ dir: 'w', result: makeRun('write-only', cpuAt([10, 30, 9, 28])) }]);
+    const row = scatter.rows.find((r) => r.id === 'write_only_sends')!;
+    expect(row.notes).toContainEqual(expect.stringMatching(/^fit: CPU vs sends\/s: no linear relation \(R² 0\.\d\d < 0\.5, 4 steps\)$/));
+    const falling = buildCapacityFile([{ dir: 'w', result: makeRun('write-only', cpuAt([40, 34, 31, 25])) }]);
+    const row2 = falling.rows.find((r) => r.id === 'write_only_sends')!;
+    expect(row2.notes).toContainEqual(expect.stringMatching(/^fit: CPU vs sends\/s: fit refused — wrong sign: CPU falls as sends\/s rises/));
+    expect(row2.evidence!.fit).toBeNull();
   });
 
   it('private broadcast: CPU fitted on sends/s and deliveries/s together, joint bound stated', () => {

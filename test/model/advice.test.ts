@@ -10,10 +10,22 @@ const advice = (name: string, opts = {}) => {
 };
 
 describe('§8 configuration advice', () => {
-  it('max_events_per_second 25,000 from the 26,798/s CPU safe line (the seed also says 25,000)', () => {
+  it('max_events_per_second 26,000 from the 26,798/s CPU safe line: at most 5 % below it (the seed rounds to 25,000)', () => {
     const [row] = advice('seed-002-s1.2-deliveries');
-    expect(row).toMatchObject({ key: 'max_events_per_second', value: 25_000, display: '25,000' });
-    expect(row.reason).toContain('measured safe line 26,798/s (CPU)');
+    expect(row).toMatchObject({ key: 'max_events_per_second', value: 26_000, display: '26,000', bound: 'upper' });
+    expect(row.reason).toContain('measured safe line 26,798/s (CPU); rounded down at most 5 %');
+  });
+
+  it('no limit reached: "≥ X: measure higher before setting a cap", never a cap below what was carried', () => {
+    const run = loadRun('seed-002-s1.2-deliveries');
+    // Only the stable steps: the deliveries row becomes a lower bound at 33,988/s.
+    const steps = run.steps.filter((s) => s.verdict === 'stable');
+    const rows = capacityTable({ ...run, steps }, { safe_lines: { cpu_pct: 100 } });
+    expect(rows[0]).toMatchObject({ id: 'public_deliveries', bound: 'lower' });
+    const [row] = adviseConfig(steps, rows);
+    expect(row).toMatchObject({ key: 'max_events_per_second', bound: 'lower', display: `≥ ${Math.floor(rows[0].value!).toLocaleString('en-US')}: measure higher before setting a cap` });
+    expect(row.value).toBe(rows[0].value);
+    expect(row.reason).toContain('no server limit reached');
   });
 
   it('no max_events_per_second from a connection sweep limited by memory', () => {
@@ -42,10 +54,10 @@ describe('§8 configuration advice', () => {
     expect(row.benefit).toContain('mitigation');
   });
 
-  it('max_presence_events_per_second 10,000 from the 12,670/s presence safe line (the seed also says 10,000)', () => {
+  it('max_presence_events_per_second 12,500 from the 12,670/s presence safe line (the seed rounds to 10,000)', () => {
     const [row] = advice('seed-002-s5-presence');
-    expect(row).toMatchObject({ key: 'max_presence_events_per_second', value: 10_000 });
-    expect(row.reason).toContain('a topic of 8 members may then update 1,250/s');
+    expect(row).toMatchObject({ key: 'max_presence_events_per_second', value: 12_500 });
+    expect(row.reason).toContain('a topic of 8 members may then update 1,563/s');
   });
 
   it('§5 quota arithmetic: members² × rate, and quota ÷ members per topic', () => {

@@ -99,6 +99,41 @@ describe('fitSteps', () => {
   });
 });
 
+describe('refused fits', () => {
+  const falling = [1000, 2000, 3000, 4000].map((d, i) =>
+    makeStep(i, { messages: { expected: d * 20, received: d * 20 }, rates: { delivered_per_s: d }, server: { cpu_pct: [40, 34, 31, 25][i] } }),
+  );
+
+  it('CPU falling as deliveries/s rise is refused with the reason, never printed as a formula', () => {
+    const r = fitSteps(falling, FIT_SPECS.cpu_vs_deliveries);
+    expect(r.fit!.slope * 1000).toBeCloseTo(-4.8, 9);
+    expect(r.fit!.r2).toBeGreaterThan(0.5);
+    expect(r.fit!.refused).toBe('wrong sign: CPU falls as deliveries/s rises (−4.80 pp per 1,000 deliveries/s), a negative cost per unit of load');
+    expect(r.text).toMatch(/^CPU vs deliveries\/s: fit refused — wrong sign: .* \(R² 0\.\d\d, 4 steps\)$/);
+    expect(r.text).not.toContain('≈');
+    expect(isLinear(r.fit)).toBe(false);
+  });
+
+  it('a refused fit gives the capacity row no safe-line crossing', () => {
+    const row = capacityTable({ profile: { scenario: 'broadcast-public' }, steps: falling }).find((x) => x.id === 'public_deliveries')!;
+    expect(row.fit_crossing).toBeNull();
+    expect(row.rule).toBe('highest stable (lower bound)');
+  });
+
+  it('memory falling as connections rise is refused; a rising one is not', () => {
+    const mem = (ys: number[]) => [1000, 2000, 3000].map((c, i) => makeStep(i, { params: { connections: c }, connections: { target: c, joined: c }, server: { mem_pct: ys[i] } }));
+    expect(fitSteps(mem([50, 45, 40]), FIT_SPECS.memory_vs_connections).fit!.refused).toMatch(/^wrong sign: Memory falls as connections rises/);
+    expect(fitSteps(mem([40, 45, 50]), FIT_SPECS.memory_vs_connections).fit!.refused).toBeUndefined();
+  });
+
+  it('a falling line with R² below 0.5 reads "no linear relation", not refused', () => {
+    const steps = [1000, 2000, 3000, 4000].map((d, i) => makeStep(i, { rates: { delivered_per_s: d }, server: { cpu_pct: [30, 10, 31, 9][i] } }));
+    const r = fitSteps(steps, FIT_SPECS.cpu_vs_deliveries);
+    expect(r.fit!.refused).toBeUndefined();
+    expect(r.text).toMatch(/no linear relation/);
+  });
+});
+
 describe('formatFit', () => {
   it('prints a fit with R² below 0.5 as no linear relation, not as a formula, and gives it no crossing', () => {
     const scatter = leastSquares([{ x: 1000, y: 10, step: 0 }, { x: 2000, y: 30, step: 1 }, { x: 3000, y: 9, step: 2 }, { x: 4000, y: 28, step: 3 }])!;

@@ -34,11 +34,20 @@ describe('format', () => {
     expect(floorSig(26_798.004, 3)).toBe(26_700);
     expect(floorSig(21_250, 3)).toBe(21_200);
     expect(floorSig(62.5, 3)).toBe(62.5);
-    expect(niceFloor(26_798)).toBe(25_000);
-    expect(niceFloor(33_988)).toBe(30_000);
-    expect(niceFloor(12_670)).toBe(10_000);
-    expect(niceFloor(125)).toBe(100);
+    // The roundest value at most 5 % below: never 19,374 → 15,000.
+    expect(niceFloor(19_374)).toBe(19_000);
+    expect(niceFloor(26_798)).toBe(26_000);
+    expect(niceFloor(33_988)).toBe(33_000);
+    expect(niceFloor(12_670)).toBe(12_500);
+    expect(niceFloor(30_000)).toBe(30_000);
+    expect(niceFloor(125)).toBe(120);
     expect(niceFloor(62.5)).toBe(60);
     expect(niceFloor(7)).toBe(7);
+    expect(niceFloor(7.37)).toBe(7.3);
+    for (const n of [1.234, 19_374, 26_798, 99_999, 100_001, 0.0421]) {
+      expect(niceFloor(n)).toBeLessThanOrEqual(n);
+      expect(niceFloor(n)).toBeGreaterThanOrEqual(n * 0.95);
+    }
+    expect(niceFloor(26_798, 0.1)).toBe(25_000);
   });
 });
