@@ -18,6 +18,7 @@ import { makeRunId } from '../run/output.js';
 import { EXIT } from '../run/runner.js';
 import { SweepError } from '../run/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
+import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { checkUrl, finishRun, interruptible, liveMetricsOrExit, log, runContextFrom, runOptions } from './shared.js';
 
 function usage(message: string): void {
@@ -87,6 +88,9 @@ export function campaignCommand(y: Argv): Argv {
       // One live metrics endpoint for the whole campaign: its counters run on across the entries.
       const live = await liveMetricsOrExit(args);
       if (!live) return;
+      const dash = await dashboardOrExit(args, 'campaign');
+      if (dash === null) return live.close();
+      dash?.campaign(state);
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runCampaign(
@@ -94,8 +98,12 @@ export function campaignCommand(y: Argv): Argv {
             campaign,
             state,
             dir,
-            run: runContextFrom(args, signal, live.observer),
-            finish: finishRun,
+            run: withDashboard(runContextFrom(args, signal, live.observer), dash),
+            finish: (o) => {
+              const code = finishRun(o);
+              dash?.runFinished(o.dir, o.result, code);
+              return code;
+            },
             table: campaignTableOptions(campaign, tableOptionsFrom(args)),
           },
           loaded,
@@ -106,9 +114,11 @@ export function campaignCommand(y: Argv): Argv {
         log(`wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`);
         if (outcome.exitCode === EXIT.interrupted) log(`interrupted: continue with rtcap campaign --resume ${dir}`);
         process.exitCode = exitCode(outcome.exitCode);
+        dash?.finished(state.status, process.exitCode, state.stop_reason ?? null, dir);
       } finally {
         dispose();
         await live.close();
+        await closeDashboard(dash, args);
       }
     },
   );

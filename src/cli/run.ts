@@ -5,6 +5,7 @@ import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
 import { parseSegment } from '../load/segment.js';
 import { EXIT } from '../run/runner.js';
+import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
 
 export function runCommand(y: Argv): Argv {
@@ -23,6 +24,8 @@ export function runCommand(y: Argv): Argv {
       if (segment === null) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
+      const dash = await dashboardOrExit(args, 'run');
+      if (dash === null) return live.close();
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runBenchmark({
@@ -30,13 +33,15 @@ export function runCommand(y: Argv): Argv {
           profilePath: loaded.path,
           redactedProfile: loaded.redacted,
           outDir: args.out,
-          ...runContextFrom(args, signal, live.observer),
+          ...withDashboard(runContextFrom(args, signal, live.observer), dash),
           ...(segment ? { segment } : {}),
         });
         process.exitCode = exitCode(finishRun(outcome));
+        dash?.runFinished(outcome.dir, outcome.result, process.exitCode);
       } finally {
         dispose();
         await live.close();
+        await closeDashboard(dash, args);
       }
     },
   );

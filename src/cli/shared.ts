@@ -9,6 +9,7 @@ import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { prepareOutDir } from '../run/output.js';
 import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import { dashboardOptions } from './dashboard-flag.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
 
@@ -25,7 +26,7 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
 
 /** The options of every command that runs benchmarks (run, sweep, campaign): the target, the generator, progress, live metrics. */
 export function runOptions<T>(c: Argv<T>) {
-  return c
+  return dashboardOptions(c)
     .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
     .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
     .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })

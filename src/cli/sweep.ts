@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
+import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
@@ -58,6 +59,8 @@ export function sweepCommand(y: Argv): Argv {
       if (args.resume === undefined && !checkOutDir(args.out, args.force as boolean)) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
+      const dash = await dashboardOrExit(args, 'sweep');
+      if (dash === null) return live.close();
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runSweep({
@@ -65,10 +68,11 @@ export function sweepCommand(y: Argv): Argv {
           profilePath: loaded.path,
           redactedProfile: loaded.redacted,
           outDir: args.resume ?? args.out,
-          ...runContextFrom(args, signal, live.observer),
+          ...withDashboard(runContextFrom(args, signal, live.observer), dash),
           resumeFrom,
         });
         process.exitCode = exitCode(finishRun(outcome));
+        dash?.runFinished(outcome.dir, outcome.result, process.exitCode);
       } catch (e) {
         if (!(e instanceof SweepError)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);
@@ -76,6 +80,7 @@ export function sweepCommand(y: Argv): Argv {
       } finally {
         dispose();
         await live.close();
+        await closeDashboard(dash, args);
       }
     },
   );

@@ -98,9 +98,23 @@ export interface RunOptions {
   segment?: { index: number; count: number; run: string; startAtMs: number | null };
 }
 
-/** What a live view of the run receives: every merged second, and each step once its result is built. */
+/** Where the run is in its step, as the progress line reads it. */
+export interface PhaseClock {
+  /** Seconds since the current phase began. */
+  elapsedS: number;
+  /** How long the phase lasts; null for phases that end on an event (ramp, drain). */
+  lengthS: number | null;
+  /** Steps the run will take; 0 when they are decided as it goes (a sweep). */
+  steps: number;
+}
+
+/**
+ * What a live view of the run receives: the run as it starts (its id, profile, target), every
+ * merged second with where the step is, and each step once its result is built.
+ */
 export interface RunObserver {
-  second(rec: SecondRecord, stepTargetConnections: number): void;
+  start?(result: RunResult): void;
+  second(rec: SecondRecord, stepTargetConnections: number, clock?: PhaseClock): void;
   step(step: StepResult): void;
 }
 
@@ -150,6 +164,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const saveWith = resultSaver({ result, state, writer, log, analyze: opts.analyze, renderSummary: opts.renderSummary, renderArtifacts: opts.renderArtifacts });
   const save = () => saveWith({ artifacts: false });
   save();
+  opts.observer?.start?.(result);
 
   // Everything that can end the run early funnels into one abort.
   const funnel = new AbortFunnel();
@@ -202,12 +217,13 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const health = new StepHealth();
     const timeline = new Timeline(gen.workers, () => ({ step: live.step, phase: live.phase }), basis, (rec) => {
       writer.appendTimeseries(rec.point);
-      opts.observer?.second(rec, plans[live.step]?.connections ?? 0);
+      const clock: PhaseClock = { elapsedS: (nowMs() - live.phaseStartMs) / 1000, lengthS: live.phaseLengthS, steps: opts.nextStep ? 0 : plans.length };
+      opts.observer?.second(rec, plans[live.step]?.connections ?? 0, clock);
       progress.update(rec.point, {
-        steps: opts.nextStep ? 0 : plans.length,
+        steps: clock.steps,
         target: plans[live.step]?.connections ?? 0,
-        elapsedInPhaseS: (nowMs() - live.phaseStartMs) / 1000,
-        phaseLengthS: live.phaseLengthS,
+        elapsedInPhaseS: clock.elapsedS,
+        phaseLengthS: clock.lengthS,
       });
       const why = health.check(rec, live.phase, plans[live.step].connections);
       if (why) funnel.abort('aborted', why);

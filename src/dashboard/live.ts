@@ -1,0 +1,85 @@
+/**
+ * `--dashboard [PORT]`: the live page of a run, sweep, campaign or quota check. One entry
+ * point for every command: `startLiveDashboard` serves the page and returns the observer to
+ * give the runner, the hooks the command calls (each step's result, campaign state, log
+ * lines, each finished run), and `close()`. Loaded only when the flag is given.
+ */
+import { basename } from 'node:path';
+import type { RunResult } from '../report/result.js';
+import type { RunObserver } from '../run/runner.js';
+import type { CampaignState } from '../run/campaign-state.js';
+import { DashboardFeed, type LiveCommand, type RunFiles } from './feed.js';
+import { SseHub } from './hub.js';
+import { isRunFileName, serveRunFile } from './run-files.js';
+import { sendJson, startDashboardServer, type DashboardApp } from './server.js';
+
+export interface LiveDashboard {
+  url: string;
+  observer: RunObserver;
+  feed: DashboardFeed;
+  hub: SseHub;
+  /** The result so far, after each step (a sweep's search rides on it). */
+  onStep(r: RunResult): void;
+  campaign(state: CampaignState): void;
+  log(line: string): void;
+  /** A run's files are written: the page links to them (a campaign: beside its entry). */
+  runFinished(dir: string, result: RunResult, exitCode: number, opts?: { last: boolean }): void;
+  /** Everything is over (a campaign: after its last entry). */
+  finished(status: string, exitCode: number, abortReason: string | null, dir?: string): void;
+  close(): Promise<void>;
+}
+
+export async function startLiveDashboard(opts: { command: LiveCommand; port: number; host?: string }): Promise<LiveDashboard> {
+  const hub = new SseHub();
+  const feed = new DashboardFeed(opts.command, (event, data) => hub.send(event, data));
+  /** Run directories the page may read files of, by the key in their links. */
+  const dirs = new Map<string, string>();
+  const filesOf = (dir: string): RunFiles => {
+    const key = `${dirs.size + 1}-${basename(dir).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    const existing = [...dirs].find(([, d]) => d === dir)?.[0];
+    const k = existing ?? key;
+    dirs.set(k, dir);
+    return { dir: basename(dir), report: `files/${k}/report.html`, summary: `files/${k}/summary.md`, result: `files/${k}/result.json` };
+  };
+  const app: DashboardApp = {
+    mode: 'live',
+    title: `rtcap ${opts.command} — live`,
+    handle(path, _query, req, res) {
+      if (path === 'events') {
+        hub.add(res, feed.snapshot());
+        req.socket.setNoDelay(true);
+        return true;
+      }
+      if (path === 'api/state') {
+        sendJson(res, feed.snapshot());
+        return true;
+      }
+      const m = /^files\/([^/]+)\/([^/]+)$/.exec(path);
+      const dir = m ? dirs.get(m[1]) : undefined;
+      if (!m || dir === undefined || !isRunFileName(m[2])) return false;
+      return serveRunFile(res, dir, m[2]);
+    },
+  };
+  const server = await startDashboardServer(app, { port: opts.port, host: opts.host, flag: '--dashboard' });
+  return {
+    url: server.url,
+    observer: feed,
+    feed,
+    hub,
+    onStep: (r) => feed.result(r),
+    campaign: (state) => feed.campaign(state),
+    log: (line) => feed.log(line),
+    runFinished(dir, result, exitCode, o) {
+      const files = filesOf(dir);
+      if (opts.command === 'campaign') feed.entryDone(files);
+      if (o?.last !== false && opts.command !== 'campaign') feed.finish({ status: result.status, exit_code: exitCode, abort_reason: result.abort_reason, files });
+    },
+    finished(status, exitCode, abortReason, dir) {
+      feed.finish({ status, exit_code: exitCode, abort_reason: abortReason, files: dir ? filesOf(dir) : null });
+    },
+    close: async () => {
+      hub.close();
+      await server.close();
+    },
+  };
+}

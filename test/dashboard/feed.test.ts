@@ -1,0 +1,100 @@
+/**
+ * The dashboard's live state against known seconds and steps: each second is the timeline's
+ * point unchanged plus what the page adds, what is kept is bounded, a campaign entry's time
+ * runs while it runs, and a new run (a campaign's next entry) starts afresh.
+ */
+import { describe, expect, it } from 'vitest';
+import type { SecondStats } from '../../src/load/ipc.js';
+import type { RunResult, StepResult, TimeseriesPoint } from '../../src/report/result.js';
+import type { CampaignState } from '../../src/run/campaign-state.js';
+import type { SecondRecord } from '../../src/run/timeline.js';
+import { DashboardFeed, MAX_LOG_LINES, MAX_SECONDS } from '../../src/dashboard/feed.js';
+import { loadRun } from '../fixtures/index.js';
+
+function worker(rssMb: number): SecondStats {
+  return {
+    type: 'second', worker: 0, t: 0, open: 0, joined: 0, joins: 0, sent: 0, acked: 0, acksPending: 0, received: 0, bytes: 0,
+    errors: 0, disconnects: 0, histogram: '', health: { cpuPct: 10, lagP99Ms: 5, lagMaxMs: 6, rssMb }, errorReasons: {},
+  };
+}
+
+function second(t: number, workers: SecondStats[] = [worker(40), worker(2.25)]): SecondRecord {
+  const point: TimeseriesPoint = {
+    t, step: 1, phase: 'steady', connections_open: 7, joined: 6, joins_per_s: 1, sent_per_s: 10, acked_per_s: 0, acks_pending: 0, delivered_per_s: 60,
+    sent_per_s_60s: 9.5, delivered_per_s_60s: 57, delivery_p50_ms: 1.5, delivery_p95_ms: 4, delivery_p99_ms: 9, errors: 0, disconnects: 0,
+    server_cpu_pct: 12.5, server_rss_mb: 80, generator_cpu_pct: 30, generator_lag_p99_ms: 4,
+  };
+  return { point, workers, server: null };
+}
+
+const run = (): RunResult => loadRun('run-a');
+
+describe('DashboardFeed', () => {
+  it('sends each second as the timeline point with the target, the phase clock and the generator RSS summed', () => {
+    const events: Array<[string, unknown]> = [];
+    const feed = new DashboardFeed('run', (e, d) => events.push([e, d]));
+    const rec = second(100);
+    feed.second(rec, 8, { elapsedS: 3.04, lengthS: 10, steps: 4 });
+    const sent = events.find(([e]) => e === 'second')![1] as Record<string, unknown>;
+    expect(sent).toEqual({ ...rec.point, target_connections: 8, generator_rss_mb: 42.3, phase_elapsed_s: 3, phase_length_s: 10, steps_planned: 4 });
+    expect(feed.snapshot().seconds).toEqual([sent]);
+    // No process reported: the memory is missing, never 0.
+    feed.second(second(101, []), 8);
+    expect(feed.snapshot().seconds[1].generator_rss_mb).toBeNull();
+  });
+
+  it('keeps the last MAX_SECONDS seconds and MAX_LOG_LINES log lines, no more', () => {
+    const feed = new DashboardFeed('run');
+    for (let t = 0; t < MAX_SECONDS + 25; t++) feed.second(second(t), 1);
+    for (let i = 0; i < MAX_LOG_LINES + 3; i++) feed.log(`line ${i}`);
+    const s = feed.snapshot();
+    expect(s.seconds.length).toBe(MAX_SECONDS);
+    expect(s.seconds[0].t).toBe(25);
+    expect(s.log.length).toBe(MAX_LOG_LINES);
+    expect(s.log[0]).toBe('line 3');
+  });
+
+  it('lists a finished step with its verdict, reasons and first-receipt figures, as the result has them', () => {
+    const feed = new DashboardFeed('run');
+    const step: StepResult = run().steps[0];
+    feed.step(step);
+    const [s] = feed.snapshot().steps;
+    expect(s).toMatchObject({ index: step.index, verdict: step.verdict, verdict_reasons: step.verdict_reasons, delivery_rate: step.delivery_rate });
+    expect(s.latency_ms).toEqual({ p50: step.latency_ms.p50, p95: step.latency_ms.p95, p99: step.latency_ms.p99 });
+    expect(s.rates.delivered_per_s).toBe(step.rates.delivered_per_s);
+    expect(s.connections).toEqual({ target: step.connections.target, joined: step.connections.joined, failed: step.connections.failed, disconnected: step.connections.disconnected });
+  });
+
+  it('starts a new run afresh and follows the target once it is known', () => {
+    const events: string[] = [];
+    const feed = new DashboardFeed('campaign', (e) => events.push(e));
+    const r = run();
+    r.target.url = '';
+    feed.start(r);
+    feed.second(second(1), 1);
+    feed.step(r.steps[0]);
+    r.target.url = 'ws://127.0.0.1:4000/socket/websocket';
+    feed.start({ ...r, run_id: 'next' });
+    expect(feed.snapshot()).toMatchObject({ run: { run_id: 'next' }, seconds: [], steps: [] });
+    feed.second(second(2), 1);
+    expect(feed.snapshot().run?.target).toBe('ws://127.0.0.1:4000/socket/websocket');
+  });
+
+  it("counts a running campaign entry's time from when it was first seen running", () => {
+    let now = 1_000_000;
+    const feed = new DashboardFeed('campaign', () => undefined, () => now);
+    const state = {
+      name: 'c', status: 'running',
+      entries: [
+        { index: 1, name: 'a', profile: '/p.yaml', sweep: false, dir: '01-a', status: 'completed', exit_code: 0, wall_s: 30, attempts: 1 },
+        { index: 2, name: 'b', profile: '/p.yaml', sweep: true, dir: '02-b', status: 'running', exit_code: null, wall_s: 0, attempts: 1 },
+      ],
+    } as unknown as CampaignState;
+    feed.campaign(state);
+    now += 42_000;
+    feed.entryDone({ dir: '02-b', report: 'files/1/report.html', summary: 'files/1/summary.md', result: 'files/1/result.json' });
+    const view = feed.snapshot().campaign!;
+    expect(view.entries.map((e) => [e.status, e.wall_s])).toEqual([['completed', 30], ['running', 42]]);
+    expect(view.entries[1].files?.report).toBe('files/1/report.html');
+  });
+});
