@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { startCluster } from '../server/cluster.js';
+import { startCluster } from '../server/cluster/primary.js';
 import {
   ConfigError,
   loadServerConfigFile,

@@ -1,7 +1,7 @@
 /**
- * Entry of one `rtcap serve --workers N` process (src/server/cluster.ts forks it).
+ * Entry of one `rtcap serve --workers N` process (cluster/primary.ts forks it).
  */
-import { runWorker } from './cluster.js';
+import { runWorker } from './worker.js';
 
 runWorker().catch((e) => {
   process.stderr.write(`rtcap serve worker: ${(e as Error).stack ?? e}\n`);

@@ -1,0 +1,311 @@
+/**
+ * `--workers N`: N server processes on one port (Node `cluster`, the primary hands out
+ * connections) with a PubSub through the primary, as Phoenix PubSub spans nodes. One
+ * process can hold at most ~20,000 sockets (its open-file limit).
+ *
+ * What crosses the IPC, and why it stays cheap:
+ * - a fan-out: once per message per worker (never per delivery); each worker encodes and
+ *   writes to its own members;
+ * - presence operations: every worker keeps the replicated state and fans out diffs locally;
+ * - rate counters: workers send their counts once per flush interval; the primary owns the
+ *   instance-wide RateCounters, ticks them and sends the trip state back, so quotas are
+ *   instance-wide (§8.1 counts per node; one rtcap instance is one node);
+ * - the database: only the primary runs it (primary-db.ts); workers call it through a proxy
+ *   (remote-db.ts), and each change is routed to the worker owning its subscription ids;
+ * - /metrics: the primary gathers every registry as JSON and sums them (primary-metrics.ts).
+ *
+ * A worker may die at any moment (killed, out of memory): the primary never dies with it.
+ * Every send is guarded (a send to a worker whose pipe just broke reports EPIPE to its
+ * callback, not as an uncaught error), and the exit drops the worker from every table.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { SOCKET_PATH } from '../../protocol/constants.js';
+import { databaseOptions, loadDatabase, type ServerDb } from '../db-types.js';
+import {
+  DEFAULT_TIMINGS,
+  resolveTenants,
+  type ServerOptions,
+  type ServerTimings,
+} from '../options.js';
+import type { RunningServer } from '../server.js';
+import { TenantRegistry } from '../tenants.js';
+import {
+  COUNTERS,
+  WORKER_SPEC_ENV,
+  type CountsMessage,
+  type RatesMessage,
+  type ToPrimary,
+  type ToWorker,
+  type WorkerSpec,
+} from './messages.js';
+import { PrimaryDatabase } from './primary-db.js';
+import { MetricsGather } from './primary-metrics.js';
+
+/** How long close() waits for a worker to stop after `shutdown` before killing it. */
+const WORKER_STOP_WAIT_MS = 10_000;
+
+function workerEntry(): { exec: string; execArgv: string[] } {
+  const js = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+  if (existsSync(js)) return { exec: js, execArgv: [] };
+  // Running from the TypeScript sources (tests, tsx): the workers need the same loader.
+  const ts = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+  return { exec: ts, execArgv: ['--import', 'tsx'] };
+}
+
+type ClusterOptions = ServerOptions & { workers: number };
+
+export async function startCluster(
+  opts: ClusterOptions,
+): Promise<RunningServer & { workers: number }> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`rtcap serve: ${l}\n`));
+  const timings: ServerTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
+  const host = opts.host ?? '127.0.0.1';
+  // The primary's own tenants hold the instance-wide counters only.
+  const tenants = new TenantRegistry(resolveTenants(opts.config, opts.jwtSecret), timings);
+  const db =
+    opts.db ?? (opts.database === false ? null : await openDatabase(opts, tenants, timings, log));
+  const ownsDb = !!db && !opts.db;
+  const stopDb = async () => {
+    if (ownsDb) await db!.stop().catch((e) => log(`database stop failed: ${(e as Error).message}`));
+  };
+  const spec = (node: number, port: number): WorkerSpec => ({
+    node,
+    port,
+    host,
+    jwtSecret: opts.jwtSecret,
+    tls: opts.tls,
+    config: opts.config,
+    timings,
+    maxBufferedBytes: opts.maxBufferedBytes,
+    dbUrl: db?.url ?? null,
+  });
+  cluster.setupPrimary({ ...workerEntry(), args: [], serialization: 'advanced' });
+  const primary = new ClusterPrimary(tenants, new PrimaryDatabase(db), timings, spec, log);
+
+  let port: number;
+  try {
+    port = await primary.forkAll(opts.workers, opts.port ?? 4000);
+  } catch (e) {
+    primary.killAll();
+    await stopDb();
+    throw e;
+  }
+  return {
+    port,
+    host,
+    url: `${opts.tls ? 'wss' : 'ws'}://${host}:${port}${SOCKET_PATH}`,
+    databaseUrl: db?.url ?? null,
+    databaseConnectionString: db?.connectionString() ?? null,
+    workers: opts.workers,
+    close: async () => {
+      if (await primary.close()) await stopDb();
+    },
+  };
+}
+
+/** The primary's own database, or null (logged) when it cannot start. */
+async function openDatabase(
+  opts: ClusterOptions,
+  tenants: TenantRegistry,
+  timings: ServerTimings,
+  log: (l: string) => void,
+): Promise<ServerDb | null> {
+  const databaseUrl = opts.database === false ? undefined : opts.database?.databaseUrl;
+  try {
+    return await loadDatabase(databaseOptions(tenants.all[0].config, timings, databaseUrl, log));
+  } catch (e) {
+    log(`database unavailable: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/** The primary's state: its workers, their users, and the relays between them. */
+class ClusterPrimary {
+  private readonly workers = new Map<number, Worker>();
+  /** Per worker node, its connected users per tenant (from its last counts). */
+  private readonly users = new Map<number, Map<string, number>>();
+  /** Workers a failed send was already logged for (one line per worker, not per message). */
+  private readonly unreachable = new Set<number>();
+  private readonly registry = new Registry();
+  private readonly metrics = new MetricsGather(this.registry);
+  private readonly tick: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(
+    private readonly tenants: TenantRegistry,
+    private readonly db: PrimaryDatabase,
+    timings: ServerTimings,
+    private readonly spec: (node: number, port: number) => WorkerSpec,
+    private readonly log: (l: string) => void,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    db.db?.onChange((change) => {
+      for (const [n, c] of db.route(change)) this.send(n, { t: 'change', change: c });
+    });
+    this.tick = setInterval(() => this.sendRates(), timings.rateTickMs);
+    this.tick.unref();
+  }
+
+  /**
+   * Sends to one worker if it is still there. A worker can die between the connected check
+   * and the write (its end of the pipe closed, the exit not yet read): the write then fails
+   * with EPIPE, which the callback receives instead of an uncaught 'error' event.
+   */
+  private send(node: number, m: ToWorker): void {
+    const w = this.workers.get(node);
+    if (!w || !w.isConnected()) return;
+    w.send(m, (err) => {
+      if (err) this.unreachableWorker(node, err);
+    });
+  }
+
+  private unreachableWorker(node: number, err: Error): void {
+    if (this.closing || this.unreachable.has(node)) return;
+    this.unreachable.add(node);
+    this.log(`worker ${node} unreachable (${err.message}); it is going away`);
+  }
+
+  private others(node: number, m: ToWorker): void {
+    for (const n of this.workers.keys()) if (n !== node) this.send(n, m);
+  }
+
+  private onMessage(node: number, m: ToPrimary): void {
+    switch (m.t) {
+      case 'fanout':
+      case 'presence':
+        return this.others(node, m);
+      case 'counts':
+        return this.onCounts(node, m);
+      case 'db':
+        void this.db.answer(node, m).then((reply) => this.send(node, reply));
+        return;
+      case 'metrics': {
+        const live = [...this.workers].filter(([, w]) => w.isConnected()).map(([n]) => n);
+        const ask = (id: number, n: number) => this.send(n, { t: 'metricsJson?', id });
+        const reply = (text: string) => this.send(node, { t: 'metricsText', id: m.id, text });
+        this.metrics.start(live, ask, reply);
+        return;
+      }
+      case 'metricsJson':
+        return this.metrics.part(m.id, node, m.json);
+      case 'ready':
+        return;
+    }
+  }
+
+  private onCounts(node: number, m: CountsMessage): void {
+    const u = new Map<string, number>();
+    for (const [id, c] of Object.entries(m.tenants)) {
+      const t = this.tenants.get(id);
+      u.set(id, c.users);
+      if (!t) continue;
+      COUNTERS.forEach((name, i) => t[name].add(c.c[i]));
+    }
+    this.users.set(node, u);
+  }
+
+  /** Ticks the instance-wide counters and sends each worker their state. */
+  private sendRates(): void {
+    const perTenantUsers = new Map<string, number>();
+    for (const u of this.users.values()) {
+      for (const [id, n] of u) perTenantUsers.set(id, (perTenantUsers.get(id) ?? 0) + n);
+    }
+    for (const t of this.tenants.all) t.tick();
+    const dbStats = this.db.db ? this.db.db.stats() : null;
+    for (const node of this.workers.keys()) {
+      const mine = this.users.get(node);
+      const rates: RatesMessage['tenants'] = {};
+      for (const t of this.tenants.all) {
+        rates[t.id] = {
+          s: COUNTERS.map((name) => [t[name].tripped, t[name].value] as [boolean, number]),
+          remoteUsers: (perTenantUsers.get(t.id) ?? 0) - (mine?.get(t.id) ?? 0),
+        };
+      }
+      this.send(node, { t: 'rates', tenants: rates, db: dbStats });
+    }
+  }
+
+  /**
+   * Forks every worker; resolves with the one port they all listen on. Every worker listens
+   * with the same arguments: the primary keys its shared handle on them, so with port 0 all
+   * workers get the one free port the first listen picked.
+   */
+  async forkAll(count: number, listenPort: number): Promise<number> {
+    const port = await this.fork(1, listenPort);
+    const rest: Promise<number>[] = [];
+    for (let n = 2; n <= count; n++) rest.push(this.fork(n, listenPort));
+    const ports = await Promise.all(rest);
+    if (ports.some((p) => p !== port)) {
+      throw new Error(`workers listen on different ports: ${[port, ...ports].join(', ')}`);
+    }
+    return port;
+  }
+
+  private fork(node: number, listenPort: number): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const w = cluster.fork({ [WORKER_SPEC_ENV]: JSON.stringify(this.spec(node, listenPort)) });
+      this.workers.set(node, w);
+      let ready = false;
+      w.on('message', (m: ToPrimary) => {
+        if (m.t === 'ready' && !ready) {
+          ready = true;
+          resolve(m.port);
+        }
+        this.onMessage(node, m);
+      });
+      // A send without a callback, or a failed kill, reports here; never uncaught.
+      w.on('error', (err: Error) => this.unreachableWorker(node, err));
+      w.on('exit', (code, signal) => {
+        this.onExit(node);
+        const how = signal ?? `code ${code}`;
+        if (!ready) reject(new Error(`worker ${node} exited during start (${how})`));
+        else if (!this.closing) {
+          this.log(`worker ${node} exited (${how}); its connections are gone`);
+          this.others(node, { t: 'presenceDrop', node });
+        }
+      });
+    });
+  }
+
+  /** A worker is gone: nothing routes to it or waits for it any more. */
+  private onExit(node: number): void {
+    this.workers.delete(node);
+    this.users.delete(node);
+    this.db.dropNode(node);
+    this.metrics.dropNode(node);
+  }
+
+  killAll(): void {
+    this.closing = true;
+    clearInterval(this.tick);
+    for (const w of this.workers.values()) w.kill('SIGKILL');
+  }
+
+  /** Stops every worker (SIGKILL after the wait); false when already closing. */
+  async close(): Promise<boolean> {
+    if (this.closing) return false;
+    this.closing = true;
+    clearInterval(this.tick);
+    const exits = [...this.workers].map(([node, w]) => this.stopWorker(node, w));
+    await Promise.all(exits);
+    return true;
+  }
+
+  private stopWorker(node: number, w: Worker): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (w.isDead()) return resolve();
+      const timer = setTimeout(() => {
+        w.kill('SIGKILL');
+        resolve();
+      }, WORKER_STOP_WAIT_MS);
+      w.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.send(node, { t: 'shutdown' });
+    });
+  }
+}
