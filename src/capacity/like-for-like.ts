@@ -4,7 +4,7 @@
  * (a faster machine would lend its figures to a slower one). Every run is checked against the
  * first; the first difference is the reason the run is refused.
  */
-import type { RunResult } from '../report/result.js';
+import type { RunResult } from '../result/result.js';
 
 export interface Source {
   /** The run directory, as given. */

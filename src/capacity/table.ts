@@ -8,7 +8,7 @@ import { analysisOptionsFromProfile, analyzeRun } from '../model/analysis.js';
 import { DEFAULT_SAFE_LINES, type CapacityRow, type SafeLines } from '../model/capacity.js';
 import { DASH, fmtInt } from '../model/format.js';
 import { STEP_METRICS, num } from '../model/metrics.js';
-import type { PresenceExtra } from '../report/extra.js';
+import type { PresenceExtra } from '../result/extra.js';
 import type { Source } from './like-for-like.js';
 import { DEFAULT_PRESENCE_QUOTA_PER_S, DEFAULT_TOPIC_UPDATES_PER_S, membersByQuota } from './presence.js';
 import { assembleRows, perRunRows } from './rows.js';

@@ -11,7 +11,7 @@ import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { evaluateFailOn, parseFailOn, type GateSide } from '../model/gates.js';
 import { ThresholdError } from '../model/thresholds.js';
-import type { RunResult } from '../report/result.js';
+import type { RunResult } from '../result/result.js';
 import { capacityValues } from './render.js';
 import { EXIT } from '../run/runner.js';
 import { readResultFile } from './report.js';

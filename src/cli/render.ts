@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { analysisOptionsFromProfile, analyzeRun, type Analysis } from '../model/analysis.js';
 import { evaluateThresholds, type ThresholdResult, type ThresholdSpec } from '../model/thresholds.js';
 import { escapeHtml, renderReportHtml, renderTableHtml } from '../report/html.js';
-import type { RunResult, StepResult, TimeseriesPoint } from '../report/result.js';
+import type { RunResult, StepResult, TimeseriesPoint } from '../result/result.js';
 import { renderSummaryMarkdown } from '../report/summary.js';
 import { renderMarkdownTable, type ReportTable } from '../report/table.js';
 import { headline } from '../report/headline.js';

@@ -3,7 +3,7 @@
  * and who is to blame is explicit. Generator-side limits (EMFILE, EADDRNOTAVAIL) are never
  * server failures.
  */
-import type { ErrorClass } from '../report/result.js';
+import type { ErrorClass } from '../result/result.js';
 
 export interface ClassifiedError {
   class: ErrorClass;

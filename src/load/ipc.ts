@@ -3,7 +3,7 @@
  * 'advanced' serialization, so typed arrays cross as they are).
  */
 import type { Profile } from '../profile/schema.js';
-import type { ErrorClass } from '../report/result.js';
+import type { ErrorClass } from '../result/result.js';
 import type { MemberInterval } from '../measure/membership.js';
 import { encodeHistogram } from '../measure/histogram.js';
 import type { ReceiptsSnapshot } from '../measure/ledger.js';

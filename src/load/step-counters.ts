@@ -6,7 +6,7 @@
 import type { ClassifiedError } from '../client/classify.js';
 import { createHistogram, type Histogram } from '../measure/histogram.js';
 import { newAckCounts, type AckCounts } from './ack-tracker.js';
-import type { ErrorClass } from '../report/result.js';
+import type { ErrorClass } from '../result/result.js';
 
 /** Distinct error reasons kept per step; the rest are pooled per class. */
 export const MAX_ERROR_REASONS = 200;

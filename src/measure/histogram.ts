@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as hdr from 'hdr-histogram-js';
-import type { Percentiles } from '../report/result.js';
+import type { Percentiles } from '../result/result.js';
 
 export type Histogram = hdr.Histogram;
 

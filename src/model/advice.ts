@@ -3,8 +3,8 @@
  * Each row names the setting, the value, the reason (with the measured figures) and the
  * steps it rests on. Rows appear only when the run measured what they need.
  */
-import type { StepResult } from '../report/result.js';
-import type { JoinRateExtra, PostgresChangesExtra, PresenceExtra } from '../report/extra.js';
+import type { StepResult } from '../result/result.js';
+import type { JoinRateExtra, PostgresChangesExtra, PresenceExtra } from '../result/extra.js';
 import { DEFAULT_JOIN_HEADROOM, type CapacityRow } from './capacity.js';
 import { DASH, fmtInt, fmtMs, fmtRate, MAX_ROUNDING_SHORTFALL, niceFloor } from './format.js';
 import { num } from './metrics.js';

@@ -3,7 +3,7 @@
  * and the §8 advice. The CLI may store it in RunResult.analysis; renderers recompute it from
  * the steps, so a report rebuilt from result.json never trusts a stale analysis.
  */
-import type { RunResult, Verdict } from '../report/result.js';
+import type { RunResult, Verdict } from '../result/result.js';
 import { adviseConfig, type AdviceOptions, type AdviceRow } from './advice.js';
 import {
   CAPACITY_DIMENSIONS,

@@ -9,8 +9,8 @@
  * Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
  * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
  */
-import type { StepResult } from '../report/result.js';
-import type { PayloadSizeExtra } from '../report/extra.js';
+import type { StepResult } from '../result/result.js';
+import type { PayloadSizeExtra } from '../result/extra.js';
 import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitId, type FitOptions, type FitResult } from './fit.js';
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';

@@ -13,7 +13,7 @@
  * green). A scenario selector that does not match the run makes the threshold not applicable:
  * one list of thresholds can then serve every run of a campaign.
  */
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import { CAPACITY_DIMENSIONS } from './capacity.js';
 import { STEP_METRICS, isStepMetricName, type StepMetricName } from './metrics.js';
 

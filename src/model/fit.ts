@@ -12,7 +12,7 @@
  * 5.5 % + 2.41 pp (R² 0.9995). `FitOptions.verdicts` widens the set when wanted.
  */
 import { linearRegression, linearRegressionLine, rSquared } from 'simple-statistics';
-import type { StepResult, Verdict } from '../report/result.js';
+import type { StepResult, Verdict } from '../result/result.js';
 import { fmtInt, INCOMPLETE_LABEL, leadingValue, signedTerm } from './format.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';

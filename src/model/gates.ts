@@ -13,7 +13,7 @@
  * (`p95_ms{step:3} +10%`), and an absolute threshold (`p95_ms < 200`) is judged on B alone.
  * A figure missing on either side fails: a gate must not pass on a missing number.
  */
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import { figureText, selectSteps, type FigureRef } from './figure-ref.js';
 import { STEP_METRICS } from './metrics.js';
 import { evaluateOnRun, fmtFigure, parseFigureOf, parseThreshold, RATIO_METRICS, ThresholdError, type ThresholdContext } from './thresholds.js';

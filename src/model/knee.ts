@@ -9,7 +9,7 @@
  * (cut-short) stable step is skipped too — it never stands for capacity — while an incomplete
  * failed step still counts as a failure. Steps without a value for the driver are skipped.
  */
-import type { StepResult, Verdict } from '../report/result.js';
+import type { StepResult, Verdict } from '../result/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';
 

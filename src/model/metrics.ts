@@ -3,16 +3,16 @@
  * thresholds all name the figure they use through this one table, so "deliveries/s" means
  * the same thing in the fit, the capacity table and a threshold expression.
  *
- * Types come from the result schema in report/result.ts as type-only imports: the model
- * depends on the shape of result data, never on report code at run time.
+ * Types come from the result schema (result/result.ts, a leaf every layer may import): the
+ * model depends on the shape of result data, never on report code.
  */
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import type {
   JoinRateExtra,
   PostgresChangesExtra,
   PresenceExtra,
   WriteOnlyExtra,
-} from '../report/extra.js';
+} from '../result/extra.js';
 
 /** The number, or null when absent, NaN or not a number (never 0 for "missing"). */
 export function num(v: unknown): number | null {

@@ -9,7 +9,7 @@
  * A figure that was not measured fails the threshold: a gate must not pass on a missing
  * number (docs/ARCHITECTURE.md "Measurement rules": missing is null, never 0). So does a threshold that selects nothing.
  */
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import { FigureError, figureText, parseFigure, selectSteps, type FigureRef } from './figure-ref.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
 

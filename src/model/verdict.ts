@@ -15,7 +15,7 @@
  * The reasons list the winning class first; checks of lower classes that also failed follow
  * with an "also:" prefix so a reader sees everything that went wrong.
  */
-import type { ErrorClass, StepResult, Verdict } from '../report/result.js';
+import type { ErrorClass, StepResult, Verdict } from '../result/result.js';
 import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from './format.js';
 
 /** What the verdict needs from a step; the run engine can fill it before a StepResult exists. */

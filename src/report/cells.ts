@@ -4,7 +4,7 @@
  */
 import type { SafeLines } from '../model/capacity.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
-import type { Percentiles, StepResult } from './result.js';
+import type { Percentiles, StepResult } from '../result/result.js';
 
 /**
  * The verdict, with what a reader must know next to it: a generator-bound step is not

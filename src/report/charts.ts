@@ -14,7 +14,7 @@ import type { Analysis } from '../model/analysis.js';
 import { CAPACITY_DIMENSIONS } from '../model/capacity.js';
 import { isLinear, predict, type FitResult } from '../model/fit.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
-import type { RunResult, StepResult, TimeseriesPoint, Verdict } from './result.js';
+import type { RunResult, StepResult, TimeseriesPoint, Verdict } from '../result/result.js';
 
 export interface Chart {
   id: string;

@@ -6,7 +6,7 @@
  */
 import { escapeHtml } from './html.js';
 import { renderComparison, type ComparisonGates } from './compare.js';
-import type { RunResult } from './result.js';
+import type { RunResult } from '../result/result.js';
 
 function splitRow(line: string): string[] {
   const cells: string[] = [];

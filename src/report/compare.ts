@@ -9,7 +9,7 @@ import { analyzeRun, analysisOptionsFromProfile } from '../model/analysis.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { GateResult } from '../model/gates.js';
-import type { RunResult, StepResult } from './result.js';
+import type { RunResult, StepResult } from '../result/result.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
 
 type Better = 'higher' | 'lower' | 'none';

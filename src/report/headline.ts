@@ -9,7 +9,7 @@ import { DEFAULT_SAFE_LINES, limitingFactorOfStep, type LimitingFactor, type Saf
 import { fmtInt, fmtMs, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { findKnee } from '../model/knee.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
-import type { RunResult, StepResult } from './result.js';
+import type { RunResult, StepResult } from '../result/result.js';
 
 /** What limited the server, in words a newcomer reads. */
 const FACTOR_WORDS: Record<LimitingFactor, string> = {

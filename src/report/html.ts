@@ -8,7 +8,7 @@
  */
 import type { AnalysisOptions } from '../model/analysis.js';
 import { allCharts, type Chart } from './charts.js';
-import type { RunResult, TimeseriesPoint } from './result.js';
+import type { RunResult, TimeseriesPoint } from '../result/result.js';
 import { buildSummary } from './summary.js';
 import type { ReportTable } from './table.js';
 

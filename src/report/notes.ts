@@ -5,7 +5,7 @@
  */
 import type { Analysis } from '../model/analysis.js';
 import { fmtInt, INCOMPLETE_LABEL } from '../model/format.js';
-import type { RunResult, StepResult } from './result.js';
+import type { RunResult, StepResult } from '../result/result.js';
 
 function list(steps: StepResult[], all?: readonly StepResult[]): string {
   if (all && steps.length > 2 && steps.length === all.length) return `All ${steps.length} steps`;

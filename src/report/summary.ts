@@ -7,7 +7,7 @@
 import { analysisOptionsFromProfile, analyzeRun, type Analysis, type AnalysisOptions } from '../model/analysis.js';
 import { DASH, fmtInt, fmtMs, fmtRatioPct } from '../model/format.js';
 import { collectNotes } from './notes.js';
-import type { RunResult } from './result.js';
+import type { RunResult } from '../result/result.js';
 import { sectionFor } from './sections/index.js';
 import { stepsTable } from './sections/common.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';

@@ -6,7 +6,7 @@
  * CI log and in a file; it takes the width it is given.
  */
 import { fmtInt, fmtMs } from '../model/format.js';
-import type { RunResult, StepResult, Verdict } from './result.js';
+import type { RunResult, StepResult, Verdict } from '../result/result.js';
 
 const MARK: Record<Verdict, string> = { stable: '●', degraded: '▲', broken: '✕', 'generator-bound': '○', inconclusive: '?' };
 const INCOMPLETE_MARK = '◌';

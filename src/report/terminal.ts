@@ -7,7 +7,7 @@
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
 import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { collectNotes } from './notes.js';
-import type { RunResult } from './result.js';
+import type { RunResult } from '../result/result.js';
 import { renderTextTable } from './table.js';
 import { latencyLoadChart } from './terminal-chart.js';
 

@@ -3,7 +3,7 @@
  * refusing target) rejects one promise, and every wait of the run races it, so the run stops
  * at once wherever it is waiting.
  */
-import type { RunStatus } from '../report/result.js';
+import type { RunStatus } from '../result/result.js';
 
 export class Abort extends Error {
   constructor(

@@ -3,7 +3,7 @@ import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js
 import { planBurstWorkers } from '../load/burst-plan.js';
 import type { Segment } from '../load/segment.js';
 import type { StepPlan } from '../scenarios/types.js';
-import type { RunResult } from '../report/result.js';
+import type { RunResult } from '../result/result.js';
 
 /** Plans the generator, records it in the result and logs it. */
 export function setUpGenerator(args: {

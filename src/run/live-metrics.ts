@@ -17,7 +17,7 @@
  */
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { compactHistogram, createHistogram, decodeHistogram } from '../measure/histogram.js';
-import type { StepResult, TimeseriesPoint } from '../report/result.js';
+import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { RunObserver } from './runner.js';
 import type { SecondRecord } from './timeline.js';
 

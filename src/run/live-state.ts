@@ -3,7 +3,7 @@
  * the progress line and the health checks once a second.
  */
 import { nowMs } from '../measure/clock.js';
-import type { TimeseriesPoint } from '../report/result.js';
+import type { TimeseriesPoint } from '../result/result.js';
 
 export type Phase = TimeseriesPoint['phase'];
 

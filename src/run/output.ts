@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
-import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../report/result.js';
+import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
 import type { SweepResult } from './sweep.js';
 
 export function makeRunId(name: string, at: Date): string {

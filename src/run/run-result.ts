@@ -2,7 +2,7 @@
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { Profile } from '../profile/schema.js';
-import { RESULT_SCHEMA, type RunResult, type RunStatus } from '../report/result.js';
+import { RESULT_SCHEMA, type RunResult, type RunStatus } from '../result/result.js';
 import type { RunWriter } from './output.js';
 
 export function rtcapVersion(): string {

@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { metricsUrlOf } from '../monitor/gauges.js';
 import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
 import type { Profile } from '../profile/schema.js';
-import type { RunResult, StepResult } from '../report/result.js';
+import type { RunResult, StepResult } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, AbortFunnel } from './abort.js';

@@ -10,7 +10,7 @@ import type { SendRecord } from '../measure/aggregate.js';
 import { compactHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
 import type { StepCollected } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
-import { HISTOGRAM_LE_MS, type StepResult } from '../report/result.js';
+import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
 import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/types.js';
 import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { findKnee, nextBisectionValue, type Knee } from '../model/knee.js';
 import { fmtInt } from '../model/format.js';
 import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
-import type { RunResult, StepResult, Verdict } from '../report/result.js';
+import type { RunResult, StepResult, Verdict } from '../result/result.js';
 import { runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
 import { isJudged } from '../model/verdict.js';
 

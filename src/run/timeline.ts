@@ -7,7 +7,7 @@ import { decodeHistogram, createHistogram, percentilesOf } from '../measure/hist
 import { SlidingMean } from '../measure/sliding.js';
 import type { SecondStats } from '../load/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
-import type { TimeseriesPoint } from '../report/result.js';
+import type { TimeseriesPoint } from '../result/result.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';
 
 export interface SecondRecord {

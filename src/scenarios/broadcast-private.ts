@@ -13,7 +13,7 @@
  * members count is another topology and starts from fresh connections.
  */
 import type { Profile } from '../profile/schema.js';
-import type { BroadcastPrivateExtra } from '../report/extra.js';
+import type { BroadcastPrivateExtra } from '../result/extra.js';
 import { countAt, joinReplyHistogram, latencySummary, privateTopic, reconnectPolicy, roomTopology, stepErrors, userClaims } from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 

@@ -5,7 +5,7 @@ import type { StepCollected } from '../load/ipc.js';
 import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
 import { REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
 import type { Profile, Step } from '../profile/schema.js';
-import type { LatencySummaryMs } from '../report/extra.js';
+import type { LatencySummaryMs } from '../result/extra.js';
 import type { ReconnectPolicy } from './types.js';
 
 export function reconnectPolicy(profile: Profile): ReconnectPolicy | null {

@@ -25,7 +25,7 @@
  * delivery 0 (§4 at 130/s: "投递 0").
  */
 import type { Profile } from '../profile/schema.js';
-import type { JoinRateExtra } from '../report/extra.js';
+import type { JoinRateExtra } from '../result/extra.js';
 import type { SecondRecord } from '../run/timeline.js';
 import { countAt, joinReplyHistogram, latencySummary, privateTopic, reconnectPolicy, stepErrors, sumOf, userClaims } from './common.js';
 import { kindStream, type Scenario, type StepPlan } from './types.js';

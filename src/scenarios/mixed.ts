@@ -16,7 +16,7 @@
  * each component's latency beside its latest solo step's (MixedExtra.components).
  */
 import type { Profile } from '../profile/schema.js';
-import type { MixedComponent, MixedExtra } from '../report/extra.js';
+import type { MixedComponent, MixedExtra } from '../result/extra.js';
 import type { StepContext } from '../run/step-result.js';
 import { changeRows, changesBinding, changesKey, changesPerRound, subscriberClaims } from './changes.js';
 import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './common.js';

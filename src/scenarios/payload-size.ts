@@ -9,7 +9,7 @@
  * send"; a sender side that kept up while receivers came up short is "receivers lost messages".
  */
 import type { Profile } from '../profile/schema.js';
-import type { PayloadSizeExtra } from '../report/extra.js';
+import type { PayloadSizeExtra } from '../result/extra.js';
 import { planBroadcastPublic } from './broadcast-public.js';
 import { latencySummary, msText, senderBacklogBytes, sumOf } from './common.js';
 import type { Scenario, StepPlan } from './types.js';

@@ -8,7 +8,7 @@
  * a sequence number in it. Local stream ids encode the traffic kind: kind × KIND_STRIDE + n.
  */
 import type { Profile } from '../profile/schema.js';
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import { KIND_STRIDE } from '../measure/ledger.js';
 import type { StepContext } from '../run/step-result.js';
 
@@ -129,6 +129,6 @@ export interface Scenario {
   seedSection: string;
   describe: string;
   plan(profile: Profile, step: number): StepPlan;
-  /** The scenario's figures for StepResult.extra (src/report/extra.ts), from the step's context. */
+  /** The scenario's figures for StepResult.extra (src/result/extra.ts), from the step's context. */
   extra?(ctx: StepContext): Record<string, unknown>;
 }

@@ -10,7 +10,7 @@
  * late, or the sender's socket filling because the server was not reading.
  */
 import type { Profile } from '../profile/schema.js';
-import type { WriteOnlyExtra } from '../report/extra.js';
+import type { WriteOnlyExtra } from '../result/extra.js';
 import { ackedPerS } from '../measure/ack-figures.js';
 import { countAt, latencySummary, msText, reconnectPolicy, senderBacklogBytes, stepErrors, sumOf } from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';

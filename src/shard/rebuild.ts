@@ -4,7 +4,7 @@
  * run/timeline merges the per-second lines, run/step-result each step's collections.
  */
 import type { Profile } from '../profile/schema.js';
-import type { RunResult, RunStatus, TimeseriesPoint } from '../report/result.js';
+import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
 import { initialResult } from '../run/run-result.js';
 import { Timeline } from '../run/timeline.js';

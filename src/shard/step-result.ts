@@ -7,7 +7,7 @@
  * its gauges, the generator hosts).
  */
 import type { Profile } from '../profile/schema.js';
-import type { StepResult } from '../report/result.js';
+import type { StepResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { buildStepResult } from '../run/step-result.js';
 import { hostFigures } from '../run/figures/host.js';

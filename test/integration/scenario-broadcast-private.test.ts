@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BroadcastPrivateExtra } from '../../src/report/extra.js';
+import type { BroadcastPrivateExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startDatabase, type ServerDb } from '../../src/server/db/index.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';

@@ -4,8 +4,8 @@
  * the topology, and the mixed step's solo latency is the solo step's own figure.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MixedComponent, MixedExtra } from '../../src/report/extra.js';
-import type { StepResult } from '../../src/report/result.js';
+import type { MixedComponent, MixedExtra } from '../../src/result/extra.js';
+import type { StepResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { expectConsistentStep, runScenario } from '../support/scenario-run.js';

@@ -4,8 +4,8 @@
  * its database URL. Expected = rounds × subscribers (× the rows of their room when filtered).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PostgresChangesExtra } from '../../src/report/extra.js';
-import type { StepResult } from '../../src/report/result.js';
+import type { PostgresChangesExtra } from '../../src/result/extra.js';
+import type { StepResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { expectConsistentStep, runScenario } from '../support/scenario-run.js';

@@ -5,7 +5,7 @@
  * every figure must agree with the others.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PresenceExtra } from '../../src/report/extra.js';
+import type { PresenceExtra } from '../../src/result/extra.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { expectConsistentStep, runScenario } from '../support/scenario-run.js';

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WriteOnlyExtra } from '../../src/report/extra.js';
+import type { WriteOnlyExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/report/result.js';
+import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');

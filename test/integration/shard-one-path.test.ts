@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/report/result.js';
+import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { SecondStats } from '../../src/load/ipc.js';
-import type { StepResult, TimeseriesPoint } from '../../src/report/result.js';
+import type { StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { LiveMetrics } from '../../src/run/live-metrics.js';
 import { serveLiveMetrics } from '../../src/run/metrics-server.js';
 import type { SecondRecord } from '../../src/run/timeline.js';

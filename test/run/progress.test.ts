@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimeseriesPoint } from '../../src/report/result.js';
+import type { TimeseriesPoint } from '../../src/result/result.js';
 import { Progress } from '../../src/run/progress.js';
 
 describe('Progress', () => {

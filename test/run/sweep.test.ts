@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sweepSchema, type Sweep } from '../../src/profile/schema.js';
-import type { Verdict } from '../../src/report/result.js';
+import type { Verdict } from '../../src/result/result.js';
 import {
   planNextSweepStep,
   resumableSteps,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { MessageFigures } from '../../src/measure/aggregate.js';
-import type { StepResult } from '../../src/report/result.js';
+import type { StepResult } from '../../src/result/result.js';
 import type { StepContext } from '../../src/run/step-result.js';
 import { mixedExtra, planMixed } from '../../src/scenarios/mixed.js';
 import { kindOfStream, kindStream } from '../../src/scenarios/types.js';

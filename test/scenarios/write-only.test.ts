@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planWriteOnly, stopReason, writeOnly, type StopInput } from '../../src/scenarios/write-only.js';
 import { kindStream } from '../../src/scenarios/types.js';
-import type { TimeseriesPoint } from '../../src/report/result.js';
+import type { TimeseriesPoint } from '../../src/result/result.js';
 import { profileFrom } from '../support/profiles.js';
 import { fakeCollected, fakeContext } from '../support/step-context.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Profile } from '../../src/profile/schema.js';
-import type { RunResult, StepResult, TimeseriesPoint } from '../../src/report/result.js';
+import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { runBenchmark } from '../../src/run/runner.js';
 
 export async function runScenario(profile: Profile): Promise<{ result: RunResult; exitCode: number; timeline: TimeseriesPoint[]; dir: string }> {

@@ -6,7 +6,7 @@ import type { SecondStats, StepCollected } from '../../src/load/ipc.js';
 import { emptyFigures, type MessageFigures } from '../../src/measure/aggregate.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { Profile } from '../../src/profile/schema.js';
-import type { TimeseriesPoint } from '../../src/report/result.js';
+import type { TimeseriesPoint } from '../../src/result/result.js';
 import type { StepContext } from '../../src/run/step-result.js';
 import type { SecondRecord } from '../../src/run/timeline.js';
 import type { StepPlan } from '../../src/scenarios/types.js';

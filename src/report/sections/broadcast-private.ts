@@ -1,7 +1,7 @@
 /** Seed 002 §2: private broadcast — §2.1 sends × deliveries by topology, §2.2 connections. */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { deliveryCell, stepName, verdictCell } from '../cells.js';
-import type { BroadcastPrivateExtra } from '../extra.js';
+import type { BroadcastPrivateExtra } from '../../result/extra.js';
 import { connectionsTable, fitNotes } from './common.js';
 import type { ScenarioSection } from './types.js';
 

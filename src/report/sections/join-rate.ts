@@ -1,7 +1,7 @@
 /** Seed 002 §4: connection and authorisation rate — join success per join rate, with the pool's ceiling. */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { deliveryCell, verdictCell } from '../cells.js';
-import type { JoinRateExtra } from '../extra.js';
+import type { JoinRateExtra } from '../../result/extra.js';
 import { fitNotes } from './common.js';
 import type { ScenarioSection } from './types.js';
 

@@ -1,7 +1,7 @@
 /** Mixed load: each component's latency against its solo run (seed §6: CDC 2.6 s → 15 s under mixed load). */
 import { fmtMs, fmtRate, fmtRatioPct } from '../../model/format.js';
 import { stepName } from '../cells.js';
-import type { LatencySummaryMs, MixedExtra } from '../extra.js';
+import type { LatencySummaryMs, MixedExtra } from '../../result/extra.js';
 import type { ScenarioSection } from './types.js';
 
 function pair(l: LatencySummaryMs | null | undefined): string {

@@ -1,7 +1,7 @@
 /** Seed 002 §3: payload size — delivery, fan-out span and egress per payload. */
 import { fmtBytes, fmtInt, fmtMs } from '../../model/format.js';
 import { deliveryCell, verdictCell } from '../cells.js';
-import type { PayloadSizeExtra } from '../extra.js';
+import type { PayloadSizeExtra } from '../../result/extra.js';
 import { egressCell } from './common.js';
 import type { ScenarioSection } from './types.js';
 

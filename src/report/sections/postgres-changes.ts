@@ -1,7 +1,7 @@
 /** Seed 002 §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller peak. */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { latencyTriple, stepName, verdictCell } from '../cells.js';
-import type { PostgresChangesExtra } from '../extra.js';
+import type { PostgresChangesExtra } from '../../result/extra.js';
 import type { ScenarioSection } from './types.js';
 
 export const postgresChanges: ScenarioSection = {

@@ -3,7 +3,7 @@ import { presenceUpdateRateLimit } from '../../model/advice.js';
 import { presenceLoad } from '../../model/metrics.js';
 import { fmtInt, fmtMs, fmtPct, fmtRate } from '../../model/format.js';
 import { verdictCell } from '../cells.js';
-import type { PresenceExtra } from '../extra.js';
+import type { PresenceExtra } from '../../result/extra.js';
 import type { ReportTable } from '../table.js';
 import { fitNotes } from './common.js';
 import type { ScenarioSection } from './types.js';

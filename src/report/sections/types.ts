@@ -1,11 +1,11 @@
 /**
  * The summary renderer is a registry keyed by scenario (issue 4): each scenario module
  * contributes the tables of its seed-002 section, built from StepResult and its `extra`
- * (report/extra.ts). The full per-step table, capacity, advice, errors and notes are common
+ * (result/extra.ts). The full per-step table, capacity, advice, errors and notes are common
  * and added by summary.ts.
  */
 import type { Analysis } from '../../model/analysis.js';
-import type { RunResult } from '../result.js';
+import type { RunResult } from '../../result/result.js';
 import type { ReportTable } from '../table.js';
 
 export interface SectionContext {

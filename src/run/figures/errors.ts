@@ -1,5 +1,5 @@
 /** Errors of the step by verbatim reason and by class, over every process and the coordinator's inserts. */
-import type { ErrorClass } from '../../report/result.js';
+import type { ErrorClass } from '../../result/result.js';
 import type { StepCollected } from '../../load/ipc.js';
 
 export interface StepErrors {

@@ -5,7 +5,7 @@
  * application-level egress (seed §3: at large payloads the sender's link is the limit).
  */
 import type { HostSample } from '../../monitor/host.js';
-import type { StepResult } from '../../report/result.js';
+import type { StepResult } from '../../result/result.js';
 import { mean, r1, r3 } from './round.js';
 import type { StepWindow } from './window.js';
 

@@ -1,6 +1,6 @@
 /** Latency histograms the generator processes recorded, merged over processes. */
 import { createHistogram, decodeHistogram, type Histogram } from '../../measure/histogram.js';
-import type { Percentiles } from '../../report/result.js';
+import type { Percentiles } from '../../result/result.js';
 import type { StepCollected } from '../../load/ipc.js';
 
 export interface StepHistograms {

@@ -1,7 +1,7 @@
 /** Server, database and generator resources over the steady window (StepResult.server, .database, .generator). */
 import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
-import type { StepResult } from '../../report/result.js';
+import type { StepResult } from '../../result/result.js';
 import type { SecondRecord } from '../timeline.js';
 import { max, mean, r1, r3, sumOf } from './round.js';
 import type { StepWindow } from './window.js';

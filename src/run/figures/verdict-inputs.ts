@@ -2,7 +2,7 @@
 import type { AckFigures } from '../../measure/ack-figures.js';
 import type { VerdictInput } from '../../model/verdict.js';
 import { percentilesOf } from '../../measure/histogram.js';
-import type { ErrorClass, Percentiles, StepResult } from '../../report/result.js';
+import type { ErrorClass, Percentiles, StepResult } from '../../result/result.js';
 import { lostOverKinds, worstDeliveryRate, type FiguresByKind } from './kinds.js';
 
 /** Each kind's first-receipt p95 and p99 when the step carried several kinds; null otherwise. */
