@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/report/result.js';
+import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 
