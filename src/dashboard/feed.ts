@@ -6,7 +6,7 @@
  * MAX_SECONDS seconds, the last MAX_LOG_LINES lines, the last MAX_STEPS steps — an hour-long
  * run or a campaign of many entries holds no more than a short one beyond that.
  */
-import type { RunResult, StepResult } from '../report/result.js';
+import type { RunResult, StepResult } from '../result/result.js';
 import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
 import type { CampaignState } from '../run/campaign-state.js';

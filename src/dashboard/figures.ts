@@ -4,7 +4,7 @@
  * timeseries.ndjson as written, plus the step's target, the phase's time and the generator's
  * memory; a step is the subset of its StepResult the page draws. Pure.
  */
-import type { StepResult, TimeseriesPoint } from '../report/result.js';
+import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
 

@@ -5,7 +5,7 @@
  * lines, each finished run), and `close()`. Loaded only when the flag is given.
  */
 import { basename } from 'node:path';
-import type { RunResult } from '../report/result.js';
+import type { RunResult } from '../result/result.js';
 import type { RunObserver } from '../run/runner.js';
 import type { CampaignState } from '../run/campaign-state.js';
 import { DashboardFeed, type LiveCommand, type RunFiles } from './feed.js';
