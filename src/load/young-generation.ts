@@ -10,7 +10,7 @@
  */
 import type { StepPlan } from '../scenarios/types.js';
 
-/** The semi-space cap of an idle-only run (MB): measured at 12,500 idle connections (docs/PERFORMANCE.md goal 3). */
+/** The semi-space cap of an idle-only run (MB): measured at 12,500 idle connections (docs/PERFORMANCE.md, "Memory per idle connection"). */
 export const IDLE_MAX_SEMI_SPACE_MB = 2;
 
 /** True when no step of the plan makes a generator process receive or send traffic. */
