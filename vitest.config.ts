@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Integration suites open thousands of sockets and start Postgres; on a 2-core
-    // machine running them side by side makes the measurements they assert noisy.
+    // Two test files at a time, one per core of the 2-core machines this runs on: integration
+    // suites open thousands of sockets and start Postgres, and more than two side by side
+    // would make the latencies they assert noisy; fewer would double the suite's time.
     fileParallelism: true,
     maxWorkers: 2,
     pool: 'forks',
