@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command[]>> = {
   sweep: async () => [(await import('./sweep.js')).sweepCommand],
   report: async () => [(await import('./report.js')).reportCommand],
   compare: async () => [(await import('./compare.js')).compareCommand],
+  dashboard: async () => [(await import('./dashboard.js')).dashboardCommand],
   campaign: async () => [(await import('./campaign.js')).campaignCommand],
   capacity: async () => [(await import('./capacity.js')).capacityCommand],
   plan: async () => [(await import('./plan.js')).planCommand],
@@ -62,7 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, quotas, serve, init, validate, schema, clean')
+    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, dashboard, quotas, serve, init, validate, schema, clean')
     .recommendCommands()
     .help()
     .alias('h', 'help')

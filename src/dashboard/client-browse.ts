@@ -31,12 +31,12 @@ function runRow(item, picked, update, depth) {
     }
     update();
   });
-  var name = el('td', { text: (depth ? '↳ ' : '') + item.name });
+  var name = el('td', { class: 'name', text: (depth ? '↳ ' : '') + item.name });
   var best = item.best ? fmtInt(item.best.delivered_per_s) + ' deliveries/s to ' + fmtInt(item.best.joined) + ' connections, p95 ' + fmtMs(item.best.p95_ms) + ' (step ' + item.best.step + ')' : 'no stable step';
   return el('tr', { 'data-run': item.id, 'data-kind': item.kind }, el('td', null, box), el('td', { class: 'num', text: item.started_at.replace('T', ' ').slice(0, 19) }),
-    el('td', { text: item.kind }), name, el('td', { text: item.profile + ' (' + item.scenario + ')' }), el('td', { text: item.target }),
+    el('td', { text: item.kind }), name, el('td', { text: item.profile + ' (' + item.scenario + ')' }), el('td', { class: 'target', text: item.target }),
     el('td', null, badge(item.status)), el('td', null, verdictCounts(item.verdicts)),
-    el('td', null, el('div', { text: best }), el('div', { class: 'note', text: item.headline })), filesCell(item.files));
+    el('td', { class: 'headline' }, el('div', { 'data-best': JSON.stringify(item.best), text: best }), el('div', { class: 'note', text: item.headline })), filesCell(item.files));
 }
 
 function capacityTable(c) {

@@ -41,6 +41,8 @@ pre.log { background: var(--card); border: 1px solid var(--line); padding: 8px; 
   overflow: auto; font-size: 12px; margin: 0; }
 .end { background: #ddf4e4; border: 1px solid #9fd8ae; padding: 10px 12px; border-radius: 6px; }
 .end.bad { background: #fde2e1; border-color: #f1aeab; }
+td.headline { min-width: 30em; } td.target { word-break: break-all; max-width: 18em; }
+td.name { white-space: nowrap; } td.links { white-space: nowrap; }
 [hidden] { display: none !important; }
 button { font: inherit; padding: 4px 12px; }
 `;

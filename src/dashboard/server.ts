@@ -77,7 +77,8 @@ function tokenMatches(given: string, token: string): boolean {
 
 /** The path under the base, or null when the request is not for this dashboard. */
 function pathUnderBase(req: IncomingMessage, token: string | null): string | null {
-  const path = decodeURIComponent((req.url ?? '/').split('?')[0]);
+  // Kept encoded: an app decodes the parts it reads (a run's id may hold a slash).
+  const path = (req.url ?? '/').split('?')[0];
   if (token === null) {
     const host = req.headers.host ?? '';
     return isLoopbackName(host) ? path.slice(1) : null;

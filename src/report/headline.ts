@@ -27,7 +27,7 @@ const FACTOR_WORDS: Record<LimitingFactor, string> = {
 };
 
 /** The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow. */
-function driverOf(steps: readonly StepResult[]): StepMetricName {
+export function driverOf(steps: readonly StepResult[]): StepMetricName {
   return steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0) ? 'expected_per_s' : 'connections_target';
 }
 

@@ -1,0 +1,46 @@
+/**
+ * `rtcap dashboard [DIR]`: the dashboard's page over the runs, sweeps and campaigns a folder
+ * holds (browse-index), each run's files (run-files), and any two runs compared side by side
+ * — the same view `rtcap compare A B --out x.html` writes. Reads what is on disk; writes nothing.
+ */
+import { readResultFile } from '../run/output.js';
+import { renderComparisonHtml } from '../report/compare-html.js';
+import { redactText } from '../redact/redact.js';
+import { indexFolder } from './browse-index.js';
+import { isRunFileName, serveRunFile } from './run-files.js';
+import { send, sendJson, startDashboardServer, type DashboardApp, type DashboardServer } from './server.js';
+
+export function browseApp(root: string): DashboardApp {
+  return {
+    mode: 'browse',
+    title: `rtcap — runs in ${root}`,
+    handle(path, query, _req, res) {
+      if (path === 'api/runs') {
+        sendJson(res, JSON.parse(redactText(JSON.stringify(indexFolder(root).index))));
+        return true;
+      }
+      if (path === 'compare') {
+        const { sources } = indexFolder(root);
+        const a = sources.get(query.get('a') ?? '');
+        const b = sources.get(query.get('b') ?? '');
+        if (a === undefined || b === undefined) return false;
+        const ra = readResultFile(a);
+        const rb = readResultFile(b);
+        if (typeof ra === 'string' || typeof rb === 'string') {
+          send(res, 422, 'text/plain; charset=utf-8', `${typeof ra === 'string' ? ra : rb}\n`);
+          return true;
+        }
+        send(res, 200, 'text/html; charset=utf-8', redactText(renderComparisonHtml(ra, rb)));
+        return true;
+      }
+      const m = /^runs\/([^/]+)\/([^/]+)$/.exec(path);
+      if (!m || !isRunFileName(m[2])) return false;
+      const source = indexFolder(root).sources.get(decodeURIComponent(m[1]));
+      return source !== undefined && serveRunFile(res, source, m[2]);
+    },
+  };
+}
+
+export function serveBrowse(root: string, opts: { port: number; host?: string }): Promise<DashboardServer> {
+  return startDashboardServer(browseApp(root), { ...opts, flag: '--port' });
+}

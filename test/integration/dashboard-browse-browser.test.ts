@@ -1,0 +1,140 @@
+/**
+ * `rtcap dashboard DIR` in a real browser (headless Chromium, as the report test drives it),
+ * over a folder of fixture runs: two runs (one with its report written, one with result.json
+ * only) and a campaign of two entries with its capacity table. Every run is listed with its
+ * verdicts and headline, a click opens a report, two picked runs open the compare view
+ * `rtcap compare` writes, the campaign's capacity table opens in place, no request leaves
+ * the machine, and the folder is left exactly as it was.
+ *
+ * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
+ * skips it instead, visibly.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { renderComparisonHtml } from '../../src/report/compare-html.js';
+import type { CampaignState } from '../../src/run/campaign-state.js';
+import { writeCampaignCapacity } from '../../src/run/campaign.js';
+import { loadRun } from '../fixtures/index.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+const skip = process.env.RTCAP_SKIP_BROWSER === '1';
+if (skip) process.stderr.write('dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ENTRIES = ['seed-002-s1.1-connections', 'seed-002-s1.2-deliveries'];
+
+/** run-a (report written), run-b (result.json only) and a campaign of two seed-002 fixture runs. */
+function fixtureFolder(): string {
+  const root = mkdtempSync(join(tmpdir(), 'rtcap-dash-browse-'));
+  mkdirSync(join(root, 'run-a'));
+  copyFileSync(new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url), join(root, 'run-a', 'timeseries.ndjson'));
+  expect(writeArtifacts(loadRun('run-a') as ResultFile, join(root, 'run-a'))).toEqual([]);
+  mkdirSync(join(root, 'run-b'));
+  writeFileSync(join(root, 'run-b', 'result.json'), JSON.stringify(loadRun('run-b')));
+  const c = join(root, 'campaign');
+  const state: CampaignState = {
+    schema: 'rtcap.campaign/v1', name: 'seed-002', campaign_path: '/x/campaign.yaml', started_at: '2026-11-30T10:00:00.000Z',
+    finished_at: '2026-11-30T12:00:00.000Z', status: 'completed', resumed_at: [],
+    entries: ENTRIES.map((n, i) => ({ index: i + 1, name: n, profile: `/x/${n}.yaml`, sweep: false, dir: `0${i + 1}-${n}`, status: 'completed', exit_code: 0, wall_s: 600, attempts: 1 })),
+  };
+  for (const e of state.entries) {
+    mkdirSync(join(c, e.dir), { recursive: true });
+    writeFileSync(join(c, e.dir, 'result.json'), JSON.stringify(loadRun(e.name)));
+  }
+  writeFileSync(join(c, 'campaign.json'), JSON.stringify(state));
+  expect(writeCampaignCapacity(c, state).unlike).toEqual([]);
+  return root;
+}
+
+/** Every file under `dir` with its size and mtime: what "writes nothing" is checked against. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
+    const s = statSync(join(dir, p));
+    return `${p} ${s.size} ${s.mtimeMs}`;
+  });
+}
+
+describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
+  let browser: Browser;
+  let child: ChildProcess;
+  let exited: Promise<number | null>;
+  let root: string;
+  let before: string[];
+  let url = '';
+  let stderr = '';
+
+  beforeAll(async () => {
+    if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+    root = fixtureFolder();
+    before = listing(root);
+    child = spawn(process.execPath, [BIN, 'dashboard', root, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.on('data', (d) => (stderr += d));
+    exited = new Promise((r) => child.on('exit', (code) => r(code)));
+    for (let i = 0; i < 300 && !url; i++) {
+      url = /dashboard: (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
+      if (!url) await sleep(100);
+    }
+    expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    child?.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+
+  it('lists every run and the campaign, opens a report, a comparison and the capacity table; fetches nothing else; writes nothing', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const outside: string[] = [];
+    await page.route('**/*', (route) => {
+      const u = route.request().url();
+      if (new URL(u).hostname !== '127.0.0.1') {
+        outside.push(u);
+        return route.abort();
+      }
+      return route.continue();
+    });
+    await page.goto(url);
+    const rows = page.locator('tr[data-run]');
+    await rows.first().waitFor({ timeout: 15_000 });
+    expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run')))).sort()).toEqual(['campaign/01-seed-002-s1.1-connections', 'campaign/02-seed-002-s1.2-deliveries', 'run-a', 'run-b']);
+    // run-a's verdicts, as its result has them.
+    const a = loadRun('run-a');
+    const counts: Record<string, number> = {};
+    for (const s of a.steps) counts[s.verdict] = (counts[s.verdict] ?? 0) + 1;
+    expect(JSON.parse((await page.locator('tr[data-run="run-a"] [data-verdicts]').getAttribute('data-verdicts'))!)).toEqual(counts);
+    expect(await page.locator('tr[data-run="run-a"] td.headline .note').textContent()).toMatch(/^The built-in server on this machine carried /);
+
+    // The campaign's capacity table, in place: all 12 rows.
+    await page.locator('details[data-capacity="campaign"] summary').click();
+    expect(await page.locator('details[data-capacity="campaign"] table[data-table="capacity"] tbody tr').count()).toBe(12);
+
+    // A report one click away: run-b has no report.html on disk; it is rendered, not written.
+    await page.locator('tr[data-run="run-b"] a', { hasText: 'report' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.title()).toMatch(/^rtcap — broadcast-public-sweep/);
+    expect(await page.locator('figure.chart svg').count()).toBeGreaterThan(0);
+    await page.goBack();
+
+    // Two runs picked (A first), compared side by side as `rtcap compare A B --out x.html` writes it.
+    await rows.first().waitFor({ timeout: 15_000 });
+    await page.locator('input[data-pick="run-a"]').check();
+    await page.locator('input[data-pick="run-b"]').check();
+    await page.locator('#compare').click();
+    await page.waitForLoadState('load');
+    const html = await page.content();
+    const expected = renderComparisonHtml(loadRun('run-a'), loadRun('run-b'));
+    expect(await page.title()).toBe(/<title>(.*)<\/title>/.exec(expected)![1]);
+    expect(html).toContain('<table');
+
+    expect(outside).toEqual([]);
+    expect(listing(root)).toEqual(before);
+  }, 120_000);
+});
