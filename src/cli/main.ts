@@ -80,6 +80,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (e) {
     // One line naming the cause, never a stack trace (it may quote a URL or a config value).
     process.stderr.write(`rtcap: ${errorLine(e)}\n`);
-    process.exitCode = 1;
+    // An error that knows its exit code (a run directory locked by another run: usage, 2) keeps it.
+    const code = (e as { exitCode?: unknown } | null)?.exitCode;
+    process.exitCode = typeof code === 'number' ? code : 1;
   }
 }

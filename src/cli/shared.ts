@@ -183,6 +183,7 @@ export function finishRun(outcome: RunOutcome): number {
   // The results go to stdout, everything else to stderr: `rtcap run … > summary.txt` keeps only them.
   log(`wrote ${outcome.dir}/ (result.json, summary.md, report.html, timeseries.ndjson)`);
   process.stdout.write(terminalSummary(result, chartWidth()));
+  outcome.release?.();
   if (outcome.exitCode !== EXIT.ok) return outcome.exitCode;
   return result.thresholds && !result.thresholds.pass ? EXIT.thresholds : EXIT.ok;
 }

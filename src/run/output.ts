@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
 import type { SweepResult } from './sweep.js';
+import { describeHolder, liveHolder, LOCK_FILE, lockOutDir, OutDirLocked } from './out-lock.js';
 
 export function makeRunId(name: string, at: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -37,7 +38,11 @@ export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: str
 export function prepareOutDir(dir: string, force: boolean): string | null {
   if (!existsSync(dir)) return null;
   if (!statSync(dir).isDirectory()) return `--out ${dir}: exists and is not a directory`;
-  const entries = readdirSync(dir);
+  // A directory a live run writes into is refused even with --force (it would be emptied under it).
+  const holder = liveHolder(dir);
+  if (holder) return `--out ${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another directory`;
+  // A stale lock (its run was killed) is not a file of a run.
+  const entries = readdirSync(dir).filter((name) => name !== LOCK_FILE);
   if (entries.length === 0) return null;
   if (!force) {
     const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
@@ -49,17 +54,35 @@ export function prepareOutDir(dir: string, force: boolean): string | null {
 
 export class RunWriter {
   readonly dir: string;
+  /** Gives the directory's lock back (a writer of a run: `forRun`); a no-op otherwise. */
+  release: () => void = () => undefined;
 
   constructor(dir: string) {
     this.dir = resolve(dir);
     mkdirSync(this.dir, { recursive: true });
   }
 
+  /**
+   * The writer of a new run, holding its directory's lock (out-lock) until `release`: `outDir`
+   * held by a live run throws OutDirLocked; the default `reportsDir/runId` moves on to the next
+   * free name, so two runs of one profile started in the same second get a directory each.
+   */
   static forRun(outDir: string | undefined, reportsDir: string, runId: string): RunWriter {
-    if (outDir) return new RunWriter(outDir);
-    let dir = join(reportsDir, runId);
-    for (let i = 2; existsSync(dir); i++) dir = join(reportsDir, `${runId}-${i}`);
-    return new RunWriter(dir);
+    if (outDir) return new RunWriter(outDir).locked();
+    for (let i = 1; ; i++) {
+      const dir = join(reportsDir, i === 1 ? runId : `${runId}-${i}`);
+      if (existsSync(dir)) continue;
+      try {
+        return new RunWriter(dir).locked();
+      } catch (e) {
+        if (!(e instanceof OutDirLocked)) throw e;
+      }
+    }
+  }
+
+  private locked(): this {
+    this.release = lockOutDir(this.dir);
+    return this;
   }
 
   path(name: string): string {

@@ -122,6 +122,8 @@ export interface RunOutcome {
   result: RunResult;
   dir: string;
   exitCode: number;
+  /** Gives the run directory's lock back, once its last artefact is written (also done at exit). */
+  release?: () => void;
 }
 
 export const EXIT = { ok: 0, usage: 2, aborted: 3, thresholds: 99, interrupted: 130 } as const;
@@ -302,7 +304,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   }
   if (state.abortReason) log(`run ${state.status}: ${state.abortReason}`);
   const exitCode = state.status === 'aborted' ? (state.stoppedByThreshold ? EXIT.thresholds : EXIT.aborted) : state.status === 'interrupted' ? EXIT.interrupted : EXIT.ok;
-  return { result, dir: writer.dir, exitCode };
+  return { result, dir: writer.dir, exitCode, release: writer.release };
 }
 
 /** A segment waits for the common start time; one that is already past it says by how much. */
