@@ -8,6 +8,7 @@ import { parseThreshold, thresholdSpec, ThresholdError } from '../model/threshol
 import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
 import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 import { prepareOutDir } from '../run/output.js';
+import { wsUrlProblem } from '../profile/ws-url.js';
 import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 import { dashboardOptions } from './dashboard-flag.js';
 
@@ -126,8 +127,9 @@ export function checkOutDir(dir: string | undefined, force: boolean): boolean {
 
 export function checkUrl(url: string | undefined): boolean {
   if (url !== undefined) registerSecrets(urlSecrets(url));
-  if (url !== undefined && !/^wss?:\/\//.test(url)) {
-    process.stderr.write(`--url ${redactUrl(url)}: must start with ws:// or wss://\n`);
+  const problem = url === undefined ? null : wsUrlProblem(url);
+  if (url !== undefined && problem !== null) {
+    process.stderr.write(`--url ${redactUrl(url)}: ${problem}\n`);
     process.exitCode = EXIT.usage;
     return false;
   }

@@ -50,11 +50,14 @@ export function classifyRefusedUpgrade(status: number, body: string): Classified
   return { class: 'server', reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}` };
 }
 
+/** What a 1006 close is: no close frame arrived, the TCP connection just ended (RFC 6455 §7.4.1). */
+export const DROPPED_1006 = 'connection dropped without a close frame (1006): the server went away or the network failed';
+
 export function classifyClose(code: number, reason: string): ClassifiedError {
-  // 1006 means no close frame arrived: the TCP connection just ended.
-  const cls: ErrorClass = code === 1006 ? 'network' : 'server';
+  // Nobody sent a close code, so "closed by server" would blame words the server never said.
+  if (code === 1006) return { class: 'network', reason: DROPPED_1006 };
   const r = oneLine(reason);
-  return { class: cls, reason: `closed by server: ${code}${r ? ` ${r}` : ''}` };
+  return { class: 'server', reason: `closed by server: ${code}${r ? ` ${r}` : ''}` };
 }
 
 export function classifyJoinError(response: unknown): ClassifiedError {

@@ -2,7 +2,8 @@
 import type { z } from 'zod';
 import { DURATION_HINT } from './duration.js';
 import { isIntegerSchema, metaOf, objectShape, placesOfField, schemaAt, typeLabel, type PathSegment, type Schema } from './introspect.js';
-import { redactAt } from './secrets.js';
+import { looksSecretName, looksSecretValue, redactAt } from './secrets.js';
+import { REDACTED } from '../redact/redact.js';
 import { closestKey } from './suggest.js';
 
 export interface FieldProblem {
@@ -101,7 +102,9 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: un
       continue;
     }
     // showValue prints no contents of a list or map, so only scalars need redacting.
-    const shown = typeof value === 'object' && value !== null ? value : redactAt(root, path, value);
+    // A value under a credential-like name, or that reads as a credential, is never echoed either.
+    const masked = value !== null && value !== undefined && (looksSecretName(String(path[path.length - 1] ?? '')) || looksSecretValue(value));
+    const shown = typeof value === 'object' && value !== null ? value : masked ? REDACTED : redactAt(root, path, value);
     const got = ` (got ${showValue(shown)})`;
     let message: string;
     switch (issue.code) {

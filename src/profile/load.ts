@@ -13,8 +13,8 @@ import { locate } from './locate.js';
 import { applySets, type SetOverride } from './overrides.js';
 import { parseYamlDocument } from './yaml-file.js';
 import { profileSchema, type Profile } from './schema.js';
-import { REDACTED, registerSecrets } from '../redact/redact.js';
-import { expandEnv, redact, redactAt, secretValues } from './secrets.js';
+import { REDACTED, redactText, registerSecrets } from '../redact/redact.js';
+import { expandEnv, looksSecretName, looksSecretValue, redact, redactAt, secretValues } from './secrets.js';
 
 export { ProfileError, type ProfileProblem } from './errors.js';
 
@@ -61,12 +61,25 @@ const fieldText = (path: readonly PathSegment[]): string => (path.length === 0 ?
 const startsWith = (path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean =>
   prefix.length <= path.length && prefix.every((seg, i) => String(seg) === String(path[i]));
 
-/** The argument as it may be printed: a secret value set on the command line is not echoed. */
+/**
+ * The argument as it may be printed: a secret value set on the command line is not echoed —
+ * a field the schema marks secret, and also a mistyped one (`target.auth.api_key`) or any
+ * value that reads as a credential, since a typo is exactly when the schema cannot tell.
+ */
 function echoSet(arg: string, path: readonly string[] | null, value: unknown): string {
-  if (path === null) return arg;
+  if (path === null) {
+    // Not path=value: whatever follows a credential-like word is hidden.
+    const masked = /key|secret|token|passw|jwt|auth/i.test(arg) ? arg.replace(/([=:]).*$/, `$1${REDACTED}`) : arg;
+    return redactText(masked);
+  }
   const shown = redactAt(profileSchema, path, value);
-  if (JSON.stringify(shown) === JSON.stringify(value)) return arg;
-  return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
+  if (JSON.stringify(shown) !== JSON.stringify(value)) return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
+  if (value !== null && value !== undefined && (path.some(looksSecretName) || looksSecretValue(value))) {
+    // Hidden from every later line too (the terminal redaction), not only from this one.
+    if (typeof value === 'string' || typeof value === 'number') registerSecrets([String(value)]);
+    return `${path.join('.')}=${REDACTED}`;
+  }
+  return arg;
 }
 
 export function parseProfile(text: string, opts: LoadOptions & { path?: string } = {}): LoadedProfile {
@@ -114,6 +127,9 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
   return { profile: result.data, path: opts.path ?? null, redacted: redact(result.data, profileSchema) };
 }
 
+const EMPTY_SET_HINT =
+  ": nothing follows \"=\" (an unset shell variable expands to nothing; write '${NAME}' in single quotes and rtcap names it)";
+
 /** Puts a field problem where the user can fix it: a line of the file, or a --set argument. */
 function placeProblem(
   p: FieldProblem,
@@ -128,7 +144,10 @@ function placeProblem(
   for (let i = applied.length - 1; i >= 0; i--) {
     const o = applied[i];
     if (startsWith(p.path, o.root)) {
-      return { source: `--set ${echoSet(o.arg, o.path, o.value)}`, line: null, col: null, field, message: p.message, setIndex: sets.indexOf(o.arg) };
+      // `--set target.auth.apikey=$KEY` with KEY unset reaches us as nothing after "=": the
+      // shell expanded it, so its name is lost; say how it most likely happened.
+      const hint = o.value === null && /\(got an empty value\)$/.test(p.message) ? EMPTY_SET_HINT : '';
+      return { source: `--set ${echoSet(o.arg, o.path, o.value)}`, line: null, col: null, field, message: p.message + hint, setIndex: sets.indexOf(o.arg) };
     }
   }
   const target = p.at === 'parent' ? p.path.slice(0, -1) : p.path;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DURATION_HINT, parseDurationMs } from './duration.js';
+import { wsUrlProblem } from './ws-url.js';
 
 export const SCENARIOS = [
   'broadcast-public',
@@ -114,6 +115,7 @@ export const targetSchema = z
     url: z
       .string()
       .regex(/^wss?:\/\//, 'must start with ws:// or wss://')
+      .refine((u) => !/^wss?:\/\//.test(u) || wsUrlProblem(u) === null, { error: (iss) => wsUrlProblem(String(iss.input)) ?? 'is not a valid URL' })
       .optional()
       .describe('WebSocket URL of the server, e.g. ws://127.0.0.1:4000/socket/websocket; omit to start the built-in server. `${ENV_VAR}` expanded; an apikey in the query is never printed.')
       .meta(meta({ env: true, secret: 'url' })),

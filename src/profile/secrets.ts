@@ -30,8 +30,9 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
         return match;
       }
       const v = env[name];
-      if (v === undefined) {
-        problems.push({ path, message: `environment variable ${name} is not set` });
+      // Set but empty is as useless as unset for a URL, key or header, and reads later as "got \"\"".
+      if (v === undefined || v === '') {
+        problems.push({ path, message: `environment variable ${name} is ${v === undefined ? 'not set' : 'set but empty'}` });
         return match;
       }
       return v;
@@ -120,6 +121,18 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
   }
   // A map or list set whole (`--set target={url: ...}`) may hold secrets further down.
   return s !== null ? redact(value, s) : value;
+}
+
+/** A field name that reads as a credential, even one the schema does not know (`api_key`, `anon_key`). */
+export function looksSecretName(name: string): boolean {
+  return isCredentialKey(name) || /(^|_)(api|anon|service|access|private)?_?key$|secret|(^|_)token$|passw|jwt|credential|bearer/i.test(name);
+}
+
+/** A value that reads as a credential wherever it is written: a JWT, or a long run of key-like characters. */
+export function looksSecretValue(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.test(value)) return true;
+  return /^[A-Za-z0-9_\-+/=.]{20,}$/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && !/^[a-z]+:\/\//.test(value);
 }
 
 /** The values under credential keys of a header map, param map or tenant config, at any depth. */

@@ -56,7 +56,7 @@ describe('classifyRefusedUpgrade', () => {
 
 describe('classifyClose', () => {
   it('1006 (no close frame, the TCP connection just ended) is the network', () => {
-    expect(classifyClose(1006, '')).toEqual({ class: 'network', reason: 'closed by server: 1006' });
+    expect(classifyClose(1006, '')).toEqual({ class: 'network', reason: 'connection dropped without a close frame (1006): the server went away or the network failed' });
   });
   it.each([
     [1000, 'heartbeat timeout'],

@@ -514,6 +514,36 @@ load:
       '--set target.auth.jwt_secret=***: target.auth.jwt_secret: expected a string (got "***")',
     ]);
   });
+
+  it('keeps the value of a mistyped secret field, or of one that reads as a credential, out of the error', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig';
+    const message = parseError(MINIMAL, {
+      sets: ['target.auth.api_key=SECRETabc123', 'target.auth.anon_key=plain', `target.tpoic=${jwt}`, 'target.auth.apikey:SECRETx', 'target.tpoic2=plain'],
+    });
+    expect(message).not.toMatch(/SECRET|plain"|eyJ/);
+    expect(message.split('\n')).toEqual([
+      '--set target.auth.api_key=***: target.auth.api_key: unknown field (did you mean "apikey"?)',
+      expect.stringMatching(/^--set target\.auth\.anon_key=\*\*\*: target\.auth\.anon_key: unknown field/),
+      '--set target.tpoic=***: target.tpoic: unknown field (did you mean "topic"?)',
+      '--set target.auth.apikey:***: expected path=value, e.g. load.steps.0.connections=200',
+      // A plain name and value are shown as given.
+      expect.stringMatching(/^--set target\.tpoic2=plain: target\.tpoic2: unknown field/),
+    ]);
+  });
+
+  it('names the variable of an empty expansion, and says how a shell variable ends up empty', () => {
+    const text = `${MINIMAL}target:\n  url: \${URL}\n`;
+    expect(parseError(text, { env: { URL: '' } })).toBe(`${P}:7:8: target.url: environment variable URL is set but empty`);
+    expect(parseError(MINIMAL, { sets: ['target.url='] })).toBe(
+      '--set target.url=: target.url: expected a string (got an empty value): nothing follows "=" ' +
+        "(an unset shell variable expands to nothing; write '${NAME}' in single quotes and rtcap names it)",
+    );
+  });
+
+  it('does not echo a credential-shaped value given to a field of the wrong type', () => {
+    const message = parseError(MINIMAL, { sets: ['load.join_rate=sk9f8d7s6a5d4f3g2h1j0k'] });
+    expect(message).toBe('--set load.join_rate=***: load.join_rate: expected a number (got "***")');
+  });
 });
 
 describe('loadProfile', () => {
