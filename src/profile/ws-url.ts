@@ -7,8 +7,11 @@
 /** Why `url` is not a usable WebSocket URL (one phrase), or null. */
 export function wsUrlProblem(url: string): string | null {
   if (!/^wss?:\/\//.test(url)) return 'must start with ws:// or wss://';
-  // The port as written: WHATWG only says "Invalid URL", so the commonest slip is named here.
-  const port = /^wss?:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):([^/?#]*)/.exec(url)?.[1];
+  // The port as written (after any user:password@): WHATWG only says "Invalid URL", so the
+  // commonest slip is named here.
+  const authority = url.replace(/^wss?:\/\//, '').split(/[/?#]/)[0];
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const port = /:([^:\]]*)$/.exec(hostPort.replace(/^\[[^\]]*\]/, ''))?.[1];
   if (port !== undefined && port !== '' && (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)) {
     return `port ${JSON.stringify(port)} is not a port number (1–65535)`;
   }
