@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import type { CapacityFile } from '../capacity/types.js';
 import { findKnee } from '../model/knee.js';
 import { driverOf, headline } from '../report/headline.js';
-import type { RunResult, Verdict } from '../report/result.js';
+import type { RunResult, Verdict } from '../result/result.js';
 import { readCampaignState } from '../run/campaign-state.js';
 import { readResultFile } from '../run/output.js';
 import type { SweepResult } from '../run/sweep.js';
@@ -134,7 +134,7 @@ function campaignAt(root: string, dir: string, problems: string[], sources: Map<
     }
   }
   const verdicts: Partial<Record<Verdict, number>> = {};
-  for (const e of entries) for (const [v, n] of Object.entries(e.verdicts)) verdicts[v as Verdict] = (verdicts[v as Verdict] ?? 0) + n;
+  for (const e of entries) for (const [v, n] of Object.entries(e.verdicts)) verdicts[v as Verdict] = (verdicts[v as Verdict] ?? 0) + (n ?? 0);
   const id = relative(root, dir);
   const hasReport = existsSync(join(dir, 'report.html'));
   if (hasReport) sources.set(id, dir);

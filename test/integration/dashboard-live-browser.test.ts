@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
-import type { RunResult, TimeseriesPoint } from '../../src/report/result.js';
+import type { RunResult, TimeseriesPoint } from '../../src/result/result.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
