@@ -16,6 +16,7 @@ import {
 } from '../model/capacity.js';
 import { isLinear } from '../model/fit.js';
 import { DASH } from '../model/format.js';
+import { limitWords } from '../model/limit.js';
 import type { Source } from './like-for-like.js';
 import type { CapacityTableRow, RowEvidence } from './types.js';
 
@@ -65,7 +66,7 @@ export function candidatesFor(dim: CapacityDimension, sources: readonly Source[]
 function noValue(dim: CapacityDimension, reason: string, notes: string[] = []): CapacityTableRow {
   return {
     no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit,
-    value: null, display: DASH, bound: null, limiting_factor: null,
+    value: null, display: DASH, bound: null, limiting_factor: null, limit: null,
     rule: 'none', rule_text: CAPACITY_RULE_TEXT.none, evidence: null, reason, notes,
   };
 }
@@ -102,8 +103,8 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
     .filter((c) => c !== chosen)
     .map((c) =>
       pool.includes(c)
-        ? `${c.source.result.run_id} gave ${c.row.display} (${c.row.limiting_factor}); the lower is kept`
-        : `${c.source.result.run_id} gave ${c.row.display} (${c.row.limiting_factor}) with ${c.row.covaries_with.join(', ')} rising too: not used, the dimension was measured on its own`,
+        ? `${c.source.result.run_id} gave ${c.row.display} (${limitWords(c.row.limit, { remedy: false })}); the lower is kept`
+        : `${c.source.result.run_id} gave ${c.row.display} (${limitWords(c.row.limit, { remedy: false })}) with ${c.row.covaries_with.join(', ')} rising too: not used, the dimension was measured on its own`,
     );
   // Runs left out above (their failures may be the other driver's) do not cap the row.
   const unsafe = lowestUnsafe([...pool, ...cands.filter((c) => c.row === null || c.row.value === null)]);
@@ -122,7 +123,7 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
   if (r.covaries_with.length > 0) notes.push(`its driver rose together with ${r.covaries_with.join(', ')} in ${chosen.source.result.run_id}: the limit may belong to ${r.covaries_with.length === 1 ? 'that row' : 'those rows'}`);
   return {
     no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit,
-    value: r.value, display: r.display, bound: r.bound, limiting_factor: r.limiting_factor,
+    value: r.value, display: r.display, bound: r.bound, limiting_factor: r.limiting_factor, limit: r.limit,
     rule: r.rule, rule_text: CAPACITY_RULE_TEXT[r.rule],
     evidence: evidenceOf(chosen.source, r), reason: null, notes,
   };

@@ -3,6 +3,7 @@
  * presence quota rule and the private-broadcast joint bound, and the 4 rows of §8. Pure: runs
  * in, capacity.json out. docs/CAPACITY.md states every rule used here.
  */
+import { rowLimitWords } from '../model/limit.js';
 import { adviseConfig, type AdviceKey, type AdviceRow } from '../model/advice.js';
 import { analysisOptionsFromProfile, analyzeRun } from '../model/analysis.js';
 import { DEFAULT_SAFE_LINES, type CapacityRow, type SafeLines } from '../model/capacity.js';
@@ -38,7 +39,7 @@ function presenceQuotaOf(sources: readonly Source[]): number | null {
 /** Row 11: the measured knee and the §5 quota arithmetic, the lower kept, both shown. */
 export function applyPresenceQuota(row: CapacityTableRow, quotaPerS: number, topicUpdatesPerS: number): CapacityTableRow {
   const a = membersByQuota(quotaPerS, topicUpdatesPerS);
-  const knee = row.value !== null ? `measured knee: ${row.display} (${row.limiting_factor}; ${row.evidence?.text ?? ''})` : `measured knee: none (${row.reason})`;
+  const knee = row.value !== null ? `measured knee: ${row.display} (${rowLimitWords(row, { remedy: false })}; ${row.evidence?.text ?? ''})` : `measured knee: none (${row.reason})`;
   if (row.value !== null && row.value <= a.members) {
     return { ...row, notes: [...row.notes, `${a.text}; the measured knee is lower and is kept`] };
   }
@@ -48,6 +49,7 @@ export function applyPresenceQuota(row: CapacityTableRow, quotaPerS: number, top
     display: `≤ ${fmtInt(a.members)}`,
     bound: 'upper',
     limiting_factor: 'presence quota',
+    limit: { kind: 'presence-quota', quota_per_s: quotaPerS },
     rule: 'presence quota',
     rule_text: 'the lower of the measured knee and quota ÷ required topic update rate (§5)',
     reason: null,

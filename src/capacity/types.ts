@@ -7,6 +7,7 @@
  */
 import type { CapacityRule, CapacityUnit, CapacityValue, SafeLines } from '../model/capacity.js';
 import type { AdviceValue } from '../model/advice.js';
+import type { Limit } from '../model/limit.js';
 
 export const CAPACITY_FILE_SCHEMA = 'rtcap.capacity/v1';
 
@@ -37,7 +38,10 @@ export interface RowEvidence {
 export type CampaignRule = CapacityRule | 'presence quota' | 'runs disagree';
 
 export interface CapacityTableRow extends CapacityValue {
+  /** Short tag of the limit (model/capacity LimitingFactor, or 'presence quota'). */
   limiting_factor: string | null;
+  /** What stopped the row, whole; worded by model/limit. Null without a value; absent in older files. */
+  limit?: Limit | null;
   rule: CampaignRule;
   rule_text: string;
   evidence: RowEvidence | null;

@@ -10,12 +10,13 @@
  * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
  */
 import type { StepResult } from '../result/result.js';
-import type { PayloadSizeExtra } from '../result/extra.js';
 import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitId, type FitOptions, type FitResult } from './fit.js';
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';
+import { isLowerBound, LIMIT_KIND_NAME, limitWords, type Limit } from './limit.js';
+import { factorOfLimit, limitContextOf, limitOfStep, type LimitingFactor, type LimitRun, type StepLimitContext } from './step-limit.js';
 
 export interface SafeLines {
   /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
@@ -29,18 +30,7 @@ export const DEFAULT_SAFE_LINES: SafeLines = { cpu_pct: 70, mem_pct: 85 };
 /** Share of the predicted join ceiling used as the recommended join rate (seed §4, §8). */
 export const DEFAULT_JOIN_HEADROOM = 0.5;
 
-export type LimitingFactor =
-  | 'memory'
-  | 'CPU'
-  | 'latency SLO'
-  | 'delivery'
-  | 'rejection'
-  | 'disconnects'
-  | 'auth pool'
-  | 'bandwidth'
-  | 'generator'
-  | 'not reached'
-  | 'no stable step';
+export { factorOfLimit, limitingFactorOfStep, type LimitingFactor } from './step-limit.js';
 
 export type CapacityUnit = 'connections' | 'per_s' | 'bytes' | 'members' | 'subscribers';
 
@@ -91,6 +81,8 @@ export const CAPACITY_DIMENSIONS: readonly CapacityDimension[] = [
 
 export interface CapacityOptions {
   safe_lines?: Partial<SafeLines>;
+  /** The run's settings a step's limit is worded with (SLO, built-in server, rtcap's OS limits). */
+  limit_context?: Omit<StepLimitContext, 'safe'>;
   join_headroom?: number;
   fit?: FitOptions;
 }
@@ -113,6 +105,8 @@ export interface CapacityValue {
 export interface CapacityRow extends CapacityValue {
   rule: CapacityRule;
   limiting_factor: LimitingFactor;
+  /** What stopped the row, whole (model/limit); limiting_factor is its short tag. */
+  limit: Limit;
   /** One line: the step and the fit behind the value. */
   evidence: string;
   /** StepResult.index values the value rests on. */
@@ -148,22 +142,6 @@ function driverVaried(steps: readonly StepResult[], driver: StepMetricName): boo
     if (v !== null) values.add(v);
   }
   return values.size >= 2;
-}
-
-/** What stopped a step, resource lines first (seed §1.1: memory is the first limit). */
-export function limitingFactorOfStep(step: StepResult, safe: SafeLines): LimitingFactor {
-  if (step.verdict === 'generator-bound') return 'generator';
-  const mem = num(step.server?.mem_pct);
-  const cpu = num(step.server?.cpu_pct);
-  if (mem !== null && mem >= safe.mem_pct) return 'memory';
-  if (cpu !== null && cpu >= safe.cpu_pct) return 'CPU';
-  // Seed §3: at 100 KB the sender could not get messages out — egress, not receivers.
-  if ((step.extra as Partial<PayloadSizeExtra> | undefined)?.failure_side === 'server-could-not-send') return 'bandwidth';
-  if ((step.connections?.failed ?? 0) > 0) return 'rejection';
-  if ((step.connections?.disconnected ?? 0) > 0) return 'disconnects';
-  if (step.verdict === 'broken') return 'delivery';
-  if (step.verdict === 'degraded') return 'latency SLO';
-  return 'not reached';
 }
 
 function describeStep(step: StepResult | undefined, p: KneePoint, dim: CapacityDimension): string {
@@ -214,6 +192,90 @@ export function attributedElsewhere(
   return out;
 }
 
+interface Candidate {
+  value: number;
+  limit: Limit;
+  rule: CapacityRule;
+  evidence: string;
+  steps: number[];
+}
+
+/**
+ * (b) the highest stable step before anything went wrong, limited by what the next step
+ * showed; a limit that stopped the measurement, not the server (this machine's, the
+ * generator's), leaves the value a lower bound.
+ */
+function kneeCandidate(steps: readonly StepResult[], dim: CapacityDimension, knee: Knee, measured: number, ctx: StepLimitContext): Candidate {
+  const byIndex = new Map(steps.map((s) => [s.index, s]));
+  const safe = knee.safe!;
+  const unsafe = knee.first_unsafe;
+  let limit: Limit;
+  let nextText: string;
+  if (unsafe) {
+    limit = limitOfStep(byIndex.get(unsafe.step)!, ctx);
+    const lower = isLowerBound(limit) ? ': the server may carry more' : '';
+    nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)} — ${limitWords(limit, { remedy: false })}${lower}`;
+  } else if (knee.generator_bound_above.length > 0) {
+    const g = knee.generator_bound_above[0];
+    limit = limitOfStep(byIndex.get(g.step)!, ctx);
+    nextText = `; above it step ${g.step} was generator-bound: the server may carry more`;
+  } else {
+    limit = { kind: 'range-end' };
+    nextText = '; no limit reached';
+  }
+  return {
+    value: measured,
+    limit,
+    rule: isLowerBound(limit) ? 'highest stable (lower bound)' : 'knee',
+    evidence: `highest stable ${describeStep(byIndex.get(safe.step), safe, dim)}${nextText}`,
+    steps: unsafe ? [safe.step, unsafe.step] : [safe.step],
+  };
+}
+
+/** The value column: "≤ 21,200"; a lower bound says what stopped it ("≥ 28,600/s, no limit reached"). */
+function displayOf(rounded: string, c: Candidate): string {
+  if (c.rule !== 'highest stable (lower bound)') return `≤ ${rounded}`;
+  switch (c.limit.kind) {
+    case 'generator-bound':
+      return `≥ ${rounded}, generator-bound above`;
+    case 'environment':
+      return `≥ ${rounded}, environment limit above`;
+    case 'range-end':
+      return `≥ ${rounded}, no limit reached`;
+    default:
+      return `≥ ${rounded}, ${LIMIT_KIND_NAME[c.limit.kind]}`;
+  }
+}
+
+function noStableRow(steps: readonly StepResult[], dim: CapacityDimension): Pick<CapacityRow, 'value' | 'display' | 'bound' | 'rule' | 'limiting_factor' | 'limit' | 'evidence' | 'evidence_steps'> {
+  const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict));
+  const step = first ? steps.find((s) => s.index === first.step) : undefined;
+  return {
+    value: null,
+    display: DASH,
+    bound: null,
+    rule: 'none',
+    limiting_factor: 'no stable step',
+    limit: { kind: 'no-stable-step' },
+    evidence: first ? `no stable step; the lowest, ${describeStep(step, first, dim)}, already failed` : 'no step counts as server evidence',
+    evidence_steps: first ? [first.step] : [],
+  };
+}
+
+/** Join rate: the pool's predicted ceiling with headroom (seed §4, §8). */
+function poolCandidate(steps: readonly StepResult[], headroom: number): Candidate | null {
+  const ceilings = steps.map((s) => ({ s, c: poolOverCheckPerS(s) })).filter((x) => x.c !== null) as { s: StepResult; c: number }[];
+  if (ceilings.length === 0) return null;
+  const c = Math.min(...ceilings.map((x) => x.c));
+  return {
+    value: c * headroom,
+    limit: { kind: 'auth-pool', ceiling_per_s: c, headroom },
+    rule: 'pool headroom',
+    evidence: `predicted ceiling db_pool ÷ check time = ${fmtRate(c)} × headroom ${headroom}`,
+    steps: [ceilings[0].s.index],
+  };
+}
+
 export function capacityRow(
   steps: readonly StepResult[],
   dim: CapacityDimension,
@@ -221,7 +283,7 @@ export function capacityRow(
   others: readonly CapacityDimension[] = [],
 ): CapacityRow {
   const safeLines: SafeLines = { ...DEFAULT_SAFE_LINES, ...opts.safe_lines };
-  const byIndex = new Map(steps.map((s) => [s.index, s]));
+  const ctx: StepLimitContext = { ...opts.limit_context, safe: safeLines };
   const knee = findKnee(steps, dim.driver, { attributedElsewhere: attributedElsewhere(steps, dim, others) });
   const fit = dim.fit ? fitSteps(steps, FIT_SPECS[dim.fit], opts.fit) : null;
   const safeLine =
@@ -229,92 +291,44 @@ export function capacityRow(
   // A fit with no linear relation (low R²) predicts nothing: no crossing.
   const crossing = fit?.fit && isLinear(fit.fit) && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
   const base = { no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit, fit, fit_crossing: crossing, knee, covaries_with: [] as string[] };
+  if (!knee.safe) return { ...base, ...noStableRow(steps, dim) };
 
-  if (!knee.safe) {
-    const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict));
-    return {
-      ...base,
-      value: null,
-      display: DASH,
-      bound: null,
-      rule: 'none',
-      limiting_factor: 'no stable step',
-      evidence: first ? `no stable step; the lowest, ${describeStep(byIndex.get(first.step), first, dim)}, already failed` : 'no step counts as server evidence',
-      evidence_steps: first ? [first.step] : [],
-    };
-  }
-
-  const safeStep = byIndex.get(knee.safe.step);
+  const safeStep = steps.find((s) => s.index === knee.safe!.step);
   // The capacity is the measured figure of the safe step (its driver is what it asked for).
   const measured = (safeStep && STEP_METRICS[dim.value](safeStep)) ?? knee.safe.value;
-  const candidates: { value: number; factor: LimitingFactor; rule: CapacityRule; evidence: string; steps: number[] }[] = [];
-
-  // (b) the highest stable step before anything went wrong, limited by what the next step showed.
-  const unsafe = knee.first_unsafe;
-  let factor: LimitingFactor;
-  let nextText: string;
-  if (unsafe) {
-    factor = limitingFactorOfStep(byIndex.get(unsafe.step)!, safeLines);
-    nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)}`;
-  } else if (knee.generator_bound_above.length > 0) {
-    factor = 'generator';
-    const g = knee.generator_bound_above[0];
-    nextText = `; above it step ${g.step} was generator-bound: the server may carry more`;
-  } else {
-    factor = 'not reached';
-    nextText = '; no limit reached';
-  }
-  candidates.push({
-    value: measured,
-    factor,
-    rule: factor === 'not reached' || factor === 'generator' ? 'highest stable (lower bound)' : 'knee',
-    evidence: `highest stable ${describeStep(safeStep, knee.safe, dim)}${nextText}`,
-    steps: unsafe ? [knee.safe.step, unsafe.step] : [knee.safe.step],
-  });
+  const candidates: Candidate[] = [kneeCandidate(steps, dim, knee, measured, ctx)];
 
   // (a) the fitted resource line at its safe line.
   if (fit?.fit && crossing !== null && safeLine !== null) {
-    const resource: LimitingFactor = fit.spec.resource === 'memory' ? 'memory' : 'CPU';
+    const limit: Limit =
+      fit.spec.resource === 'memory'
+        ? { kind: 'server-memory', mem_pct: null, safe_pct: safeLine }
+        : { kind: 'server-cpu', cpu_pct: null, safe_pct: safeLine };
     const where = crossing < fit.fit.x_min ? ', extrapolated below the lowest fitted step' : crossing > fit.fit.x_max ? ', extrapolated beyond the fitted steps' : '';
     candidates.push({
       value: Math.max(0, crossing),
-      factor: resource,
+      limit,
       rule: 'safe-line fit',
       evidence: `${fit.text} reaches ${fmtPct(safeLine, 0)} at ${formatCapacityValue(crossing, dim.unit)}${where}`,
       steps: fit.fit.points.map((p) => p.step),
     });
   }
-
-  // Join rate: the pool's predicted ceiling with headroom (seed §4, §8).
-  if (dim.id === 'join_rate') {
-    const headroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
-    const ceilings = steps.map((s) => ({ s, c: poolOverCheckPerS(s) })).filter((x) => x.c !== null) as { s: StepResult; c: number }[];
-    if (ceilings.length > 0) {
-      const c = Math.min(...ceilings.map((x) => x.c));
-      candidates.push({
-        value: c * headroom,
-        factor: 'auth pool',
-        rule: 'pool headroom',
-        evidence: `predicted ceiling db_pool ÷ check time = ${fmtRate(c)} × headroom ${headroom}`,
-        steps: [ceilings[0].s.index],
-      });
-    }
-  }
+  const pool = dim.id === 'join_rate' ? poolCandidate(steps, opts.join_headroom ?? DEFAULT_JOIN_HEADROOM) : null;
+  if (pool) candidates.push(pool);
 
   const best = candidates.reduce((a, b) => (b.value < a.value ? b : a));
   const alternatives = candidates.filter((c) => c !== best).map((c) => c.evidence);
   const evidence = [best.evidence, ...alternatives.map((o) => `(also: ${o})`)].join(' ');
-  const rounded = formatCapacityValue(best.value, dim.unit, true);
   // A limit never reached is a lower bound, never printed as an upper one (seed §7 row 6).
   const lower = best.rule === 'highest stable (lower bound)';
-  const display = !lower ? `≤ ${rounded}` : best.factor === 'generator' ? `≥ ${rounded}, generator-bound above` : `≥ ${rounded}, no limit reached`;
   return {
     ...base,
     value: best.value,
-    display,
+    display: displayOf(formatCapacityValue(best.value, dim.unit, true), best),
     bound: lower ? 'lower' : 'upper',
     rule: best.rule,
-    limiting_factor: best.factor,
+    limiting_factor: factorOfLimit(best.limit),
+    limit: best.limit,
     evidence,
     evidence_steps: [...new Set(best.steps)],
   };
@@ -326,9 +340,10 @@ export function capacityRow(
  * load level shows no limit.
  */
 export function capacityTable(
-  run: { profile: { scenario: string }; steps: readonly StepResult[] },
-  opts: CapacityOptions = {},
+  run: LimitRun & { profile: { scenario: string }; steps: readonly StepResult[] },
+  options: CapacityOptions = {},
 ): CapacityRow[] {
+  const opts = { ...options, limit_context: options.limit_context ?? limitContextOf(run) };
   const measured = CAPACITY_DIMENSIONS.filter(
     (d) => d.scenarios.includes(run.profile.scenario) && driverVaried(run.steps, d.driver),
   );

@@ -105,9 +105,9 @@ const PROCESS_WORDS: Record<LimitProcess, string> = {
 
 type EnvironmentLimit = Extract<Limit, { kind: 'environment' }>;
 
-/** "server process open-file limit 20,000" — the resource, whose process, the number. */
+/** "server process open-file limit 20,000" — the resource, whose process, the number (the pid stays in the data). */
 export function environmentText(l: EnvironmentLimit): string {
-  const who = PROCESS_WORDS[l.process] + (l.pid != null ? ` (pid ${l.pid})` : '');
+  const who = PROCESS_WORDS[l.process];
   switch (l.resource) {
     case 'open files':
       return `${who} open-file limit ${fmtInt(l.limit)}`;
@@ -132,7 +132,23 @@ export function environmentRemedy(l: EnvironmentLimit): string {
   return l.process === 'server' ? "raise the server cgroup's memory.max" : "raise rtcap's cgroup memory.max";
 }
 
+/**
+ * A table row's limit in words: its Limit when it has one, else the short tag a file written
+ * before limits were recorded carries ("—" when neither).
+ */
+export function rowLimitWords(row: { limit?: Limit | null; limiting_factor?: string | null }, opts: { remedy?: boolean } = {}): string {
+  if (row.limit) return limitWords(row.limit, opts);
+  return row.limiting_factor ?? '—';
+}
+
+/** What to do about a limit that stopped the measurement, or null when there is nothing to say. */
+export function limitRemedy(limit: Limit): string | null {
+  return limit.kind === 'environment' ? environmentRemedy(limit) : null;
+}
+
 function generatorText(l: Extract<Limit, { kind: 'generator-bound' }>): string {
+  // The verdict's own words for the figure, when the limit carries them.
+  if (l.detail && l.figure !== 'OS limit') return l.detail;
   const over = (v: string, lim: string, cmp: string) => (l.limit === null ? v : `${v} ${cmp} ${lim}`);
   switch (l.figure) {
     case 'offered':
@@ -169,9 +185,10 @@ export function limitWords(limit: Limit, opts: { remedy?: boolean } = {}): strin
         ? `server memory safe line (${fmtPct(limit.safe_pct, 0)})`
         : `server memory safe line: ${fmtPct(limit.mem_pct, 1)} ≥ ${fmtPct(limit.safe_pct, 0)}`;
     case 'latency-slo':
+      if (limit.detail) return withDetail('latency SLO', limit.detail);
       return limit.p95_ms !== null && limit.slo_p95_ms !== null
         ? `latency SLO: p95 ${fmtMs(limit.p95_ms)} > ${fmtMs(limit.slo_p95_ms)}`
-        : withDetail('latency SLO', limit.detail);
+        : 'latency SLO';
     case 'delivery':
       return withDetail('delivery', limit.detail);
     case 'join-slo':

@@ -1,9 +1,10 @@
 /**
  * Samples a local process tree from /proc: CPU (utime + stime) and RSS summed over the root
  * and its descendants, with PostgreSQL processes counted apart (the seed reports the realtime
- * server and its database separately).
+ * server and its database separately), and the server process nearest its open-file limit.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { fullestOpenFiles } from './os-limits.js';
 import { kernelUnits } from './sysconf.js';
 import type { ResourceSample, ResourceSampler } from './types.js';
 
@@ -75,8 +76,9 @@ export class ProcTreeSampler implements ResourceSampler {
   constructor(
     readonly rootPid: number,
     units = kernelUnits(),
+    source = `local process tree of pid ${rootPid} (/proc)`,
   ) {
-    this.source = `local process tree of pid ${rootPid} (/proc)`;
+    this.source = source;
     this.pageBytes = units.pageBytes;
     this.ticksPerS = units.clockTicksPerS;
   }
@@ -84,7 +86,9 @@ export class ProcTreeSampler implements ResourceSampler {
   async sample(): Promise<ResourceSample> {
     const t = Date.now();
     const tree = processTree(this.rootPid);
-    if (tree.length === 0) return { t, cpuCores: null, rssMb: null, dbCpuCores: null, dbRssMb: null };
+    if (tree.length === 0) return { t, cpuCores: null, rssMb: null, dbCpuCores: null, dbRssMb: null, openFiles: null };
+    // The server's processes nearest their open-file limit (the database's are not the server's).
+    const openFiles = fullestOpenFiles(tree.filter((s) => !isDb(s)).map((s) => s.pid));
     let cpuDelta = 0;
     let dbCpuDelta = 0;
     let rss = 0;
@@ -107,7 +111,7 @@ export class ProcTreeSampler implements ResourceSampler {
     const prev = this.last;
     this.last = { t, cpu: 0, dbCpu: 0 };
     const mb = (pages: number) => (pages * this.pageBytes) / 1048576;
-    if (!prev) return { t, cpuCores: null, rssMb: mb(rss), dbCpuCores: null, dbRssMb: hasDb ? mb(dbRss) : null };
+    if (!prev) return { t, cpuCores: null, rssMb: mb(rss), dbCpuCores: null, dbRssMb: hasDb ? mb(dbRss) : null, openFiles };
     const seconds = Math.max(0.001, (t - prev.t) / 1000);
     return {
       t,
@@ -115,6 +119,7 @@ export class ProcTreeSampler implements ResourceSampler {
       rssMb: mb(rss),
       dbCpuCores: hasDb ? dbCpuDelta / this.ticksPerS / seconds : null,
       dbRssMb: hasDb ? mb(dbRss) : null,
+      openFiles,
     };
   }
 }

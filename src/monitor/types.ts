@@ -11,6 +11,11 @@ export interface ResourceSample {
   /** The database's share when it runs under the server (embedded Postgres). */
   dbCpuCores: number | null;
   dbRssMb: number | null;
+  /**
+   * The server process nearest its open-file limit: files open and the limit (local servers
+   * only, from /proc; absent or null elsewhere).
+   */
+  openFiles?: { pid: number; open: number; limit: number | null } | null;
 }
 
 export interface ResourceSampler {

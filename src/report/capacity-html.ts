@@ -3,6 +3,7 @@
  * with all 12 §7 rows and 4 §8 rows; each row's evidence links to its run's report and charts.
  */
 import type { CapacityFile, CapacityTableRow } from '../capacity/types.js';
+import { rowLimitWords } from '../model/limit.js';
 import { capacityHeader, configTableOf, rowEvidenceText, sourcesTableOf } from './capacity.js';
 import { escapeHtml, renderTableHtml, REPORT_CSS } from './html.js';
 
@@ -18,7 +19,7 @@ export function renderCapacityHtml(f: CapacityFile, title = 'Capacity'): string 
   const rows = f.rows
     .map((r) => {
       const cls = r.value === null ? ' class="v-broken"' : '';
-      return `<tr data-row="${escapeHtml(r.id)}"><td class="right">${r.no}</td><td>${escapeHtml(r.dimension)}</td><td class="right"${cls}>${escapeHtml(r.display)}</td><td>${escapeHtml(r.limiting_factor ?? '—')}</td><td>${escapeHtml(r.rule_text)}</td><td>${evidenceCell(r)}</td></tr>`;
+      return `<tr data-row="${escapeHtml(r.id)}"><td class="right">${r.no}</td><td>${escapeHtml(r.dimension)}</td><td class="right"${cls}>${escapeHtml(r.display)}</td><td>${escapeHtml(rowLimitWords(r))}</td><td>${escapeHtml(r.rule_text)}</td><td>${evidenceCell(r)}</td></tr>`;
     })
     .join('\n');
   const table = `<div class="scroll"><table data-table="capacity"><thead><tr><th>#</th><th>Dimension</th><th>Recommended</th><th>Limiting factor</th><th>Rule</th><th>Evidence</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table></div>`;

@@ -5,6 +5,7 @@
  */
 import type { CapacityFile, CapacityTableRow, ConfigTableRow } from '../capacity/types.js';
 import { fmtPct } from '../model/format.js';
+import { rowLimitWords } from '../model/limit.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
 
 export function rowEvidenceText(r: CapacityTableRow): string {
@@ -20,7 +21,7 @@ export function capacityTableOf(f: CapacityFile): ReportTable {
     title: 'Recommended capacity (seed 002 §7)',
     columns: ['#', 'Dimension', 'Recommended', 'Limiting factor', 'Rule', 'Evidence'],
     align: ['right', 'left', 'right', 'left', 'left', 'left'],
-    rows: f.rows.map((r) => [String(r.no), r.dimension, r.display, r.limiting_factor ?? '—', r.rule_text, rowEvidenceText(r)]),
+    rows: f.rows.map((r) => [String(r.no), r.dimension, r.display, rowLimitWords(r), r.rule_text, rowEvidenceText(r)]),
   };
 }
 
@@ -70,6 +71,6 @@ export function renderCapacityMarkdown(f: CapacityFile): string {
 export function renderCapacityTerminal(f: CapacityFile): string {
   const w = Math.max(...f.rows.map((r) => r.dimension.length));
   return f.rows
-    .map((r) => `${String(r.no).padStart(2)}  ${r.dimension.padEnd(w)}  ${r.value === null ? `— (${r.reason})` : `${r.display} (${r.limiting_factor})`}`)
+    .map((r) => `${String(r.no).padStart(2)}  ${r.dimension.padEnd(w)}  ${r.value === null ? `— (${r.reason})` : `${r.display} (${rowLimitWords(r, { remedy: false })})`}`)
     .join('\n');
 }

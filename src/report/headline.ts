@@ -5,26 +5,13 @@
  * step (the knee's `safe` step), never a fit's extrapolation, a generator-bound step or an
  * incomplete one.
  */
-import { DEFAULT_SAFE_LINES, limitingFactorOfStep, type LimitingFactor, type SafeLines } from '../model/capacity.js';
+import { DEFAULT_SAFE_LINES, type SafeLines } from '../model/capacity.js';
+import { isLowerBound, limitRemedy, limitWords } from '../model/limit.js';
+import { limitContextOf, limitOfStep } from '../model/step-limit.js';
 import { fmtInt, fmtMs, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { findKnee } from '../model/knee.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
-
-/** What limited the server, in words a newcomer reads. */
-const FACTOR_WORDS: Record<LimitingFactor, string> = {
-  memory: 'server memory',
-  CPU: 'server CPU',
-  'latency SLO': 'latency (the p95 SLO)',
-  delivery: 'delivery (messages lost)',
-  rejection: 'rejected connections',
-  disconnects: 'dropped connections',
-  'auth pool': 'the authorisation pool',
-  bandwidth: 'bandwidth',
-  generator: 'the load generator',
-  'not reached': 'nothing',
-  'no stable step': 'nothing stable',
-};
 
 /** The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow. */
 export function driverOf(steps: readonly StepResult[]): StepMetricName {
@@ -76,13 +63,20 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
   const at = `within the SLO (${sloText(r)}; step ${best.index}: p95 ${fmtMs(best.latency_ms?.p95)})`;
   if (knee.first_unsafe) {
     const next = byIndex.get(knee.first_unsafe.step)!;
-    const factor = limitingFactorOfStep(next, safe);
+    const limit = limitOfStep(next, { ...limitContextOf(r), safe });
+    const words = limitWords(limit, { remedy: false });
+    const remedy = limitRemedy(limit);
     const why = reasonOf(next);
-    return `${who} carried ${carried(best, '')} ${at}; what limited it: ${FACTOR_WORDS[factor]} — ${stepName(next)} was ${next.verdict}: ${why}.`;
+    const what = `${stepName(next)} was ${next.verdict}${words.includes(why) ? '' : `: ${why}`}`;
+    if (isLowerBound(limit)) {
+      return `${who} carried ${carried(best, '≥ ')} ${at}; what stopped the measurement: ${words} — ${what}; this is a lower bound on the server's own capacity${remedy ? ` (to measure further: ${remedy})` : ''}.`;
+    }
+    return `${who} carried ${carried(best, '')} ${at}; what limited it: ${words} — ${what}.`;
   }
   if (knee.generator_bound_above.length > 0) {
     const g = byIndex.get(knee.generator_bound_above[0].step)!;
-    return `${who} carried ${carried(best, '≥ ')} ${at}; above that the load generator, not the server, was the limit: ${stepName(g)} was generator-bound, so this is a lower bound.`;
+    const limit = limitWords(limitOfStep(g, { ...limitContextOf(r), safe }));
+    return `${who} carried ${carried(best, '≥ ')} ${at}; above that the load generator, not the server, was the limit: ${stepName(g)} was ${limit}, so this is a lower bound.`;
   }
   return `${who} carried ${carried(best, '≥ ')} ${at}; no limit was reached, so this is a lower bound.`;
 }

@@ -6,6 +6,7 @@
  */
 import { analysisOptionsFromProfile, analyzeRun, type Analysis, type AnalysisOptions } from '../model/analysis.js';
 import { DASH, fmtInt, fmtMs, fmtRatioPct } from '../model/format.js';
+import { limitWords } from '../model/limit.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from '../result/result.js';
 import { sectionFor } from './sections/index.js';
@@ -75,11 +76,6 @@ function segmentRows(r: RunResult): [string, string][] {
   ];
 }
 
-const LIMIT_WORDS: Record<string, string> = {
-  'not reached': 'not reached (highest measured)',
-  generator: 'generator-bound above (server not the limit shown)',
-};
-
 function capacityTableOf(a: Analysis): ReportTable | null {
   if (a.capacity.length === 0) return null;
   return {
@@ -87,7 +83,7 @@ function capacityTableOf(a: Analysis): ReportTable | null {
     title: 'Recommended capacity (seed 002 §7)',
     columns: ['no.', 'dimension', 'recommended', 'limiting factor', 'evidence'],
     align: ['right', 'left', 'right', 'left', 'left'],
-    rows: a.capacity.map((c) => [String(c.no), c.dimension, c.display, LIMIT_WORDS[c.limiting_factor] ?? c.limiting_factor, c.evidence]),
+    rows: a.capacity.map((c) => [String(c.no), c.dimension, c.display, limitWords(c.limit), c.evidence]),
     notes: [`Safe lines: CPU ${a.safe_lines.cpu_pct} %, memory ${a.safe_lines.mem_pct} %. A value is the smaller of the fit's crossing and the highest stable step before the first failure, rounded down; never above a stable step measured.`],
   };
 }

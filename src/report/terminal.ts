@@ -6,6 +6,7 @@
  */
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
 import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
+import { limitWords } from '../model/limit.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from '../result/result.js';
 import { renderTextTable } from './table.js';
@@ -59,7 +60,7 @@ export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions,
   lines.push(LATENCY_LEGEND);
   if (result.steps.some((s) => s.complete === false)) lines.push(`* ${INCOMPLETE_LABEL}`);
   for (const f of analysis.fits) if (f.fit) lines.push(`fit: ${f.text}`);
-  for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${c.limiting_factor})`);
+  for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${limitWords(c.limit, { remedy: false })})`);
   for (const a of analysis.advice) lines.push(`advice: ${a.setting} = ${a.display}`);
   const chart = latencyLoadChart(result, term.width ?? DEFAULT_CHART_WIDTH);
   if (chart) lines.push('', ...chart, '');

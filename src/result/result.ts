@@ -149,6 +149,12 @@ export interface StepResult {
      * quota and memory limit), else the declared instance (issue 8 item 7). Absent in older results.
      */
     basis?: { vcpus: number; memory_mb: number; source: 'affinity' | 'cgroup' | 'declared'; memory_source: 'cgroup' | 'declared' };
+    /**
+     * The server process nearest its open-file limit over the whole step (ramp to drain): the
+     * most files it had open at a once-a-second sample, its soft open-file limit (null:
+     * unknown or unlimited) and its pid. Local servers only; absent in older results.
+     */
+    open_files?: { max: number; limit: number | null; pid: number } | null;
   };
   database: { cpu_pct: number | null; rss_mb: number | null } | null;
   /**

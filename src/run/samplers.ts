@@ -3,6 +3,8 @@
  * local, its Prometheus endpoint otherwise) and, for steps that insert rows, the server's
  * poller gauges. Each keeps a bounded history for the step figures.
  */
+import { isLoopbackHost } from '../client/url.js';
+import { findListeningPid } from '../monitor/listener.js';
 import { ProcTreeSampler } from '../monitor/proc.js';
 import { PrometheusSampler } from '../monitor/prometheus.js';
 import type { ResourceSample, ResourceSampler } from '../monitor/types.js';
@@ -18,9 +20,32 @@ function keepBounded<T>(list: T[], x: T): void {
   if (list.length > HISTORY_MAX) list.splice(0, 1000);
 }
 
-/** A local server (built-in or --server-pid) is sampled from /proc; a remote one from its metrics, if any. */
-export function serverSamplerFor(profile: Profile, serverPid: number | null): ResourceSampler | null {
-  if (serverPid) return new ProcTreeSampler(serverPid);
+/** A server process on this machine and how rtcap knows it. */
+export interface LocalServer {
+  pid: number;
+  /** What the report says about where server CPU and memory come from. */
+  source: string;
+}
+
+/**
+ * The server's process when it runs on this machine: the built-in one rtcap started, the pid
+ * given (target.server_pid), or — for a loopback URL only, never a remote one — the process
+ * listening on the URL's port (a server the user started by hand).
+ */
+export function localServerOf(profile: Profile, startedPid: number | null, targetUrl: string): LocalServer | null {
+  const given = startedPid ?? profile.target.server_pid ?? null;
+  if (given) return { pid: given, source: `local process tree of pid ${given} (/proc)` };
+  if (!isLoopbackHost(targetUrl)) return null;
+  const url = new URL(targetUrl);
+  const port = Number(url.port) || (url.protocol === 'wss:' || url.protocol === 'https:' ? 443 : 80);
+  const pid = findListeningPid(port);
+  if (pid === null) return null;
+  return { pid, source: `pid ${pid} found listening on ${url.hostname}:${port}, its process tree sampled (/proc)` };
+}
+
+/** A local server is sampled from /proc; a remote one from its metrics, if any. */
+export function serverSamplerFor(profile: Profile, local: LocalServer | null): ResourceSampler | null {
+  if (local) return new ProcTreeSampler(local.pid, undefined, local.source);
   if (profile.target.metrics_url) return new PrometheusSampler(profile.target.metrics_url, profile.target.metrics_token, profile.target.instance.vcpus);
   return null;
 }

@@ -29,7 +29,7 @@ import { mergeHistograms, pickPercentiles } from './figures/latency.js';
 import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
 import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
 import { deliveredPerS, deliveredPerS60sMax, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
-import { databaseFigures, generatorFigures, samplesInWindow, serverFigures } from './figures/resources.js';
+import { databaseFigures, generatorFigures, openFilesField, samplesInWindow, serverFigures } from './figures/resources.js';
 import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
 import { r6, sumOf } from './figures/round.js';
@@ -260,7 +260,7 @@ export function buildStepResult(args: StepInputs): StepResult {
       rejoinsPerS: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
       ackRequested,
     }),
-    server: serverFigures(samples, args.serverBasis ?? declaredBasis(profile.target.instance), args.serverSource),
+    server: { ...serverFigures(samples, args.serverBasis ?? declaredBasis(profile.target.instance), args.serverSource), ...openFilesField(args.serverSamples, w) },
     database: databaseFigures(samples),
     drain: drainBacklog(lastReceipts(collected), w, args.stepSeconds),
     generator,

@@ -67,7 +67,7 @@ describe('capacity table from the seed 002 figures', () => {
     expect(row).toMatchObject({ display: '≤ 26,700/s', limiting_factor: 'CPU', rule: 'safe-line fit' });
     expect(row.evidence!.run_id).toBe('seed-002-s1.2');
     expect(row.evidence!.fit).toMatch(/^CPU ≈ 5\.5 % \+ 2\.41 pp × deliveries\/s ÷ 1,000/);
-    expect(row.notes.join(' ')).toContain('seed-002-s1.1 gave ≤ 23,900/s (memory) with public_connections rising too: not used');
+    expect(row.notes.join(' ')).toContain('seed-002-s1.1 gave ≤ 23,900/s (server memory safe line: 100.0% ≥ 85%) with public_connections rising too: not used');
     expect(f.config.find((c) => c.key === 'max_events_per_second')).toMatchObject({ value: 26_000 });
   });
 

@@ -128,7 +128,10 @@ describe('capacityRow rules', () => {
     const safe = DEFAULT_SAFE_LINES;
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', server: { mem_pct: 90 } }), safe)).toBe('memory');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'degraded', server: { cpu_pct: 75 } }), safe)).toBe('CPU');
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { failed: 3 } }), safe)).toBe('rejection');
+    // Failed connections are a rejection only when the server said so (a reason it gave).
+    expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { failed: 3 } }), safe)).toBe('join SLO');
+    const refused = makeStep(0, { verdict: 'broken', connections: { failed: 3 }, errors: { 'join refused: too_many_joins': 3 } });
+    expect(limitingFactorOfStep(refused, safe)).toBe('rejection');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { disconnected: 3 } }), safe)).toBe('disconnects');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken' }), safe)).toBe('delivery');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'degraded' }), safe)).toBe('latency SLO');

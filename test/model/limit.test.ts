@@ -14,7 +14,7 @@ describe('limitWords', () => {
 
   it("names rtcap's own processes and the other resources", () => {
     expect(limitWords({ kind: 'environment', resource: 'open files', process: 'generator', limit: 1024, pid: 42 }, { remedy: false }))
-      .toBe("environment limit: rtcap's generator process (pid 42) open-file limit 1,024");
+      .toBe("environment limit: rtcap's generator process open-file limit 1,024");
     expect(limitWords({ kind: 'environment', resource: 'ephemeral ports', process: 'coordinator', limit: 28_232 }, { remedy: false }))
       .toBe("environment limit: rtcap's coordinator process ephemeral ports: 28,232 per source address");
     expect(limitWords({ kind: 'environment', resource: 'memory cgroup', process: 'server', limit: 512 * 2 ** 20 }, { remedy: false }))

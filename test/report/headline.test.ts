@@ -21,7 +21,7 @@ function ramp(verdicts: ('stable' | 'degraded' | 'broken' | 'generator-bound')[]
 describe('headline', () => {
   it('names what the server carried at the SLO and what limited it', () => {
     expect(headline(ramp(['stable', 'stable', 'degraded']))).toBe(
-      'The built-in server on this machine carried 19,980 deliveries/s to 1,000 connections within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered; step 2: p95 8.0 ms); what limited it: latency (the p95 SLO) — step 3 (1,000 connections, 30,000 deliveries/s asked) was degraded: p95 260 ms > SLO 200 ms.',
+      'The built-in server on this machine carried 19,980 deliveries/s to 1,000 connections within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered; step 2: p95 8.0 ms); what limited it: latency SLO (p95 260 ms > SLO 200 ms) — step 3 (1,000 connections, 30,000 deliveries/s asked) was degraded.',
     );
   });
 
@@ -34,7 +34,7 @@ describe('headline', () => {
   it('a generator-bound step above is the generator\'s limit, never the server\'s', () => {
     const h = headline(ramp(['stable', 'generator-bound']));
     expect(h).toContain('carried ≥ 9,990 deliveries/s');
-    expect(h).toContain('the load generator, not the server, was the limit: step 2 (1,000 connections, 20,000 deliveries/s asked) was generator-bound, so this is a lower bound.');
+    expect(h).toContain('the load generator, not the server, was the limit: step 2 (1,000 connections, 20,000 deliveries/s asked) was generator-bound: generator CPU 97% > 90%, so this is a lower bound.');
   });
 
   it('never cites an incomplete step as what was carried', () => {

@@ -16,7 +16,7 @@ describe('renderSummaryMarkdown — seed 002 §1 from its own figures', () => {
   });
 
   it('prints the §7 row and §8 advice', () => {
-    expect(md).toMatch(/\| 3 \| Public broadcast — deliveries\/s \| ≤ 26,700\/s \| CPU \| .*reaches 70% at 26,798\/s/);
+    expect(md).toMatch(/\| 3 \| Public broadcast — deliveries\/s \| ≤ 26,700\/s \| server CPU safe line \(70%\) \| .*reaches 70% at 26,798\/s/);
     expect(md).toContain('| Max events per second (max_events_per_second) | 26,000 |');
   });
 

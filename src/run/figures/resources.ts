@@ -32,6 +32,28 @@ export function serverFigures(samples: readonly ResourceSample[], instance: Serv
   };
 }
 
+/**
+ * The server process nearest its open-file limit over the whole step, ramp to drain (a server
+ * out of files fails the ramp's connects): the most files open at any sample, with the limit
+ * of that sample's process. Null when no sample read the server's fd table.
+ */
+export function openFilesFigure(samples: readonly ResourceSample[], w: StepWindow): NonNullable<StepResult['server']['open_files']> | null {
+  let best: NonNullable<ResourceSample['openFiles']> | null = null;
+  for (const s of samples) {
+    if (s.t <= w.rampStart || s.t > w.drainEnd + 1000 || !s.openFiles) continue;
+    const o = s.openFiles;
+    const fill = (x: typeof o) => (x.limit ? x.open / x.limit : 0);
+    if (!best || fill(o) > fill(best) || (fill(o) === fill(best) && o.open > best.open)) best = o;
+  }
+  return best && { max: best.open, limit: best.limit, pid: best.pid };
+}
+
+/** `{ open_files }` for StepResult.server when the server's fd table was read, else nothing. */
+export function openFilesField(samples: readonly ResourceSample[], w: StepWindow): Pick<StepResult['server'], 'open_files'> {
+  const o = openFilesFigure(samples, w);
+  return o ? { open_files: o } : {};
+}
+
 /** The built-in server's database (CPU % of one core), null when it was not sampled. */
 export function databaseFigures(samples: readonly ResourceSample[]): StepResult['database'] {
   const dbCpu = mean(present(samples.map((s) => s.dbCpuCores)));
