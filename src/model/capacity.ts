@@ -15,7 +15,7 @@ import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './form
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';
-import { isLowerBound, LIMIT_KIND_NAME, limitWords, type Limit } from './limit.js';
+import { isLowerBound, LIMIT_KIND_NAME, type Limit } from './limit.js';
 import { factorOfLimit, limitContextOf, limitOfStep, type LimitingFactor, type LimitRun, type StepLimitContext } from './step-limit.js';
 
 export interface SafeLines {
@@ -213,8 +213,9 @@ function kneeCandidate(steps: readonly StepResult[], dim: CapacityDimension, kne
   let nextText: string;
   if (unsafe) {
     limit = limitOfStep(byIndex.get(unsafe.step)!, ctx);
-    const lower = isLowerBound(limit) ? ': the server may carry more' : '';
-    nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)} — ${limitWords(limit, { remedy: false })}${lower}`;
+    // The limit itself is the row's limiting factor; a lower bound says the server may do more.
+    const lower = isLowerBound(limit) ? ': a limit of the measurement, not of the server, which may carry more' : '';
+    nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)}${lower}`;
   } else if (knee.generator_bound_above.length > 0) {
     const g = knee.generator_bound_above[0];
     limit = limitOfStep(byIndex.get(g.step)!, ctx);

@@ -164,8 +164,10 @@ function generatorText(l: Extract<Limit, { kind: 'generator-bound' }>): string {
   }
 }
 
+/** "join SLO (joins 40/s < …)"; a detail that already starts with the name stands alone. */
 function withDetail(name: string, detail: string | null | undefined): string {
-  return detail ? `${name} (${detail})` : name;
+  if (!detail) return name;
+  return detail.startsWith(name) ? detail : `${name} (${detail})`;
 }
 
 /**
