@@ -12,13 +12,14 @@ import { quotasTable } from '../report/quotas.js';
 import { runQuotas } from '../run/quotas/orchestrate.js';
 import { QuotaAbort } from '../run/quotas/pool.js';
 import { checkUrl, interruptible, loadProfileOrExit, log } from './shared.js';
+import { closeDashboard, dashboardOptions, dashboardOrExit } from './dashboard-flag.js';
 
 export function quotasCommand(y: Argv): Argv {
   return y.command(
     'quotas <profile>',
     'check the tenant quotas a profile declares: below, above and back below each',
     (c) =>
-      c
+      dashboardOptions(c)
         .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a quotas: section' })
         .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
         .option('out', { type: 'string', describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)' })
@@ -27,6 +28,8 @@ export function quotasCommand(y: Argv): Argv {
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkUrl(args.url)) return;
+      const dash = await dashboardOrExit(args, 'quotas');
+      if (dash === null) return;
       const { signal, dispose, exitCode } = interruptible();
       try {
         const { report, dir } = await runQuotas({
@@ -35,7 +38,12 @@ export function quotasCommand(y: Argv): Argv {
           url: args.url,
           outDir: args.out,
           serverCpus: args['server-cpus'] ?? null,
-          log,
+          log: dash
+            ? (line) => {
+                log(line);
+                dash.log(line);
+              }
+            : log,
           signal,
         });
         if (report.rows.length) process.stderr.write('\n' + renderTextTable(quotasTable(report), 200) + '\n\n');
@@ -49,12 +57,15 @@ export function quotasCommand(y: Argv): Argv {
         );
         log(`wrote ${dir}/ (quotas.json, quotas.md)`);
         process.exitCode = exitCode(report.pass ? EXIT.ok : report.result === 'fail' ? EXIT.thresholds : signal.aborted ? EXIT.interrupted : EXIT.aborted);
+        const table = quotasTable(report);
+        dash?.finished(report.result, process.exitCode, report.abort_reason, dir, { title: table.title, columns: table.columns, rows: table.rows });
       } catch (e) {
         if (!(e instanceof QuotaAbort)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);
         process.exitCode = EXIT.usage;
       } finally {
         dispose();
+        await closeDashboard(dash, args);
       }
     },
   );

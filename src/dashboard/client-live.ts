@@ -127,7 +127,7 @@ function drawCampaign(section, c) {
   section.hidden = false;
   var tbody = el('tbody');
   c.entries.forEach(function (e) {
-    var files = e.files ? el('td', { class: 'links' }, link(e.files.report, 'report'), link(e.files.summary, 'summary'), link(e.files.result, 'result.json')) : el('td', { text: '' });
+    var files = e.files ? fileLinks(el('td', { class: 'links' }), e.files) : el('td', { text: '' });
     tbody.appendChild(el('tr', { 'data-entry': e.index }, el('td', { class: 'num', text: String(e.index) }), el('td', { text: e.name }),
       el('td', { text: e.sweep ? 'sweep' : 'run' }), el('td', null, badge(e.status)), el('td', { class: 'num', text: fmtDuration(e.wall_s) }),
       el('td', { class: 'num', text: String(e.attempts) }), files));
@@ -143,14 +143,28 @@ function drawEnd(box, S) {
   if (!S.end) { box.hidden = true; return; }
   box.hidden = false;
   var e = S.end;
-  box.className = 'end' + (e.status === 'completed' ? '' : ' bad');
-  clear(box).appendChild(el('strong', { text: 'The ' + S.command + ' is over: ' + e.status + (isNum(e.exit_code) ? ' (exit ' + e.exit_code + ')' : '') }));
+  box.className = 'end' + (e.status === 'completed' || e.status === 'pass' ? '' : ' bad');
+  clear(box).appendChild(el('strong', { text: 'rtcap ' + S.command + ' finished: ' + e.status + (isNum(e.exit_code) ? ' (exit ' + e.exit_code + ')' : '') }));
   if (e.abort_reason) box.appendChild(el('div', { text: e.abort_reason }));
-  if (e.files) {
-    var links = el('div', { class: 'links', 'data-links': '' }, 'Its files (' + e.files.dir + '): ', link(e.files.report, 'report.html'));
-    if (S.command !== 'campaign') { links.appendChild(link(e.files.summary, 'summary.md')); links.appendChild(link(e.files.result, 'result.json')); }
-    box.appendChild(links);
-  }
+  if (e.files) box.appendChild(fileLinks(el('div', { class: 'links', 'data-links': '' }, 'Its files (' + e.files.dir + '): '), e.files));
+  if (e.table) box.appendChild(textTable(e.table));
+}
+
+function fileLinks(parent, files) {
+  files.links.forEach(function (l) { parent.appendChild(link(l.href, l.name)); });
+  return parent;
+}
+
+function textTable(t) {
+  var head = el('tr');
+  t.columns.forEach(function (c) { head.appendChild(el('th', { text: c })); });
+  var tbody = el('tbody');
+  t.rows.forEach(function (r) {
+    var tr = el('tr');
+    r.forEach(function (c) { tr.appendChild(el('td', { text: c })); });
+    tbody.appendChild(tr);
+  });
+  return el('div', null, el('h2', { text: t.title }), el('table', { 'data-table': 'end' }, el('thead', null, head), tbody));
 }
 
 function drawHeader(S) {

@@ -35,12 +35,10 @@ export interface CampaignView {
   entries: Array<{ index: number; name: string; sweep: boolean; status: string; wall_s: number; attempts: number; dir: string; files: RunFiles | null }>;
 }
 
-/** Links the page offers to a finished run's files (paths under the dashboard). */
+/** Links the page offers to a finished run's files: each file's name and its path under the dashboard. */
 export interface RunFiles {
   dir: string;
-  report: string;
-  summary: string;
-  result: string;
+  links: Array<{ name: string; href: string }>;
 }
 
 export interface EndView {
@@ -48,6 +46,8 @@ export interface EndView {
   exit_code: number | null;
   abort_reason: string | null;
   files: RunFiles | null;
+  /** A table the command ends with (the quota checks' rows), as the terminal prints it. */
+  table: { title: string; columns: string[]; rows: string[][] } | null;
 }
 
 export interface LiveSnapshot {

@@ -8,9 +8,9 @@ import { basename } from 'node:path';
 import type { RunResult } from '../result/result.js';
 import type { RunObserver } from '../run/runner.js';
 import type { CampaignState } from '../run/campaign-state.js';
-import { DashboardFeed, type LiveCommand, type RunFiles } from './feed.js';
+import { DashboardFeed, type EndView, type LiveCommand, type RunFiles } from './feed.js';
 import { SseHub } from './hub.js';
-import { isRunFileName, serveRunFile } from './run-files.js';
+import { filesIn, isRunFileName, serveRunFile } from './run-files.js';
 import { sendJson, startDashboardServer, type DashboardApp } from './server.js';
 
 export interface LiveDashboard {
@@ -24,8 +24,8 @@ export interface LiveDashboard {
   log(line: string): void;
   /** A run's files are written: the page links to them (a campaign: beside its entry). */
   runFinished(dir: string, result: RunResult, exitCode: number, opts?: { last: boolean }): void;
-  /** Everything is over (a campaign: after its last entry). */
-  finished(status: string, exitCode: number, abortReason: string | null, dir?: string): void;
+  /** Everything is over (a campaign: after its last entry; quotas: with their table). */
+  finished(status: string, exitCode: number, abortReason: string | null, dir?: string, table?: EndView['table']): void;
   close(): Promise<void>;
 }
 
@@ -35,11 +35,9 @@ export async function startLiveDashboard(opts: { command: LiveCommand; port: num
   /** Run directories the page may read files of, by the key in their links. */
   const dirs = new Map<string, string>();
   const filesOf = (dir: string): RunFiles => {
-    const key = `${dirs.size + 1}-${basename(dir).replace(/[^A-Za-z0-9._-]/g, '_')}`;
-    const existing = [...dirs].find(([, d]) => d === dir)?.[0];
-    const k = existing ?? key;
+    const k = [...dirs].find(([, d]) => d === dir)?.[0] ?? `${dirs.size + 1}-${basename(dir).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     dirs.set(k, dir);
-    return { dir: basename(dir), report: `files/${k}/report.html`, summary: `files/${k}/summary.md`, result: `files/${k}/result.json` };
+    return { dir: basename(dir), links: filesIn(dir).map((name) => ({ name, href: `files/${k}/${name}` })) };
   };
   const app: DashboardApp = {
     mode: 'live',
@@ -72,10 +70,10 @@ export async function startLiveDashboard(opts: { command: LiveCommand; port: num
     runFinished(dir, result, exitCode, o) {
       const files = filesOf(dir);
       if (opts.command === 'campaign') feed.entryDone(files);
-      if (o?.last !== false && opts.command !== 'campaign') feed.finish({ status: result.status, exit_code: exitCode, abort_reason: result.abort_reason, files });
+      if (o?.last !== false && opts.command !== 'campaign') feed.finish({ status: result.status, exit_code: exitCode, abort_reason: result.abort_reason, files, table: null });
     },
-    finished(status, exitCode, abortReason, dir) {
-      feed.finish({ status, exit_code: exitCode, abort_reason: abortReason, files: dir ? filesOf(dir) : null });
+    finished(status, exitCode, abortReason, dir, table) {
+      feed.finish({ status, exit_code: exitCode, abort_reason: abortReason, files: dir ? filesOf(dir) : null, table: table ?? null });
     },
     close: async () => {
       hub.close();

@@ -12,19 +12,22 @@ import { readResultFile } from '../run/output.js';
 import { redactText } from '../redact/redact.js';
 import { send } from './server.js';
 
-export const RUN_FILES = ['report.html', 'summary.md', 'result.json'] as const;
+/** The files a run, campaign or quota check writes that the page links to (nothing else is served). */
+export const RUN_FILES = ['report.html', 'summary.md', 'result.json', 'quotas.md', 'quotas.json', 'capacity.md', 'capacity.json'] as const;
 export type RunFileName = (typeof RUN_FILES)[number];
 
 export function isRunFileName(name: string): name is RunFileName {
   return (RUN_FILES as readonly string[]).includes(name);
 }
 
-const TYPES: Record<RunFileName, string> = {
-  'report.html': 'text/html; charset=utf-8',
-  // Plain text, so the browser shows it instead of downloading it.
-  'summary.md': 'text/plain; charset=utf-8',
-  'result.json': 'application/json; charset=utf-8',
-};
+const typeOf = (name: string) =>
+  // Markdown as plain text, so the browser shows it instead of downloading it.
+  name.endsWith('.html') ? 'text/html; charset=utf-8' : name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+
+/** The names of `RUN_FILES` a directory holds, in that order. */
+export function filesIn(dir: string): RunFileName[] {
+  return RUN_FILES.filter((n) => existsSync(join(dir, n)));
+}
 
 /**
  * `source` is a run directory or a result .json file. A directory's own file when it has
@@ -35,12 +38,13 @@ export function serveRunFile(res: ServerResponse, source: string, name: RunFileN
   const dir = isFile ? dirname(source) : source;
   const own = isFile ? (name === 'result.json' ? source : null) : join(dir, name);
   if (own && existsSync(own)) {
-    send(res, 200, TYPES[name], redactText(readFileSync(own, 'utf8')));
+    send(res, 200, typeOf(name), redactText(readFileSync(own, 'utf8')));
     return true;
   }
+  if (name !== 'report.html' && name !== 'summary.md' && name !== 'result.json') return false;
   const r = readResultFile<ResultFile>(source);
   if (typeof r === 'string') return false;
   const body = name === 'report.html' ? reportHtml(r, isFile ? [] : readTimeseries(dir)) : name === 'summary.md' ? summaryMarkdown(r) : JSON.stringify(r, null, 2);
-  send(res, 200, TYPES[name], redactText(body));
+  send(res, 200, typeOf(name), redactText(body));
   return true;
 }

@@ -89,9 +89,14 @@ function pathUnderBase(req: IncomingMessage, token: string | null): string | nul
   return m[2].slice(1);
 }
 
-export async function startDashboardServer(app: DashboardApp, opts: { port: number; host?: string; flag: string }): Promise<DashboardServer> {
+/**
+ * `flag` names the option in a listen error; `token` forces the token on (tests on loopback)
+ * or off — by default it is on for any address other than loopback.
+ */
+export async function startDashboardServer(app: DashboardApp, opts: { port: number; host?: string; flag: string; token?: boolean }): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
-  const token = isLoopbackName(host.includes(':') ? `[${host}]` : host) ? null : randomBytes(18).toString('base64url');
+  const needsToken = opts.token ?? !isLoopbackName(host.includes(':') ? `[${host}]` : host);
+  const token = needsToken ? randomBytes(18).toString('base64url') : null;
   const server = createServer((req, res) => {
     const route = async () => {
       const path = pathUnderBase(req, token);

@@ -92,9 +92,9 @@ describe('DashboardFeed', () => {
     } as unknown as CampaignState;
     feed.campaign(state);
     now += 42_000;
-    feed.entryDone({ dir: '02-b', report: 'files/1/report.html', summary: 'files/1/summary.md', result: 'files/1/result.json' });
+    feed.entryDone({ dir: '02-b', links: [{ name: 'report.html', href: 'files/1/report.html' }] });
     const view = feed.snapshot().campaign!;
     expect(view.entries.map((e) => [e.status, e.wall_s])).toEqual([['completed', 30], ['running', 42]]);
-    expect(view.entries[1].files?.report).toBe('files/1/report.html');
+    expect(view.entries[1].files?.links).toEqual([{ name: 'report.html', href: 'files/1/report.html' }]);
   });
 });

@@ -10,48 +10,20 @@
  * skips it instead, visibly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
-import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import { renderComparisonHtml } from '../../src/report/compare-html.js';
-import type { CampaignState } from '../../src/run/campaign-state.js';
-import { writeCampaignCapacity } from '../../src/run/campaign.js';
 import { loadRun } from '../fixtures/index.js';
+import { runsFolder } from '../support/runs-folder.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
 if (skip) process.stderr.write('dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ENTRIES = ['seed-002-s1.1-connections', 'seed-002-s1.2-deliveries'];
-
-/** run-a (report written), run-b (result.json only) and a campaign of two seed-002 fixture runs. */
-function fixtureFolder(): string {
-  const root = mkdtempSync(join(tmpdir(), 'rtcap-dash-browse-'));
-  mkdirSync(join(root, 'run-a'));
-  copyFileSync(new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url), join(root, 'run-a', 'timeseries.ndjson'));
-  expect(writeArtifacts(loadRun('run-a') as ResultFile, join(root, 'run-a'))).toEqual([]);
-  mkdirSync(join(root, 'run-b'));
-  writeFileSync(join(root, 'run-b', 'result.json'), JSON.stringify(loadRun('run-b')));
-  const c = join(root, 'campaign');
-  const state: CampaignState = {
-    schema: 'rtcap.campaign/v1', name: 'seed-002', campaign_path: '/x/campaign.yaml', started_at: '2026-11-30T10:00:00.000Z',
-    finished_at: '2026-11-30T12:00:00.000Z', status: 'completed', resumed_at: [],
-    entries: ENTRIES.map((n, i) => ({ index: i + 1, name: n, profile: `/x/${n}.yaml`, sweep: false, dir: `0${i + 1}-${n}`, status: 'completed', exit_code: 0, wall_s: 600, attempts: 1 })),
-  };
-  for (const e of state.entries) {
-    mkdirSync(join(c, e.dir), { recursive: true });
-    writeFileSync(join(c, e.dir, 'result.json'), JSON.stringify(loadRun(e.name)));
-  }
-  writeFileSync(join(c, 'campaign.json'), JSON.stringify(state));
-  expect(writeCampaignCapacity(c, state).unlike).toEqual([]);
-  return root;
-}
-
 /** Every file under `dir` with its size and mtime: what "writes nothing" is checked against. */
 function listing(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
@@ -71,7 +43,7 @@ describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
-    root = fixtureFolder();
+    root = runsFolder();
     before = listing(root);
     child = spawn(process.execPath, [BIN, 'dashboard', root, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (d) => (stderr += d));
