@@ -13,6 +13,7 @@ import type { PresenceExtra } from '../result/extra.js';
 import type { Source } from './like-for-like.js';
 import { DEFAULT_PRESENCE_QUOTA_PER_S, DEFAULT_TOPIC_UPDATES_PER_S, membersByQuota } from './presence.js';
 import { assembleRows, perRunRows } from './rows.js';
+import { joinSettingLimit, presenceSettingLimit } from './setting-limits.js';
 import { describeJointBound, judgeJointFit, predictTwo, type TwoDriverPoint } from './two-driver.js';
 import { CAPACITY_FILE_SCHEMA, type CapacityFile, type CapacityTableRow, type ConfigTableRow } from './types.js';
 
@@ -124,6 +125,7 @@ export function assembleConfig(sources: readonly Source[], chosen: Map<string, {
     if (!f) return { key, setting, value: null, display: DASH, reason: DASH, benefit: DASH, evidence: null, missing: `no recommendation: needs ${needs}` };
     return {
       key, setting: f.row.setting, value: f.row.value, display: f.row.display, reason: f.row.reason, benefit: f.row.benefit,
+      ...(f.row.bound ? { bound: f.row.bound } : {}),
       evidence: { run_id: f.source.result.run_id, dir: f.source.dir, steps: f.row.evidence_steps },
       missing: null,
     };
@@ -150,7 +152,17 @@ export function buildCapacityFile(sources: readonly Source[], opts: TableOptions
   const i = rows.findIndex((r) => r.id === 'presence_members');
   // Without a presence run the quota is only assumed: the arithmetic is shown, not made a value.
   if (!sources.some((s) => s.result.profile.scenario === 'presence')) rows[i].notes.push(membersByQuota(opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S).text);
-  else rows[i] = applyPresenceQuota(rows[i], opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S);
+  else {
+    const quota = opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S;
+    const topicUpdates = opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S;
+    const before = rows[i];
+    rows[i] = applyPresenceQuota(before, quota, topicUpdates);
+    const limit = presenceSettingLimit(rows[i], before, quota, topicUpdates);
+    if (limit) rows[i].setting_limit = limit;
+  }
+  const j = rows.findIndex((r) => r.id === 'join_rate');
+  const joinLimit = joinSettingLimit(rows[j], chosen.get('join_rate'));
+  if (joinLimit) rows[j].setting_limit = joinLimit;
   applyJointBound(rows, sources, safe.cpu_pct);
 
   return {

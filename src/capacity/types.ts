@@ -6,7 +6,7 @@
  * `rtcap plan` read.
  */
 import type { CapacityRule, CapacityUnit, CapacityValue, SafeLines } from '../model/capacity.js';
-import type { AdviceValue } from '../model/advice.js';
+import type { AdviceKey, AdviceValue } from '../model/advice.js';
 import type { Limit } from '../model/limit.js';
 
 export const CAPACITY_FILE_SCHEMA = 'rtcap.capacity/v1';
@@ -37,6 +37,26 @@ export interface RowEvidence {
 
 export type CampaignRule = CapacityRule | 'presence quota' | 'runs disagree';
 
+/**
+ * A row whose value a server setting sets (capacity/setting-limits): value = today × per_unit,
+ * and `without` is the bound the runs measured beside it (the knee), which raising the setting
+ * cannot lift.
+ */
+export interface SettingLimit {
+  key: AdviceKey;
+  /** The setting's name as the server knows it. */
+  setting: string;
+  /** Its value in the runs (or the quota assumed by the table's arithmetic). */
+  today: number;
+  /** The row's value per unit of the setting. */
+  per_unit: number;
+  /** The bound is one tenant's (its database pool, its quota): more instances do not raise it. */
+  per_tenant: boolean;
+  /** Why the row follows the setting, in words. */
+  basis: string;
+  without: { value: number; display: string; bound: 'upper' | 'lower'; limiting_factor: string } | null;
+}
+
 export interface CapacityTableRow extends CapacityValue {
   /** Short tag of the limit (model/capacity LimitingFactor, or 'presence quota'). */
   limiting_factor: string | null;
@@ -49,6 +69,8 @@ export interface CapacityTableRow extends CapacityValue {
   reason: string | null;
   /** Further figures the row rests on: the other bound (presence), the joint bound (private), other runs. */
   notes: string[];
+  /** Present when a server setting, not the instance, sets the value. */
+  setting_limit?: SettingLimit;
 }
 
 export interface ConfigTableRow extends AdviceValue {

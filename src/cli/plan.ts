@@ -1,19 +1,25 @@
 /**
- * `rtcap plan --capacity capacity.json [--capacity ...] --workload WORKLOAD.yaml`: instances of
- * the measured size a workload needs, the binding dimension, headroom and arithmetic; with
- * tables of several sizes, capacity against size and up vs out. Exit 0 when the workload can be
- * carried, 1 when no instance count carries it, 2 on a file error.
+ * `rtcap plan [--capacity capacity.json ...] --workload WORKLOAD.yaml`: instances of the measured
+ * size a workload needs, the binding dimension, headroom and arithmetic, and — where a setting
+ * limits a row — the plan with its §8 recommendation applied; with tables of several sizes,
+ * capacity against size and up vs out. Without --capacity it reads the newest
+ * reports/<dir>/capacity.json and says which. Exit 0 when the workload can be carried (with
+ * today's settings or the recommended ones), 1 when no instance count carries it, 2 on a file error.
  */
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { CAPACITY_FILE_SCHEMA, type CapacityFile } from '../capacity/types.js';
 import { ProfileError } from '../profile/load.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
-import { planInstances } from '../plan/instances.js';
+import { planKnobs } from '../plan/knobs.js';
+import { newestCapacityFile } from '../plan/newest-capacity.js';
 import { adviseScaling } from '../plan/scaling.js';
 import { workloadSchema, type Workload } from '../plan/workload.js';
-import { renderPlanMarkdown, renderScalingMarkdown } from '../report/plan.js';
+import { renderKnobsMarkdown, renderPlanMarkdown, renderScalingMarkdown } from '../report/plan.js';
 import { EXIT } from '../run/runner.js';
+
+/** Where `rtcap campaign` writes by default (relative to the working directory). */
+const REPORTS_DIR = 'reports';
 
 function readCapacity(path: string): CapacityFile | string {
   try {
@@ -31,11 +37,22 @@ export function planCommand(y: Argv): Argv {
     'instances a workload needs from a capacity table; with tables of several sizes, scaling up vs out',
     (c) =>
       c
-        .option('capacity', { type: 'string', array: true, demandOption: true, describe: 'capacity.json (from rtcap campaign or rtcap capacity); repeat for several instance sizes' })
+        .option('capacity', { type: 'string', array: true, describe: 'capacity.json (from rtcap campaign or rtcap capacity); repeat for several instance sizes; default: the newest reports/*/capacity.json' })
         .option('workload', { type: 'string', demandOption: true, describe: 'workload YAML (see profiles/workloads/)' }),
     (args) => {
       const tables: CapacityFile[] = [];
-      for (const p of args.capacity as string[]) {
+      let paths = (args.capacity as string[] | undefined) ?? [];
+      if (paths.length === 0) {
+        const newest = newestCapacityFile(REPORTS_DIR);
+        if (newest === null) {
+          process.stderr.write(`rtcap plan: --capacity not given and no ${REPORTS_DIR}/*/capacity.json to read: run \`rtcap campaign profiles/campaigns/quick.yaml\` or pass --capacity FILE\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        process.stderr.write(`rtcap plan: reading ${newest} (the newest capacity table under ${REPORTS_DIR}/; --capacity FILE reads another)\n`);
+        paths = [newest];
+      }
+      for (const p of paths) {
         const t = readCapacity(p);
         if (typeof t === 'string') {
           process.stderr.write(`rtcap plan: ${t}\n`);
@@ -57,9 +74,13 @@ export function planCommand(y: Argv): Argv {
       let carried: boolean;
       if (tables.length === 1) {
         const t = tables[0];
-        const plan = planInstances(t, workload);
-        out.push(renderPlanMarkdown(plan, `${t.target.instance.vcpus} vCPU / ${t.target.instance.memory_mb} MB`));
-        carried = plan.instances !== null;
+        const size = `${t.target.instance.vcpus} vCPU / ${t.target.instance.memory_mb} MB`;
+        const knobs = planKnobs(t, workload);
+        if (knobs.knobs.length > 0) out.push('## With today\'s settings', '');
+        out.push(renderPlanMarkdown(knobs.today, size));
+        const more = renderKnobsMarkdown(knobs, size);
+        if (more) out.push('', more);
+        carried = knobs.today.instances !== null || (knobs.all?.instances ?? null) !== null;
       } else {
         const s = adviseScaling(tables, workload);
         out.push(renderScalingMarkdown(s));

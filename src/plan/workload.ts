@@ -31,6 +31,12 @@ export const workloadSchema = z
       .optional(),
     postgres_changes: z.object({ subscriptions: z.number().int().nonnegative(), changes_per_s: rate }).strict().optional(),
     reconnect: z.object({ join_rate_per_s: rate.describe('joins per second in a reconnect storm') }).strict().optional(),
+    tenants: z
+      .number()
+      .int()
+      .positive()
+      .default(1)
+      .describe('tenants the load spreads over evenly; rows bound by one tenant (its database pool, its quota) are planned per tenant'),
   })
   .strict();
 

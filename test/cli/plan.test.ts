@@ -1,11 +1,12 @@
 /** `rtcap plan` through the command line parser on the seed table and the shipped workloads. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCapacityFile } from '../../src/capacity/table.js';
 import { main } from '../../src/cli/main.js';
-import { SEED_002_RUNS, loadRun } from '../fixtures/index.js';
+import { SEED_002_RUNS, loadRun, poolBoundJoinRun } from '../fixtures/index.js';
 
 let out = '';
 let err = '';
@@ -24,6 +25,57 @@ function seedCapacity(): string {
   writeFileSync(path, JSON.stringify(buildCapacityFile(SEED_002_RUNS.map((n) => ({ dir: n, result: loadRun(n) })))));
   return path;
 }
+
+/** The seed's table with a join-rate run the default db_pool of 1 limits (test/plan/knobs.test.ts). */
+function poolOneCapacity(dir = mkdtempSync(join(tmpdir(), 'rtcap-plan-'))): string {
+  const runs = SEED_002_RUNS.filter((n) => n !== 'seed-002-s4-join-rate').map((n) => ({ dir: n, result: loadRun(n) }));
+  const path = join(dir, 'capacity.json');
+  writeFileSync(path, JSON.stringify(buildCapacityFile([...runs, { dir: 'join-pool-1', result: poolBoundJoinRun() }])));
+  return path;
+}
+
+describe('rtcap plan turns the knobs', () => {
+  it('chat.yaml with the join row limited by db_pool 1: today none carries it, db_pool 43 does, and says which change saves the most', async () => {
+    capture();
+    await main(['plan', '--capacity', poolOneCapacity(), '--workload', 'profiles/workloads/chat.yaml']);
+    expect(process.exitCode).toBe(0);
+    expect(out).toContain("## With today's settings");
+    expect(out).toMatch(/^No number of 2 vCPU \/ 4096 MB instances carries this workload: join_rate cannot be split/m);
+    expect(out).toContain('planned per tenant: 200 per tenant (200 ÷ 1 tenant) > db_pool 1 × 4.65 = 4.65');
+    expect(out).toContain('## Settings that limit a row (seed 002 §8 applied)');
+    expect(out).toMatch(/^\| db_pool \| join_rate \| 1 \| 43 \| /m);
+    expect(out).toContain('Saves the most: db_pool 1 → 43: none carries it → 25 instances (at most: fewer may do).');
+    expect(out).toMatch(/^25 instances of 2 vCPU \/ 4096 MB; binding dimension: join_rate\. At most that many: the binding row is a lower bound, fewer may do\.$/m);
+    expect(out).toContain('(a lower bound: fewer may do)');
+  });
+});
+
+describe('rtcap plan without --capacity', () => {
+  const bin = resolve('bin/rtcap.js');
+  const chat = resolve('profiles/workloads/chat.yaml');
+  const plan = (cwd: string) => {
+    const r = spawnSync(process.execPath, [bin, 'plan', '--workload', chat], { cwd, encoding: 'utf8' });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  it('reads the newest reports/*/capacity.json and says which', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'rtcap-plan-cwd-'));
+    for (const d of ['old', 'new']) mkdirSync(join(cwd, 'reports', d), { recursive: true });
+    const old = poolOneCapacity(join(cwd, 'reports', 'old'));
+    utimesSync(old, new Date(0), new Date(0));
+    writeFileSync(join(cwd, 'reports', 'new', 'capacity.json'), JSON.stringify(buildCapacityFile(SEED_002_RUNS.map((n) => ({ dir: n, result: loadRun(n) })))));
+    const r = plan(cwd);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('rtcap plan: reading reports/new/capacity.json (the newest capacity table under reports/; --capacity FILE reads another)');
+    expect(r.out).toMatch(/^4 instances of 2 vCPU \/ 4096 MB; binding dimension: join_rate\.$/m);
+  });
+
+  it('with none to read: one line naming the flag, exit 2', () => {
+    const r = plan(mkdtempSync(join(tmpdir(), 'rtcap-plan-cwd-')));
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('rtcap plan: --capacity not given and no reports/*/capacity.json to read: run `rtcap campaign profiles/campaigns/quick.yaml` or pass --capacity FILE\n');
+  });
+});
 
 describe('rtcap plan', () => {
   it('prints instances needed, the binding dimension and each dimension\'s arithmetic', async () => {
