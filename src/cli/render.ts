@@ -105,6 +105,24 @@ function sweepNotes(r: SweepResult): string[] {
   if (k?.safe && k.first_unsafe && k.first_unsafe.value !== k.first_broken?.value) out.push(`Latency first: highest stable ${f(k.safe.value)} (step ${k.safe.step}) before the first degraded ${f(k.first_unsafe.value)} (step ${k.first_unsafe.step}).`);
   if (sw.stop_reason) out.push(`Stopped: ${sw.stop_reason}.`);
   if (sw.resumed_at.length) out.push(`Resumed at ${sw.resumed_at.join(', ')}.`);
+  out.push(...searchMarkNotes(r));
+  return out;
+}
+
+/**
+ * What the search did about single steps: measured while the server was still recovering
+ * (never the knee), waits of the recovery probe, percentiles on too few samples.
+ */
+function searchMarkNotes(r: SweepResult): string[] {
+  const out: string[] = [];
+  const waited = r.sweep!.points.filter((p) => p.recovery && p.recovery.wait_ms >= 2_000 && p.recovery.recovered);
+  if (waited.length) out.push(`Recovery: waited ${waited.map((p) => `${(p.recovery!.wait_ms / 1000).toFixed(1)} s before step ${p.step}`).join(', ')} for the server to come back to its baseline.`);
+  for (const s of r.steps) {
+    const m = s.search;
+    if (!m) continue;
+    if (m.recovered === false) out.push(`Step ${s.index} was measured while the server was still recovering${s.verdict === 'stable' ? '' : ': it is not the knee'}.`);
+    for (const n of m.notes) if (!n.startsWith('not back to the baseline')) out.push(`Step ${s.index}: ${n}.`);
+  }
   return out;
 }
 

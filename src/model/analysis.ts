@@ -15,6 +15,7 @@ import {
 } from './capacity.js';
 import { fitRun, type FitResult } from './fit.js';
 import { findKnee, type Knee } from './knee.js';
+import { applySearchStop, type SearchStop } from './search-bound.js';
 import { num } from './metrics.js';
 
 export interface AnalysisOptions extends AdviceOptions {
@@ -37,7 +38,8 @@ export function analyzeRun(run: RunResult, opts: AnalysisOptions = {}): Analysis
   const safe: SafeLines = { ...DEFAULT_SAFE_LINES, ...opts.safe_lines };
   const fitOpts = opts.fit_verdicts ? { verdicts: opts.fit_verdicts } : {};
   const joinHeadroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
-  const capacity = capacityTable(run, { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom });
+  const searched = (run as { sweep?: SearchStop }).sweep;
+  const capacity = applySearchStop(capacityTable(run, { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom }), searched);
   const knees: Record<string, Knee> = {};
   for (const d of CAPACITY_DIMENSIONS) {
     if (d.scenarios.includes(run.profile.scenario)) knees[d.id] = findKnee(run.steps, d.driver);

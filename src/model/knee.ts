@@ -7,7 +7,8 @@
  *
  * Generator-bound steps are skipped: they say nothing about the server. An incomplete
  * (cut-short) stable step is skipped too — it never stands for capacity — while an incomplete
- * failed step still counts as a failure. Steps without a value for the driver are skipped.
+ * failed step still counts as a failure. Steps without a value for the driver are skipped, and
+ * so are a search's steps that are no evidence (StepSearchMark).
  */
 import type { StepResult, Verdict } from '../result/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
@@ -67,7 +68,10 @@ export function findKnee(steps: readonly StepResult[], driver: StepMetricName, o
   // An incomplete (cut-short) step covers only part of its window: a stable one is never
   // cited as capacity; a failed one (the server closed every socket) still marks a limit.
   const incomplete = new Set(steps.filter((s) => s.complete === false).map((s) => s.index));
-  const all = orderAlong(steps, driver).filter((p) => !(incomplete.has(p.step) && p.verdict === 'stable'));
+  // A search's step is no evidence when a longer run of its value replaced it, nor when it
+  // failed while the server was still recovering from the step before (its backlog's failure).
+  const notEvidence = new Set(steps.filter((s) => s.search && (s.search.superseded_by !== undefined || (s.search.recovered === false && s.verdict !== 'stable'))).map((s) => s.index));
+  const all = orderAlong(steps, driver).filter((p) => !notEvidence.has(p.step) && !(incomplete.has(p.step) && p.verdict === 'stable'));
   const judged = all.filter((p) => isJudged(p.verdict) && !skip.has(p.step));
   const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
   const firstBroken = judged.find((p) => p.verdict === 'broken') ?? null;

@@ -10,7 +10,8 @@ import type { Campaign } from '../profile/campaign.js';
 export const CAMPAIGN_STATE_SCHEMA = 'rtcap.campaign/v1';
 
 /** running: started and not finished (a crash leaves it so: resumed as interrupted). */
-export type EntryStatus = 'pending' | 'running' | 'completed' | 'aborted' | 'interrupted';
+/** skipped: the campaign's budget was spent before the entry started. */
+export type EntryStatus = 'pending' | 'running' | 'completed' | 'aborted' | 'interrupted' | 'skipped';
 
 export interface EntryState {
   /** From 1, the order of the campaign file. */
@@ -26,6 +27,10 @@ export interface EntryState {
   /** Wall time of every attempt together. */
   wall_s: number;
   attempts: number;
+  /** A search's time budget as given to its last attempt (the entry's, within the campaign's), s. */
+  budget_s?: number | null;
+  /** Why a skipped entry did not run. */
+  skip_reason?: string;
 }
 
 export interface CampaignState {
@@ -64,7 +69,7 @@ export function planCampaign(campaign: Campaign, campaignPath: string, now: Date
         index: i + 1,
         name,
         profile: resolve(base, e.profile),
-        sweep: e.sweep,
+        sweep: e.sweep || e.search !== undefined,
         dir: `${String(i + 1).padStart(width, '0')}-${name}`,
         status: 'pending',
         exit_code: null,

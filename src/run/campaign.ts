@@ -1,5 +1,5 @@
 /**
- * `rtcap campaign` (issue 9 §1): the entries of a campaign — runs and sweeps — one after the
+ * `rtcap campaign`: the entries of a campaign — runs and searches (sweeps) — one after the
  * other into one directory, the state in campaign.json after each, and the whole capacity table
  * (capacity.json, capacity.md, report.html) rebuilt from every entry measured so far. Resumable:
  * completed entries are kept, an interrupted sweep continues through the sweep's own resume, an
@@ -17,6 +17,7 @@ import { relativeTo, writeCapacityFiles } from './capacity-output.js';
 import { type CampaignState, type EntryState, writeCampaignState } from './campaign-state.js';
 import { readResultFile } from './output.js';
 import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
+import { entrySweep } from './campaign-search.js';
 import { runSweep, sweepConfig } from './sweep.js';
 
 /** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */
@@ -43,11 +44,19 @@ export interface CampaignOutcome {
   exitCode: number;
 }
 
-/** Every entry's profile loaded with the campaign's and the entry's overrides; throws ProfileError or SweepError. */
+/**
+ * Every entry's profile loaded with the campaign's and the entry's overrides, an entry's
+ * `search:` over its sweep section; throws ProfileError or SweepError.
+ */
 export async function loadEntries(campaign: Campaign, state: CampaignState): Promise<LoadedProfile[]> {
   const out: LoadedProfile[] = [];
   for (const [i, e] of state.entries.entries()) {
-    const loaded = await loadProfile(e.profile, { sets: [...campaign.set, ...campaign.entries[i].set] });
+    const entry = campaign.entries[i];
+    const loaded = await loadProfile(e.profile, { sets: [...campaign.set, ...entry.set] });
+    if (entry.search) {
+      loaded.profile.sweep = entrySweep(loaded.profile.sweep, entry, i, state.campaign_path);
+      (loaded.redacted as { sweep?: unknown }).sweep = loaded.profile.sweep;
+    }
     if (e.sweep) sweepConfig(loaded.profile);
     out.push(loaded);
   }
@@ -88,6 +97,21 @@ export function writeCampaignCapacity(dir: string, state: CampaignState, table: 
   return { capacity, unlike };
 }
 
+/**
+ * What is left of the campaign's budget (ms; null: none): its budget less every entry's wall
+ * time so far, attempts together, so a resumed campaign counts what it already spent.
+ */
+export function campaignBudgetLeftMs(campaign: Campaign, state: CampaignState): number | null {
+  if (campaign.budget === undefined) return null;
+  return campaign.budget - state.entries.reduce((ms, e) => ms + e.wall_s * 1000, 0);
+}
+
+/** A search entry's budget: its own (or its sweep section's), no more than the campaign has left. */
+export function entryBudgetMs(own: number | undefined, left: number | null): number | undefined {
+  if (left === null) return own;
+  return Math.max(0, own === undefined ? left : Math.min(own, left));
+}
+
 async function runEntry(opts: CampaignOptions, entry: EntryState, loaded: LoadedProfile): Promise<RunOutcome> {
   const dir = join(opts.dir, entry.dir);
   const common = { ...opts.run, profile: loaded.profile, profilePath: loaded.path, redactedProfile: loaded.redacted, outDir: dir };
@@ -95,7 +119,9 @@ async function runEntry(opts: CampaignOptions, entry: EntryState, loaded: Loaded
     const prev = existsSync(join(dir, 'result.json')) ? readResultFile(dir) : null;
     const resumeFrom = prev && typeof prev !== 'string' && prev.steps.length > 0 ? prev : undefined;
     if (!resumeFrom) rmSync(dir, { recursive: true, force: true });
-    return runSweep({ ...common, resumeFrom });
+    const budget = entryBudgetMs(opts.campaign.entries[entry.index - 1].budget ?? loaded.profile.sweep?.budget, campaignBudgetLeftMs(opts.campaign, opts.state));
+    entry.budget_s = budget === undefined ? null : Math.round(budget / 1000);
+    return runSweep({ ...common, resumeFrom, budgetMs: budget, spentBeforeMs: entry.wall_s * 1000 });
   }
   // A run's later steps build on its earlier ones: an interrupted run starts again.
   rmSync(dir, { recursive: true, force: true });
@@ -111,10 +137,18 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
   let interrupted = false;
   let stopReason: string | null = null;
   for (const [i, entry] of state.entries.entries()) {
-    if (entry.status === 'completed') continue;
+    if (entry.status === 'completed' || entry.status === 'skipped') continue;
     if (opts.run.signal?.aborted) {
       interrupted = true;
       break;
+    }
+    const left = campaignBudgetLeftMs(opts.campaign, state);
+    if (left !== null && left <= 0) {
+      entry.status = 'skipped';
+      entry.skip_reason = `the campaign's budget (${Math.round(opts.campaign.budget! / 1000)} s) was spent before it started`;
+      opts.run.log(`campaign ${state.name}: entry ${entry.index}/${state.entries.length} ${entry.name} skipped — ${entry.skip_reason}`);
+      writeCampaignState(opts.dir, state);
+      continue;
     }
     opts.run.log(progressLine(state, entry, clock()));
     entry.status = 'running';
@@ -149,7 +183,8 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
   state.finished_at = interrupted ? null : new Date().toISOString();
   writeCampaignState(opts.dir, state);
   const { capacity, unlike } = writeCampaignCapacity(opts.dir, state, opts.table);
-  const aborted = state.entries.some((e) => e.status === 'aborted');
+  // A skipped entry leaves its rows unmeasured: the table is not whole.
+  const aborted = state.entries.some((e) => e.status === 'aborted' || e.status === 'skipped');
   const exitCode = interrupted ? EXIT.interrupted : stopReason ? EXIT.thresholds : unlike.length > 0 || aborted ? EXIT.aborted : EXIT.ok;
   return { state, capacity, unlike, exitCode };
 }

@@ -27,6 +27,7 @@ import { makeRunId, RunWriter } from './output.js';
 import { Progress } from './progress.js';
 import { initialResult, resultSaver, type RunState } from './run-result.js';
 import { localServerOf, RunSamplers, serverSamplerFor } from './samplers.js';
+import type { ProbeTarget } from './recovery-probe.js';
 import { basisWarning, declaredBasis, readServerBasis } from '../monitor/server-basis.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
@@ -78,7 +79,9 @@ export interface RunOptions {
    * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
    * generator can be sized up front.
    */
-  nextStep?: (r: RunResult) => Profile['load']['steps'][number] | null;
+  nextStep?: (r: RunResult, target: ProbeTarget & { sleep: (ms: number) => Promise<void> }) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
+  /** Called with each step's result before it is kept and saved (a sweep marks what it knows of it). */
+  annotateStep?: (step: StepResult) => void;
   maxConnections?: number;
   /** Steps already done (a resumed sweep): kept in the result, not run again; profile.load.steps starts with their specs. */
   previousSteps?: RunResult['steps'];
@@ -228,7 +231,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
         elapsedInPhaseS: clock.elapsedS,
         phaseLengthS: clock.lengthS,
       });
-      const why = health.check(rec, live.phase, plans[live.step].connections);
+      // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
+      const why = plans[live.step] ? health.check(rec, live.phase, plans[live.step].connections) : null;
       if (why) funnel.abort('aborted', why);
     });
     await started.samplers.startServer(sampler, (x) => timeline.addServerSample(x));
@@ -283,7 +287,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const s = started.samplers;
     const resources: ShardResources = { serverSamples: s.serverSamples, serverSource: sampler?.source ?? null, serverBasis: basis, gaugeSamples: s.gaugeSamples, hostSamples: s.hostSamples, generatorIdleRssMb: runner.pool.idleRssMb };
     shard?.resources(resources);
-    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, resources, builtin: server !== null });
+    const probe = { socketUrl, headers, vsn: profile.target.vsn, tokens, tls, joinTimeoutMs: profile.target.join_timeout, sleep: (ms: number) => funnel.sleep(ms) };
+    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, resources, builtin: server !== null, probe });
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
@@ -360,6 +365,8 @@ async function walkSteps(args: {
   resources: ShardResources;
   builtin: boolean;
   shard: ShardRecorder | null;
+  /** How a sweep's recovery probe reaches the target between steps. */
+  probe: ProbeTarget & { sleep: (ms: number) => Promise<void> };
 }): Promise<void> {
   const { opts, plans, result, state, runner } = args;
   const { profile } = opts;
@@ -367,7 +374,7 @@ async function walkSteps(args: {
   // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their specs).
   for (let i = opts.previousSteps?.length ?? 0; ; i++) {
     if (i >= profile.load.steps.length) {
-      const spec = opts.nextStep?.(result) ?? null;
+      const spec = opts.nextStep ? await runner.funnel.race(Promise.resolve(opts.nextStep(result, args.probe))) : null;
       if (!spec) break;
       profile.load.steps.push(spec);
       runner.pool.broadcast({ type: 'step', index: i, spec });
@@ -386,6 +393,7 @@ async function walkSteps(args: {
       const part: ShardStep = { step: i, window: run.window, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null };
       args.shard?.step(part);
       const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
+      opts.annotateStep?.(step);
       result.steps.push(step);
       runner.timeline.forgetUntil(run.window.drainEnd + 1000);
       opts.observer?.step(step);

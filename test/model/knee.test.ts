@@ -35,6 +35,22 @@ describe('findKnee', () => {
     expect(failed.first_broken?.step).toBe(2);
   });
 
+  it('a search step that failed while the server was still recovering, or that a longer run replaced, is no evidence', () => {
+    const steps = [
+      makeStep(1, { params: { connections: 1000 } }),
+      makeStep(2, { params: { connections: 4000 }, verdict: 'broken' }),
+      makeStep(3, { params: { connections: 2000 }, verdict: 'broken', search: { recovered: false, recovery_wait_ms: 30_000, notes: [] } }),
+      makeStep(4, { params: { connections: 3000 }, verdict: 'degraded', search: { recovered: true, recovery_wait_ms: 0, notes: [], superseded_by: 5 } }),
+      makeStep(5, { params: { connections: 3000 }, search: { recovered: true, recovery_wait_ms: 0, notes: [] } }),
+    ];
+    const k = findKnee(steps, 'connections_target');
+    expect(k.safe?.step).toBe(5);
+    expect(k.bracket).toEqual([3000, 4000]);
+    // Stable while recovering is still stable: the server carried it under a backlog.
+    const stableRecovering = findKnee([...steps.slice(0, 2), makeStep(3, { params: { connections: 2000 }, search: { recovered: false, recovery_wait_ms: 30_000, notes: [] } })], 'connections_target');
+    expect(stableRecovering.safe?.step).toBe(3);
+  });
+
   it('skips generator-bound steps and reports them above the safe step', () => {
     const steps = [
       makeStep(0, { params: { connections: 1000 } }),

@@ -112,6 +112,7 @@ describe('planNextSweepStep: search', () => {
     done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 9 });
     expect(planNextSweepStep(c, done, 2500)).toEqual({
       stop: 'knee between connections 10,000 (stable, step 3) and 20,000 (broken, step 4); latency first: degraded from 10,313; the bracket cannot be narrowed further (its midpoints ran already)',
+      kind: 'knee',
     });
   });
 
@@ -132,6 +133,63 @@ describe('planNextSweepStep: search', () => {
     const { history } = simulate(c, 10, (v) => (v < 33 ? 'stable' : 'broken'));
     for (const h of history) expect(String(h.value)).toMatch(/^\d+(\.\d{1,2})?$/);
     expect(history.some((h) => !Number.isInteger(h.value))).toBe(true);
+  });
+});
+
+describe('planNextSweepStep: steps that are no evidence', () => {
+  const c = cfg({ start: 1000, max: 16000, stop_after_broken: 1, resolution: 0.05, min_samples: 1000 });
+  const item = (o: Partial<SweepHistoryItem> & { value: number; verdict: Verdict; step: number }): SweepHistoryItem => ({ phase: 'grow', samples: 5000, ...o });
+
+  it('runs a step short of min_samples again, longer, and keeps that length for the steps after it', () => {
+    const history = [item({ value: 1000, verdict: 'stable', step: 1, samples: 400 })];
+    // 1,000 / 400 × 1.2 = 3×, within the default cap of 4×.
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 1000, phase: 'lengthen', scale: 3 });
+    history.push(item({ value: 1000, verdict: 'stable', step: 2, phase: 'lengthen', scale: 3, samples: 1200 }));
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 2000, phase: 'grow', scale: 3 });
+  });
+
+  it('does not lengthen past the cap, nor a broken step (its verdict needs no percentile), nor with min_samples 0', () => {
+    expect(planNextSweepStep(c, [item({ value: 1000, verdict: 'stable', step: 1, samples: 10, scale: 4, at_cap: true })], 1000, 4)).toEqual({ value: 2000, phase: 'grow', scale: 4 });
+    expect(planNextSweepStep(c, [item({ value: 1000, verdict: 'stable', step: 1 }), item({ value: 2000, verdict: 'broken', step: 2, samples: 10 })], 1000, 4)).toEqual({ value: 1500, phase: 'bisect' });
+    expect(planNextSweepStep(cfg({ start: 1000, max: 16000, min_samples: 0 }), [item({ value: 1000, verdict: 'stable', step: 1, samples: 10 })], 1000, 4)).toEqual({ value: 2000, phase: 'grow' });
+  });
+
+  it('a short step replaced by a longer run is not the knee: the longer run stands for the value', () => {
+    const history = [
+      item({ value: 1000, verdict: 'stable', step: 1 }),
+      item({ value: 2000, verdict: 'degraded', step: 2, samples: 300 }),
+      item({ value: 2000, verdict: 'stable', step: 3, phase: 'lengthen', scale: 4, samples: 1500 }),
+    ];
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 4000, phase: 'grow', scale: 4 });
+  });
+
+  it('runs a step that failed while the server was still recovering once more, and leaves it out of the knee', () => {
+    const history = [
+      item({ value: 1000, verdict: 'stable', step: 1 }),
+      item({ value: 2000, verdict: 'stable', step: 2 }),
+      item({ value: 4000, verdict: 'broken', step: 3 }),
+      item({ value: 3000, verdict: 'broken', step: 4, phase: 'bisect', recovering: true }),
+    ];
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 3000, phase: 'retry' });
+    // Recovered this time and stable: the bracket is [3000, 4000], not [2000, 3000].
+    history.push(item({ value: 3000, verdict: 'stable', step: 5, phase: 'retry' }));
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 3500, phase: 'bisect' });
+    // A second failure while recovering is not run a third time, and stays out of the knee.
+    const again = [...history.slice(0, 4), item({ value: 3000, verdict: 'broken', step: 5, phase: 'retry', recovering: true })];
+    expect(planNextSweepStep(c, again, 1000, 4)).toMatchObject({ kind: 'knee', stop: expect.stringContaining('between connections 2,000 (stable, step 2) and 4,000 (broken, step 3); the bracket cannot be narrowed further') });
+  });
+
+  it('resumed mid-bisection, the planner gives the value the uninterrupted search would have run', () => {
+    const whole = simulate(cfg({ start: 1000, max: 16000, stop_after_broken: 1 }), 1000, kneeAt(5300));
+    const bisecting = whole.history.findIndex((h) => h.phase === 'bisect');
+    const cut = whole.history.slice(0, bisecting + 1);
+    expect(planNextSweepStep(cfg({ start: 1000, max: 16000, stop_after_broken: 1 }), cut, 1000)).toMatchObject({ value: whole.history[bisecting + 1].value });
+  });
+
+  it('names the kind of each stop: range end, first broken, generator-bound', () => {
+    expect(simulate(cfg({ start: 1000, max: 4000 }), 1000, () => 'stable')).toMatchObject({ stop: expect.stringContaining('reached sweep.max') });
+    expect(planNextSweepStep(cfg({ start: 1000, max: 4000 }), [item({ value: 1000, verdict: 'stable', step: 1 }), item({ value: 2000, verdict: 'stable', step: 2 }), item({ value: 4000, verdict: 'stable', step: 3 })], 1000)).toMatchObject({ kind: 'range-end' });
+    expect(planNextSweepStep(cfg({ start: 1000, max: 4000 }), [item({ value: 1000, verdict: 'broken', step: 1 })], 1000)).toMatchObject({ kind: 'first-broken' });
   });
 });
 

@@ -5,7 +5,7 @@
  * built for thousands of identical members on a schedule; a quota check needs a handful of
  * connections whose every refusal is seen with its time and reason, which is this.
  */
-import { Connection, type ConnectionHooks } from '../../client/connection.js';
+import { Connection, type ConnectionHooks, type TlsOptions } from '../../client/connection.js';
 import { TokenSource } from '../../client/auth.js';
 import { nowMs } from '../../measure/clock.js';
 import { EV, type Vsn } from '../../protocol/constants.js';
@@ -21,6 +21,8 @@ export interface QuotaTarget {
   replyTimeoutMs: number;
   /** Every join's outcome, from any check: the join-rate onset counts joins made by all of them. */
   onJoin?: (o: JoinOutcome) => void;
+  /** wss:// trust and client certificate (target.tls). */
+  tls?: TlsOptions;
 }
 
 export interface QConnEvents {
@@ -77,7 +79,7 @@ export class QConn {
         q.openWait = null;
         resolve(o.ok ? o : { ...o, sentAtMs });
       };
-      q.conn.connect({ url, headers, handshakeTimeoutMs: target.replyTimeoutMs });
+      q.conn.connect({ url, headers, handshakeTimeoutMs: target.replyTimeoutMs, tls: target.tls });
     });
   }
 

@@ -1,0 +1,108 @@
+/**
+ * What result.json keeps of a sweep (`result.sweep`): its points (value, phase, the recovery
+ * probe before the step, the samples its percentile rested on), why it stopped, its knee;
+ * enough to resume it and to report it. Pure.
+ */
+import type { SweepDriver } from '../profile/schema.js';
+import type { RunResult, StepResult } from '../result/result.js';
+import type { RecoveryRecord } from './recovery-probe.js';
+import { sweepKnee, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './sweep-plan.js';
+
+/** What a step's judged percentile rested on, and what the search did about it. */
+export interface SweepSamples {
+  /** The percentile the verdict judges: first-receipt latency, or join latency (join rate). */
+  judged: 'latency p95' | 'join p95';
+  count: number;
+  min: number;
+  /** What was done: "run again 2.4× longer (step 5)", "at the longest allowed (4×): short". */
+  action: string | null;
+}
+
+export interface SweepPoint {
+  /** StepResult.index of the step that ran this value. */
+  step: number;
+  value: number;
+  phase: SweepPhase;
+  /** Duration (join rate: ramp) as a multiple of load.steps.0's; absent: 1. */
+  scale?: number;
+  /** The recovery probe before the step (run/recovery-probe); absent when none ran. */
+  recovery?: RecoveryRecord;
+  samples?: SweepSamples | null;
+}
+
+export interface SweepKneePoint {
+  step: number;
+  value: number;
+}
+
+/** What result.json keeps of a sweep (`result.sweep`), enough to resume it and to report its knee. */
+export interface SweepRecord {
+  driver: SweepDriver;
+  mode: 'values' | 'search';
+  points: SweepPoint[];
+  /** Why the sweep ended; null while it runs. */
+  stop_reason: string | null;
+  /** The kind of that reason (budget-spent and range-end make the rows lower bounds); null while it runs. */
+  stop_kind?: SweepStopKind | null;
+  /** The time budget (sweep.budget or the campaign entry's), seconds; null: none. */
+  budget_s?: number | null;
+  knee: {
+    last_stable: SweepKneePoint | null;
+    first_broken: SweepKneePoint | null;
+    /** Highest stable value below the first degraded or broken one. */
+    safe: SweepKneePoint | null;
+    first_unsafe: SweepKneePoint | null;
+  } | null;
+  /** ISO times this sweep was resumed at. */
+  resumed_at: string[];
+}
+
+export type SweepResult = RunResult & { sweep?: SweepRecord };
+
+/** The sweep's steps so far as the planner reads them (run/sweep-plan). */
+export function historyOf(record: SweepRecord, steps: readonly StepResult[], maxScale = Infinity): SweepHistoryItem[] {
+  const out: SweepHistoryItem[] = [];
+  for (const s of steps) {
+    const p = record.points.find((x) => x.step === s.index);
+    if (!p) continue;
+    const scale = p.scale ?? 1;
+    out.push({
+      value: p.value,
+      verdict: s.verdict,
+      phase: p.phase,
+      step: s.index,
+      recovering: p.recovery?.recovered === false,
+      samples: p.samples?.count ?? null,
+      scale,
+      at_cap: scale >= maxScale,
+    });
+  }
+  return out;
+}
+
+export function kneeRecord(history: readonly SweepHistoryItem[]): SweepRecord['knee'] {
+  const k = sweepKnee(history);
+  const pt = (p: { step: number; value: number } | null) => (p ? { step: p.step, value: p.value } : null);
+  return { last_stable: pt(k.last_stable), first_broken: pt(k.first_broken), safe: pt(k.safe), first_unsafe: pt(k.first_unsafe) };
+}
+
+/** The sweep's knee from a result (null when the result is not a sweep's). */
+export function sweepKneeOf(result: SweepResult): SweepRecord['knee'] {
+  return result.sweep ? kneeRecord(historyOf(result.sweep, result.steps)) : null;
+}
+
+/**
+ * The steps thresholds judge in a sweep: those at or below the knee's last stable value (a
+ * sweep goes past the knee on purpose). Not a sweep, or no broken step: every step.
+ */
+export function stepsUpToKnee(result: SweepResult): StepResult[] {
+  if (!result.sweep) return result.steps;
+  const knee = sweepKneeOf(result);
+  if (!knee?.first_broken) return result.steps;
+  const limit = knee.last_stable?.value ?? -Infinity;
+  return historyOf(result.sweep, result.steps)
+    .filter((h) => h.value <= limit)
+    .map((h) => result.steps.find((s) => s.index === h.step)!)
+    .filter(Boolean);
+}
+
