@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as hdr from 'hdr-histogram-js';
+import { fewSampleKeys } from '../result/percentile-samples.js';
 import type { Percentiles } from '../result/result.js';
 
 export type Histogram = hdr.Histogram;
@@ -71,6 +72,7 @@ export function percentilesOf(h: Histogram | null): Percentiles {
     max: ms(h.maxValue),
     mean: ms(h.mean),
     count: h.totalCount,
+    few_samples: fewSampleKeys(h.totalCount),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { SafeLines } from '../model/capacity.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
+import { fewSampleKeys, isFewSamples, MIN_SAMPLES_BEYOND, samplesNeeded, type PercentileKey } from '../result/percentile-samples.js';
 import type { Percentiles, StepResult } from '../result/result.js';
 
 /**
@@ -25,10 +26,30 @@ export function verdictCell(step: StepResult, safe: SafeLines): string {
   return parts.join(' — ');
 }
 
-/** "12 ms / 25 ms / 40 ms"; all missing → "—". */
+/** The mark after a percentile that rests on too few samples (result/percentile-samples). */
+export const FEW_SAMPLES_MARK = '†';
+
+/** A percentile in ms, marked "†" when it rests on too few samples: "1,316 ms †". */
+export function percentileCell(p: Partial<Percentiles> | null | undefined, key: PercentileKey): string {
+  const v = p?.[key];
+  return v != null && isFewSamples(p?.count, key) ? `${fmtMs(v)} ${FEW_SAMPLES_MARK}` : fmtMs(v);
+}
+
+/** "12 ms / 25 ms / 40 ms"; all missing → "—"; a percentile on too few samples marked "†". */
 export function latencyTriple(p: Partial<Percentiles> | null | undefined): string {
   if (!p || (p.p50 == null && p.p95 == null && p.p99 == null)) return DASH;
-  return `${fmtMs(p.p50)} / ${fmtMs(p.p95)} / ${fmtMs(p.p99)}`;
+  return `${percentileCell(p, 'p50')} / ${percentileCell(p, 'p95')} / ${percentileCell(p, 'p99')}`;
+}
+
+/**
+ * The note that explains "†", naming the steps whose first-receipt percentiles it marks; null
+ * when none is marked.
+ */
+export function fewSamplesNote(steps: readonly StepResult[]): string | null {
+  const marked = steps.filter((s) => s.latency_ms?.p95 != null && fewSampleKeys(s.latency_ms.count).some((k) => k !== 'p999'));
+  if (marked.length === 0) return null;
+  const which = marked.map((s) => `step ${s.index}: ${fmtInt(s.latency_ms.count)} messages (${fewSampleKeys(s.latency_ms.count).filter((k) => k !== 'p999').join(', ')})`);
+  return `${FEW_SAMPLES_MARK} marks a percentile resting on too few samples: a pN needs at least ${MIN_SAMPLES_BEYOND} samples beyond it (p50 ${fmtInt(samplesNeeded('p50'))}, p95 ${fmtInt(samplesNeeded('p95'))}, p99 ${fmtInt(samplesNeeded('p99'))}, p99.9 ${fmtInt(samplesNeeded('p999'))}); below that it is the largest few samples, not a percentile. First-receipt latency of ${which.join('; ')}.`;
 }
 
 /** Delivery rate, with the lost count when short: "97.87% (2,130 lost)". */

@@ -4,6 +4,7 @@
  * reads like a success. Here every such condition produces a line.
  */
 import type { Analysis } from '../model/analysis.js';
+import { fewSamplesNote } from './cells.js';
 import { fmtInt, INCOMPLETE_LABEL } from '../model/format.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
@@ -25,6 +26,8 @@ export function collectNotes(result: RunResult, analysis: Analysis, extra: strin
     notes.push('The run had not finished when this was written: figures are partial.');
   }
   if (steps.length === 0) notes.push('No step ran: there are no measurements.');
+  const few = fewSamplesNote(steps);
+  if (few) notes.push(few);
 
   const incomplete = steps.filter((s) => s.complete === false);
   if (incomplete.length) notes.push(`${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`);

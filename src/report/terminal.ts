@@ -7,6 +7,7 @@
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
 import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
+import { fewSamplesNote, percentileCell } from './cells.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from '../result/result.js';
 import { renderTextTable } from './table.js';
@@ -47,9 +48,9 @@ export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions,
         fmtRate(s.rates?.sent_per_s).replace('/s', ''),
         fmtRate(s.rates?.delivered_per_s).replace('/s', ''),
         fmtRatioPct(s.delivery_rate),
-        fmtMs(s.latency_ms?.p50),
-        fmtMs(s.latency_ms?.p95),
-        fmtMs(s.latency_ms?.p99),
+        percentileCell(s.latency_ms, 'p50'),
+        percentileCell(s.latency_ms, 'p95'),
+        percentileCell(s.latency_ms, 'p99'),
         fmtPct(s.server?.cpu_pct),
         fmtPct(s.server?.mem_pct),
         fmtPct(s.generator?.cpu_pct, 0),
@@ -58,13 +59,16 @@ export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions,
     }),
   );
   lines.push(LATENCY_LEGEND);
+  const few = fewSamplesNote(result.steps);
+  if (few) lines.push(few);
   if (result.steps.some((s) => s.complete === false)) lines.push(`* ${INCOMPLETE_LABEL}`);
   for (const f of analysis.fits) if (f.fit) lines.push(`fit: ${f.text}`);
   for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${limitWords(c.limit, { remedy: false })})`);
   for (const a of analysis.advice) lines.push(`advice: ${a.setting} = ${a.display}`);
   const chart = latencyLoadChart(result, term.width ?? DEFAULT_CHART_WIDTH);
   if (chart) lines.push('', ...chart, '');
-  const notes = collectNotes(result, analysis);
+  // The samples note is printed under the table already.
+  const notes = collectNotes(result, analysis).filter((n) => n !== few);
   if (notes.length) {
     lines.push(`notes (${notes.length}):`);
     for (const n of notes.slice(0, 5)) lines.push(`  - ${n}`);

@@ -17,7 +17,14 @@ export interface Percentiles {
   p999: number | null;
   max: number | null;
   mean: number | null;
+  /** Samples every percentile above rests on. */
   count: number;
+  /**
+   * The percentiles that rest on too few samples (result/percentile-samples: fewer than 10
+   * beyond them), e.g. ["p99", "p999"] for 150 samples. Absent in results written before it;
+   * readers recompute it from `count`.
+   */
+  few_samples?: string[];
 }
 
 /**

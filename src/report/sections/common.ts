@@ -1,7 +1,7 @@
 /** Tables more than one scenario prints. */
 import type { FitId } from '../../model/fit.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtRate, fmtRatioPct } from '../../model/format.js';
-import { connectionsCell, deliveryCell, stepName, verdictCell } from '../cells.js';
+import { connectionsCell, deliveryCell, percentileCell, stepName, verdictCell } from '../cells.js';
 import type { ReportTable } from '../table.js';
 import type { SectionContext } from './types.js';
 
@@ -55,7 +55,7 @@ export function stepsTable(ctx: SectionContext): ReportTable {
         fmtRate(s.rates?.sent_per_s),
         fmtRate(s.rates?.delivered_per_s),
         deliveryCell(s),
-        `${fmtMs(l?.p50)} / ${fmtMs(l?.p95)} / ${fmtMs(l?.p99)} / ${fmtMs(l?.p999)} / ${fmtMs(l?.max)}`,
+        `${percentileCell(l, 'p50')} / ${percentileCell(l, 'p95')} / ${percentileCell(l, 'p99')} / ${percentileCell(l, 'p999')} / ${fmtMs(l?.max)}`,
         `${fmtMs(s.fanout_span_ms?.p50)} / ${fmtMs(s.fanout_span_ms?.p95)}`,
         `${fmtPct(s.server?.cpu_pct)} / ${fmtPct(s.server?.mem_pct)} / ${s.server?.rss_mb == null ? '—' : `${fmtInt(s.server.rss_mb)} MiB`}`,
         `${fmtPct(s.generator?.cpu_pct, 0)} / ${fmtMs(s.generator?.event_loop_lag_p99_ms)} / ${fmtRatioPct(s.generator?.offered_ratio)}`,
