@@ -74,6 +74,18 @@ const GENERATOR_REASONS: ReadonlyArray<[GeneratorFigure, RegExp]> = [
   ['pending state', /pending-(ack|track) state full/],
 ];
 
+/**
+ * The limit the verdict judged the figure against, read from its reason ("… > 60 ms", "… < 99.00%"):
+ * the run's own setting even where the result keeps no copy of the profile.
+ */
+function judgedLimit(figure: GeneratorFigure, reason: string): number | null {
+  const m = figure === 'offered' ? / < ([\d.]+)%/.exec(reason) : / > ([\d,.]+) ?(ms|%)$/.exec(reason);
+  if (!m) return null;
+  const n = Number(m[1].replace(/,/g, ''));
+  if (!Number.isFinite(n)) return null;
+  return figure === 'offered' ? n / 100 : n;
+}
+
 /** The figure that made a step generator-bound, named as the verdict named it. */
 function generatorLimit(step: StepResult, ctx: StepLimitContext): Limit {
   const lim = ctx.generator ?? DEFAULT_GENERATOR_LIMITS;
@@ -91,12 +103,12 @@ function generatorLimit(step: StepResult, ctx: StepLimitContext): Limit {
   for (const [figure, re] of GENERATOR_REASONS) {
     const detail = own.find((r) => re.test(r));
     if (!detail) continue;
-    const [value, limit] =
+    const [value, configured] =
       figure === 'CPU' ? [g?.cpu_pct ?? null, lim.max_cpu_pct]
       : figure === 'event-loop lag p99' ? [g?.event_loop_lag_p99_ms ?? null, lim.max_event_loop_lag_p99_ms]
       : figure === 'offered' ? [g?.offered_ratio ?? null, lim.min_offered_ratio]
       : [null, null];
-    return { kind: 'generator-bound', figure, value, limit, detail };
+    return { kind: 'generator-bound', figure, value, limit: judgedLimit(figure, detail) ?? configured, detail };
   }
   return { kind: 'generator-bound', figure: 'OS limit', value: null, limit: null, detail: own[0] ?? null };
 }

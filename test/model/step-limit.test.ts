@@ -89,3 +89,16 @@ describe('atOpenFilesLimit', () => {
     expect(atOpenFilesLimit(500, null)).toBe(false);
   });
 });
+
+describe('generator limits as the verdict judged them', () => {
+  it('reads the limit from the reason when the result keeps no profile', () => {
+    const step = makeStep(1, {
+      verdict: 'generator-bound',
+      verdict_reasons: ['offered 40.00% of the scheduled load < 95.00%', 'generator event-loop lag p99 133 ms > 60 ms'],
+      generator: { event_loop_lag_p99_ms: 133, offered_ratio: 0.4 },
+    });
+    expect(limitOfStep(step, { safe })).toMatchObject({ figure: 'event-loop lag p99', value: 133, limit: 60 });
+    const offered = makeStep(1, { verdict: 'generator-bound', verdict_reasons: ['offered 40.00% of the scheduled load < 95.00%'], generator: { offered_ratio: 0.4 } });
+    expect(limitOfStep(offered, { safe })).toMatchObject({ figure: 'offered', value: 0.4, limit: 0.95 });
+  });
+});
