@@ -1,0 +1,35 @@
+/**
+ * How one generator connection dials the target: the URL with the token as the `apikey`
+ * query parameter (or an `x-api-key` header, target.auth.apikey_in), the process's source
+ * address for its index (beyond the ephemeral port range: load/limits), and TLS.
+ */
+import type { ConnectOptions, TlsOptions } from '../client/connection.js';
+
+export interface DialTarget {
+  url: string;
+  headers: Record<string, string>;
+  apikeyIn: 'query' | 'header';
+  /** Loopback source addresses this process spreads its connections over; empty: the OS picks. */
+  sourceAddresses: string[];
+  handshakeTimeoutMs: number;
+  tls: TlsOptions | undefined;
+}
+
+/**
+ * Connect options of connection `index`; `owners` processes share the indexes (the process's
+ * k-th connection, index ÷ owners, picks its source address round-robin).
+ */
+export function dialOptions(
+  t: DialTarget,
+  index: number,
+  owners: number,
+  token: string | null,
+): ConnectOptions {
+  const headers = { ...t.headers };
+  let url = t.url;
+  if (token && t.apikeyIn === 'header') headers['x-api-key'] = token;
+  else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
+  const n = t.sourceAddresses.length;
+  const localAddress = n ? t.sourceAddresses[Math.floor(index / owners) % n] : undefined;
+  return { url, headers, localAddress, handshakeTimeoutMs: t.handshakeTimeoutMs, tls: t.tls };
+}

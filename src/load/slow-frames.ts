@@ -1,0 +1,54 @@
+/**
+ * The receive slow path: frames without a raw-bytes stamp (client/connection hands them on
+ * after protocol/stamp found none). Presence diffs and Postgres changes carry their stamps
+ * under their own keys and go into the same ledger as broadcasts; presence_state snapshots
+ * are counted by size; the system message confirming a Postgres Changes subscription marks
+ * the member subscribed.
+ */
+import type { MemberState, ReceiveLedger } from '../measure/ledger.js';
+import { recordMs } from '../measure/histogram.js';
+import { EV } from '../protocol/constants.js';
+import type { Frame } from '../protocol/frame.js';
+import { countSnapshot, type StepCounters } from './step-counters.js';
+import { readChangeStamp, readPresenceStamps } from './traffic.js';
+
+/** Records one slow-path frame; true when it confirmed the member's subscription. */
+export function recordSlowFrame(
+  member: MemberState,
+  f: Frame,
+  recvMs: number,
+  ledger: ReceiveLedger,
+  counters: StepCounters,
+): boolean {
+  switch (f.event) {
+    case EV.presenceDiff:
+      for (const s of readPresenceStamps(f.payload)) {
+        ledger.record(member, s.stream, s.id, s.sentAtMs, recvMs, 0);
+      }
+      return false;
+    case EV.presenceState: {
+      // Seed §5 (a 174 KB snapshot per member): the state a joining member downloads.
+      const bytes = JSON.stringify(f.payload ?? {}).length;
+      const p = f.payload;
+      const entries = p && typeof p === 'object' ? Object.keys(p).length : 0;
+      countSnapshot(counters, bytes, entries);
+      return false;
+    }
+    case EV.postgresChanges: {
+      const s = readChangeStamp(f.payload);
+      if (!s) return false;
+      ledger.record(member, s.stream, s.id, s.sentAtMs, recvMs, 0, member.subscribedAtMs);
+      if (s.commitMs !== null) recordMs(counters.commitHist, recvMs - s.commitMs);
+      return false;
+    }
+    case EV.system: {
+      const p = f.payload as { extension?: string; status?: string } | null;
+      const confirms = p?.extension === EV.postgresChanges && p.status === 'ok';
+      if (!confirms || member.subscribedAtMs !== 0) return false;
+      member.subscribedAtMs = recvMs;
+      counters.subscribed++;
+      return true;
+    }
+  }
+  return false;
+}
