@@ -1,7 +1,9 @@
 /**
  * The live page's charts (browser JavaScript, part of assets/dashboard.js), drawn with echarts
  * as the report draws its own: time in seconds from the run's start, nulls as gaps (never
- * zeros), no animation. Each chart keeps at most the seconds the page holds.
+ * zeros), no animation. Each series keeps its points as they arrive (at most the seconds the
+ * page holds) and is drawn at most once a second, down-sampled to the chart's width (LTTB,
+ * which keeps peaks): an hour of seconds costs a redraw no more than a minute's.
  */
 export const CLIENT_CHARTS = String.raw`
 var LIVE_CHARTS = [
@@ -53,18 +55,37 @@ function makeLiveCharts(container) {
   return out;
 }
 
-function drawLiveCharts(charts, seconds, t0) {
+function chartPoint(c, s, p, t0) {
+  var y = s[1](p);
+  if (c.spec.log && isNum(y) && y <= 0) y = null;
+  return [p.t - t0, isNum(y) ? y : null];
+}
+
+/** Every series rebuilt from the seconds held (a snapshot, a new run). */
+function resetLiveCharts(charts, seconds, t0) {
   for (var k in charts) {
     var c = charts[k];
-    var series = c.spec.series.map(function (s) {
-      var data = seconds.map(function (p) {
-        var y = s[1](p);
-        if (c.spec.log && isNum(y) && y <= 0) y = null;
-        return [p.t - t0, isNum(y) ? y : null];
-      });
-      return { name: s[0], type: 'line', showSymbol: false, connectNulls: false, data: data, lineStyle: { width: 1.5 } };
+    c.data = c.spec.series.map(function (s) { return seconds.map(function (p) { return chartPoint(c, s, p, t0); }); });
+  }
+}
+
+/** One more second on every series, the oldest dropped past max. */
+function pushLiveCharts(charts, p, t0, max) {
+  for (var k in charts) {
+    var c = charts[k];
+    c.spec.series.forEach(function (s, i) {
+      c.data[i].push(chartPoint(c, s, p, t0));
+      if (c.data[i].length > max) c.data[i].splice(0, c.data[i].length - max);
     });
-    c.chart.setOption({ series: series });
+  }
+}
+
+function drawLiveCharts(charts) {
+  for (var k in charts) {
+    var c = charts[k];
+    c.chart.setOption({ series: c.spec.series.map(function (s, i) {
+      return { name: s[0], type: 'line', showSymbol: false, connectNulls: false, sampling: 'lttb', data: c.data[i], lineStyle: { width: 1.5 } };
+    }) });
   }
 }
 

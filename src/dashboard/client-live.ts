@@ -184,8 +184,10 @@ function live() {
   var sweepChart = null;
   var t0 = function () { return S.run ? Math.floor(Date.parse(S.run.started_at) / 1000) : (S.seconds[0] ? S.seconds[0].t : 0); };
   var drawLog = function () { parts.log.textContent = S.log.join('\n'); parts.log.scrollTop = parts.log.scrollHeight; };
+  var dirty = false;
   var drawAll = function () {
-    drawHeader(S); drawTiles(tiles, S); drawLiveCharts(charts, S.seconds, t0());
+    resetLiveCharts(charts, S.seconds, t0());
+    drawHeader(S); drawTiles(tiles, S); drawLiveCharts(charts); dirty = false;
     drawSteps(parts.steps, S.steps); sweepChart = drawSweep(parts.sweep, sweepChart, S);
     drawCampaign(parts.campaign, S.campaign); drawEnd(parts.end, S); drawLog();
   };
@@ -196,14 +198,21 @@ function live() {
   on('second', function (d) {
     S.seconds.push(d);
     if (S.seconds.length > MAX_SECONDS) S.seconds.splice(0, S.seconds.length - MAX_SECONDS);
-    drawTiles(tiles, S); drawLiveCharts(charts, S.seconds, t0());
+    pushLiveCharts(charts, d, t0(), MAX_SECONDS);
+    dirty = true;
   });
+  // Seconds that arrive together (a busy machine, a page in the background) cost one redraw.
+  setInterval(function () {
+    if (!dirty || document.hidden) return;
+    dirty = false;
+    drawTiles(tiles, S); drawLiveCharts(charts);
+  }, 1000);
   on('step', function (d) { S.steps.push(d); drawSteps(parts.steps, S.steps); drawTiles(tiles, S); sweepChart = drawSweep(parts.sweep, sweepChart, S); });
   on('run-info', function (d) { S.run = d; drawHeader(S); });
   on('sweep', function (d) { S.sweep = d; sweepChart = drawSweep(parts.sweep, sweepChart, S); });
   on('campaign', function (d) { S.campaign = d; drawCampaign(parts.campaign, S.campaign); });
   on('log', function (d) { S.log.push(d); if (S.log.length > MAX_LOG) S.log.splice(0, S.log.length - MAX_LOG); drawLog(); });
-  on('end', function (d) { S.end = d; drawHeader(S); drawEnd(parts.end, S); drawCampaign(parts.campaign, S.campaign); es.close(); });
+  on('end', function (d) { S.end = d; dirty = false; drawTiles(tiles, S); drawLiveCharts(charts); drawHeader(S); drawEnd(parts.end, S); drawCampaign(parts.campaign, S.campaign); es.close(); });
   window.rtcapState = S;
 }
 `;
