@@ -1,0 +1,86 @@
+/**
+ * Which way imports point in src/ (docs/ARCHITECTURE.md, "Folders": the "may import" column).
+ * Checked by test/dependency-rules.test.ts inside `npm test`; `npx depcruise src` prints the
+ * same. Every rule counts type-only imports too (tsPreCompilationDeps), since a type import
+ * binds one module to another as much as a value import does.
+ */
+
+/** folder → the folders of ours it may import besides itself (node_modules are not checked). */
+const MAY_IMPORT = {
+  protocol: [],
+  redact: [],
+  result: [],
+  profile: ['redact', 'result'],
+  client: ['protocol', 'measure', 'redact', 'result'],
+  measure: ['protocol', 'result'],
+  monitor: ['redact', 'result'],
+  scenarios: ['profile', 'protocol', 'measure', 'load', 'result'],
+  load: ['client', 'measure', 'scenarios', 'protocol', 'profile', 'redact', 'result'],
+  model: ['result'],
+  capacity: ['model', 'result'],
+  plan: ['capacity', 'model', 'result'],
+  report: ['model', 'capacity', 'plan', 'result'],
+  'run/figures': ['load', 'measure', 'model', 'monitor', 'profile', 'protocol', 'result', 'scenarios'],
+  shard: ['load', 'measure', 'monitor', 'profile', 'protocol', 'result', 'run/figures', 'scenarios'],
+  k8s: ['profile', 'redact', 'result'],
+  server: ['protocol', 'redact'],
+  dashboard: ['run', 'report', 'result', 'client', 'redact', 'profile', 'model', 'cli'],
+};
+
+const folder = (f) => `^src/${f}/`;
+/** run/figures is its own folder inside run/: run may import it, it may not import run. */
+const SUBFOLDERS = ['run/figures'];
+
+const layerRules = Object.entries(MAY_IMPORT).map(([from, allowed]) => ({
+  name: `${from.replace('/', '-')}-may-import-only`,
+  comment: `src/${from} may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'}`,
+  severity: 'error',
+  from: {
+    path: folder(from),
+    pathNot: SUBFOLDERS.filter((s) => s.startsWith(`${from}/`)).map(folder),
+  },
+  to: {
+    path: '^src/',
+    pathNot: [from, ...allowed].map(folder),
+  },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'no import cycle in src/, type-only imports included',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'nothing-imports-cli',
+      comment: 'cli wires the rest together; nothing below it imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [folder('cli'), folder('dashboard')] },
+      to: { path: folder('cli') },
+    },
+    {
+      name: 'dashboard-imports-only-cli-render',
+      comment: 'the live page renders report.html as `rtcap report` does, through cli/render only',
+      severity: 'error',
+      from: { path: folder('dashboard') },
+      to: { path: folder('cli'), pathNot: '^src/cli/render[.]ts$' },
+    },
+    {
+      name: 'run-never-imports-the-server',
+      comment: 'run starts `rtcap serve` as a process; it shares only the database helpers',
+      severity: 'error',
+      from: { path: folder('run') },
+      to: { path: folder('server'), pathNot: folder('server/db') },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

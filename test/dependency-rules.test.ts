@@ -1,0 +1,54 @@
+/**
+ * Which way imports point: dependency-cruiser with .dependency-cruiser.cjs (the "may import"
+ * column of docs/ARCHITECTURE.md, and no import cycle, type-only imports included) over src/.
+ * A failure prints dependency-cruiser's lines, each naming the rule and the importing file.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+const config = join(root, '.dependency-cruiser.cjs');
+
+/** dependency-cruiser's exit code (the number of errors) and its report. */
+function cruise(cwd: string, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [bin, 'src', '--config', config, '--output-type', 'err', ...args],
+      { cwd, timeout: 120_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        done({ code, out: `${stdout}${stderr}` });
+      });
+  });
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'rtcap-deps-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function write(dir: string, path: string, text: string): void {
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  writeFileSync(join(dir, path), text);
+}
+
+describe('dependency rules', () => {
+  it('src/ keeps them: no forbidden import, no cycle', async () => {
+    const r = await cruise(root, ['--ignore-known']);
+    expect(r.code, r.out).toBe(0);
+  }, 180_000);
+
+  it('a forbidden import and a type-only cycle fail, naming the rule and the file', async () => {
+    const dir = join(scratch, 'bad');
+    write(dir, 'tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext' } }));
+    write(dir, 'src/model/fit.ts', "import { x } from '../report/table.js';\nexport const y = x;\n");
+    write(dir, 'src/report/table.ts', 'export const x = 1;\n');
+    write(dir, 'src/result/a.ts', "import type { B } from './b.js';\nexport type A = B[];\n");
+    write(dir, 'src/result/b.ts', "import type { A } from './a.js';\nexport type B = { a: A };\n");
+    const r = await cruise(dir, []);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toMatch(/model-may-import-only: src\/model\/fit\.ts → src\/report\/table\.ts/);
+    expect(r.out).toMatch(/no-circular: src\/result\/a\.ts →\s+src\/result\/b\.ts →/);
+  }, 180_000);
+});
