@@ -14,9 +14,9 @@ import { findKnee, nextBisectionValue, type Knee } from '../model/knee.js';
 import { isJudged } from '../model/verdict.js';
 import type { Sweep } from '../profile/schema.js';
 import type { StepResult, Verdict } from '../result/result.js';
-import { fmtDriver, roundDriver } from './sweep-spec.js';
+import { fmtDriver, roundDriver, type SweepPhase } from './sweep-spec.js';
 
-export type SweepPhase = 'explicit' | 'grow' | 'retry' | 'bisect' | 'lengthen';
+export type { SweepPhase } from './sweep-spec.js';
 
 export interface SweepHistoryItem {
   value: number;

@@ -4,7 +4,9 @@
  */
 import { fmtInt } from '../model/format.js';
 import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
-import type { SweepPhase } from './sweep-plan.js';
+
+/** How a sweep chose a step's value (sweep-plan decides; a step's spec records it). */
+export type SweepPhase = 'explicit' | 'grow' | 'retry' | 'bisect' | 'lengthen';
 
 const INTEGER_DRIVERS: ReadonlySet<SweepDriver> = new Set(['connections', 'payload_bytes', 'members', 'subscribers', 'rooms']);
 
