@@ -5,6 +5,8 @@
 import type { CapacityFile, CapacityTableRow } from '../capacity/types.js';
 import { rowLimitWords } from '../model/limit.js';
 import { capacityHeader, configTableOf, rowEvidenceText, sourcesTableOf } from './capacity.js';
+import type { RunResult } from '../result/result.js';
+import { ROW_CHARTS_CSS, rowCharts, rowChartsHtml } from './capacity-charts.js';
 import { escapeHtml, renderTableHtml, REPORT_CSS } from './html.js';
 
 function evidenceCell(r: CapacityTableRow): string {
@@ -15,7 +17,12 @@ function evidenceCell(r: CapacityTableRow): string {
   return `${text}${link}${fit}${notes}`;
 }
 
-export function renderCapacityHtml(f: CapacityFile, title = 'Capacity'): string {
+/**
+ * `runs`: each source's result by its `dir` as the table names it; with them the page opens with
+ * one chart per §7 row (report/capacity-charts), without them it is the tables alone.
+ */
+export function renderCapacityHtml(f: CapacityFile, title = 'Capacity', runs: ReadonlyMap<string, RunResult> = new Map()): string {
+  const charts = runs.size > 0 ? `<h2 id="row-charts">One chart per row</h2>\n<p>Each row's steps against its driver: server memory or CPU where a fitted resource line bounds it, else first-receipt p95; dashed: the knee (first step not stable), the row's value, and the safe line or SLO. Colours are verdicts (green stable, orange degraded, red broken, grey generator-bound).</p>\n${rowChartsHtml(rowCharts(f.rows, runs, f.safe_lines))}\n` : '';
   const rows = f.rows
     .map((r) => {
       const cls = r.value === null ? ' class="v-broken"' : '';
@@ -29,12 +36,12 @@ export function renderCapacityHtml(f: CapacityFile, title = 'Capacity'): string 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${REPORT_CSS} .note { color: var(--muted); font-size: 13px; margin-top: 4px; }</style>
+<style>${REPORT_CSS} .note { color: var(--muted); font-size: 13px; margin-top: 4px; } ${runs.size > 0 ? ROW_CHARTS_CSS : ''}</style>
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
 ${capacityHeader(f).map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
-<h2 id="capacity">Recommended capacity (seed 002 §7)</h2>
+${charts}<h2 id="capacity">Recommended capacity (seed 002 §7)</h2>
 ${table}
 <h2 id="config">Configuration (seed 002 §8)</h2>
 ${renderTableHtml({ ...configTableOf(f), title: '' })}

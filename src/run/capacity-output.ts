@@ -9,6 +9,7 @@ import type { Source } from '../capacity/like-for-like.js';
 import type { CapacityFile } from '../capacity/types.js';
 import { renderCapacityHtml } from '../report/capacity-html.js';
 import { renderCapacityMarkdown } from '../report/capacity.js';
+import type { RunResult } from '../result/result.js';
 import { readResultFile } from './output.js';
 
 /** Run directories under `dir`: itself when it holds result.json, else its subdirectories that do (sorted). */
@@ -54,5 +55,11 @@ export function writeCapacityFiles(outDir: string, file: CapacityFile, title: st
   mkdirSync(outDir, { recursive: true });
   writeAtomic(join(outDir, 'capacity.json'), JSON.stringify(file, null, 2) + '\n');
   writeAtomic(join(outDir, 'capacity.md'), renderCapacityMarkdown(file));
-  writeAtomic(join(outDir, 'report.html'), renderCapacityHtml(file, title));
+  // The runs again, for the per-row charts: their dirs are relative to outDir (relativeTo).
+  const runs = new Map<string, RunResult>();
+  for (const s of file.sources) {
+    const r = readResultFile(join(outDir, s.dir));
+    if (typeof r !== 'string') runs.set(s.dir, r);
+  }
+  writeAtomic(join(outDir, 'report.html'), renderCapacityHtml(file, title, runs));
 }
