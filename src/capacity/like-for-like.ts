@@ -33,9 +33,9 @@ const instanceText = (r: RunResult) => `${r.target.instance.vcpus} vCPU / ${r.ta
 export function unlikeReason(a: Source, b: Source): string | null {
   const ra = a.result;
   const rb = b.result;
-  if (targetKey(ra) !== targetKey(rb)) return `${b.dir}: target ${targetKey(rb)} is not ${a.dir}'s ${targetKey(ra)}`;
+  if (targetKey(ra) !== targetKey(rb)) return `${b.dir} measured ${targetKey(rb)}, ${a.dir} measured ${targetKey(ra)}: one table is one target`;
   if (ra.target.instance.vcpus !== rb.target.instance.vcpus || ra.target.instance.memory_mb !== rb.target.instance.memory_mb || (ra.target.cpus ?? null) !== (rb.target.cpus ?? null)) {
-    return `${b.dir}: instance ${instanceText(rb)} is not ${a.dir}'s ${instanceText(ra)}`;
+    return `${b.dir} ran on ${instanceText(rb)}, ${a.dir} on ${instanceText(ra)}: one table is one instance size`;
   }
   if (majorVersion(ra.rtcap_version) !== majorVersion(rb.rtcap_version)) {
     return `${b.dir}: measured with rtcap ${rb.rtcap_version}, ${a.dir} with ${ra.rtcap_version} (major versions differ)`;

@@ -15,11 +15,12 @@ import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadEntries, runCampaign } from '../run/campaign.js';
 import { planCampaign, readCampaignState, resumeState, type CampaignState } from '../run/campaign-state.js';
 import { makeRunId } from '../run/output.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';
 import { SweepError } from '../run/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
-import { checkUrl, finishRun, interruptible, liveMetricsOrExit, log, runContextFrom, runOptions } from './shared.js';
+import { finishRun, interruptible, liveMetricsOrExit, log, runContextFrom, runOptions } from './shared.js';
 
 function usage(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -42,16 +43,15 @@ export function campaignCommand(y: Argv): Argv {
     'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
     (c) =>
       runOptions(tableOptionOptions(c))
-        .positional('campaign', { type: 'string', describe: 'campaign YAML (with --resume: default, the one the directory was started from)' })
-        .option('resume', { type: 'string', describe: 'continue an interrupted campaign from its directory' })
-        .option('out', { type: 'string', describe: 'campaign directory (default reports/<time>-<name>/)' })
+        .positional('campaign', checkedPositional('campaign', file, { describe: 'campaign YAML (with --resume: default, the one the directory was started from)' }))
+        .option('resume', checked('resume', dir, { describe: 'continue an interrupted campaign from its directory' }))
+        .option('out', checked('out', outDir, { describe: 'campaign directory (default reports/<time>-<name>/)' }))
         .check((a) => {
-          if (a.resume === undefined && a.campaign === undefined) throw new Error('give a campaign file, or --resume DIR');
-          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
+          if (a.resume === undefined && a.campaign === undefined) throw new UsageError('give a campaign file, or --resume DIR');
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new UsageError('--resume writes into the directory it resumes: leave out --out');
           return true;
         }),
     async (args) => {
-      if (!checkUrl(args.url)) return;
       const now = new Date();
       let saved: CampaignState | undefined;
       if (args.resume !== undefined) {

@@ -14,16 +14,17 @@ import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadSources, relativeTo, writeCapacityFiles } from '../run/capacity-output.js';
 import { makeRunId } from '../run/output.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, checkedPositional, dir, num, outDir } from './flags.js';
 import { evaluateOnRun, parseThreshold, ThresholdError, type Threshold } from '../model/thresholds.js';
 import { log } from './shared.js';
 
 export function tableOptionOptions<T>(c: Argv<T>) {
   return c
-    .option('cpu-safe-pct', { type: 'number', describe: 'CPU safe line (default: the runs\' analysis.cpu_safe_pct, 70)' })
-    .option('mem-safe-pct', { type: 'number', describe: 'memory safe line (default 85)' })
-    .option('presence-quota', { type: 'number', describe: 'presence quota of the §5 arithmetic (default: the presence run\'s tenant quota, else 1,000/s)' })
-    .option('topic-updates', { type: 'number', describe: 'updates/s one presence topic must be allowed (default 5: 200 members at 1,000/s)' });
+    .option('cpu-safe-pct', checked('cpu-safe-pct', num(0, 100), { describe: 'CPU safe line (default: the runs\' analysis.cpu_safe_pct, 70)' }))
+    .option('mem-safe-pct', checked('mem-safe-pct', num(0, 100), { describe: 'memory safe line (default 85)' }))
+    .option('presence-quota', checked('presence-quota', num(0, 1e9), { describe: 'presence quota of the §5 arithmetic (default: the presence run\'s tenant quota, else 1,000/s)' }))
+    .option('topic-updates', checked('topic-updates', num(0, 1e9), { describe: 'updates/s one presence topic must be allowed (default 5: 200 members at 1,000/s)' }));
 }
 
 export function tableOptionsFrom(a: { 'cpu-safe-pct'?: number; 'mem-safe-pct'?: number; 'presence-quota'?: number; 'topic-updates'?: number }): TableOptions {
@@ -43,8 +44,8 @@ export function capacityCommand(y: Argv): Argv {
     'the whole capacity table (seed §7 + §8) from run, sweep or campaign directories measured like for like',
     (c) =>
       tableOptionOptions(c)
-        .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'run, sweep or campaign directories' })
-        .option('out', { type: 'string', describe: 'directory for capacity.json, capacity.md, report.html' })
+        .positional('dirs', checkedPositional('directory', dir, { array: true, demandOption: true, describe: 'run, sweep or campaign directories' }))
+        .option('out', checked('out', outDir, { describe: 'directory for capacity.json, capacity.md, report.html' }))
         .option('fail-on', {
           type: 'string',
           array: true,

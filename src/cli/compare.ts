@@ -13,7 +13,8 @@ import { evaluateFailOn, parseFailOn, type GateSide } from '../model/gates.js';
 import { ThresholdError } from '../model/thresholds.js';
 import type { RunResult } from '../result/result.js';
 import { capacityValues } from './render.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, checkedPositional, outFile, runDir } from './flags.js';
 import { readResultFile } from './report.js';
 import { log } from './shared.js';
 
@@ -23,9 +24,9 @@ export function compareCommand(y: Argv): Argv {
     'compare two runs side by side (run directories or result.json files)',
     (c) =>
       c
-        .positional('a', { type: 'string', demandOption: true, describe: 'baseline run' })
-        .positional('b', { type: 'string', demandOption: true, describe: 'candidate run' })
-        .option('out', { type: 'string', describe: 'also write the comparison to FILE (.html: HTML, else Markdown)' })
+        .positional('a', checkedPositional('baseline run', runDir, { demandOption: true, describe: 'baseline run (directory or result.json)' }))
+        .positional('b', checkedPositional('candidate run', runDir, { demandOption: true, describe: 'candidate run (directory or result.json)' }))
+        .option('out', checked('out', outFile, { describe: 'also write the comparison to FILE (.html: HTML, else Markdown)' }))
         .option('fail-on', {
           type: 'string',
           array: true,

@@ -1,10 +1,19 @@
-/** `rtcap k8s PROFILE --agents N --image IMAGE`: Kubernetes manifests for a run split into N segments (k8s/manifests). */
+/**
+ * `rtcap k8s PROFILE --agents N --image IMAGE`: Kubernetes manifests for a run split into N
+ * segments (k8s/manifests). The profile is validated as `rtcap run` loads it (its `${VARS}` may
+ * be set only where the manifests are applied), and refused without a shared target.
+ */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Argv } from 'yargs';
 import { k8sManifests, kubectlCommands, manifestsYaml } from '../k8s/manifests.js';
 import { SecretPlacementError, splitSecrets, type SplitSecrets } from '../k8s/secrets.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, checkedPositional, file, int, matching, outFile, wsUrl } from './flags.js';
+import { loadProfileOrExit, refuseUnsharedTarget } from './shared.js';
+
+/** A Kubernetes resource quantity: 2, 500m, 2Gi, 1.5G. */
+const quantity = matching(/^\d+(\.\d+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/, 'a Kubernetes quantity (e.g. 2, 500m, 2Gi)');
 
 export function k8sCommand(y: Argv): Argv {
   return y.command(
@@ -12,21 +21,18 @@ export function k8sCommand(y: Argv): Argv {
     'print Kubernetes manifests that run a profile as N segments (Indexed Job) and merge them',
     (c) =>
       c
-        .positional('profile', { type: 'string', demandOption: true })
-        .option('agents', { type: 'number', demandOption: true, describe: 'segments: generator pods, one per node' })
+        .positional('profile', checkedPositional('profile', file, { demandOption: true, describe: 'profile YAML file' }))
+        .option('agents', checked('agents', int(1, 1000), { demandOption: true, describe: 'segments: generator pods, one per node' }))
         .option('image', { type: 'string', demandOption: true, describe: 'container image with rtcap (see Dockerfile)' })
-        .option('url', { type: 'string', describe: 'WebSocket URL of the target' })
-        .option('start-in', { type: 'number', default: 120, describe: 'seconds from now to the shared --start-at (time for every pod to be scheduled and started)' })
-        .option('cpu', { type: 'string', default: '2', describe: 'CPU request per generator pod' })
-        .option('memory', { type: 'string', default: '2Gi', describe: 'memory request per generator pod' })
-        .option('storage', { type: 'string', default: '1Gi', describe: 'results volume size (ReadWriteMany)' })
-        .option('out', { type: 'string', describe: 'write the manifests here instead of stdout' }),
-    (args) => {
-      if (!Number.isInteger(args.agents) || args.agents < 1) {
-        process.stderr.write(`--agents ${args.agents}: a whole number ≥ 1\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
+        .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (or the profile\'s target.url): one server every pod loads' }))
+        .option('start-in', checked('start-in', int(0, 86_400), { default: '120', describe: 'seconds from now to the shared --start-at (time for every pod to be scheduled and started)' }))
+        .option('cpu', checked('cpu', quantity, { default: '2', describe: 'CPU request per generator pod' }))
+        .option('memory', checked('memory', quantity, { default: '2Gi', describe: 'memory request per generator pod' }))
+        .option('storage', checked('storage', quantity, { default: '1Gi', describe: 'results volume size (ReadWriteMany)' }))
+        .option('out', checked('out', outFile, { describe: 'write the manifests here instead of stdout' })),
+    async (args) => {
+      const loaded = await loadProfileOrExit(args.profile, [], { allowUnsetEnv: true });
+      if (!loaded || !refuseUnsharedTarget(loaded, args.url, 'rtcap k8s')) return;
       const name = `rtcap-${basename(args.profile, '.yaml').replace(/[^a-z0-9-]/gi, '-').toLowerCase()}`.slice(0, 40).replace(/-+$/, '');
       const startAt = new Date(Date.now() + args['start-in'] * 1000).toISOString();
       // Secrets (profile or --url) go into a Secret, never into the ConfigMap or the args.

@@ -1,9 +1,10 @@
 /**
  * rtcap's command line: parses arguments and calls the library (docs/ARCHITECTURE.md "Code rules": thin CLI).
- * Exit codes: 0 done, 2 usage or profile error, 3 run aborted, 99 a threshold or quota
- * failed, 130 interrupted.
+ * Exit codes: one table for every command, src/cli/exit-codes.ts.
  */
 import yargs, { type Argv } from 'yargs';
+import { EXIT } from './exit-codes.js';
+import { UsageError } from './flags.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';
 
@@ -70,9 +71,11 @@ export async function main(argv: string[]): Promise<void> {
     .version()
     .wrap(helpAsked(argv) ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
-      if (err) throw err;
-      process.stderr.write(`rtcap: ${msg}\nRun \`rtcap --help\` for usage.\n`);
-      process.exit(2);
+      // yargs' own complaints (no err), a flag's rule (coerce: a YError) and a command's
+      // check (UsageError) are usage errors; anything else was thrown by a command.
+      if (err && !(err instanceof UsageError) && err.name !== 'YError') throw err;
+      // A flag's own rule says what it accepts; yargs' complaints point at the help.
+      throw new UsageError(err ? (msg ?? err.message) : `${msg} (rtcap --help for usage)`);
     });
   for (const c of commands) cli = c(cli);
   try {
@@ -82,6 +85,6 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`rtcap: ${errorLine(e)}\n`);
     // An error that knows its exit code (a run directory locked by another run: usage, 2) keeps it.
     const code = (e as { exitCode?: unknown } | null)?.exitCode;
-    process.exitCode = typeof code === 'number' ? code : 1;
+    process.exitCode = e instanceof UsageError ? EXIT.usage : typeof code === 'number' ? code : EXIT.failed;
   }
 }

@@ -5,9 +5,10 @@
  */
 import type { Argv } from 'yargs';
 import type { Profile } from '../profile/schema.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, checkedPositional, exists, outDir } from './flags.js';
 import { prepareOutDir, RunWriter } from '../run/output.js';
-import { ShardError } from '../shard/format.js';
+import { SHARD_FILE, ShardError } from '../shard/format.js';
 import { mergeShards } from '../shard/merge.js';
 import { readShard, shardPaths } from '../shard/read.js';
 import { mergedStatus, rebuildResult } from '../shard/rebuild.js';
@@ -21,15 +22,18 @@ export function mergeCommand(y: Argv): Argv {
     'merge the shards of a run split over several generators (run --segment i/N) into one result',
     (c) =>
       c
-        .positional('shards', { type: 'string', array: true, demandOption: true, describe: 'shard.json files, or directories holding them (searched two levels deep)' })
-        .option('out', { type: 'string', demandOption: true, describe: 'directory for the merged run (result.json, summary.md, report.html, timeseries.ndjson)' })
+        .positional('shards', checkedPositional('shard', exists, { array: true, demandOption: true, describe: 'shard.json files, or directories holding them (searched two levels deep)' }))
+        .option('out', checked('out', outDir, { demandOption: true, describe: 'directory for the merged run (result.json, summary.md, report.html, timeseries.ndjson)' }))
         .option('force', { type: 'boolean', default: false, describe: 'empty --out first if it holds files' }),
     (args) => {
       try {
-        const paths = shardPaths(args.shards as string[]);
+        const given = args.shards as string[];
+        // Where nothing was found is named: a directory of the wrong run, or not yet copied back.
+        for (const a of given) if (shardPaths([a]).length === 0) throw new ShardError(`no ${SHARD_FILE} in ${a} (searched two levels deep)`);
+        const paths = shardPaths(given);
         const shards = paths.map(readShard);
         const merged = mergeShards(shards, paths);
-        const problem = prepareOutDir(args.out, args.force);
+        const problem = prepareOutDir(args.out as string, args.force);
         if (problem) throw new ShardError(problem);
         const first = shards[0].run;
         const startedAt = shards.map((s) => s.host.startedAt).sort()[0];
@@ -43,7 +47,7 @@ export function mergeCommand(y: Argv): Argv {
           startedAt,
           finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
         });
-        const writer = new RunWriter(args.out);
+        const writer = new RunWriter(args.out as string);
         for (const p of timeseries) writer.appendTimeseries(p);
         const abortReasons = shards.map((s, i) => (s.run.abortReason ? `segment ${s.identity.segment}: ${s.run.abortReason}` : null)).filter((x) => x);
         const state = { status: mergedStatus(shards.map((s) => s.run.status)), abortReason: abortReasons.length ? abortReasons.join('; ') : null };

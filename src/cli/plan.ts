@@ -4,7 +4,7 @@
  * limits a row — the plan with its §8 recommendation applied; with tables of several sizes,
  * capacity against size and up vs out. Without --capacity it reads the newest
  * reports/<dir>/capacity.json and says which. Exit 0 when the workload can be carried (with
- * today's settings or the recommended ones), 1 when no instance count carries it, 2 on a file error.
+ * today's settings or the recommended ones), 4 when no instance count carries it, 2 on a file error (src/cli/exit-codes.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
@@ -16,19 +16,22 @@ import { newestCapacityFile } from '../plan/newest-capacity.js';
 import { adviseScaling } from '../plan/scaling.js';
 import { workloadSchema, type Workload } from '../plan/workload.js';
 import { renderKnobsMarkdown, renderPlanMarkdown, renderScalingMarkdown } from '../report/plan.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, file, fileOrDirWith } from './flags.js';
 
 /** Where `rtcap campaign` writes by default (relative to the working directory). */
 const REPORTS_DIR = 'reports';
 
 function readCapacity(path: string): CapacityFile | string {
+  let f: CapacityFile;
   try {
-    const f = JSON.parse(readFileSync(path, 'utf8')) as CapacityFile;
-    if (f.schema !== CAPACITY_FILE_SCHEMA || !Array.isArray(f.rows)) return `${path}: not an rtcap capacity table (schema ${JSON.stringify(f.schema)}, expected ${CAPACITY_FILE_SCHEMA})`;
-    return f;
+    f = JSON.parse(readFileSync(path, 'utf8')) as CapacityFile;
   } catch (e) {
-    return `${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+    const code = (e as NodeJS.ErrnoException).code;
+    return `--capacity ${path}: ${code ? `cannot read (${code})` : `not JSON (${(e as Error).message})`}`;
   }
+  if (f?.schema !== CAPACITY_FILE_SCHEMA || !Array.isArray(f.rows)) return `--capacity ${path}: not an rtcap capacity table (schema ${JSON.stringify(f?.schema)}, expected ${CAPACITY_FILE_SCHEMA})`;
+  return f;
 }
 
 export function planCommand(y: Argv): Argv {
@@ -37,8 +40,8 @@ export function planCommand(y: Argv): Argv {
     'instances a workload needs from a capacity table; with tables of several sizes, scaling up vs out',
     (c) =>
       c
-        .option('capacity', { type: 'string', array: true, describe: 'capacity.json (from rtcap campaign or rtcap capacity); repeat for several instance sizes; default: the newest reports/*/capacity.json' })
-        .option('workload', { type: 'string', demandOption: true, describe: 'workload YAML (see profiles/workloads/)' }),
+        .option('capacity', checked('capacity', fileOrDirWith('capacity.json'), { array: true, describe: 'capacity.json (from rtcap campaign or rtcap capacity), or the directory holding it; repeat for several instance sizes; default: the newest reports/*/capacity.json' }))
+        .option('workload', checked('workload', file, { demandOption: true, describe: 'workload YAML (see profiles/workloads/)' })),
     (args) => {
       const tables: CapacityFile[] = [];
       let paths = (args.capacity as string[] | undefined) ?? [];
@@ -87,7 +90,7 @@ export function planCommand(y: Argv): Argv {
         carried = s.cheapest !== null;
       }
       process.stdout.write(out.join('\n') + '\n');
-      process.exitCode = carried ? EXIT.ok : 1;
+      process.exitCode = carried ? EXIT.ok : EXIT.notCarried;
     },
   );
 }

@@ -1,40 +1,49 @@
 /**
- * Profiles for editors and CI: `rtcap schema` prints the profile's JSON Schema (generated from
- * the zod schema, src/profile/json-schema.ts) and `rtcap validate PROFILE…` checks profiles
- * exactly as `rtcap run` loads them, without running anything: the same line-numbered errors,
- * exit 2 when any profile has one.
+ * The files rtcap reads, for editors and CI: `rtcap schema [--kind profile|campaign|workload]`
+ * prints a JSON Schema (generated from the zod schema, src/profile/json-schema.ts) and
+ * `rtcap validate FILE…` checks profiles, campaigns (with every entry's profile) and workloads
+ * exactly as the commands that read them do, without running anything (src/run/file-check.ts):
+ * the same line-numbered errors, exit 2 when any file has one. A `${VAR}` not set here is
+ * named, not refused.
  */
 import type { Argv } from 'yargs';
-import { profileJsonSchemaText } from '../profile/json-schema.js';
-import { EXIT } from '../run/runner.js';
-import { loadProfileOrExit } from './shared.js';
+import { jsonSchemaText } from '../profile/json-schema.js';
+import { checkFile, FILE_KINDS, fileJsonSchema } from '../run/file-check.js';
+import { EXIT } from './exit-codes.js';
+import { checked, oneOf } from './flags.js';
 
 export function schemaCommand(y: Argv): Argv {
   return y.command(
     'schema',
-    'print the JSON Schema of profiles (for editors: `# yaml-language-server: $schema=…`)',
-    (c) => c,
-    () => {
-      process.stdout.write(profileJsonSchemaText());
+    'print the JSON Schema of profiles, campaigns or workloads (for editors: `# yaml-language-server: $schema=…`)',
+    (c) => c.option('kind', checked('kind', oneOf(FILE_KINDS), { default: 'profile', describe: `which file: ${FILE_KINDS.join(', ')}` })),
+    (args) => {
+      process.stdout.write(jsonSchemaText(fileJsonSchema(args.kind)));
     },
   );
 }
 
 export function validateCommand(y: Argv): Argv {
   return y.command(
-    'validate <profiles..>',
-    'check profiles without running them (exit 2 on any problem, with its line)',
+    'validate <files..>',
+    'check profiles, campaigns and workloads without running them (exit 2 on any problem, with its line)',
     (c) =>
       c
-        .positional('profiles', { type: 'string', array: true, demandOption: true, describe: 'profile YAML files' })
+        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'profile, campaign or workload YAML files' })
+        .option('kind', checked('kind', oneOf(FILE_KINDS), { describe: 'the files\' kind (default: told from each file\'s fields)' }))
         .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field, as for run: --set load.join_rate=50' }),
     async (args) => {
       let failed = 0;
-      const paths = args.profiles as string[];
-      for (const path of paths) {
-        // loadProfileOrExit prints the problems to stderr and sets exit code 2.
-        if (await loadProfileOrExit(path, args.set as string[])) process.stdout.write(`${path}: ok\n`);
-        else failed++;
+      for (const path of args.files as string[]) {
+        const r = await checkFile(path, { kind: args.kind, sets: args.set as string[] });
+        if (r.problems.length) {
+          failed++;
+          process.stderr.write(r.problems.join('\n') + '\n');
+          continue;
+        }
+        const kind = r.kind === 'profile' ? '' : ` (${r.kind})`;
+        const unset = r.unset.length ? ` — not set here, so their fields were not checked: ${[...new Set(r.unset)].join(', ')}` : '';
+        process.stdout.write(`${path}: ok${kind}${unset}\n`);
       }
       process.exitCode = failed > 0 ? EXIT.usage : EXIT.ok;
     },

@@ -7,11 +7,12 @@
  */
 import type { Argv } from 'yargs';
 import { renderTextTable } from '../report/table.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, cpuList, outDir, wsUrl } from './flags.js';
 import { quotasTable } from '../report/quotas.js';
 import { runQuotas } from '../run/quotas/orchestrate.js';
 import { QuotaAbort } from '../run/quotas/pool.js';
-import { checkUrl, interruptible, loadProfileOrExit, log } from './shared.js';
+import { interruptible, loadProfileOrExit, log } from './shared.js';
 import { closeDashboard, dashboardOptions, dashboardOrExit } from './dashboard-flag.js';
 
 export function quotasCommand(y: Argv): Argv {
@@ -21,13 +22,13 @@ export function quotasCommand(y: Argv): Argv {
     (c) =>
       dashboardOptions(c)
         .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a quotas: section' })
-        .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
-        .option('out', { type: 'string', describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)' })
+        .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }))
+        .option('out', checked('out', outDir, { describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)' }))
         .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field: --set quotas.max_joins_per_second=100' })
-        .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' }),
+        .option('server-cpus', checked('server-cpus', cpuList, { describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
-      if (!loaded || !checkUrl(args.url)) return;
+      if (!loaded) return;
       const dash = await dashboardOrExit(args, 'quotas');
       if (dash === null) return;
       const { signal, dispose, exitCode } = interruptible();

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { readResultFile as readResult } from '../run/output.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checkedPositional, runDir } from './flags.js';
 
 
 /** result.json of a run directory (or the file itself), or why not. */
@@ -21,7 +22,7 @@ export function reportCommand(y: Argv): Argv {
   return y.command(
     'report <dir>',
     'rebuild result.json\'s analysis, summary.md and report.html of a run directory',
-    (c) => c.positional('dir', { type: 'string', demandOption: true, describe: 'run directory (with result.json)' }),
+    (c) => c.positional('dir', checkedPositional('run directory', runDir, { demandOption: true, describe: 'run directory (with result.json), or its result.json' })),
     (args) => {
       const dir = args.dir as string;
       const r = readResultFile(dir);
@@ -34,7 +35,7 @@ export function reportCommand(y: Argv): Argv {
       for (const p of problems) log(`warning: ${p}`);
       process.stdout.write(terminalSummary(r, chartWidth()));
       log(`rebuilt ${dir}/ (result.json analysis, summary.md, report.html)${existsSync(join(dir, 'timeseries.ndjson')) ? '' : ' — no timeseries.ndjson: the timeline chart is empty'}`);
-      process.exitCode = problems.length ? 1 : r.thresholds && !r.thresholds.pass ? EXIT.thresholds : EXIT.ok;
+      process.exitCode = problems.length ? EXIT.failed : r.thresholds && !r.thresholds.pass ? EXIT.thresholds : EXIT.ok;
     },
   );
 }

@@ -19,6 +19,15 @@ import {
 } from '../server/options.js';
 import { startServer } from '../server/server.js';
 import { loadJwks } from '../server/jwks.js';
+import { EXIT } from './exit-codes.js';
+import { checked, file, fileOrHttpUrl, int, outFile, port, UsageError } from './flags.js';
+
+/** The most server processes `--workers` may ask for. */
+const MAX_SERVER_WORKERS = 256;
+/** A quota or pool size: a whole number that fits the server's 32-bit counters. */
+const QUOTA = int(0, 2 ** 31 - 1);
+/** A timing for tests: up to an hour. */
+const TIMING_MS = int(0, 3_600_000);
 
 /** Quota flags: flag name → config key (docs/PROTOCOL.md §8.2). */
 const QUOTA_FLAGS = {
@@ -131,29 +140,27 @@ export async function runServe(a: ServeArgs, out: (line: string) => void = (l) =
 
 function builder(y: Argv): Argv {
   let c = y
-    .option('port', { type: 'number', default: 4000, describe: 'TCP port; 0 picks a free one' })
+    .option('port', checked('port', port, { default: '4000', describe: 'TCP port; 0 picks a free one' }))
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
     .option('jwt-secret', { type: 'string', describe: 'HS256 secret for tokens (default: the Supabase dev secret)' })
-    .option('jwks', { type: 'string', describe: "JWKS file or URL (a Supabase project's /auth/v1/.well-known/jwks.json): ES256/RS256 tokens verified with these public keys, besides HS256" })
-    .option('tls-cert', { type: 'string', describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)' })
-    .option('tls-key', { type: 'string', describe: 'PEM private key file of --tls-cert' })
-    .option('config', { type: 'string', describe: 'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}' })
+    .option('jwks', checked('jwks', fileOrHttpUrl, { describe: "JWKS file or URL (a Supabase project's /auth/v1/.well-known/jwks.json): ES256/RS256 tokens verified with these public keys, besides HS256" }))
+    .option('tls-cert', checked('tls-cert', file, { describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)' }))
+    .option('tls-key', checked('tls-key', file, { describe: 'PEM private key file of --tls-cert' }))
+    .option('config', checked('config', file, { describe: 'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}' }))
     .option('config-json', { type: 'string', describe: 'the same config inline as JSON (merged over --config)' })
-    .option('workers', { type: 'number', default: 1, describe: 'server processes sharing the port (PubSub between them)' })
+    .option('workers', checked('workers', int(1, MAX_SERVER_WORKERS), { default: '1', describe: 'server processes sharing the port (PubSub between them)' }))
     .option('database-url', { type: 'string', describe: 'use this PostgreSQL instead of starting an embedded one' })
     .option('database', { type: 'boolean', default: true, describe: 'start the tenant database (--no-database: public broadcast and presence only)' })
     .option('exit-with-stdin', { type: 'boolean', hidden: true, describe: 'shut down when stdin closes (the parent is gone)' })
-    .option('database-url-file', { type: 'string', hidden: true, describe: 'write the unredacted database URL to this file (mode 0600) when ready' })
+    .option('database-url-file', checked('database-url-file', outFile, { hidden: true, describe: 'write the unredacted database URL to this file (mode 0600) when ready' }))
     .option('ready-json', { type: 'boolean', default: false, describe: 'print one JSON line on stdout when ready' })
     .option('supabase-defaults', { type: 'boolean', default: false, describe: "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited" })
     .option('private-only', { type: 'boolean', describe: 'refuse public channels (PrivateOnly)' })
     .option('presence-enabled', { type: 'boolean', describe: 'presence on for every channel' });
-  for (const [flag, key] of Object.entries(QUOTA_FLAGS)) c = c.option(flag, { type: 'number', describe: `tenant ${key}` });
-  for (const flag of Object.keys(TIMING_FLAGS)) c = c.option(flag, { type: 'number', describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true });
+  for (const [flag, key] of Object.entries(QUOTA_FLAGS)) c = c.option(flag, checked(flag, QUOTA, { describe: `tenant ${key}` }));
+  for (const flag of Object.keys(TIMING_FLAGS)) c = c.option(flag, checked(flag, TIMING_MS, { describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true }));
   return c.check((argv) => {
-    if (!Number.isInteger(argv.port) || (argv.port as number) < 0 || (argv.port as number) > 65535) throw new Error('--port must be 0..65535');
-    if (!Number.isInteger(argv.workers) || (argv.workers as number) < 1) throw new Error('--workers must be a positive integer');
-    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key'])) throw new Error('--tls-cert and --tls-key go together');
+    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together: give both');
     return true;
   });
 }
@@ -195,20 +202,20 @@ export const serveCommand: CommandModule = {
       running = await runServe(toArgs(argv as Record<string, unknown>));
     } catch (e) {
       process.stderr.write(`rtcap serve: ${(e as Error).message}\n`);
-      process.exit(e instanceof ConfigError ? 2 : 1);
+      process.exit(e instanceof ConfigError ? EXIT.usage : EXIT.failed);
     }
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
       process.stderr.write(`rtcap serve: ${signal}, shutting down\n`);
-      const force = setTimeout(() => process.exit(1), 15_000);
+      const force = setTimeout(() => process.exit(EXIT.failed), 15_000);
       force.unref();
       running.close().then(
-        () => process.exit(0),
+        () => process.exit(EXIT.ok),
         (e) => {
           process.stderr.write(`rtcap serve: shutdown failed: ${(e as Error).message}\n`);
-          process.exit(1);
+          process.exit(EXIT.failed);
         },
       );
     };

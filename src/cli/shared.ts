@@ -4,22 +4,26 @@
  */
 import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
-import { parseThreshold, thresholdSpec, ThresholdError } from '../model/thresholds.js';
-import { EXIT, type RunObserver, type RunOutcome } from '../run/runner.js';
-import { redactText, redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
+import { thresholdProblems } from '../run/file-check.js';
+import type { RunObserver, RunOutcome } from '../run/runner.js';
+import { redactText } from '../redact/redact.js';
+import { EXIT } from './exit-codes.js';
+import { checked, cpuList, int, outDir, port, wsUrl } from './flags.js';
 import { prepareOutDir } from '../run/output.js';
-import { wsUrlProblem } from '../profile/ws-url.js';
 import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
 import { dashboardOptions } from './dashboard-flag.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
+
+/** The most generator processes a command line may ask for (the profile's load.workers has its own bound). */
+export const MAX_WORKERS = 1024;
 
 /** The options `run` and `sweep` share: the profile, the output, overrides, and the run options. */
 export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
   return runOptions(
     c
       .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
-      .option('out', { type: 'string', describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" })
+      .option('out', checked('out', outDir, { describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" }))
       .option('force', { type: 'boolean', default: false, describe: 'with --out: empty that directory first (its old run is deleted)' })
       .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` }),
   );
@@ -28,12 +32,12 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
 /** The options of every command that runs benchmarks (run, sweep, campaign): the target, the generator, progress, live metrics. */
 export function runOptions<T>(c: Argv<T>) {
   return dashboardOptions(c)
-    .option('url', { type: 'string', describe: 'WebSocket URL of the target (overrides target.url)' })
-    .option('workers', { type: 'number', describe: 'generator processes (default: profile load.workers, auto)' })
-    .option('server-cpus', { type: 'string', describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })
-    .option('generator-cpus', { type: 'string', describe: 'pin the generator to these CPUs (e.g. 0)' })
+    .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }))
+    .option('workers', checked('workers', int(1, MAX_WORKERS), { describe: 'generator processes (default: profile load.workers, auto)' }))
+    .option('server-cpus', checked('server-cpus', cpuList, { describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' }))
+    .option('generator-cpus', checked('generator-cpus', cpuList, { describe: 'pin the generator to these CPUs (e.g. 0)' }))
     .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
-    .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)' })
+    .option('metrics-port', checked('metrics-port', port, { describe: 'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)' }))
     .option('metrics-host', { type: 'string', default: '127.0.0.1', describe: 'address --metrics-port listens on (0.0.0.0 for a Prometheus on another host)' });
 }
 
@@ -63,11 +67,6 @@ export function runContextFrom(
 export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metrics-host'?: string }): Promise<{ observer?: RunObserver; close: () => Promise<void> } | null> {
   const port = args['metrics-port'];
   if (port === undefined) return { close: async () => undefined };
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`--metrics-port ${port}: must be a port number (0-65535)\n`);
-    process.exitCode = EXIT.usage;
-    return null;
-  }
   try {
     // Loaded only when asked for: prom-client is a cost every run without --metrics-port would pay.
     const { serveLiveMetrics } = await import('../run/metrics-server.js');
@@ -82,10 +81,10 @@ export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metric
 }
 
 /** The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here too. */
-export async function loadProfileOrExit(path: string, sets: string[]): Promise<LoadedProfile | null> {
+export async function loadProfileOrExit(path: string, sets: string[], opts: { allowUnsetEnv?: boolean } = {}): Promise<LoadedProfile | null> {
   let loaded: LoadedProfile;
   try {
-    loaded = await loadProfile(path, { sets });
+    loaded = await loadProfile(path, { sets, ...opts });
   } catch (e) {
     if (e instanceof ProfileError) {
       process.stderr.write(`${e.message}\n`);
@@ -94,21 +93,28 @@ export async function loadProfileOrExit(path: string, sets: string[]): Promise<L
     }
     throw e;
   }
-  const bad = loaded.profile.thresholds.flatMap((t, i) => {
-    try {
-      parseThreshold(thresholdSpec(t).expression);
-      return [];
-    } catch (err) {
-      if (err instanceof ThresholdError) return [`${path}: thresholds.${i}: ${err.message}`];
-      throw err;
-    }
-  });
+  const bad = thresholdProblems(loaded, path);
   if (bad.length) {
     process.stderr.write(bad.join('\n') + '\n');
     process.exitCode = EXIT.usage;
     return null;
   }
   return loaded;
+}
+
+/**
+ * A run split over machines (segments, Kubernetes pods) needs one server every part loads:
+ * without --url or target.url each part would start its own built-in server, one part's
+ * messages would never reach another's connections, and the merged result would mean nothing.
+ * False (exit 2, one line) when there is none.
+ */
+export function refuseUnsharedTarget(loaded: LoadedProfile, url: string | undefined, who: string): boolean {
+  if (url !== undefined || loaded.profile.target.url !== undefined || loaded.unsetEnv.some((u) => u.field === 'target.url')) return true;
+  process.stderr.write(
+    `${who}: a split run needs one shared target: give --url or target.url (without one, each part starts its own built-in server and its messages never reach the other parts' connections)\n`,
+  );
+  process.exitCode = EXIT.usage;
+  return false;
 }
 
 /**
@@ -125,19 +131,8 @@ export function checkOutDir(dir: string | undefined, force: boolean): boolean {
   return false;
 }
 
-export function checkUrl(url: string | undefined): boolean {
-  if (url !== undefined) registerSecrets(urlSecrets(url));
-  const problem = url === undefined ? null : wsUrlProblem(url);
-  if (url !== undefined && problem !== null) {
-    process.stderr.write(`--url ${redactUrl(url)}: ${problem}\n`);
-    process.exitCode = EXIT.usage;
-    return false;
-  }
-  return true;
-}
-
 /** The shell's convention for a process ended by a signal: 128 + its number (SIGINT 130, SIGTERM 143). */
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 /**
  * First SIGINT/SIGTERM aborts the signal (the run stops what it started and writes what it

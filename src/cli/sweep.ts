@@ -6,10 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from './exit-codes.js';
+import { checked, dir, UsageError } from './flags.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
-import { benchmarkOptions, checkOutDir, checkUrl, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
+import { benchmarkOptions, checkOutDir, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -29,14 +30,14 @@ export function sweepCommand(y: Argv): Argv {
     'sweep one driver of a profile up to the knee (the profile\'s sweep: section); one run directory',
     (c) =>
       benchmarkOptions(c, 'sweep.max=4000')
-        .option('resume', { type: 'string', describe: 'continue an interrupted sweep from its run directory' })
+        .option('resume', checked('resume', dir, { describe: 'continue an interrupted sweep from its run directory' }))
         .check((a) => {
-          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new Error('--resume writes into the directory it resumes: leave out --out');
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new UsageError('--resume writes into the directory it resumes: leave out --out');
           return true;
         }),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
-      if (!loaded || !checkUrl(args.url)) return;
+      if (!loaded) return;
       let resumeFrom: SweepResult | undefined;
       try {
         sweepConfig(loaded.profile);

@@ -15,8 +15,13 @@ const RTCAP_META_KEYS = ['env', 'secret', 'kind'] as const;
 /** A `${VAR}` reference as src/profile/secrets.ts expands it. */
 const ENV_REFERENCE = '\\$\\{[^}]*\\}';
 
-export function profileJsonSchema(): Record<string, unknown> {
-  const generated = z.toJSONSchema(profileSchema, {
+/**
+ * The JSON Schema of the input side of a zod schema of one of rtcap's files (profile,
+ * campaign, workload), with rtcap's own loader conventions: `${VAR}` references where the
+ * loader expands them, durations as seconds or "20s".
+ */
+export function inputJsonSchema(schema: z.ZodType, title: string, description: string): Record<string, unknown> {
+  const generated = z.toJSONSchema(schema, {
     io: 'input',
     target: 'draft-2020-12',
     override: (ctx) => {
@@ -33,15 +38,19 @@ export function profileJsonSchema(): Record<string, unknown> {
     },
   }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
-  return {
-    $schema,
-    title: 'rtcap profile',
-    description: 'A benchmark profile for rtcap; field reference: docs/PROFILE.md.',
-    ...rest,
-  };
+  return { $schema, title, description, ...rest };
+}
+
+export function profileJsonSchema(): Record<string, unknown> {
+  return inputJsonSchema(profileSchema, 'rtcap profile', 'A benchmark profile for rtcap; field reference: docs/PROFILE.md.');
+}
+
+/** A JSON Schema as a file holds it: two-space JSON and a final newline. */
+export function jsonSchemaText(schema: Record<string, unknown>): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
 /** The file text as checked in: two-space JSON and a final newline. */
 export function profileJsonSchemaText(): string {
-  return `${JSON.stringify(profileJsonSchema(), null, 2)}\n`;
+  return jsonSchemaText(profileJsonSchema());
 }

@@ -24,6 +24,12 @@ export interface LoadedProfile {
   path: string | null;
   /** The resolved profile (overrides, env and defaults applied) with secrets replaced by "***". */
   redacted: unknown;
+  /**
+   * With `allowUnsetEnv`: each `${VAR}` that is not set here and the field holding it. Those
+   * fields are left out of `profile` (every other field was checked): a profile to look at,
+   * never one to run.
+   */
+  unsetEnv: { name: string; field: string }[];
 }
 
 export interface LoadOptions {
@@ -31,6 +37,8 @@ export interface LoadOptions {
   sets?: readonly string[];
   /** Environment for `${VAR}` expansion; process.env when omitted. */
   env?: NodeJS.ProcessEnv;
+  /** Check a profile whose variables are set elsewhere (CI, pods): an unset one is listed, not a problem. */
+  allowUnsetEnv?: boolean;
 }
 
 /** Aliases let one step shape be reused; the cap keeps a "billion laughs" file from exploding. */
@@ -109,7 +117,10 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
     throw new ProfileError([...problems, { source, line: null, col: null, field: null, message: 'the profile is empty', setIndex: null }]);
   }
 
-  const envProblems = expandEnv(data, profileSchema, opts.env ?? process.env);
+  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
+  const unsetEnv = opts.allowUnsetEnv ? expansion.filter((p) => p.unset !== undefined) : [];
+  for (const u of unsetEnv) deleteAt(data, u.path);
+  const envProblems = expansion.filter((p) => !unsetEnv.includes(p));
   // Known before anything is printed, even an error about another field: from here on, every
   // line rtcap writes hides these values verbatim.
   registerSecrets(secretValues(data, profileSchema));
@@ -124,7 +135,19 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
   if (problems.length > 0) throw new ProfileError(problems);
   if (!result.success) throw new Error('unreachable: validation failed without issues');
 
-  return { profile: result.data, path: opts.path ?? null, redacted: redact(result.data, profileSchema) };
+  return {
+    profile: result.data,
+    path: opts.path ?? null,
+    redacted: redact(result.data, profileSchema),
+    unsetEnv: unsetEnv.map((u) => ({ name: u.unset!, field: fieldText(u.path) })),
+  };
+}
+
+/** Removes the value at `path` (a field whose variable is unset: validated as if absent). */
+function deleteAt(data: unknown, path: readonly PathSegment[]): void {
+  let node: unknown = data;
+  for (const seg of path.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<PathSegment, unknown>)[seg] : undefined;
+  if (node && typeof node === 'object' && path.length > 0) delete (node as Record<PathSegment, unknown>)[path[path.length - 1]];
 }
 
 const EMPTY_SET_HINT =

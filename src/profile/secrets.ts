@@ -8,6 +8,8 @@ import { childSchema, fieldInfo, kindOf, typeSchema, type PathSegment, type Sche
 export interface PathProblem {
   path: PathSegment[];
   message: string;
+  /** The variable's name, when the problem is an unset variable. */
+  unset?: string;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -32,7 +34,7 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
       const v = env[name];
       // Set but empty is as useless as unset for a URL, key or header, and reads later as "got \"\"".
       if (v === undefined || v === '') {
-        problems.push({ path, message: `environment variable ${name} is ${v === undefined ? 'not set' : 'set but empty'}` });
+        problems.push({ path, message: `environment variable ${name} is ${v === undefined ? 'not set' : 'set but empty'}`, ...(v === undefined ? { unset: name } : {}) });
         return match;
       }
       return v;

@@ -32,8 +32,8 @@ describe('like for like', () => {
     const e = src('e', (r) => Object.assign(r.target, { builtin: false, url: 'wss://one.example/socket/websocket' }));
     const reasons = checkLikeForLike([a, b, c, d, e]);
     expect(reasons).toEqual([
-      "b: target wss://two.example/socket/websocket is not a's wss://one.example/socket/websocket",
-      "c: instance 4 vCPU / 8192 MB (server CPUs 1) is not a's 2 vCPU / 4096 MB (server CPUs 1)",
+      "b measured wss://two.example/socket/websocket, a measured wss://one.example/socket/websocket: one table is one target",
+      "c ran on 4 vCPU / 8192 MB (server CPUs 1), a on 2 vCPU / 4096 MB (server CPUs 1): one table is one instance size",
       'd: measured with rtcap 1.0.0, a with 0.1.0 (major versions differ)',
     ]);
     expect(reasons.join('\n')).not.toContain('apikey');

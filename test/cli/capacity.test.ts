@@ -99,7 +99,7 @@ describe('rtcap capacity', () => {
     await main(['capacity', ...dirs, '--out', out]);
     expect(process.exitCode).toBe(2);
     expect(err).toContain('not like for like: ');
-    expect(err).toContain('seed-002-s4-join-rate: instance 4 vCPU / 8192 MB is not ');
+    expect(err).toContain('seed-002-s4-join-rate ran on 4 vCPU / 8192 MB, ');
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -88,10 +88,10 @@ describe('rtcap plan', () => {
     expect(out).toContain('| public_deliveries | 30,000 (1 msg/s × fan-out 30,000) | ≤ 26,700/s | 2 | 72% | 30,000 ÷ 26,798 per instance = 1.12 → 2 |');
   });
 
-  it('a lobby of 10,000 presence members: no instance count carries it, exit 1', async () => {
+  it('a lobby of 10,000 presence members: no instance count carries it, exit 4', async () => {
     capture();
     await main(['plan', '--capacity', seedCapacity(), '--workload', 'profiles/workloads/lobby.yaml']);
-    expect(process.exitCode).toBe(1);
+    expect(process.exitCode).toBe(4);
     expect(out).toContain('No number of 2 vCPU / 4096 MB instances carries this workload: presence_members cannot be split');
   });
 

@@ -3,10 +3,12 @@
  * line by line, and runs nothing; schema prints the checked-in JSON Schema.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/rtcap.js');
@@ -45,10 +47,83 @@ describe('rtcap validate', () => {
   });
 });
 
+describe('rtcap validate: every file rtcap reads', () => {
+  it('every file shipped in profiles/ is valid, each as its kind', () => {
+    // Whatever is in profiles/ now: a new campaign, workload or profile is held to it too.
+    const files = ['.', 'campaigns', 'workloads'].flatMap((d) =>
+      readdirSync(join(ROOT, 'profiles', d)).filter((n) => n.endsWith('.yaml')).map((n) => join('profiles', d, n).replace('profiles/./', 'profiles/')),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    const r = rtcap(['validate', ...files]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(files.length);
+    for (const [i, f] of files.entries()) {
+      const kind = f.startsWith('profiles/campaigns/') ? ' (campaign)' : f.startsWith('profiles/workloads/') ? ' (workload)' : '';
+      expect(lines[i].startsWith(`${f}: ok${kind}`), lines[i]).toBe(true);
+    }
+  });
+
+  it('a campaign: its own fields, then every entry\'s profile, with the campaign\'s overrides', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rtcap-validate-'));
+    writeFileSync(join(dir, 'p.yaml'), 'name: p\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
+    writeFileSync(join(dir, 'c.yaml'), 'name: c\nset: [load.join_rate=-1]\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n  - { profile: p.yaml, colour: red }\n');
+    const r = rtcap(['validate', join(dir, 'c.yaml')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/c\.yaml:6:\d+: entries\.2\.colour: unknown field/);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    const c = join(dir, 'c.yaml');
+    writeFileSync(c, 'name: c\nset: [load.join_rate=-1]\nentries:\n  - profile: p.yaml\n');
+    const r2 = rtcap(['validate', c]);
+    expect(r2.status).toBe(2);
+    expect(r2.stderr).toMatch(new RegExp(`^${c}: entries\\.0: --set load\\.join_rate=-1: load\\.join_rate: `));
+    writeFileSync(c, 'name: c\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n');
+    const r3 = rtcap(['validate', c]);
+    expect(r3.status).toBe(2);
+    expect(r3.stderr).toMatch(new RegExp(`^${c}: entries\\.1: ${join(dir, 'p.yaml')}: the profile has no \`sweep:\` section`));
+    expect(r3.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('a workload is checked as plan reads it', () => {
+    const w = profileFile('w.yaml', 'name: w\nconnections: { public: -1 }\n');
+    const r = rtcap(['validate', w]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^${w}:2:\\d+: connections\\.public: `));
+  });
+
+  it('a profile whose ${VARS} are unset is checked, with the variables named', () => {
+    const p = profileFile('env.yaml', 'name: e\nscenario: broadcast-public\ntarget:\n  url: ${RTCAP_TEST_UNSET_URL}\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
+    const r = rtcap(['validate', p]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${p}: ok — not set here, so their fields were not checked: \${RTCAP_TEST_UNSET_URL} (target.url)\n`);
+    expect(r.status).toBe(0);
+    // The rest of the file is still checked.
+    writeFileSync(p, readFileSync(p, 'utf8').replace('duration: 1s', 'duration: fast'));
+    expect(rtcap(['validate', p]).status).toBe(2);
+  });
+});
+
 describe('rtcap schema', () => {
   it('prints profiles/rtcap.schema.json', () => {
     const r = rtcap(['schema']);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(readFileSync(join(ROOT, 'profiles/rtcap.schema.json'), 'utf8'));
+  });
+
+  it('--kind campaign and workload: their own schemas, which the shipped files pass', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    for (const [kind, dir] of [['campaign', 'campaigns'], ['workload', 'workloads']] as const) {
+      const r = rtcap(['schema', '--kind', kind]);
+      expect(r.status).toBe(0);
+      const schema = JSON.parse(r.stdout) as { title: string };
+      expect(schema.title).toBe(`rtcap ${kind}`);
+      const validate = ajv.compile(schema);
+      for (const n of readdirSync(join(ROOT, 'profiles', dir)).filter((f) => f.endsWith('.yaml'))) {
+        expect(validate(parse(readFileSync(join(ROOT, 'profiles', dir, n), 'utf8'))), `${dir}/${n}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+      // A profile is not a campaign.
+      expect(validate(parse(readFileSync(join(ROOT, 'profiles/quickstart.yaml'), 'utf8')))).toBe(false);
+    }
   });
 });

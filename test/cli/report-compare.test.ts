@@ -67,7 +67,7 @@ describe('rtcap report', () => {
     capture();
     await main(['report', dir]);
     expect(process.exitCode).toBe(2);
-    expect(err).toContain('result.json: no such file');
+    expect(err).toBe(`rtcap: run directory ${dir}: no result.json in it (expected a run directory)\n`);
     writeFileSync(join(dir, 'result.json'), '{"schema":"other"}');
     expect(readResultFile(dir)).toMatch(/not an rtcap result/);
   });

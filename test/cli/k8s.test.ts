@@ -1,0 +1,75 @@
+/**
+ * Split runs that cannot be right are refused: `rtcap k8s` and `rtcap run --segment` without
+ * a shared target (each pod or segment would start its own built-in server), and `rtcap k8s`
+ * of a profile `rtcap run` would refuse. Through main(), in this process: nothing starts.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rtcap-k8s-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const STEPS = 'load:\n  steps:\n    - { connections: 2, duration: 1s }\n';
+const file = (name: string, text: string) => {
+  const p = join(work, name);
+  writeFileSync(p, text);
+  return p;
+};
+const builtin = file('builtin.yaml', `name: b\nscenario: broadcast-public\n${STEPS}`);
+const shared = file('shared.yaml', `name: s\nscenario: broadcast-public\ntarget: { url: ws://10.0.0.5:4000/socket/websocket }\n${STEPS}`);
+const fromEnv = file('env.yaml', `name: e\nscenario: broadcast-public\ntarget: { url: "\${RTCAP_K8S_TEST_URL}" }\n${STEPS}`);
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = 0;
+});
+async function cli(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
+  let err = '';
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  process.exitCode = 0;
+  await main(argv);
+  const code = Number(process.exitCode ?? 0);
+  vi.restoreAllMocks();
+  return { code, err, out };
+}
+const K8S = ['--agents', '3', '--image', 'rtcap:1'];
+const REASON = 'a split run needs one shared target: give --url or target.url';
+
+describe('rtcap k8s', () => {
+  it('without --url or target.url: exit 2, the reason, no manifests', async () => {
+    const r = await cli('k8s', builtin, ...K8S);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^rtcap k8s: ${REASON} \\(without one, each part starts its own built-in server`));
+    expect(r.out).toBe('');
+  });
+
+  it('with --url, target.url, or a target.url whose variable is set where the pods run: manifests', async () => {
+    for (const args of [[builtin, '--url', 'ws://10.0.0.5:4000/socket/websocket'], [shared], [fromEnv]]) {
+      const r = await cli('k8s', ...args, ...K8S);
+      expect({ args, code: r.code }).toEqual({ args, code: 0 });
+      expect(r.out).toContain('kind: Job');
+    }
+  });
+
+  it('validates the profile as run does: no ConfigMap of a profile run would refuse', async () => {
+    const bad = file('bad.yaml', `name: x\nscenario: broadcast-public\ntarget: { url: ws://h/socket }\nload:\n  join_rte: 5\n  steps:\n    - { connections: 2, duration: fast }\n`);
+    const r = await cli('k8s', bad, ...K8S);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`${bad}:5:3: load.join_rte: unknown field (did you mean "join_rate"?)`);
+    expect(r.err).toContain(`${bad}:7:35: load.steps.0.duration: not a duration: "fast"`);
+  });
+});
+
+describe('rtcap run --segment', () => {
+  it('without --url or target.url: exit 2 before anything starts', async () => {
+    const r = await cli('run', builtin, '--segment', '0/2', '--run-name', 'r1', '--out', join(work, 'seg'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^rtcap run --segment: ${REASON}`));
+    expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
