@@ -4,7 +4,7 @@
  * closed network refuses Chromium's background connections, and a report must not need any.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.RTCAP_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -31,4 +31,21 @@ export async function launchChromium(): Promise<Browser> {
     // playwright-core gives each launch a fresh, empty profile directory of its own.
     args: CHROMIUM_FLAGS,
   });
+}
+
+/**
+ * A page of `browser` that loads `url` (a file: URL) with every other request refused; the
+ * refused URLs are collected in `requested`, so a test can check a report fetched nothing.
+ */
+export async function openOffline(browser: Browser, url: string): Promise<{ page: Page; requested: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const requested: string[] = [];
+  await page.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith('file:')) return route.continue();
+    requested.push(u);
+    return route.abort();
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, requested };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium, openOffline } from '../../bench/support/browser.js';
 import { buildCapacityFile } from '../../src/capacity/table.js';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import type { RunResult } from '../../src/result/result.js';
@@ -52,15 +52,7 @@ describe.skipIf(skip)('the campaign report in headless Chromium', () => {
   });
 
   it('opens with 12 charts, one per row, drawn as SVG above the table, each linking to its run report', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const requested: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) return route.continue();
-      requested.push(url);
-      return route.abort();
-    });
-    await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+    const { page, requested } = await openOffline(browser, pathToFileURL(join(dir, 'report.html')).href);
     const figs = (await page.evaluate(`[...document.querySelectorAll('figure.row-chart')].map((f) => {
       const svg = f.querySelector('svg');
       const drawn = [...f.querySelectorAll('svg path')].filter((p) => { const b = p.getBBox(); return (p.getAttribute('d') || '').length > 10 && (b.width > 0 || b.height > 0); });

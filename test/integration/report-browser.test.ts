@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium, openOffline } from '../../bench/support/browser.js';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import { loadRun } from '../fixtures/index.js';
 
@@ -46,15 +46,7 @@ describe.skipIf(skip)('report.html in headless Chromium', () => {
   });
 
   it('shows every chart as SVG with drawn, non-empty paths, and fetches nothing', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const requested: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) return route.continue();
-      requested.push(url);
-      return route.abort();
-    });
-    await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+    const { page, requested } = await openOffline(browser, pathToFileURL(join(dir, 'report.html')).href);
     expect(await page.title()).toMatch(/^rtcap — broadcast-public-sweep/);
 
     const charts = (await page.evaluate(`[...document.querySelectorAll('figure.chart')].map((f) => {
