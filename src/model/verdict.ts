@@ -55,6 +55,12 @@ export interface VerdictInput {
    * (sent while the generator's bounded pending-track state was full: its own limit).
    */
   presence_tracks?: { unanswered: number; untracked: number } | null;
+  /**
+   * The traffic the step asked for (messages, updates or rows per second, all kinds together)
+   * and what it sent: a step that asked for traffic and sent none measured no delivery, however
+   * well its joins went. Absent: not judged.
+   */
+  traffic?: { asked_per_s: number; sent: number } | null;
 }
 
 export interface VerdictSlo {
@@ -231,6 +237,10 @@ export function decideVerdict(
   if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
   if (!somethingMeasured(input)) {
     return { verdict: 'inconclusive', reasons: ['nothing measured: no delivery latency, no acknowledged send, no join'] };
+  }
+  const traffic = input.traffic;
+  if (traffic && traffic.asked_per_s > 0 && traffic.sent === 0) {
+    return { verdict: 'inconclusive', reasons: [`nothing sent: ${fmtRate(traffic.asked_per_s)} asked for, none sent in the steady window; delivery and latency not measured`] };
   }
 
   const parts: string[] = [];

@@ -5,7 +5,7 @@
  * Every object is strict: an unknown or mistyped key is an error naming the key and its line.
  */
 import { z } from 'zod';
-import { DURATION_HINT, parseDurationMs } from './duration.js';
+import { DURATION_HINT, formatDurationMs, parseDurationMs } from './duration.js';
 import { wsUrlProblem } from './ws-url.js';
 
 export const SCENARIOS = [
@@ -162,11 +162,19 @@ export const targetSchema = z
   })
   .strict();
 
+/** A step's figures are per whole steady second: a step shorter than one measures nothing. */
+export const MIN_STEP_DURATION_MS = 1000;
+const stepDuration = duration
+  .refine((ms) => ms >= MIN_STEP_DURATION_MS, {
+    error: (iss) => `must be at least ${formatDurationMs(MIN_STEP_DURATION_MS)}: a step is measured over whole steady seconds (got ${formatDurationMs(Number(iss.input))})`,
+  })
+  .meta(meta({ kind: 'duration' }));
+
 export const stepSchema = z
   .object({
     connections: nonNegInt.describe('connections joined during this step (the sender included)'),
     send_rate: z.number().nonnegative().default(0).describe('messages sent per second (all senders together)'),
-    duration: duration.describe('steady-state duration: sends run this long once the ramp is done'),
+    duration: stepDuration.describe('steady-state duration: sends run this long once the ramp is done (at least 1s)'),
     join_rate: z.number().positive().optional().describe('joins per second for this step (default load.join_rate)'),
     payload_bytes: positiveInt.optional().describe('payload size for this step (default load.payload_bytes)'),
     label: z.string().optional().describe('name of the step in reports'),

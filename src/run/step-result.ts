@@ -156,6 +156,7 @@ export function buildStepResult(args: StepInputs): StepResult {
       generator,
       acks: ackRequested ? acks : null,
       presenceTracks,
+      traffic: { asked_per_s: (plan.broadcasts?.ratePerS ?? 0) + (plan.presence?.ratePerS ?? 0) + (plan.inserts?.ratePerS ?? 0), sent: allSends.length },
     }),
     profile.slo,
     profile.generator,

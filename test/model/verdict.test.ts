@@ -175,7 +175,20 @@ describe('decideVerdict', () => {
     expect(v({ ...nothing, connections_failed: 2 }).verdict).toBe('broken');
   });
 
-  it('judges the server only with stable, degraded and broken steps', () => {
+  it('a step that asked for traffic and sent none is inconclusive, even with its joins answered', () => {
+    const joinsOnly = { delivery_rate: null, latency_p95_ms: null, join_latency_p95_ms: 12 };
+    expect(v({ ...joinsOnly, traffic: { asked_per_s: 10, sent: 0 } })).toEqual({
+      verdict: 'inconclusive',
+      reasons: ['nothing sent: 10/s asked for, none sent in the steady window; delivery and latency not measured'],
+    });
+    // A step that only holds connections asks for nothing: its joins are what it measures.
+    expect(v({ ...joinsOnly, traffic: { asked_per_s: 0, sent: 0 } }).verdict).toBe('stable');
+    expect(v({ ...joinsOnly, delivery_rate: 1, latency_p95_ms: 5, traffic: { asked_per_s: 10, sent: 30 } }).verdict).toBe('stable');
+    // A failure still breaks it.
+    expect(v({ ...joinsOnly, connections_failed: 1, traffic: { asked_per_s: 10, sent: 0 } }).verdict).toBe('broken');
+  });
+
+    it('judges the server only with stable, degraded and broken steps', () => {
     expect((['stable', 'degraded', 'broken', 'generator-bound', 'inconclusive'] as const).map(isJudged)).toEqual([true, true, true, false, false]);
   });
 

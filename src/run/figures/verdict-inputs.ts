@@ -38,6 +38,8 @@ export function verdictInputs(args: {
   acks: AckFigures | null;
   /** Presence tracks unanswered and untracked (load/ack-tracker); absent: none sent. */
   presenceTracks?: { unanswered: number; untracked: number } | null;
+  /** What the step's plan asked per second (every traffic kind) and what was sent. */
+  traffic?: VerdictInput['traffic'];
 }): VerdictInput {
   return {
     delivery_rate: worstDeliveryRate(args.kinds) ?? args.deliveryRate,
@@ -61,6 +63,7 @@ export function verdictInputs(args: {
     generator_offered_by_part: args.generator.offered_by_part ?? null,
     latency_by_kind: latencyByKind(args.kinds),
     presence_tracks: args.presenceTracks ?? null,
+    traffic: args.traffic ?? null,
     acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
   };
 }
