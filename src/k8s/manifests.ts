@@ -29,6 +29,11 @@ export interface K8sOptions {
 }
 
 const RESULTS = '/results';
+/**
+ * The image runs as its `node` user (uid and gid 1000, see the Dockerfile); fsGroup makes the
+ * results volume writable to it, since a fresh volume is owned by root.
+ */
+const POD_SECURITY = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 };
 const PROFILE_DIR = '/profile';
 
 export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | PersistentVolumeClaim | Job> {
@@ -68,6 +73,7 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | Persiste
           metadata: { labels: { ...labels, 'rtcap/role': 'segment' } },
           spec: {
             restartPolicy: 'Never',
+            securityContext: POD_SECURITY,
             // One generator per node: two segments on one node would share its CPU and ports.
             affinity: {
               podAntiAffinity: {
@@ -97,6 +103,7 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | Persiste
           metadata: { labels: { ...labels, 'rtcap/role': 'merge' } },
           spec: {
             restartPolicy: 'Never',
+            securityContext: POD_SECURITY,
             containers: [
               {
                 name: 'merge',
