@@ -31,7 +31,7 @@ import type { ProbeTarget } from './recovery-probe.js';
 import { basisWarning, declaredBasis, readServerBasis } from '../monitor/server-basis.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
-import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
+import { removeDeadRunLeftovers, StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
 import { describeHost } from '../monitor/host.js';
 import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
@@ -183,6 +183,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   try {
     // ---- the generator host (systeminformation; os figures stay if it cannot answer)
     result.generator.host = { ...result.generator.host, ...(await describeHost().catch(() => ({}))) };
+    // ---- what killed runs left under the temp directory
+    const removed = await removeDeadRunLeftovers();
+    if (removed.length) log(`removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of runs that are gone: ${removed.join(', ')}`);
     // ---- target
     const server = await startTarget(opts, writer, funnel, serverCpus);
     started.server = server;

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
-import { RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
+import { leftovers, removeLeftover, RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
 import { raceTimer } from './abort.js';
 
@@ -222,6 +222,27 @@ export async function startBuiltinServer(opts: {
       await reap(graceMs);
     },
   };
+}
+
+/**
+ * Removes what runs that are gone left under the temp directory: a coordinator killed with
+ * SIGKILL cannot remove its private directory (the server's config with its JWT secret, a
+ * 40 MB Postgres cluster), so every run start removes every `rtcap-run-*` and `rtcap-pg-*`
+ * whose owner is dead (server/db/leftovers judges which; a Postgres still running from one
+ * is stopped first). Returns the paths removed.
+ */
+export async function removeDeadRunLeftovers(): Promise<string[]> {
+  const removed: string[] = [];
+  for (const e of leftovers()) {
+    if (e.kind !== 'run' && e.kind !== 'pg') continue;
+    try {
+      await removeLeftover(e);
+      removed.push(e.path);
+    } catch {
+      /* another run removed it first, or it is not ours to remove: rtcap clean reports it */
+    }
+  }
+  return removed;
 }
 
 /** The values under credential-like keys of the server config (tenant jwt_secret, ...). */
