@@ -9,21 +9,19 @@
  * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
  * skips it instead, visibly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { launchChromium } from '../../bench/support/browser.js';
 import { renderComparisonHtml } from '../../src/report/compare-html.js';
 import { loadRun } from '../fixtures/index.js';
 import { runsFolder } from '../support/runs-folder.js';
+import { guardedPage, requireChromium, startWithDashboard, type DashboardProcess } from '../support/dashboard-browser.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
 if (skip) process.stderr.write('dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Every file under `dir` with its size and mtime: what "writes nothing" is checked against. */
 function listing(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
@@ -34,46 +32,28 @@ function listing(dir: string): string[] {
 
 describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
   let browser: Browser;
-  let child: ChildProcess;
-  let exited: Promise<number | null>;
+  let rtcap: DashboardProcess;
   let root: string;
   let before: string[];
-  let url = '';
-  let stderr = '';
 
   beforeAll(async () => {
-    if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+    requireChromium();
     root = runsFolder();
     before = listing(root);
-    child = spawn(process.execPath, [BIN, 'dashboard', root, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (d) => (stderr += d));
-    exited = new Promise((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 300 && !url; i++) {
-      url = /dashboard: (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
-      if (!url) await sleep(100);
-    }
-    expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    rtcap = await startWithDashboard(['dashboard', root, '--port', '0']);
+    expect(rtcap.url, rtcap.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    child?.kill('SIGINT');
-    expect(await exited).toBe(0);
+    rtcap?.child.kill('SIGINT');
+    expect(await rtcap?.exited).toBe(0);
   });
 
   it('lists every run and the campaign, opens a report, a comparison and the capacity table; fetches nothing else; writes nothing', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const outside: string[] = [];
-    await page.route('**/*', (route) => {
-      const u = route.request().url();
-      if (new URL(u).hostname !== '127.0.0.1') {
-        outside.push(u);
-        return route.abort();
-      }
-      return route.continue();
-    });
-    await page.goto(url);
+    const page = await guardedPage(browser, rtcap.url, { outside, requested: [] });
     const rows = page.locator('tr[data-run]');
     await rows.first().waitFor({ timeout: 15_000 });
     expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run')))).sort()).toEqual(['campaign/01-seed-002-s1.1-connections', 'campaign/02-seed-002-s1.2-deliveries', 'run-a', 'run-b']);

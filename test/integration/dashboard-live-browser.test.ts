@@ -9,16 +9,14 @@
  * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
  * skips it instead, visibly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { launchChromium } from '../../bench/support/browser.js';
 import type { RunResult, TimeseriesPoint } from '../../src/result/result.js';
-
-const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+import { guardedPage, requireChromium, startWithDashboard, type DashboardProcess } from '../support/dashboard-browser.js';
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
 if (skip) process.stderr.write('dashboard-live-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: the live dashboard is not checked in a browser\n');
 
@@ -46,50 +44,30 @@ async function until(page: Page, f: string, timeoutMs: number): Promise<void> {
 
 describe.skipIf(skip)('the live dashboard in headless Chromium', () => {
   let browser: Browser;
-  let child: ChildProcess;
-  let exited: Promise<number | null>;
-  let stderr = '';
+  let rtcap: DashboardProcess;
   let url: string;
   let out: string;
-  const outside: string[] = [];
-  const requested: string[] = [];
+  const seen = { outside: [] as string[], requested: [] as string[] };
+  const { outside, requested } = seen;
 
   beforeAll(async () => {
-    if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+    requireChromium();
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-live-'));
     writeFileSync(join(dir, 'profile.yaml'), PROFILE);
     out = join(dir, 'out');
-    child = spawn(process.execPath, [BIN, 'run', join(dir, 'profile.yaml'), '--out', out, '--no-progress', '--dashboard', '0', '--dashboard-linger', '60'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (d) => (stderr += d));
-    exited = new Promise((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 300 && !url; i++) {
-      url = /dashboard: (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
-      if (!url) await sleep(100);
-    }
-    expect(url, stderr).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    rtcap = await startWithDashboard(['run', join(dir, 'profile.yaml'), '--out', out, '--no-progress', '--dashboard', '0', '--dashboard-linger', '60']);
+    url = rtcap.url;
+    expect(url, rtcap.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    child?.kill('SIGINT');
-    await exited;
+    rtcap?.child.kill('SIGINT');
+    await rtcap?.exited;
   });
 
-  async function openPage(): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.route('**/*', (route) => {
-      const u = route.request().url();
-      requested.push(u);
-      if (new URL(u).hostname !== '127.0.0.1') {
-        outside.push(u);
-        return route.abort();
-      }
-      return route.continue();
-    });
-    await page.goto(url);
-    return page;
-  }
+  const openPage = () => guardedPage(browser, url, seen);
 
   it('follows the run: charts change, verdicts land, the last figures are the result\'s, nothing leaves the machine', async () => {
     const page = await openPage();

@@ -1,0 +1,54 @@
+/**
+ * What the dashboard's browser suites share: rtcap started with a dashboard (its printed
+ * address awaited, bounded), and a Chromium page whose every request is routed — any not to
+ * 127.0.0.1 is refused and recorded, so a suite can fail on it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_PATH, chromiumAvailable } from '../../bench/support/browser.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface DashboardProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  /** The address it printed ('' when none came within 30 s). */
+  url: string;
+  stderr(): string;
+}
+
+/** `rtcap ARGS`, waiting (bounded: 30 s) for its `dashboard: URL` line. */
+export async function startWithDashboard(args: string[]): Promise<DashboardProcess> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let url = '';
+  for (let i = 0; i < 300 && !url; i++) {
+    url = /dashboard: (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
+    if (!url) await sleep(100);
+  }
+  return { child, exited, url, stderr: () => stderr };
+}
+
+export function requireChromium(): void {
+  if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+}
+
+/** A page at `url` whose requests are all routed: those not to 127.0.0.1 are refused and listed in `outside`. */
+export async function guardedPage(browser: Browser, url: string, seen: { outside: string[]; requested: string[] }): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.route('**/*', (route) => {
+    const u = route.request().url();
+    seen.requested.push(u);
+    if (new URL(u).hostname !== '127.0.0.1') {
+      seen.outside.push(u);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  await page.goto(url);
+  return page;
+}
