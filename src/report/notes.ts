@@ -40,7 +40,7 @@ export function collectNotes(result: RunResult, analysis: Analysis, extra: strin
   if (broken.length) notes.push(`${list(broken)} ${broken.length === 1 ? 'is' : 'are'} broken: ${broken.length === 1 ? 'its' : 'their'} throughput is shown as measured but is not capacity (errors never count as throughput).`);
 
   if (!result.target.server_sampling) {
-    notes.push('Server CPU and memory were not sampled (no local pid, metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.');
+    notes.push('Server CPU and memory were not sampled (no local pid, no process of this user listening on a loopback URL\'s port, no metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.');
   } else {
     const noCpu = steps.filter((s) => s.server?.cpu_pct == null);
     const noMem = steps.filter((s) => s.server?.mem_pct == null);
