@@ -3,7 +3,8 @@
  * every delivery by a fixed time, drop a fixed share of deliveries (by hash, or exactly every
  * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the sender,
  * refuse upgrades, close every socket after a while, answer with malformed frames, leave every
- * Nth acked push unanswered, serve joins or broadcast pushes from a queue at a fixed rate.
+ * Nth acked push unanswered, serve joins or broadcast pushes from a queue at a fixed rate, or
+ * write every delivery through one queue at a fixed rate (a serial writer).
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -49,6 +50,12 @@ export interface TestServerOptions {
   broadcastsPerS?: number;
   /** Of the presence updates (tracks of a member already tracked), every Nth gets no reply; its diff still goes out. */
   trackSilenceEvery?: number;
+  /**
+   * A serial writer: every broadcast delivery (message, recipient) waits in one queue and is
+   * written 1/deliveriesPerS after the previous one (or its arrival), so the server carries
+   * exactly this many deliveries per second; above it the queue and the latency grow.
+   */
+  deliveriesPerS?: number;
 }
 
 interface Member {
@@ -124,6 +131,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let pushQueueFreeAtMs = 0;
   const joinTimers = new Set<NodeJS.Timeout>();
   let closeTimer: NodeJS.Timeout | null = null;
+  const writer = opts.deliveriesPerS ? serialWriter(opts.deliveriesPerS) : null;
 
   http.on('upgrade', (req, socket, head) => {
     if (opts.refuse) {
@@ -249,19 +257,29 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
             stats.dropped++;
             continue;
           }
-          stats.deliveries++;
-          const highest = m.highest.get(id) ?? -1;
-          if (index < highest) stats.reordered++;
-          else m.highest.set(id, index);
-          if (binaryPayload) {
-            if (m.vsn === VSN_1) {
-              send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.broadcast, payload: { type: 'broadcast', event: binaryPayload.userEvent, payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()) } });
-            } else if (m.ws.readyState === m.ws.OPEN) {
-              m.ws.send(encodeUserBroadcast({ topic: f.topic, userEvent: binaryPayload.userEvent, payload: binaryPayload.payload, encoding: 1 }));
-            }
-          } else {
-            send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: fanoutEvent, payload: f.payload });
+          if (writer) {
+            writer.push(() => {
+              stats.deliveries++;
+              writeDelivery(m);
+            });
+            continue;
           }
+          stats.deliveries++;
+          writeDelivery(m);
+        }
+      };
+      const writeDelivery = (m: Member) => {
+        const highest = m.highest.get(id) ?? -1;
+        if (index < highest) stats.reordered++;
+        else m.highest.set(id, index);
+        if (binaryPayload) {
+          if (m.vsn === VSN_1) {
+            send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.broadcast, payload: { type: 'broadcast', event: binaryPayload.userEvent, payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()) } });
+          } else if (m.ws.readyState === m.ws.OPEN) {
+            m.ws.send(encodeUserBroadcast({ topic: f.topic, userEvent: binaryPayload.userEvent, payload: binaryPayload.payload, encoding: 1 }));
+          }
+        } else {
+          send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: fanoutEvent, payload: f.payload });
         }
       };
       if (opts.broadcastsPerS) {
@@ -328,12 +346,47 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     port,
     stats,
     close: async () => {
+      writer?.stop();
       if (closeTimer) clearTimeout(closeTimer);
       for (const t of joinTimers) clearTimeout(t);
       for (const t of timers) clearTimeout(t);
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
       await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+/**
+ * One queue served at a fixed rate: each write is due 1/ratePerS after the previous one (or
+ * when it arrived), on absolute times, so a late timer writes what is due at once and the
+ * rate stays exact.
+ */
+function serialWriter(ratePerS: number): { push(fn: () => void): void; stop(): void } {
+  const queue: Array<{ atMs: number; fn: () => void }> = [];
+  let head = 0;
+  let freeAtMs = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const pump = () => {
+    timer = null;
+    const now = Date.now();
+    while (head < queue.length && queue[head].atMs <= now) queue[head++].fn();
+    if (head > 4096) {
+      queue.splice(0, head);
+      head = 0;
+    }
+    if (head < queue.length) timer = setTimeout(pump, Math.max(1, queue[head].atMs - now));
+  };
+  return {
+    push(fn) {
+      freeAtMs = Math.max(Date.now(), freeAtMs) + 1000 / ratePerS;
+      queue.push({ atMs: freeAtMs, fn });
+      if (!timer) timer = setTimeout(pump, Math.max(0, queue[head].atMs - Date.now()));
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      queue.length = 0;
     },
   };
 }
