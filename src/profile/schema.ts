@@ -245,9 +245,10 @@ export const analysisSchema = z
 
 /**
  * Step fields a sweep may vary; `subscribers` sets the step's connections, `rooms` the topics
- * (connections = rooms × members when members are given), `insert_rate` the rows per second.
+ * (connections = rooms × members when members are given), `insert_rate` the rows per second,
+ * `room_send_rate` each room's messages per second.
  */
-export const SWEEP_DRIVERS = ['connections', 'send_rate', 'join_rate', 'payload_bytes', 'members', 'update_share', 'subscribers', 'rooms', 'insert_rate'] as const;
+export const SWEEP_DRIVERS = ['connections', 'send_rate', 'join_rate', 'payload_bytes', 'members', 'update_share', 'subscribers', 'rooms', 'insert_rate', 'room_send_rate'] as const;
 export type SweepDriver = (typeof SWEEP_DRIVERS)[number];
 
 /**

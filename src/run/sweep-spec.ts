@@ -43,6 +43,8 @@ export function templateValue(profile: Profile, template: Step, driver: SweepDri
       return template.rooms;
     case 'insert_rate':
       return template.insert_rate;
+    case 'room_send_rate':
+      return template.room_send_rate;
   }
 }
 
@@ -99,6 +101,9 @@ export function sweepStepSpec(template: Step, driver: SweepDriver, value: number
       break;
     case 'insert_rate':
       spec.insert_rate = value;
+      break;
+    case 'room_send_rate':
+      spec.room_send_rate = value;
       break;
   }
   return spec;
