@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { main } from '../../src/cli/main.js';
+import { cliInProcess } from '../support/cli-in-process.js';
 import { EXIT as RUN_EXIT } from '../../src/run/runner.js';
 import { loadRun } from '../fixtures/index.js';
 
@@ -28,17 +28,7 @@ afterEach(() => {
   vi.restoreAllMocks();
   process.exitCode = 0;
 });
-async function cli(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
-  let err = '';
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  process.exitCode = 0;
-  await main(argv);
-  const code = Number(process.exitCode ?? 0);
-  vi.restoreAllMocks();
-  return { code, err, out };
-}
+const cli = cliInProcess;
 
 describe('the table', () => {
   it("holds the runner's codes with the same meaning", () => {

@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cliInProcess } from '../support/cli-in-process.js';
 import { cpuList, int, isoTime, num, port, wsUrl } from '../../src/cli/flags.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -21,21 +21,10 @@ const campaign = join(work, 'c.yaml');
 writeFileSync(campaign, 'name: c\nentries:\n  - profile: p.yaml\n');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-let err = '';
 afterEach(() => {
-  vi.restoreAllMocks();
   process.exitCode = 0;
 });
-async function runMain(argv: string[]): Promise<{ code: number; err: string }> {
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  process.exitCode = 0;
-  await main(argv);
-  const code = Number(process.exitCode ?? 0);
-  vi.restoreAllMocks();
-  return { code, err };
-}
+const runMain = (argv: string[]) => cliInProcess(...argv);
 
 /** Each command, the arguments it needs besides the flag, and its numeric flags (port: 0 is valid). */
 const COMMANDS: { argv: string[]; flags: Record<string, 'count' | 'port' | 'positive' | 'quota'> }[] = [

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cliInProcess } from '../support/cli-in-process.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rtcap-k8s-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -25,17 +25,7 @@ afterEach(() => {
   vi.restoreAllMocks();
   process.exitCode = 0;
 });
-async function cli(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
-  let err = '';
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  process.exitCode = 0;
-  await main(argv);
-  const code = Number(process.exitCode ?? 0);
-  vi.restoreAllMocks();
-  return { code, err, out };
-}
+const cli = cliInProcess;
 const K8S = ['--agents', '3', '--image', 'rtcap:1'];
 const REASON = 'a split run needs one shared target: give --url or target.url';
 
