@@ -7,6 +7,7 @@
 import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
+import { r1 } from '../util/round.js';
 
 /** One second on the page: the timeseries.ndjson line, field for field, and what the line leaves out. */
 export interface DashboardSecond extends TimeseriesPoint {
@@ -27,8 +28,8 @@ export function dashboardSecond(rec: SecondRecord, targetConnections: number, cl
   return {
     ...rec.point,
     target_connections: targetConnections,
-    generator_rss_mb: rss.length ? Math.round(rss.reduce((a, b) => a + b, 0) * 10) / 10 : null,
-    phase_elapsed_s: Math.round(clock.elapsedS * 10) / 10,
+    generator_rss_mb: rss.length ? r1(rss.reduce((a, b) => a + b, 0)) : null,
+    phase_elapsed_s: r1(clock.elapsedS),
     phase_length_s: clock.lengthS,
     steps_planned: clock.steps,
   };

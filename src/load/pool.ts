@@ -7,6 +7,7 @@ import { fork, execFileSync, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { FromWorker, SecondStats, StepCollected, ToWorker } from './ipc.js';
 import { distEntry } from './paths.js';
+import { sleep } from '../util/sleep.js';
 
 export interface PoolEvents {
   second: [SecondStats];
@@ -113,7 +114,7 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   async stop(graceMs = 3000): Promise<void> {
     this.broadcast({ type: 'stop' });
     const deadline = Date.now() + graceMs;
-    while (this.exited < this.children.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (this.exited < this.children.length && Date.now() < deadline) await sleep(50);
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   }
 }

@@ -9,6 +9,7 @@ import { StampEncoder } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import type { JoinConfig } from '../scenarios/types.js';
 import type { Connection } from '../client/connection.js';
+import { r3 } from '../util/round.js';
 
 export function joinPayload(profile: Profile, cfg: JoinConfig, token: string | null): unknown {
   const t = profile.target;
@@ -76,7 +77,7 @@ export class PresenceSender {
 
   /** `ackId` names the track's pending reply (load/ack-tracker); 0: the reply is not awaited (the pending state is full). */
   send(c: Connection, topic: string, stream: number, seq: number, schedMs: number, ackId = 0): boolean {
-    const meta: Record<string, unknown> = { rtcap_s: stream, rtcap_q: seq, rtcap_t: Math.round(schedMs * 1000) / 1000 };
+    const meta: Record<string, unknown> = { rtcap_s: stream, rtcap_q: seq, rtcap_t: r3(schedMs) };
     if (this.pad) meta.rtcap_p = this.pad;
     return this.track(c, topic, meta, ackId);
   }

@@ -3,6 +3,7 @@
  * counts as taken by the server only once acknowledged (issue 8 item 2); the write-only
  * throughput is the acks' rate, counted by ack time.
  */
+import { r1 } from '../util/round.js';
 
 export interface AckFigures {
   /** Acks (ok) received within load.ack_timeout. */
@@ -35,5 +36,5 @@ export function ackFigures(collected: ReadonlyArray<{ acks: { ok?: number; error
 export function ackedPerS(ackRequested: boolean, steadySeconds: ReadonlyArray<{ point: { acked_per_s?: number } }>): number | null {
   if (!ackRequested || steadySeconds.length === 0) return null;
   const total = steadySeconds.reduce((a, s) => a + (s.point.acked_per_s ?? 0), 0);
-  return Math.round((total / steadySeconds.length) * 10) / 10;
+  return r1(total / steadySeconds.length);
 }

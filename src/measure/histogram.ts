@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as hdr from 'hdr-histogram-js';
 import { fewSampleKeys } from '../result/percentile-samples.js';
 import type { Percentiles } from '../result/result.js';
+import { r3 } from '../util/round.js';
 
 export type Histogram = hdr.Histogram;
 
@@ -54,13 +55,12 @@ export function decodeHistogram(encoded: string): Histogram {
   return h;
 }
 
-const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 export function percentilesOf(h: Histogram | null): Percentiles {
   if (!h || h.totalCount === 0) {
     return { p50: null, p95: null, p99: null, p999: null, max: null, mean: null, count: 0 };
   }
-  const ms = (us: number) => round3(us / 1000);
+  const ms = (us: number) => r3(us / 1000);
   // A percentile is the top of its HDR bucket, which can lie above the exact max recorded
   // here (one 10 ms sample gave p50 10.007, max 10): never report a percentile above the max.
   const at = (p: number) => ms(Math.min(h.getValueAtPercentile(p), h.maxValue));

@@ -3,6 +3,7 @@
  * answered: the ramp's joins (first attempts) counted by the time their ok reply arrived.
  * Reconnects are counted apart.
  */
+import { r1 } from '../util/round.js';
 
 interface CollectedJoins {
   joins?: { ramp: { joined: number; firstReplyMs: number | null; lastReplyMs: number | null; behindSchedule: number }; rejoins: number };
@@ -44,7 +45,7 @@ export function joinsPerS(j: Pick<JoinFigures, 'rampJoined' | 'firstReplyMs' | '
   if (j.rampJoined < 2 || j.firstReplyMs === null || j.lastReplyMs === null) return null;
   const spanMs = j.lastReplyMs - j.firstReplyMs;
   if (spanMs <= 0) return null;
-  return Math.round(((j.rampJoined - 1) / (spanMs / 1000)) * 10) / 10;
+  return r1((j.rampJoined - 1) / (spanMs / 1000));
 }
 
 /**
@@ -53,7 +54,7 @@ export function joinsPerS(j: Pick<JoinFigures, 'rampJoined' | 'firstReplyMs' | '
  */
 export function rejoinsPerS(rejoins: number, stepSpanMs: number, reconnects: boolean): number | null {
   if (rejoins === 0 && !reconnects) return null;
-  return Math.round((rejoins / Math.max(0.001, stepSpanMs / 1000)) * 10) / 10;
+  return r1(rejoins / Math.max(0.001, stepSpanMs / 1000));
 }
 
 /** Share of the ramp's joins the generator opened on schedule; null when the step scheduled none. */

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { cpuBusyPct, parseCpuinfo, parseOsRelease, readHostCounters, type CpuTicks, type IfaceBytes } from './host-counters.js';
 import { cgroupLimits } from './cgroup.js';
+import { r1, r2 } from '../util/round.js';
 
 export interface HostDescription {
   cores: number;
@@ -59,7 +60,7 @@ function describe(h: { cores: number; physicalCores: number | null; model: strin
     cgroup_memory_mb: limits.memoryMb,
     node: process.version,
     platform: h.platform,
-    load_avg_1m: Math.round(os.loadavg()[0] * 100) / 100,
+    load_avg_1m: r2(os.loadavg()[0]),
   };
 }
 
@@ -109,8 +110,8 @@ export class HostSampler {
     if (!this.last || t - this.last.t >= 500) this.last = { t, tx, rx };
     return {
       t,
-      cpuPct: cpuPct !== null && Number.isFinite(cpuPct) ? Math.round(cpuPct * 10) / 10 : null,
-      loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
+      cpuPct: cpuPct !== null && Number.isFinite(cpuPct) ? r1(cpuPct) : null,
+      loadAvg1m: r2(os.loadavg()[0]),
       memUsedMb: memUsedBytes ? Math.round(memUsedBytes / 1048576) : null,
       netTxBytesPerS,
       netRxBytesPerS,

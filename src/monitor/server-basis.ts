@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { r2 } from '../util/round.js';
 
 export interface ServerBasis {
   vcpus: number;
@@ -115,7 +116,7 @@ export function basisFrom(r: { affinityCpus: number | null; cgroupCpus: number |
     source = 'affinity';
   }
   if (r.cgroupCpus !== null && (r.affinityCpus === null || r.cgroupCpus < r.affinityCpus)) {
-    vcpus = Math.round(r.cgroupCpus * 100) / 100;
+    vcpus = r2(r.cgroupCpus);
     source = 'cgroup';
   }
   // Without a memory limit the server may take the host's memory, but a capacity planner sizes

@@ -12,6 +12,7 @@
  * stamps (presence metas, database rows) uses other key names, so cannot be mistaken
  * for a broadcast stamp.
  */
+import { r3 } from '../util/round.js';
 
 export interface Stamp {
   id: number;
@@ -27,7 +28,7 @@ export class StampEncoder {
   private padFor = -1;
   constructor(readonly payloadBytes: number) {}
   payload(id: number, stream: number, sentAtMs: number): Record<string, unknown> {
-    const base = { id, s: stream, t: Math.round(sentAtMs * 1000) / 1000 } as Record<string, unknown>;
+    const base = { id, s: stream, t: r3(sentAtMs) } as Record<string, unknown>;
     const len = JSON.stringify(base).length + ',"p":""'.length;
     const padLen = this.payloadBytes > len ? this.payloadBytes - len : 0;
     if (padLen !== this.padFor) {

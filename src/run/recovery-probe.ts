@@ -18,6 +18,8 @@ import { nowMs } from '../measure/clock.js';
 import { EV, type Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
 import { QConn, type QuotaTarget } from './quotas/client.js';
+import { r1 } from '../util/round.js';
+import { sleep } from '../util/sleep.js';
 
 export const PROBE_TOPIC = 'realtime:rtcap-probe';
 /** A probe message not back within this long counts as lost (and ends that probe). */
@@ -96,7 +98,7 @@ export async function probeOnce(target: ProbeTarget, messages: number, tokens: T
       if (atMs === null) break; // lost or slower than the timeout: this probe says enough
       latencies.push(atMs - t0);
     }
-    const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+    const round = (v: number | null) => (v === null ? null : r1(v));
     return { at, sent, received: latencies.length, p50_ms: round(median(latencies)), max_ms: round(latencies.length ? Math.max(...latencies) : null), error: null };
   } finally {
     await closed(conn);
@@ -109,7 +111,7 @@ export async function probeOnce(target: ProbeTarget, messages: number, tokens: T
  */
 async function closed(conn: QConn): Promise<void> {
   conn.close();
-  for (let i = 0; i < 200 && !conn.closed; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 200 && !conn.closed; i++) await sleep(10);
 }
 
 /** Whether a probe shows the server back at its baseline. */

@@ -32,7 +32,7 @@ import { deliveredPerS, deliveredPerS60sMax, drainBacklog, lastReceipts, sentPer
 import { databaseFigures, generatorFigures, openFilesField, samplesInWindow, serverFigures } from './figures/resources.js';
 import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
-import { r6, sumOf } from './figures/round.js';
+import { r3, r6, sumOf } from './figures/round.js';
 import { verdictInputs } from './figures/verdict-inputs.js';
 import { latencyScope } from './figures/latency-scope.js';
 import { senderSegmentOf } from '../load/segment.js';
@@ -206,7 +206,7 @@ export function buildStepResult(args: StepInputs): StepResult {
                 sent_per_s: sentPerS(allSends, k, w),
                 delivered_per_s: deliveredPerS(k, args.steadySeconds, { received: v.figures.received, steadyS }),
                 delivered_per_s_60s_max: deliveredPerS60sMax(k, args.stepSeconds),
-                offered_ratio: parts[k] === null || parts[k] === undefined ? null : Math.round(parts[k]! * 1000) / 1000,
+                offered_ratio: parts[k] === null || parts[k] === undefined ? null : r3(parts[k]!),
               },
             ]),
           ),

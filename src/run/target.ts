@@ -17,6 +17,7 @@ import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/re
 import { leftovers, removeLeftover, RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
 import { raceTimer } from './abort.js';
+import { sleep } from '../util/sleep.js';
 
 export interface BuiltinServer {
   url: string;
@@ -105,7 +106,7 @@ export async function startBuiltinServer(opts: {
   };
   /** Waits up to `ms` for every process of the group to be gone. */
   const groupGone = async (ms: number) => {
-    for (let waited = 0; waited < ms && groupAlive(); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; waited < ms && groupAlive(); waited += 50) await sleep(50);
   };
   // A hard exit of the run (a second Ctrl-C, process.exit anywhere) still takes the server, its
   // Postgres and their files with it: only synchronous work is possible here.

@@ -9,6 +9,7 @@ import type { SecondStats } from '../load/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { TimeseriesPoint } from '../result/result.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';
+import { r1 } from '../util/round.js';
 
 export interface SecondRecord {
   point: TimeseriesPoint;
@@ -84,20 +85,20 @@ export class Timeline {
       acked_per_s: sum((s) => s.acked ?? 0),
       acks_pending: sum((s) => s.acksPending ?? 0),
       delivered_per_s: delivered,
-      sent_per_s_60s: round1(this.sent60.push(sent)),
-      delivered_per_s_60s: round1(this.delivered60.push(delivered)),
+      sent_per_s_60s: r1(this.sent60.push(sent)),
+      delivered_per_s_60s: r1(this.delivered60.push(delivered)),
       delivery_p50_ms: p.p50,
       delivery_p95_ms: p.p95,
       delivery_p99_ms: p.p99,
       errors: sum((s) => s.errors),
       disconnects: sum((s) => s.disconnects),
-      server_cpu_pct: server?.cpuCores != null ? round1((server.cpuCores / this.instance.vcpus) * 100) : null,
-      server_rss_mb: server?.rssMb != null ? round1(server.rssMb) : null,
-      generator_cpu_pct: round1(Math.max(...list.map((s) => s.health.cpuPct))),
-      generator_lag_p99_ms: round1(Math.max(...list.map((s) => s.health.lagP99Ms))),
+      server_cpu_pct: server?.cpuCores != null ? r1((server.cpuCores / this.instance.vcpus) * 100) : null,
+      server_rss_mb: server?.rssMb != null ? r1(server.rssMb) : null,
+      generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
+      generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
     };
     const byKind = deliveredByKind(list);
-    const rec = { point, workers: list, server, deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => round1(m.push(byKind[ki]))) };
+    const rec = { point, workers: list, server, deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => r1(m.push(byKind[ki]))) };
     this.emit(rec);
     // Kept for the step's figures without the second's latency histogram: the step's latency
     // comes from the ledgers the processes hand over at collect, and a kept histogram was the
@@ -121,6 +122,3 @@ export class Timeline {
   }
 }
 
-function round1(v: number): number {
-  return Math.round(v * 10) / 10;
-}

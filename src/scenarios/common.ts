@@ -7,6 +7,7 @@ import { REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
 import type { Profile, Step } from '../profile/schema.js';
 import type { LatencySummaryMs } from '../result/extra.js';
 import type { ReconnectPolicy } from './types.js';
+import { r1 } from '../util/round.js';
 
 export function reconnectPolicy(profile: Profile): ReconnectPolicy | null {
   const r = profile.load.reconnect;
@@ -85,15 +86,8 @@ export function stepErrors(collected: readonly StepCollected[]): Map<string, num
   return out;
 }
 
-/** Seconds of the steady window (at least a millisecond, so rates never divide by zero). */
-export function steadySeconds(w: { steadyStart: number; steadyEnd: number }): number {
-  return Math.max(0.001, (w.steadyEnd - w.steadyStart) / 1000);
-}
-
-/** Sum over generator processes. */
-export function sumOf(collected: readonly StepCollected[], f: (c: StepCollected) => number): number {
-  return collected.reduce((a, c) => a + f(c), 0);
-}
+export { steadySeconds } from '../measure/steady-seconds.js';
+export { sumOf } from '../util/sum.js';
 
 /**
  * Bytes in a sender's socket (ws bufferedAmount right after a send) that mean the server is
@@ -106,5 +100,5 @@ export function senderBacklogBytes(payloadBytes: number): number {
 
 /** "200.4 ms", "5,222 ms": a latency in a sentence, never rounded onto the bound it is compared with. */
 export function msText(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms).toLocaleString('en-US')} ms` : `${Math.round(ms * 10) / 10} ms`;
+  return ms >= 1000 ? `${Math.round(ms).toLocaleString('en-US')} ms` : `${r1(ms)} ms`;
 }

@@ -29,6 +29,7 @@ import type { JoinRateExtra } from '../result/extra.js';
 import type { SecondRecord } from '../run/timeline.js';
 import { countAt, joinReplyHistogram, latencySummary, privateTopic, reconnectPolicy, stepErrors, sumOf, userClaims } from './common.js';
 import { kindStream, type Scenario, type StepPlan } from './types.js';
+import { r1 } from '../util/round.js';
 
 export function joinRateTopic(profile: Profile, step: number): string {
   return privateTopic(profile, `s${step + 1}`);
@@ -131,8 +132,6 @@ export function checkTimeMs(reply: { p10: number; p50: number } | null, failedJo
   if (!reply || failedJoins > 0) return null;
   return reply.p50 <= 1.5 * reply.p10 + 5 ? reply.p50 : null;
 }
-
-const r1 = (v: number) => Math.round(v * 10) / 10;
 
 export const joinRate: Scenario = {
   name: 'join-rate',

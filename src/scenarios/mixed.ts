@@ -23,6 +23,7 @@ import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './commo
 import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
 import { DEFAULT_UPDATE_SHARE } from './presence.js';
 import { KIND_STRIDE, kindOfStream, kindStream, type Scenario, type StepPlan, type TrafficKind } from './types.js';
+import { r1, r6 } from '../util/round.js';
 
 export type MixedComponentName = MixedComponent['name'];
 export const MIXED_COMPONENTS: readonly MixedComponentName[] = ['broadcast', 'presence', 'postgres-changes'];
@@ -127,8 +128,8 @@ export function mixedExtra(ctx: StepContext): Record<string, unknown> {
       // Every receipt from the scheduled send (or insert) time: rooms make "first receipt" one of a few.
       latency_ms: latencySummary(k?.deliveryHistogram ?? null) ?? { p50: null, p95: null, p99: null },
       solo_latency_ms: solo ? null : soloLatency(ctx, name),
-      delivery_rate: f && f.expected > 0 ? Math.round((f.received / f.expected) * 1e6) / 1e6 : null,
-      delivered_per_s: f ? Math.round((f.received / steadyS) * 10) / 10 : null,
+      delivery_rate: f && f.expected > 0 ? r6(f.received / f.expected) : null,
+      delivered_per_s: f ? r1(f.received / steadyS) : null,
       sent: f?.sent ?? 0,
       expected: f?.expected ?? 0,
       received: f?.received ?? 0,

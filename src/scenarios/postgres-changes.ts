@@ -21,6 +21,7 @@ import { changeRows, changesBinding, changesKey, changesPerRound, subscriberClai
 import { latencySummary, reconnectPolicy, steadySeconds } from './common.js';
 import { roomTopic } from './rooms.js';
 import { kindStream, type Scenario, type StepPlan } from './types.js';
+import { r3 } from '../util/round.js';
 
 export function planPostgresChanges(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
@@ -113,7 +114,7 @@ export function postgresChangesExtra(ctx: StepContext): Record<string, unknown> 
     // Sampled once a second from the server's gauge of its last poll (seed §6 "轮询峰值").
     poll_ms_max: gaugeMax(ctx.serverGauges, 'realtime_replication_poller_last_poll_ms', w.steadyStart, w.drainEnd),
     poller_lag_ms_max: gaugeMax(ctx.serverGauges, 'realtime_replication_poller_lag_ms', w.steadyStart, w.drainEnd),
-    changes_per_s: Math.round((inserted / steadyS) * 1000) / 1000,
+    changes_per_s: r3(inserted / steadyS),
     inserts_failed: ctx.insertStats?.failed ?? 0,
     latency_from_insert_ms: latencySummary(k?.deliveryHistogram ?? null),
     latency_from_commit_ms: commit,

@@ -20,6 +20,7 @@ import type { StepContext } from '../run/step-result.js';
 import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './common.js';
 import { roomLayout, roomTopic, rotatingSender, type RoomLayout } from './rooms.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
+import { r3 } from '../util/round.js';
 
 /** Share of members updating per second when a step names none (seed §5's first row: 10 %). */
 export const DEFAULT_UPDATE_SHARE = 0.1;
@@ -38,7 +39,7 @@ export function planPresence(profile: Profile, step: number): StepPlan {
   const topicOf = (conn: number) => roomTopic(profile, Math.floor(conn / members));
   return {
     step,
-    label: s.label ?? `${rooms} × ${members} members, ${round(share * 100)}% updating/s`,
+    label: s.label ?? `${rooms} × ${members} members, ${r3(share * 100)}% updating/s`,
     connections,
     joinRatePerS,
     durationMs,
@@ -61,15 +62,15 @@ export function planPresence(profile: Profile, step: number): StepPlan {
     topology: `presence:${members}`,
     params: {
       connections,
-      send_rate: round(updatesPerS),
+      send_rate: r3(updatesPerS),
       duration_s: durationMs / 1000,
       join_rate: joinRatePerS,
       payload_bytes: payloadBytes,
       topics: rooms,
       members_per_topic: members,
       update_share: share,
-      updates_per_s: round(updatesPerS),
-      deliveries_per_s_target: round(updatesPerS * members),
+      updates_per_s: r3(updatesPerS),
+      deliveries_per_s_target: r3(updatesPerS * members),
     },
   };
 }
@@ -124,8 +125,8 @@ export function presenceExtra(ctx: StepContext): Record<string, unknown> {
     members_per_topic: members,
     topics: rooms,
     update_share_per_s: share,
-    presence_updates_per_s: f ? round(f.sent / steadyS) : null,
-    presence_deliveries_per_s: f ? round(f.received / steadyS) : null,
+    presence_updates_per_s: f ? r3(f.sent / steadyS) : null,
+    presence_deliveries_per_s: f ? r3(f.received / steadyS) : null,
     presence_latency_ms: latencySummary(k?.deliveryHistogram ?? null),
     // The largest snapshot received: a member joining its topic when (nearly) full.
     snapshot_bytes_per_member: snaps.count > 0 && snaps.maxBytes > 2 ? snaps.maxBytes : null,
@@ -135,14 +136,10 @@ export function presenceExtra(ctx: StepContext): Record<string, unknown> {
     presence_errors: presenceErrors,
     presence_track_replies: ctx.collected.reduce((a, c) => a + c.presenceReplies.ok, 0),
     presence_quota_per_s: quota,
-    presence_quota_needed_per_s: round(q.needed_per_s),
-    topic_updates_per_s: round(q.topic_updates_per_s),
-    allowed_topic_updates_per_s: q.allowed_topic_updates_per_s === null ? null : round(q.allowed_topic_updates_per_s),
+    presence_quota_needed_per_s: r3(q.needed_per_s),
+    topic_updates_per_s: r3(q.topic_updates_per_s),
+    allowed_topic_updates_per_s: q.allowed_topic_updates_per_s === null ? null : r3(q.allowed_topic_updates_per_s),
   };
-}
-
-function round(v: number): number {
-  return Math.round(v * 1000) / 1000;
 }
 
 export const presence: Scenario = {

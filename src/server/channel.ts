@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { EV, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
 import { joinRefusal, shutdownMessage, type TokenResult } from './auth.js';
 import type { Connection, Inbound } from './connection.js';
-import { sleep } from './context.js';
+import { sleep } from '../util/sleep.js';
 import { errorCode, type AuthContext } from './db-types.js';
 import { bindingId, parseJoinPayload, type JoinConfig } from './join-config.js';
 import { pubsubKey } from './tenant.js';
@@ -88,7 +88,9 @@ export class Channel {
     const subtopic = f.topic.slice(REALTIME_TOPIC_PREFIX.length);
     const fail = async (reason: string, disconnect = false) => {
       ctx.stats.joinsError++;
-      await sleep(ctx.timings.channelErrorBackoffMs);
+      // No backoff (0 ms) answers at once, without waiting for a timer.
+      const backoffMs = ctx.timings.channelErrorBackoffMs;
+      await (backoffMs > 0 ? sleep(backoffMs) : undefined);
       conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'error', { reason }));
       if (disconnect) conn.disconnect();
     };

@@ -45,6 +45,3 @@ export interface ServerContext {
   log(line: string): void;
 }
 
-export function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
-}

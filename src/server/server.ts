@@ -14,7 +14,8 @@ import { WebSocketServer } from 'ws';
 import { CLOSE, GATEWAY_SOCKET_PATH, MAX_FRAME_BYTES, REASON, SOCKET_PATH, VSN_1, VSN_2 } from '../protocol/constants.js';
 import { connectRefusal } from './auth.js';
 import { Connection } from './connection.js';
-import { sleep, Stats, type DbState, type ServerContext } from './context.js';
+import { sleep } from '../util/sleep.js';
+import { Stats, type DbState, type ServerContext } from './context.js';
 import { databaseOptions, loadDatabase, type ServerDb } from './db-types.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_TIMINGS, resolveTenants, type ServerOptions, type ServerTimings } from './options.js';
@@ -171,7 +172,9 @@ export class RealtimeServer implements ServerContext {
     if (vsn !== VSN_1 && vsn !== VSN_2) return writeHttp(socket, 403, '');
     const refuse = async (status: number, error: string) => {
       this.stats.connectionsRefused++;
-      await sleep(this.timings.connectErrorBackoffMs);
+      // No backoff (0 ms) answers at once, without waiting for a timer.
+      const backoffMs = this.timings.connectErrorBackoffMs;
+      await (backoffMs > 0 ? sleep(backoffMs) : undefined);
       writeHttp(socket, status, JSON.stringify({ error }));
     };
     const tenant = this.tenants.forHost(req.headers.host);

@@ -5,6 +5,7 @@
 import type { SendRecord } from '../../measure/aggregate.js';
 import { OFFERED_GRACE_MS } from '../../load/schedule.js';
 import type { StepPlan, TrafficKind } from '../../scenarios/types.js';
+import { r3 } from '../../util/round.js';
 
 /**
  * Sends the step scheduled, per traffic kind: every message of the plan's schedules (each is
@@ -37,7 +38,7 @@ export function offeredInWindow(sends: readonly SendRecord[], counts: (stream: n
  */
 export function offeredByPart(parts: Record<string, number | null>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [part, r] of Object.entries(parts)) if (r !== null) out[part] = Math.round(r * 1000) / 1000;
+  for (const [part, r] of Object.entries(parts)) if (r !== null) out[part] = r3(r);
   return out;
 }
 

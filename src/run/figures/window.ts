@@ -8,8 +8,5 @@ export interface StepWindow {
   drainEnd: number;
 }
 
-/** Length of the steady window in seconds (never 0, so rates stay finite). */
-export function steadySeconds(w: StepWindow): number {
-  return Math.max(0.001, (w.steadyEnd - w.steadyStart) / 1000);
-}
+export { steadySeconds } from '../../measure/steady-seconds.js';
 

@@ -36,7 +36,8 @@ import { presenceDriver } from './drivers/presence.js';
 import { checkRate } from './drivers/rate.js';
 import type { QuotaCheckOptions, RateDriver } from './drivers/types.js';
 import { checkUsers } from './drivers/users.js';
-import { Pool, QuotaAbort, sleep } from './pool.js';
+import { Pool, QuotaAbort } from './pool.js';
+import { sleep } from '../../util/sleep.js';
 import { declaredQuotas, num, QUOTA_NAMES, reportOutcome, type QuotaName, type QuotaRow, type QuotasReport } from './vocabulary.js';
 
 export interface CheckQuotasOptions extends QuotaCheckOptions {

@@ -18,6 +18,7 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sleep } from '../../util/sleep.js';
 
 export const RUN_PREFIX = 'rtcap-run-';
 export const PG_ROOT_PREFIX = 'rtcap-pg-';
@@ -206,7 +207,7 @@ async function stopPostmaster(root: string): Promise<void> {
   } catch {
     return;
   }
-  for (let i = 0; i < 50 && pidAlive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 50 && pidAlive(pid); i++) await sleep(20);
 }
 
 /** Removes a leftover, stopping any Postgres still running from its data first. */

@@ -23,6 +23,7 @@ import pg from 'pg';
 import { applyRls, type ChangeEvent, type RlsCatalog, type TableFacts, type VisibilityCheck } from './apply-rls.js';
 import { PgOutputDecoder, commitTimeMs, type DecodedChange } from './pgoutput.js';
 import type { SubscriptionRegistry } from './subscriptions.js';
+import { r2 } from '../../util/round.js';
 
 export interface PollerOptions {
   connectionString: string;
@@ -148,7 +149,7 @@ export class Poller {
       text: `select data from pg_logical_slot_get_binary_changes($1, null, $2::int, 'proto_version', '1', 'publication_names', $3)`,
       values: [this.slotName, this.opts.pollMaxChanges, this.opts.publication],
     });
-    this.stats.lastPollMs = Math.round((performance.now() - t0) * 100) / 100;
+    this.stats.lastPollMs = r2(performance.now() - t0);
     this.stats.polls++;
     if (r.rows.length === 0) {
       this.stats.lagMs = 0;

@@ -7,7 +7,8 @@ import { EV } from '../../../protocol/constants.js';
 import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
-import { Pool, QuotaAbort, refusalOf, sleep } from '../pool.js';
+import { Pool, QuotaAbort, refusalOf } from '../pool.js';
+import { sleep } from '../../../util/sleep.js';
 import { num, pct, type QuotaRow } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 
