@@ -15,6 +15,7 @@ import { inputJsonSchema } from '../profile/json-schema.js';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
 import { profileSchema } from '../profile/schema.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
+import { entrySweep } from './campaign-search.js';
 import { planCampaign } from './campaign-state.js';
 import { sweepConfig, SweepError } from './sweep.js';
 
@@ -72,11 +73,21 @@ export function thresholdProblems(loaded: LoadedProfile, source: string): string
   });
 }
 
-/** A profile as run loads it; with `sweep`, as sweep does. */
-async function checkProfile(path: string, sets: readonly string[], sweep: boolean, out: FileCheck): Promise<void> {
+/**
+ * A profile as run loads it; with `sweep`, as sweep does. `prepare` changes the loaded profile
+ * first, as a campaign does with an entry's `search:` over the profile's `sweep:` section.
+ */
+async function checkProfile(
+  path: string,
+  sets: readonly string[],
+  sweep: boolean,
+  out: FileCheck,
+  prepare?: (profile: LoadedProfile['profile']) => void,
+): Promise<void> {
   let loaded: LoadedProfile;
   try {
     loaded = await loadProfile(path, { sets, allowUnsetEnv: true });
+    prepare?.(loaded.profile);
   } catch (e) {
     if (!(e instanceof ProfileError)) throw e;
     out.problems.push(...e.message.split('\n').filter((l) => l.trim()));
@@ -111,7 +122,12 @@ export async function checkFile(path: string, opts: { kind?: FileKind; sets?: re
     for (const [i, e] of state.entries.entries()) {
       // Each entry's problems say which entry: one profile may be loaded by several.
       const entry: FileCheck = { kind: 'profile', problems: [], unset: out.unset };
-      await checkProfile(e.profile, [...campaign.set, ...campaign.entries[i].set, ...(opts.sets ?? [])], e.sweep, entry);
+      const spec = campaign.entries[i];
+      const sets = [...campaign.set, ...spec.set, ...(opts.sets ?? [])];
+      const search = spec.search
+        ? (p: LoadedProfile['profile']) => void (p.sweep = entrySweep(p.sweep, spec, i, path))
+        : undefined;
+      await checkProfile(e.profile, sets, e.sweep, entry, search);
       out.problems.push(...entry.problems.map((p) => `${path}: entries.${i}: ${p}`));
     }
   } catch (e) {

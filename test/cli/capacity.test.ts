@@ -43,11 +43,11 @@ describe('rtcap capacity', () => {
     expect(f.values.cdc_subscribers).toBe(17_000);
     expect(f.rows[0].evidence!.chart).toBe('../runs/seed-002-s1.1-connections/report.html#charts');
     const md = readFileSync(join(out, 'capacity.md'), 'utf8');
-    expect(md).toContain('| 3 | Public broadcast — deliveries/s | ≤ 26,700/s | CPU |');
+    expect(md).toContain('| 3 | Public broadcast — deliveries/s | ≤ 26,700/s | server CPU safe line (70%) |');
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html.match(/<tr data-row=/g)).toHaveLength(12);
     expect(html).toContain('href="../runs/seed-002-s1.2-deliveries/report.html#charts"');
-    expect(err).toMatch(/^ 3 {2}Public broadcast — deliveries\/s +≤ 26,700\/s \(CPU\)$/m);
+    expect(err).toMatch(/^ 3 {2}Public broadcast — deliveries\/s +≤ 26,700\/s \(server CPU safe line \(70%\)\)$/m);
   });
 
   describe('--fail-on thresholds on the rows', () => {
