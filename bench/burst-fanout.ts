@@ -1,5 +1,5 @@
 /**
- * A burst of one broadcast (issue 12 goal 4): `--members` connections (default 15,000) joined
+ * A burst of one broadcast: `--members` connections (default 15,000) joined
  * to one topic of the relay server (bench/support/blaster.ts, which frames each broadcast
  * once), one broadcast a second for `--duration` s, received by rtcap with the members in one
  * generator process and then spread over two (`--workers 1` vs `--workers 2`, the two

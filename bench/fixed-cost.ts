@@ -1,5 +1,5 @@
 /**
- * The fixed cost of a run (issue 12 goal 2): CPU seconds (user + sys) of rtcap's whole process
+ * The fixed cost of a run: CPU seconds (user + sys) of rtcap's whole process
  * tree — coordinator and generator processes, not the server — for a no-traffic run that only
  * opens and joins N connections and holds them for one step, beside a bare `ws` client
  * (bench/support/bare-idle.mjs) that opens and joins the same N connections and holds them as

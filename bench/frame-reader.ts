@@ -1,5 +1,5 @@
 /**
- * What reading one server frame costs (issue 12 goal 1): ws's own receive path — its Receiver
+ * What reading one server frame costs: ws's own receive path — its Receiver
  * (a Writable stream) fed each socket chunk, a 'message' event re-emitted by the WebSocket —
  * beside rtcap's FrameReader (src/client/frame-reader.ts) fed the same chunks. Chunks hold one
  * frame (a receiver keeping up: each read returns one frame) or 16 (a backlog: each read returns

@@ -1,5 +1,5 @@
 /**
- * The generator's ceiling (issue 2): deliveries/s one rtcap generator process consumes at
+ * The generator's ceiling: deliveries/s one rtcap generator process consumes at
  * 100 % delivery with 1,000 connections on one topic, beside a bare `ws` receiver that only
  * counts messages and reads `t`, in the same run against the same server. The server (a
  * fan-out "blaster" that frames once, bench/support/blaster.ts) runs on CPU 1 and the

@@ -1,5 +1,5 @@
 /**
- * CPU seconds one whole generator run costs (issue 12 goal 1), beside a bare `ws` receiver
+ * CPU seconds one whole generator run costs, beside a bare `ws` receiver
  * doing the same work in the same session: 1,000 connections on one topic of a relay server
  * (bench/support/blaster.ts on CPU 1), one sender at `--rate` messages/s for `--duration` s,
  * receivers on CPU 0. CPU is user + system of the whole process tree as `/usr/bin/time`

@@ -1,5 +1,5 @@
 /**
- * The generator's memory per joined idle connection (issue 2): one generator process holds N
+ * The generator's memory per joined idle connection: one generator process holds N
  * joined connections with no traffic; its RSS at N minus its RSS at 1, over N − 1. The server
  * is the fan-out blaster on CPU 1 (bench/support/blaster.ts).
  * Run: npx tsx bench/generator-memory.ts [--connections 5000,15000]

@@ -1,6 +1,5 @@
 /**
- * A PNG of a run's report.html, for people to look at (issue 5: "a screenshot is produced by
- * a script"). Renders the page in headless Chromium (Debian's `chromium`), full page.
+ * A PNG of a run's report.html, for people to look at. Renders the page in headless Chromium (Debian's `chromium`), full page.
  *
  *   npx tsx bench/screenshot-report.ts reports/<run-id>            # → reports/<run-id>/report.png
  *   npx tsx bench/screenshot-report.ts reports/<run-id> --out x.png --width 1400

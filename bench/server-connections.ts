@@ -1,6 +1,6 @@
 /**
  * Joined connections the built-in server holds with `--workers N`, and its RSS per joined
- * idle connection (issue 3: 30,000 joined connections with --workers 2; one process can
+ * idle connection (30,000 joined connections with --workers 2; one process can
  * hold at most ~20,000 sockets, its open-file limit). One broadcast then checks that every
  * member on every worker receives it.
  *

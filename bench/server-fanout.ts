@@ -1,5 +1,5 @@
 /**
- * Fan-out capacity of the built-in server (issue 2 §5): deliveries/s one server process
+ * Fan-out capacity of the built-in server: deliveries/s one server process
  * writes to 1,000 sockets joined to one topic, on one core, for small v2 broadcasts.
  *
  * The server runs pinned to CPU 1 (bench/server-fanout-target.ts); this process, pinned to

@@ -1,5 +1,5 @@
 /**
- * Long runs stay flat (issue 12 goal 5): one rtcap run of a single long step at a steady
+ * Long runs stay flat: one rtcap run of a single long step at a steady
  * delivery rate (default 10 minutes, 1,000 connections on one topic, 10,000 deliveries/s, 2
  * generator processes) against the fan-out blaster (bench/support/blaster.ts, CPU 1). Every
  * rtcap process (coordinator and generator processes) carries bench/support/mem-probe.mjs,

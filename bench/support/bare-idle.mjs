@@ -1,7 +1,7 @@
 /**
  * The bare idle client: plain `ws` clients that open and join N connections (batches of 50,
  * as bench/support/bare-receiver.ts), hold them for DURATION_S with no traffic, close them and
- * exit. The yardstick for rtcap's fixed cost of a run (bench/fixed-cost.ts, issue 12 goal 2):
+ * exit. The yardstick for rtcap's fixed cost of a run (bench/fixed-cost.ts):
  * what opening and joining the same connections costs with nothing else around it.
  * Plain JavaScript on purpose: rtcap runs compiled from dist/, so the yardstick must not pay a
  * TypeScript loader's start-up either.

@@ -1,7 +1,7 @@
 /**
  * The bare receiver: plain `ws` clients that only count messages and read `t` (the cheapest
  * thing any load tool must do), plus one sender on the open-model schedule. It is the
- * yardstick for rtcap's own receive path (issue 2: at least 70 % of it).
+ * yardstick for rtcap's own receive path.
  * Run: npx tsx bench/support/bare-receiver.ts URL CONNECTIONS RATE DURATION_S
  */
 import WebSocket from 'ws';

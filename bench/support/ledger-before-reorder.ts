@@ -1,5 +1,5 @@
 /**
- * The receive ledger's record() as it was before issue 8 item 1 (commit 19c8ef8): only the
+ * The receive ledger's record() as it was before exact duplicate and reorder classification (commit 19c8ef8): only the
  * last seq per stream per connection, so any seq not above it was a "duplicate" (reorderings
  * included). Kept in the bench only, so bench/hotpath.ts can show the cost of exact
  * duplicate/reorder classification beside it. Not used by rtcap.

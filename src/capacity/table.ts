@@ -1,5 +1,5 @@
 /**
- * The whole capacity table from several runs (issue 9): the 12 rows of seed 002 §7 with the
+ * The whole capacity table from several runs: the 12 rows of seed 002 §7 with the
  * presence quota rule and the private-broadcast joint bound, and the 4 rows of §8. Pure: runs
  * in, capacity.json out. docs/CAPACITY.md states every rule used here.
  */

@@ -13,7 +13,7 @@ type Command = (y: Argv) => Argv;
 /**
  * Each command's module, loaded only when that command runs: together they load every
  * dependency rtcap has (charts, Kubernetes models, the server, Postgres), which cost a
- * `rtcap run` over a CPU second of start-up it never used (issue 12). Help and unknown
+ * `rtcap run` over a CPU second of start-up it never used. Help and unknown
  * commands load them all, so `rtcap --help` and the suggestions still list every command.
  */
 const COMMANDS: Record<string, () => Promise<Command[]>> = {
@@ -49,7 +49,7 @@ export async function commandsFor(argv: string[]): Promise<Command[]> {
  * Whether the command line asks for help. yargs renders and caches the help text before it
  * runs any command, in case the command shows it; rtcap's commands never do (a usage error
  * prints one line, see .fail below), so the text is only read after --help. Wrapping it to
- * the terminal is most of that rendering (≈ 40 ms of every run's CPU, issue 12 goal 2): it is
+ * the terminal is most of that rendering (≈ 40 ms of every run's CPU): it is
  * wrapped only when help was asked for. Unwrapped, the text is the same, on longer lines.
  */
 export function helpAsked(argv: readonly string[]): boolean {

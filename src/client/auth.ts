@@ -7,7 +7,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CryptoKey } from 'jose';
 
-/** jose, loaded when a token is first minted: its module tree costs every process start-up (issue 12), and most runs mint none. */
+/** jose, loaded when a token is first minted: its module tree costs every process start-up, and most runs mint none. */
 const loadJose = () => import('jose');
 
 export interface TokenSpec {

@@ -1,5 +1,5 @@
 /**
- * Failure classification, kept verbatim (issue 2 §3): what the server said stays readable,
+ * Failure classification, kept verbatim: what the server said stays readable,
  * and who is to blame is explicit. Generator-side limits (EMFILE, EADDRNOTAVAIL) are never
  * server failures.
  */

@@ -1,5 +1,5 @@
 /**
- * A cheaper reader of the frames a server sends (issue 12 goal 1). `ws` hands every socket
+ * A cheaper reader of the frames a server sends. `ws` hands every socket
  * chunk to its Receiver, a Writable stream: per chunk a stream write, a deferred callback
  * (process.nextTick) and per frame two emitted events before a 'message' listener runs. At
  * tens of thousands of deliveries a second that machinery costs more than everything rtcap

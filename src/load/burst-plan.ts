@@ -1,5 +1,5 @@
 /**
- * Bursts of one broadcast (issue 12 goal 4). A broadcast to a topic arrives at every member at
+ * Bursts of one broadcast. A broadcast to a topic arrives at every member at
  * once: a generator process holding M members of the topic reads M frames in one event-loop
  * turn, and M ≈ 15,000 blocked a process for hundreds of ms (docs/PERFORMANCE.md), far past the
  * 50 ms lag limit of a healthy generator, so its latency figures became rtcap's own queueing.

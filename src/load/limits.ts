@@ -1,5 +1,5 @@
 /**
- * The generator's own limits on this host (issue 2 §4): each process has an open-file limit
+ * The generator's own limits on this host: each process has an open-file limit
  * that cannot be raised here, and one source address reaches one server port through at most
  * the ephemeral port range. rtcap prints them at start and plans workers and source
  * addresses around them.
@@ -37,7 +37,7 @@ const PORT_RESERVE = 1000;
 /**
  * Share of the ephemeral range one loopback source address carries. The kernel finds a free
  * port for each connect by scanning the range (starting with one parity half), and that scan
- * grows with how full the range is: measured here (issue 12 goal 3), 20,000 connections from
+ * grows with how full the range is: measured here, 20,000 connections from
  * one address stalled a generator process for 13 s in connect() between 11,000 and 18,000
  * open, and the same 20,000 over 4 addresses (5,000 each) did not. Loopback addresses cost
  * nothing to add, so each carries at most a quarter of the range.

@@ -28,7 +28,7 @@ export function jwtExpiryMs(token: string): number | null {
  * Channels by the time their token is due for renewal. The worker asks every 250 ms; with no
  * channel due (nearly always: renewals come once per half lifetime) the answer is one
  * comparison, not a walk over every channel — that walk allocated ~3 MB/s of garbage in a
- * process holding 12,500 idle channels (issue 12 goal 3).
+ * process holding 12,500 idle channels.
  */
 export class TokenRefreshSchedule<C> {
   private readonly dueMs = new Map<C, number>();

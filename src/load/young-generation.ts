@@ -1,6 +1,6 @@
 /**
  * The V8 young generation of the generator processes when a run only holds connections
- * (issue 12 goal 3). Node's default lets each semi-space grow to 16 MB; a process ramping
+ *. Node's default lets each semi-space grow to 16 MB; a process ramping
  * thousands of connections grows it to the maximum and keeps it: ~32 MB of RSS that, in a
  * process of 12,500 idle connections, is ~2.6 KB per connection of nothing but nursery. A
  * small young generation means more frequent scavenges, which cost the receive path CPU, so it

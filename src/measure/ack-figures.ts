@@ -1,6 +1,6 @@
 /**
  * Acked sends (load.ack): what the server acknowledged, refused, left unanswered. A send
- * counts as taken by the server only once acknowledged (issue 8 item 2); the write-only
+ * counts as taken by the server only once acknowledged; the write-only
  * throughput is the acks' rate, counted by ack time.
  */
 import { r1 } from '../util/round.js';

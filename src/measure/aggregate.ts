@@ -145,7 +145,7 @@ function mergeReceipts(receipts: readonly ReceiptRecord[][]): Merged {
  * generator behind schedule shows rather than hides (no coordinated omission). `actual`: when
  * the send was made — for Postgres Changes the row's commit, because the server cannot see a
  * row before it committed and the wait before it (rtcap's insert lanes and pool) is rtcap's
- * backlog, counted as an offered shortfall instead (issue 8 item 4).
+ * backlog, counted as an offered shortfall instead.
  */
 export type LatencyOrigin = 'scheduled' | 'actual';
 

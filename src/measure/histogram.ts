@@ -16,7 +16,7 @@ export type Histogram = hdr.Histogram;
  * compressed codec — not its index: the index also loads the WebAssembly histogram (a base64
  * blob and pako), the log reader and writer (whose first Intl.NumberFormat alone is ≈ 40 ms)
  * and every other variant, ≈ 60 ms of start-up in every generator process and the
- * coordinator (issue 12 goal 2). These are the functions the index's build(),
+ * coordinator. These are the functions the index's build(),
  * encodeIntoCompressedBase64() and decodeFromCompressedBase64() call for a 32-bit,
  * non-WebAssembly histogram; test/measure/histogram.test.ts checks them against the index.
  */

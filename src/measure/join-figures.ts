@@ -1,5 +1,5 @@
 /**
- * Joins measured, not configured (issue 8 item 3). A step's join rate is what the server
+ * Joins measured, not configured. A step's join rate is what the server
  * answered: the ramp's joins (first attempts) counted by the time their ok reply arrived.
  * Reconnects are counted apart.
  */

@@ -70,7 +70,7 @@ class Grow {
 }
 
 /**
- * Whose receipts a segment's latency may use (issue 10): only those whose sender ran on this
+ * Whose receipts a segment's latency may use: only those whose sender ran on this
  * machine, since other machines' clocks differ. `senderOf(local)`: the segment sending a local
  * stream, or SENDER_BY_SEQ when seq mod segments says (load/segment).
  */

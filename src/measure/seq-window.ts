@@ -1,6 +1,6 @@
 /**
  * Which receipts of one stream on one connection are new, reordered or duplicates — exactly,
- * whatever the order the server delivered them in (issue 8 item 1).
+ * whatever the order the server delivered them in.
  *
  * A duplicate is the same connection receiving the same (stream, seq) twice, nothing else. A
  * receipt of a seq below the highest one seen, not seen before, is a delivery that arrived out

@@ -1,5 +1,5 @@
 /**
- * Configuration advice, the table of seed 002 §8, computed from measurements (issue 5 §4).
+ * Configuration advice, the table of seed 002 §8, computed from measurements.
  * Each row names the setting, the value, the reason (with the measured figures) and the
  * steps it rests on. Rows appear only when the run measured what they need.
  */

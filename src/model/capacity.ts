@@ -1,5 +1,5 @@
 /**
- * The recommended-capacity table of seed 002 §7, computed from a run (issue 5 §3).
+ * The recommended-capacity table of seed 002 §7, computed from a run.
  *
  * For each §7 dimension the run measured (its driver took at least two values on steps
  * that count as server evidence), the recommended value is the smaller of

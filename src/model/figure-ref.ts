@@ -1,5 +1,5 @@
 /**
- * Which figure a threshold or a compare gate names, and where it is read (issue 9 §6):
+ * Which figure a threshold or a compare gate names, and where it is read:
  *
  *   p95_ms                          every step of the run
  *   p95_ms{step:3}                  step 3 (the step number as printed, from 1)

@@ -234,7 +234,7 @@ function noFitText(spec: FitSpec, points: FitPoint[]): string {
 
 /**
  * Below this R² the points show no linear relation worth a formula: such a fit is printed as
- * "no linear relation", draws no line and gives no safe-line crossing (issue 11 item 5).
+ * "no linear relation", draws no line and gives no safe-line crossing.
  */
 export const MIN_LINEAR_R2 = 0.5;
 

@@ -1,5 +1,5 @@
 /**
- * Regression gates of `rtcap compare A B --fail-on ...` (issue 9 §6): how much worse B may be
+ * Regression gates of `rtcap compare A B --fail-on ...`: how much worse B may be
  * than A on one figure, step by step (steps matched by number, as the comparison does).
  *
  *   p95_ms +10%          fails where B's p95 is more than 10 % above A's

@@ -1,5 +1,5 @@
 /**
- * The knee along one driver (issue 5 §1): steps ordered by the load they asked for, the
+ * The knee along one driver: steps ordered by the load they asked for, the
  * last stable step before the first broken one, and the bracket a sweep bisects. Seed 002
  * shows the failure order "latency first, then delivery" (§1.2, §7), so the first degraded
  * step is reported too; `safe` is the last stable step before anything went wrong, the

@@ -1,5 +1,5 @@
 /**
- * Pass/fail thresholds in k6's spirit (issue 5 §6, issue 9 §6): `p95_ms < 200`,
+ * Pass/fail thresholds in k6's spirit: `p95_ms < 200`,
  * `delivery_rate >= 0.999`, `errors == 0`, narrowed by selectors (`p95_ms{step:3} < 200`,
  * `p95_ms{scenario:presence} < 300`) or on a capacity row (`capacity.public_connections >=
  * 18000`); model/figure-ref.ts reads the figure part. A step threshold names a figure from

@@ -9,7 +9,7 @@
  *    rejections, disconnects, server/network/protocol-class errors.
  * 3. degraded — everything delivered but p95 (or p99 when the SLO sets it) over the SLO.
  * 4. inconclusive — nothing failed but nothing was measured either (no delivery latency, no
- *    acknowledged send, no join): the step says nothing about the server (issue 8 item 9).
+ *    acknowledged send, no join): the step says nothing about the server.
  * 5. stable.
  *
  * The reasons list the winning class first; checks of lower classes that also failed follow
@@ -107,7 +107,7 @@ export interface VerdictDecision {
 /**
  * OS errors raised on the generator's side of the socket: out of file descriptors, out of
  * ephemeral ports or source addresses, out of socket buffers. They are limits of this
- * machine (issue 2 §4), never server failures.
+ * machine, never server failures.
  */
 export const GENERATOR_ERRNO = /\b(EMFILE|ENFILE|EADDRNOTAVAIL|EADDRINUSE|ENOBUFS)\b/;
 
@@ -182,7 +182,7 @@ export function decideVerdict(
   } else if (input.messages_lost > 0 && slo.delivery_rate >= 1) {
     broken.push(`${fmtInt(input.messages_lost)} messages lost`);
   }
-  // A send counts as taken only once acknowledged (issue 8 item 2).
+  // A send counts as taken only once acknowledged.
   const unacked = input.acks?.unacked ?? 0;
   if (unacked > 0) broken.push(`${fmtInt(unacked)} send${unacked === 1 ? '' : 's'} never acknowledged`);
   const refused = input.acks?.errors ?? 0;

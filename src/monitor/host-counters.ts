@@ -2,7 +2,7 @@
  * The generator host's cumulative counters as Linux publishes them, parsed from the text of
  * /proc/stat, /proc/meminfo and /proc/net/dev. Reading three files a second costs next to
  * nothing; systeminformation's calls for the same figures spawned about twenty `cat`/`sh`
- * processes a second on this machine (≈ 65 ms of CPU a second, issue 12: fixed cost of a run).
+ * processes a second on this machine (≈ 65 ms of CPU a second, part of the fixed cost of a run).
  */
 import { readFile } from 'node:fs/promises';
 

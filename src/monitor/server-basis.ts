@@ -1,5 +1,5 @@
 /**
- * What a local server can actually use (issue 8 item 7): its CPU affinity
+ * What a local server can actually use: its CPU affinity
  * (/proc/<pid>/status Cpus_allowed_list, as set by `taskset` / --server-cpus), its cgroup CPU
  * quota (v2 cpu.max, v1 cpu.cfs_quota_us ÷ cpu.cfs_period_us) and memory limit (v2 memory.max,
  * v1 memory.limit_in_bytes), else the declared memory. Server CPU % and memory % divide by this

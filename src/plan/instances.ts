@@ -1,5 +1,5 @@
 /**
- * How many instances of the measured size a workload needs (issue 9 §4): for each dimension,
+ * How many instances of the measured size a workload needs: for each dimension,
  * demand ÷ capacity per instance, rounded up; the dimension needing the most binds. A demand
  * that cannot be split (one topic's members, one message's size, one tenant's CDC) must fit in
  * one instance, or no count of instances carries it — said so. Pure arithmetic.

@@ -1,5 +1,5 @@
 /**
- * Scaling up or out (issue 9 §4): with capacity tables measured on several instance sizes, each
+ * Scaling up or out: with capacity tables measured on several instance sizes, each
  * dimension's capacity is fitted against vCPUs (least squares, model/fit), and the workload is
  * planned on every measured size; the size needing the fewest vCPUs in total is the cheaper
  * way, taking cost as proportional to vCPUs (docs/CAPACITY.md).

@@ -1,5 +1,5 @@
 /**
- * A workload (issue 9 §4): an application's expected peak, in the units of the capacity
+ * A workload: an application's expected peak, in the units of the capacity
  * table's rows, so `rtcap plan` can divide one by the other. Validated like a profile.
  */
 import { z } from 'zod';

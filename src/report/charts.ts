@@ -1,6 +1,6 @@
 /**
  * The report's charts as SVG strings, rendered in Node by echarts' server-side renderer
- * (issue 5 §7: no browser, no network). Each builder returns a Chart whose `svg` is null
+ *. Each builder returns a Chart whose `svg` is null
  * when there is nothing to plot, with the reason, so the page never shows an empty frame
  * that looks like a measurement of zero.
  *
@@ -49,7 +49,7 @@ let echartsLoaded: Echarts | null = null;
 
 /**
  * echarts, loaded on the first chart and not before: most of a run's life needs no chart, and
- * its fixed cost (issue 12) is mostly module loading. `require` takes a single-file CommonJS
+ * its fixed cost is mostly module loading. `require` takes a single-file CommonJS
  * build; `import` would take its ES module tree (hundreds of files, ≈ 1 CPU s). The "common"
  * build (line, bar, scatter, pie; grid, legend, markLine, both renderers) has every chart and
  * component the report draws, at 2.5 of the full build's 3.8 MB: ≈ 70 instead of ≈ 150 ms to

@@ -1,5 +1,5 @@
 /**
- * `rtcap compare A B` (issue 5 §7): two runs side by side per step, with the difference
+ * `rtcap compare A B`: two runs side by side per step, with the difference
  * and whether it is better or worse — the baseline-versus-candidate view of seed 003.
  * Steps are matched by index; where the load they asked for differs, or the runs differ in
  * scenario, instance, SLO or target, the comparison says so before any number, since a

@@ -1,5 +1,5 @@
 /**
- * report.html (issue 5 §7): one self-contained page — inline CSS, inline SVG charts
+ * report.html: one self-contained page — inline CSS, inline SVG charts
  * rendered in Node, no script, no font or image fetched — so it opens from a CI artefact
  * or an e-mail the same as from disk. The tables are summary.md's, from the same builder.
  *

@@ -1,5 +1,5 @@
 /**
- * The summary printed on stdout at the end of a run (issue 2 §8, issue 11 item 5): one line
+ * The summary printed on stdout at the end of a run: one line
  * per step in fixed columns, which latency they show, fits, capacity, a text chart of latency
  * against load and the notes; the CLI ends it with the headline sentence (report/headline).
  * Plain text, no colour codes, so it reads the same in a CI log or redirected to a file.

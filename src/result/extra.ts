@@ -1,5 +1,5 @@
 /**
- * What each scenario puts in `StepResult.extra` (issue 4). The summary and HTML renderers
+ * What each scenario puts in `StepResult.extra`. The summary and HTML renderers
  * read these fields to print the seed-002 table of the scenario's section; the model reads
  * a few of them for fits and capacity rows (presence deliveries, join ceiling, CDC
  * subscriptions). Every field is optional on read: a renderer shows "—" for a field the

@@ -172,7 +172,7 @@ export interface StepResult {
     source: string | null;
     /**
      * What cpu_pct and mem_pct are of: for a local server what it can use (CPU affinity, cgroup
-     * quota and memory limit), else the declared instance (issue 8 item 7). Absent in older results.
+     * quota and memory limit), else the declared instance. Absent in older results.
      */
     basis?: { vcpus: number; memory_mb: number; source: 'affinity' | 'cgroup' | 'declared'; memory_source: 'cgroup' | 'declared' };
     /**
@@ -197,7 +197,7 @@ export interface StepResult {
     /**
      * The offered ratio of each part of the load: a traffic kind's sends (broadcast, presence,
      * changes: rows committed) and `joins`. offered_ratio is the lowest; a step is
-     * generator-bound when any part fell behind (issue 8 item 5). Absent in older results.
+     * generator-bound when any part fell behind. Absent in older results.
      */
     offered_by_part?: Record<string, number>;
     late_joins: number;

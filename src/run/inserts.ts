@@ -94,7 +94,7 @@ export function startInserts(opts: {
               // An insert is made when it committed (the query returned), not when it was
               // queued: rows waiting for a pool connection or for the row before them are
               // rtcap's backlog, so they count against the offered ratio (generator-bound),
-              // never as the server's latency or loss (issue 8 item 4).
+              // never as the server's latency or loss.
               const committedMs = nowMs();
               stats.sent++;
               if (committedMs - due > opts.lateThresholdMs) stats.late++;

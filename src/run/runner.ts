@@ -67,7 +67,7 @@ export interface RunOptions {
    * another may follow, so a long run's report can be read as it goes. Not before the first
    * step (nothing to show) nor after the last: the caller renders the final artefacts once,
    * with the thresholds (cli/shared finishRun), and rendering them twice was a large part of
-   * a short run's CPU (issue 12).
+   * a short run's CPU.
    */
   renderArtifacts?: (r: RunResult, dir: string) => void;
   /** Called after each step with the result so far. */

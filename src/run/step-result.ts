@@ -113,7 +113,7 @@ export function buildStepResult(args: StepInputs): StepResult {
   const joins = joinFigures(collected);
   const joinsPerSecond = joinsPerS(joins);
   // Every part of the load is offered load: a generator behind any kind's schedule, or the
-  // join schedule, is generator-bound, not only behind the primary kind's (issue 8 item 5).
+  // join schedule, is generator-bound, not only behind the primary kind's.
   const parts: Record<string, number | null> = {};
   for (const kind of Object.keys(kinds) as TrafficKind[]) {
     const own = offeredInWindow(allSends, (stream) => kindOfStream(stream) === kind, w.steadyEnd);

@@ -102,7 +102,7 @@ export class Timeline {
     this.emit(rec);
     // Kept for the step's figures without the second's latency histogram: the step's latency
     // comes from the ledgers the processes hand over at collect, and a kept histogram was the
-    // bulk of a second's record (a long run's coordinator grew by it, issue 12 goal 5). The
+    // bulk of a second's record (a long run's coordinator grew by it). The
     // emitted record keeps it (live metrics, shards read it); the kept one is a copy.
     this.seconds.push({ ...rec, workers: list.map((s) => ({ ...s, histogram: '' })) });
   }

@@ -114,7 +114,7 @@ export class Channel {
     const verified = await tenant.verifier.verify(token);
     if (!verified.ok) return fail(joinRefusal(verified));
     // Check 8: the tenant DB connection. Public broadcast never waits on Postgres here; only
-    // private channels and Postgres Changes need it (issue 2 §5).
+    // private channels and Postgres Changes need it.
     const needsDb = cfg.isPrivate || cfg.postgresChanges.length > 0;
     if (needsDb && !ctx.db) return fail(ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable);
     const ch = new Channel(conn, f.topic, f.joinRef, cfg, token);

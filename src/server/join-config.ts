@@ -85,7 +85,7 @@ export function parseJoinPayload(payload: unknown, subtopic: string): JoinConfig
  * Only topics that look like `schema[:table[:filter]]` subscribe through the old API; a
  * plain room name (no colon) stays a broadcast channel. Realtime would subscribe even a
  * plain name as schema-only, which makes a benchmark's public room hit Postgres; the
- * built-in server requires a `:` to keep public joins off the database (issue 2 §5).
+ * built-in server requires a `:` to keep public joins off the database.
  */
 function hasOldApiShape(subtopic: string): boolean {
   return subtopic.includes(':');

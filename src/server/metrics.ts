@@ -1,5 +1,5 @@
 /**
- * `/metrics` in Prometheus text (docs/PROTOCOL.md §9; issue 3 item 9). Every value is read from
+ * `/metrics` in Prometheus text (docs/PROTOCOL.md §9). Every value is read from
  * the server's plain counters at scrape time, so the hot path never calls prom-client.
  * With `--workers` the primary gathers each worker's registry as JSON and sums it
  * (prom-client's AggregatorRegistry.aggregate), so figures cover the whole instance.

@@ -1,6 +1,6 @@
 /**
  * The built-in realtime server: HTTP + WebSocket endpoint, tenants, timers and the tenant
- * database (docs/PROTOCOL.md §1, §9; issue 2 §5, issue 3).
+ * database (docs/PROTOCOL.md §1, §9).
  *
  * `startServer` listens first and then starts the database, so public broadcast never waits
  * on Postgres; it resolves once the database is up (or has failed, or is disabled).

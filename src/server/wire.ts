@@ -1,7 +1,7 @@
 /**
  * Server → client frames, encoded once and pre-framed as complete WebSocket frames.
  *
- * Fan-out is the server's hot path (issue 2 §5, PERFORMANCE.md): a message to N members
+ * Fan-out is the server's hot path (PERFORMANCE.md): a message to N members
  * must cost one encode per serializer plus N socket writes. So each outgoing message is
  * turned into the exact bytes of an unmasked WebSocket frame (header + payload) once per
  * vsn, and the same Buffer is written to every recipient's TCP socket. `ws` with

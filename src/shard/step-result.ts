@@ -1,5 +1,5 @@
 /**
- * The one way a step's result is built from what was collected (issue 10 "one merge path"): a
+ * The one way a step's result is built from what was collected: a
  * run's coordinator calls it with the ShardStep of its own processes (the very ShardStep its
  * shard records), `rtcap merge` with the ShardStep every segment's processes merged into
  * (./merge.ts). Both then go through run/step-result with the same inputs: the collected parts,

@@ -1,5 +1,5 @@
 /**
- * What `rtcap run` loads (issue 12 goal 2, the fixed cost of a run): cli/main.ts loads only the
+ * What `rtcap run` loads (the fixed cost of a run): cli/main.ts loads only the
  * command named, and the run path keeps the heavy packages it rarely or never needs out of its
  * start-up — each of them cost a run tens to hundreds of CPU ms when imported for nothing.
  * Checked on dist/ (what the binary runs), in a fresh Node process that records every module

@@ -238,7 +238,7 @@ describe('Connection: heartbeats (§2.4)', () => {
     expect(new Set(peer.frames.map((f) => f.ref)).size).toBe(3);
     expect(rec.of('error')).toEqual([]);
     expect(c.state).toBe('open');
-    // Nothing awaited: an idle connection keeps no map of pending replies (issue 12 goal 3).
+    // Nothing awaited: an idle connection keeps no map of pending replies.
     expect((c as unknown as { pending: unknown }).pending).toBeNull();
   });
 

@@ -1,5 +1,5 @@
 /**
- * Known answers for acked sends (issue 8 item 2): against a server that leaves exactly every
+ * Known answers for acked sends: against a server that leaves exactly every
  * 10th acked push unanswered, rtcap's acked equals the server's acks, its unacked the server's
  * silences, and the step is not stable; against one that answers every push, acked == sent.
  */

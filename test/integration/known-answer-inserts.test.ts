@@ -1,5 +1,5 @@
 /**
- * Known answers for Postgres Changes inserts (issue 8 item 4): the bench table gets a trigger
+ * Known answers for Postgres Changes inserts: the bench table gets a trigger
  * that sleeps 50 ms per row, so rtcap's four insert lanes commit at most ~80 rows/s while the
  * step offers 160/s: the insert path backs up on rtcap's side. The backlog must show as an
  * offered shortfall of the inserts' kind (`changes`) and make the step generator-bound; it is

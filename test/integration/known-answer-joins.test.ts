@@ -1,5 +1,5 @@
 /**
- * Known answers for joins (issue 8 item 3): against a server that answers joins from one queue
+ * Known answers for joins: against a server that answers joins from one queue
  * at exactly 10 per second, a step offering 5 joins/s is stable and measures 5/s; a step
  * offering 20/s (twice its capacity) is not stable and measures the server's 10/s.
  */

@@ -1,5 +1,5 @@
 /**
- * Known answers for a mixed step (issue 8 item 5): broadcast and presence on the same
+ * Known answers for a mixed step: broadcast and presence on the same
  * connections against a server that serves broadcast pushes from one queue at exactly 10/s
  * while the step offers 20/s; presence tracks it answers at once. rtcap's generator keeps every
  * kind's schedule (it is open-model: a slow server never slows its sends), so each kind's

@@ -1,6 +1,6 @@
 /**
  * Known answers: against a server told to delay every delivery by D ms and drop a share P,
- * rtcap must report latency ≈ D and delivery ≈ 1 − P (issue 2, "Done when").
+ * rtcap must report latency ≈ D and delivery ≈ 1 − P ("Done when").
  */
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

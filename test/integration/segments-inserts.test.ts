@@ -1,5 +1,5 @@
 /**
- * Postgres Changes split over 2 segments (issue 10): each segment inserts the rows of its own
+ * Postgres Changes split over 2 segments: each segment inserts the rows of its own
  * insert streams (stream n by segment n mod 2: rooms 0 and 2 by segment 0, room 1 by segment
  * 1), against one server with its database; merged, the inserts are the one-machine plan's
  * (every round's row of every room, once), every subscriber got every row of its room, and the

@@ -1,5 +1,5 @@
 /**
- * `rtcap serve --workers 2` (issue 3 item 8): one port, connections spread over two
+ * `rtcap serve --workers 2`: one port, connections spread over two
  * processes, and broadcasts, presence, quotas, the database and /metrics spanning both.
  */
 import pg from 'pg';

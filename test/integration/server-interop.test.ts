@@ -1,6 +1,6 @@
 /**
  * Interop: the official `phoenix` client and `@supabase/realtime-js` against `rtcap serve`
- * on real sockets (issue 2 "Done when"): join, send and receive broadcasts on v1 and v2,
+ * on real sockets: join, send and receive broadcasts on v1 and v2,
  * including realtime-js's binary kind-3 broadcast.
  */
 import { RealtimeClient, type RealtimeChannel } from '@supabase/realtime-js';

@@ -1,5 +1,5 @@
 /**
- * One merge path (issue 10): a run's own result (its coordinator built each step from its
+ * One merge path: a run's own result (its coordinator built each step from its
  * processes' collections over IPC) and `rtcap merge` of that run's shard (the same
  * collections through the shard's JSON encoding, read back and merged) are the same steps,
  * figure for figure — the built-in server's CPU and memory, the generator host and the

@@ -1,5 +1,5 @@
 /**
- * Burst planning (issue 12 goal 4): the largest fan-out of one broadcast into one generator
+ * Burst planning: the largest fan-out of one broadcast into one generator
  * process, counted exactly from the plan's topics and the process that owns each connection;
  * processes added for `workers: auto` up to the cores; the warning before a step.
  */

@@ -1,5 +1,5 @@
 /**
- * The capped young generation (issue 12 goal 3) is for runs that only hold connections: decided
+ * The capped young generation is for runs that only hold connections: decided
  * from the real scenario plans of shipped profiles, never for a step with traffic.
  */
 import { resolve } from 'node:path';

@@ -46,7 +46,7 @@ function inputs(b: ReturnType<typeof sends>, p: ReturnType<typeof sends>): StepI
 }
 
 describe('buildStepResult', () => {
-  it('a step whose secondary kind fell behind is generator-bound and names that kind (issue 8 item 5)', () => {
+  it('a step whose secondary kind fell behind is generator-bound and names that kind', () => {
     const b = sends(kindStream('broadcast', 0), 20, 100);
     // Presence: 20 due over the window, every one made 2.5 s late, so the last 14 after the window's end + 1 s.
     const p = sends(kindStream('presence', 0), 20, 100, 2500);

@@ -24,7 +24,7 @@ export function connectionsTable(ctx: SectionContext, id: string, title: string)
 }
 
 /**
- * Every step with every headline figure (issue 2 §6): the evidence behind the seed-shaped
+ * Every step with every headline figure: the evidence behind the seed-shaped
  * tables, including the generator's own health so a reader can see which steps count.
  */
 export function stepsTable(ctx: SectionContext): ReportTable {

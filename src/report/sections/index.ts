@@ -1,4 +1,4 @@
-/** The scenario → section registry (issue 4). A scenario not listed gets the common tables only. */
+/** The scenario → section registry. A scenario not listed gets the common tables only. */
 import { broadcastPrivate } from './broadcast-private.js';
 import { broadcastPublic } from './broadcast-public.js';
 import { joinRate } from './join-rate.js';

@@ -1,5 +1,5 @@
 /**
- * The summary renderer is a registry keyed by scenario (issue 4): each scenario module
+ * The summary renderer is a registry keyed by scenario: each scenario module
  * contributes the tables of its seed-002 section, built from StepResult and its `extra`
  * (result/extra.ts). The full per-step table, capacity, advice, errors and notes are common
  * and added by summary.ts.

@@ -1,5 +1,5 @@
 /**
- * Which receipts a split run's latency figures stand on (issue 10): only those whose sender ran
+ * Which receipts a split run's latency figures stand on: only those whose sender ran
  * on the receiver's machine, since machines' clocks differ; delivery counts use every receipt.
  * This says how many were left out of latency, so a reader can judge the sample.
  */

@@ -1,6 +1,6 @@
 /**
- * The step's rates (StepResult.rates) and its drain backlog. One definition of a rate (issue 8
- * item 6, docs/FIGURES.md): events counted by the time they happened — receive time for
+ * The step's rates (StepResult.rates) and its drain backlog. One definition of a rate
+ * (docs/FIGURES.md): events counted by the time they happened — receive time for
  * deliveries, send (or commit) time for sends, ack time for acks — per second, over the steady
  * window. Receipts in the drain are deliveries but not throughput; how long the drain went on
  * receiving is the step's backlog.

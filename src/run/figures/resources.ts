@@ -105,7 +105,7 @@ export function generatorFigures(args: {
 }
 
 /**
- * Generator memory per joined connection (issue 12 goal 3): what the processes' RSS grew by
+ * Generator memory per joined connection: what the processes' RSS grew by
  * from ready (before any connection) to the steady window's highest second, over the
  * connections joined. Null without a baseline or a connection.
  */

@@ -1,5 +1,5 @@
 /**
- * `rtcap quotas` (issue 5 §5, issue 9 §5): for each tenant quota the profile declares
+ * `rtcap quotas`: for each tenant quota the profile declares
  * (docs/PROTOCOL.md §8.2), load just below it (no rejection allowed), just above it (rejections with
  * the documented reason required, their onset within a tolerance of the declared value), then
  * back below (the target must recover within its rate window). One row per quota: pass, fail,

@@ -1,5 +1,5 @@
 /**
- * What `rtcap quotas` checks and reports (issue 5 §5, issue 9 §5): the quotas, the refusal each
+ * What `rtcap quotas` checks and reports: the quotas, the refusal each
  * must produce, their units, and the row of evidence each check yields. Judging is in judge.ts,
  * the load in drivers/, the order of checks and the report in orchestrate.ts.
  */
