@@ -28,7 +28,9 @@ export function runCommand(y: Argv): Argv {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkOutDir(args.out, args.force as boolean)) return;
       const segment = segmentOrExit(args.segment, args['start-at'], args['run-name']);
-      if (segment === null || (segment && !refuseUnsharedTarget(loaded, args.url, 'rtcap run --segment'))) return;
+      // One segment of one (`--segment 0/1`) shares nothing, so it may start its own server.
+      const split = segment && segment.count > 1;
+      if (segment === null || (split && !refuseUnsharedTarget(loaded, args.url, 'rtcap run --segment'))) return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
       const dash = await dashboardOrExit(args, 'run');

@@ -117,45 +117,5 @@ describe('what stopped a sweep: the server process ran out of files', () => {
     expect(stdout).toContain(`what stopped the measurement: ${words}`);
     expect(stdout).toContain("this is a lower bound on the server's own capacity (to measure further: raise `ulimit -n`");
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain(`| ${words} — raise \`ulimit -n\` before the run, or run more server processes`);
-  });
-});
-
-describe('what stopped a sweep: the generator', () => {
-  let server: RunningServer;
-  beforeAll(async () => {
-    server = await serve();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-
-  it('names the generator figure that tripped (event-loop lag p99 with its number), a lower bound', async () => {
-    const LAG_LIMIT_MS = 60;
-    const profile = profileFrom({
-      name: 'limit-generator',
-      scenario: 'broadcast-public',
-      target: { url: server.url, vsn: '2.0.0', auth: { jwt_secret: DEV_JWT_SECRET }, join_timeout: '20s' },
-      load: { workers: 1, join_rate: 1000, warmup: '1s', drain: '2s', settle: '300ms', steps: [{ connections: 100, send_rate: 1, duration: '4s' }] },
-      // 8,000 members: each broadcast lands on the one generator process as 8,000 frames at once
-      // (about 15 µs each: ~120 ms of blocked loop); 100 or 200 members block it for a few ms. Two
-      // stable steps make the row (one load level shows no limit).
-      sweep: { driver: 'connections', values: [100, 200, 8000], stop_after_broken: 1, generator_bound_retries: 1 },
-      // Neither latency nor join time is this test's subject: a loaded machine must not degrade a step.
-      slo: { p95_ms: 10_000, join_p95_ms: 60_000 },
-      generator: { max_event_loop_lag_p99_ms: LAG_LIMIT_MS, max_cpu_pct: 100, min_offered_ratio: 0.5 },
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-limit-c-'));
-    const { result } = await runSweep({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: quiet, generatorCpus: '0', ...runArtifactHooks() });
-    const verdicts = result.steps.map((s) => `${s.verdict}: ${s.verdict_reasons[0]}`);
-    expect(result.steps.slice(0, 2).map((s) => s.verdict), verdicts.join('; ')).toEqual(['stable', 'stable']);
-    expect(result.steps.length).toBeGreaterThan(2);
-    for (const s of result.steps.slice(2)) expect(s.verdict, verdicts.join('; ')).toBe('generator-bound');
-    const row = rowOf(result, 'public_connections');
-    expect(row.limit, `${JSON.stringify(row.limit)}; ${verdicts.join('; ')}`).toMatchObject({ kind: 'generator-bound', figure: 'event-loop lag p99', limit: LAG_LIMIT_MS });
-    if (row.limit.kind !== 'generator-bound') return;
-    expect(row.limit.value!).toBeGreaterThan(LAG_LIMIT_MS);
-    expect(limitWords(row.limit)).toMatch(new RegExp(`^generator-bound: generator event-loop lag p99 [\\d,]+ ms > ${LAG_LIMIT_MS} ms$`));
-    expect(row).toMatchObject({ bound: 'lower', value: 200, display: '≥ 200, generator-bound above' });
-    expect(headline(result)).toMatch(/was generator-bound: generator event-loop lag p99 [\d,]+ ms > 60 ms, so this is a lower bound\.$/);
-  }, 120_000);
+  }, 240_000);
 });
