@@ -38,7 +38,8 @@ for (const inFlight of [1, 10_000, 100_000]) {
     };
   });
 }
-// Every 10th ack never answered: swept by expire() (called every 250 ms in a worker; here every 1,000 sends).
+// Every 10th ack never answered: swept by expire() (called every 250 ms in a worker; here every
+// 1,000 sends).
 bench('open + bind, 90 % settled, 10 % timed out by the sweep', N, () => {
   const t = new AckTracker<object>(100, () => undefined);
   t.countInto(newAckCounts());

@@ -34,23 +34,46 @@ interface Row {
 function rtcap(url: string, workers: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-burst-'));
   const profile = join(dir, 'profile.yaml');
-  writeFileSync(profile, [
-    'name: burst-fanout', 'scenario: broadcast-public', `target: { url: "${url}", vsn: "1.0.0", join_timeout: 30s }`,
-    `load: { join_rate: 1500, workers: ${workers}, drain: 5s, steps: [ { connections: ${members}, send_rate: 1, duration: ${durationS}s } ] }`,
-    'slo: { p95_ms: 1000 }', '',
-  ].join('\n'));
+  writeFileSync(
+    profile,
+    [
+      'name: burst-fanout',
+      'scenario: broadcast-public',
+      `target: { url: "${url}", vsn: "1.0.0", join_timeout: 30s }`,
+      `load: { join_rate: 1500, workers: ${workers}, drain: 5s, steps: [ { connections: ${members}, send_rate: 1, duration: ${durationS}s } ] }`,
+      'slo: { p95_ms: 1000 }',
+      '',
+    ].join('\n'),
+  );
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['bin/rtcap.js', 'run', profile, '--out', join(dir, 'out'), '--no-progress'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['bin/rtcap.js', 'run', profile, '--out', join(dir, 'out'), '--no-progress'],
+      { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', () => {
       try {
         const r = JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
-          steps: Array<{ generator: { event_loop_lag_p99_ms: number | null; cpu_pct: number | null }; delivery_latency_ms: { p99: number | null }; delivery_rate: number | null; verdict: string }>;
+          steps: Array<{
+            generator: { event_loop_lag_p99_ms: number | null; cpu_pct: number | null };
+            delivery_latency_ms: { p99: number | null };
+            delivery_rate: number | null;
+            verdict: string;
+          }>;
         };
         const s = r.steps[0];
         const warning = /warning: step 1: (one broadcast[^\n]*)/.exec(err)?.[1] ?? null;
-        res({ workers, lagP99Ms: s.generator.event_loop_lag_p99_ms, cpuPct: s.generator.cpu_pct, p99Ms: s.delivery_latency_ms.p99, delivery: s.delivery_rate, verdict: s.verdict, burstWarning: warning });
+        res({
+          workers,
+          lagP99Ms: s.generator.event_loop_lag_p99_ms,
+          cpuPct: s.generator.cpu_pct,
+          p99Ms: s.delivery_latency_ms.p99,
+          delivery: s.delivery_rate,
+          verdict: s.verdict,
+          burstWarning: warning,
+        });
       } catch (e) {
         rej(new Error(`rtcap run failed: ${String(e)}: ${err.slice(-400)}`));
       } finally {
@@ -76,7 +99,9 @@ async function main() {
         loads.push(loadavg()[0]);
         const row = await rtcap(url, w);
         rows.push(row);
-        process.stderr.write(`repeat ${r + 1}, ${w} process(es): lag p99 ${row.lagP99Ms} ms, CPU ${row.cpuPct} %, receipt p99 ${row.p99Ms} ms, delivery ${row.delivery}, ${row.verdict}${row.burstWarning ? ' (warned before the step)' : ''}\n`);
+        process.stderr.write(
+          `repeat ${r + 1}, ${w} process(es): lag p99 ${row.lagP99Ms} ms, CPU ${row.cpuPct} %, receipt p99 ${row.p99Ms} ms, delivery ${row.delivery}, ${row.verdict}${row.burstWarning ? ' (warned before the step)' : ''}\n`,
+        );
       }
     }
   } finally {
@@ -92,7 +117,9 @@ async function main() {
     }),
     '',
     `Load average (1 min) ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs.`,
-    ...[...new Set(rows.map((r) => r.burstWarning).filter((w): w is string => w !== null))].map((w) => `Warning printed: "${w}"`),
+    ...[...new Set(rows.map((r) => r.burstWarning).filter((w): w is string => w !== null))].map(
+      (w) => `Warning printed: "${w}"`,
+    ),
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }

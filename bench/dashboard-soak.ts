@@ -48,14 +48,28 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-soak-'));
   const profile = join(dir, 'soak.yaml');
   const steadyS = Math.round(minutes * 60);
-  writeFileSync(profile, [
-    'name: dashboard-soak', 'scenario: broadcast-public', 'target:', '  server: { database: false }',
-    'load:', `  join_rate: ${Math.max(10, connections)}`, '  drain: 2s', '  steps:',
-    `    - { connections: ${connections}, send_rate: ${sendRate}, duration: ${steadyS}s }`, '',
-  ].join('\n'));
+  writeFileSync(
+    profile,
+    [
+      'name: dashboard-soak',
+      'scenario: broadcast-public',
+      'target:',
+      '  server: { database: false }',
+      'load:',
+      `  join_rate: ${Math.max(10, connections)}`,
+      '  drain: 2s',
+      '  steps:',
+      `    - { connections: ${connections}, send_rate: ${sendRate}, duration: ${steadyS}s }`,
+      '',
+    ].join('\n'),
+  );
   writeFileSync(out, '');
   const bin = resolve(import.meta.dirname, '../bin/rtcap.js');
-  const child = spawn(process.execPath, [bin, 'run', profile, '--out', join(dir, 'out'), '--no-progress', '--dashboard'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'run', profile, '--out', join(dir, 'out'), '--no-progress', '--dashboard'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
@@ -69,7 +83,9 @@ async function main(): Promise<void> {
   const samples: Array<Record<string, number | null>> = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.route('**/*', (r) => (new URL(r.request().url()).hostname === '127.0.0.1' ? r.continue() : r.abort()));
+    await page.route('**/*', (r) =>
+      new URL(r.request().url()).hostname === '127.0.0.1' ? r.continue() : r.abort(),
+    );
     await page.goto(url);
     const cdp = await page.context().newCDPSession(page);
     const t0 = Date.now();
@@ -79,11 +95,16 @@ async function main(): Promise<void> {
       await sleep(everyS * 1000);
       if (!running) break;
       const e0 = performance.now();
-      const seen = (await page.evaluate('({ t: (window.rtcapState.seconds.slice(-1)[0] || {}).t || null, n: window.rtcapState.seconds.length, nodes: document.getElementsByTagName("*").length })')) as { t: number | null; n: number; nodes: number };
+      const seen = (await page.evaluate(
+        '({ t: (window.rtcapState.seconds.slice(-1)[0] || {}).t || null, n: window.rtcapState.seconds.length, nodes: document.getElementsByTagName("*").length })',
+      )) as { t: number | null; n: number; nodes: number };
       const evalMs = performance.now() - e0;
       await cdp.send('HeapProfiler.collectGarbage');
       const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
-      const state = await fetch(`${url}api/state`).then((r) => r.text(), () => null);
+      const state = await fetch(`${url}api/state`).then(
+        (r) => r.text(),
+        () => null,
+      );
       if (state === null) break; // the run ended between two checks
       const s = {
         elapsed_s: Math.round((Date.now() - t0) / 1000),
@@ -91,7 +112,8 @@ async function main(): Promise<void> {
         page_heap_mb: Math.round(heap.usedSize / 104857.6) / 10,
         page_dom_nodes: seen.nodes,
         page_seconds_held: seen.n,
-        newest_second_age_s: seen.t === null ? null : Math.round((Date.now() / 1000 - seen.t) * 10) / 10,
+        newest_second_age_s:
+          seen.t === null ? null : Math.round((Date.now() / 1000 - seen.t) * 10) / 10,
         evaluate_ms: Math.round(evalMs * 10) / 10,
         snapshot_kb: Math.round(state.length / 1024),
       };
@@ -106,7 +128,12 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const keys = Object.keys(samples[0] ?? {}).filter((k) => k !== 'elapsed_s');
-  const summary: Record<string, unknown> = { minutes, connections, send_rate: sendRate, samples: samples.length };
+  const summary: Record<string, unknown> = {
+    minutes,
+    connections,
+    send_rate: sendRate,
+    samples: samples.length,
+  };
   for (const k of keys) {
     const xs = samples.map((s) => s[k]).filter((v): v is number => typeof v === 'number');
     summary[k] = { first: xs[0], last: xs[xs.length - 1], max: Math.max(...xs) };

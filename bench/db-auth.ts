@@ -34,7 +34,14 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function measure(db: ServerDb, label: string, pool: number, kind: 'read' | 'write', topic: string, seconds: number): Promise<Row> {
+async function measure(
+  db: ServerDb,
+  label: string,
+  pool: number,
+  kind: 'read' | 'write',
+  topic: string,
+  seconds: number,
+): Promise<Row> {
   const ctx = (i: number) => ({
     role: 'authenticated',
     subtopic: `${topic}${i % 100}`,
@@ -82,7 +89,12 @@ export async function main(): Promise<void> {
   try {
     for (const pool of pools) {
       // A queue target longer than the run: this measures throughput, not the trip (§6.4).
-      const db = await startDatabase({ databaseUrl: base.connectionString(), dbPool: pool, subsPoolSize: 1, queueTargetMs: 60_000 });
+      const db = await startDatabase({
+        databaseUrl: base.connectionString(),
+        dbPool: pool,
+        subsPoolSize: 1,
+        queueTargetMs: 60_000,
+      });
       try {
         await measure(db, 'warm-up', pool, 'read', 'room-', 1);
         rows.push(await measure(db, 'default policy', pool, 'read', 'room-', seconds));
@@ -91,7 +103,12 @@ export async function main(): Promise<void> {
         await db.stop();
       }
     }
-    const db = await startDatabase({ databaseUrl: base.connectionString(), dbPool: 10, subsPoolSize: 1, queueTargetMs: 60_000 });
+    const db = await startDatabase({
+      databaseUrl: base.connectionString(),
+      dbPool: 10,
+      subsPoolSize: 1,
+      queueTargetMs: 60_000,
+    });
     try {
       rows.push(await measure(db, `slow policy ${slowMs} ms`, 10, 'read', 'slow-', seconds));
     } finally {
@@ -100,7 +117,9 @@ export async function main(): Promise<void> {
   } finally {
     await base.stop();
   }
-  console.log('| policy | db_pool | check | checks/s | p50 ms | p99 ms | check time ms (pool ÷ rate) | refused |');
+  console.log(
+    '| policy | db_pool | check | checks/s | p50 ms | p99 ms | check time ms (pool ÷ rate) | refused |',
+  );
   console.log('|---|---:|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(

@@ -22,7 +22,12 @@ function percentile(sorted: number[], q: number): number {
 
 const WAIT_LIMIT_MS = 60_000;
 
-async function run(table: 'bench_open_messages' | 'bench_messages', subs: number, rooms: number, changes: number) {
+async function run(
+  table: 'bench_open_messages' | 'bench_messages',
+  subs: number,
+  rooms: number,
+  changes: number,
+) {
   const db = await startDatabase({ dbPool: 1, subsPoolSize: 4, queueTargetMs: 60_000 });
   const sql = new pg.Pool({ connectionString: db.connectionString(), max: 4 });
   let deliveredIds = 0;
@@ -61,13 +66,17 @@ async function run(table: 'bench_open_messages' | 'bench_messages', subs: number
       Array.from({ length: 4 }, async () => {
         while (sent < changes) {
           const i = sent++;
-          await sql.query(`insert into ${table} (room_id, body, sent_at) values ($1, 'x', $2)`, [i % rooms, Date.now()]);
+          await sql.query(`insert into ${table} (room_id, body, sent_at) values ($1, 'x', $2)`, [
+            i % rooms,
+            Date.now(),
+          ]);
         }
       }),
     );
     const insertS = (performance.now() - t1) / 1000;
     const deadline = Date.now() + WAIT_LIMIT_MS;
-    while (deliveredIds < expectedIds && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (deliveredIds < expectedIds && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const totalS = (performance.now() - t1) / 1000;
     latencies.sort((a, b) => a - b);
     return {
@@ -97,7 +106,9 @@ export async function main(): Promise<void> {
   for (const table of ['bench_open_messages', 'bench_messages'] as const) {
     for (const subs of subsList) rows.push(await run(table, subs, rooms, changes));
   }
-  console.log('| table | subscriptions | subscribe/s | inserts/s offered | changes/s delivered | subscription ids/s | all delivered | commit→onChange p50 ms | p99 ms |');
+  console.log(
+    '| table | subscriptions | subscribe/s | inserts/s offered | changes/s delivered | subscription ids/s | all delivered | commit→onChange p50 ms | p99 ms |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---|---:|---:|');
   for (const r of rows) {
     console.log(

@@ -14,7 +14,12 @@ export async function main(): Promise<void> {
   for (let r = 0; r < Math.min(runs, 50); r++) {
     const lines: string[] = [];
     const t0 = performance.now();
-    const db = await startDatabase({ dbPool: 1, subsPoolSize: 1, templateCache, log: (l) => lines.push(l) });
+    const db = await startDatabase({
+      dbPool: 1,
+      subsPoolSize: 1,
+      templateCache,
+      log: (l) => lines.push(l),
+    });
     const startMs = performance.now() - t0;
     const t1 = performance.now();
     await db.stop();
@@ -27,7 +32,9 @@ export async function main(): Promise<void> {
     );
   }
   totals.sort((a, b) => a - b);
-  console.log(`median ready: ${totals[Math.floor(totals.length / 2)].toFixed(0)} ms over ${totals.length} runs`);
+  console.log(
+    `median ready: ${totals[Math.floor(totals.length / 2)].toFixed(0)} ms over ${totals.length} runs`,
+  );
 }
 
 await main();

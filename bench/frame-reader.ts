@@ -16,12 +16,32 @@ import { encodeV1 } from '../src/protocol/frame.js';
 import { StampEncoder } from '../src/protocol/stamp.js';
 
 const payload = Buffer.from(
-  encodeV1({ joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: new StampEncoder(64).payload(12345, 0, 1764460000123.456) } }, 'server'),
+  encodeV1(
+    {
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:bench',
+      event: 'broadcast',
+      payload: {
+        type: 'broadcast',
+        event: 'bench',
+        payload: new StampEncoder(64).payload(12345, 0, 1764460000123.456),
+      },
+    },
+    'server',
+  ),
 );
 /** A server text frame (FIN, no mask) with a 7- or 16-bit length. */
-const frame = Buffer.concat([payload.length < 126 ? Buffer.from([0x81, payload.length]) : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff]), payload]);
+const frame = Buffer.concat([
+  payload.length < 126
+    ? Buffer.from([0x81, payload.length])
+    : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff]),
+  payload,
+]);
 // ws's Receiver, the class its WebSocket feeds socket chunks to (not in @types/ws).
-const Receiver = (createRequire(import.meta.url)('ws') as { Receiver: unknown }).Receiver as new (o: object) => import('node:stream').Writable;
+const Receiver = (createRequire(import.meta.url)('ws') as { Receiver: unknown }).Receiver as new (
+  o: object,
+) => import('node:stream').Writable;
 const FRAMES = 400_000;
 let sink = 0;
 
@@ -30,13 +50,18 @@ type Feed = (chunk: Buffer) => void;
 function wsPath(): Feed {
   const receiver = new Receiver({ skipUTF8Validation: true, isServer: false });
   const socketSide = new EventEmitter();
-  receiver.on('message', (data: Buffer, isBinary: boolean) => socketSide.emit('message', data, isBinary));
+  receiver.on('message', (data: Buffer, isBinary: boolean) =>
+    socketSide.emit('message', data, isBinary),
+  );
   socketSide.on('message', (data: Buffer) => (sink += data.length));
   return (chunk) => void receiver.write(chunk);
 }
 
 function ourPath(): Feed {
-  const reader = new FrameReader({ message: (data) => (sink += data.length), ping: () => {} }, 100 * 1024 * 1024);
+  const reader = new FrameReader(
+    { message: (data) => (sink += data.length), ping: () => {} },
+    100 * 1024 * 1024,
+  );
   return (chunk) => void reader.feed(chunk);
 }
 
@@ -54,14 +79,18 @@ async function round(feed: Feed, framesPerChunk: number): Promise<number> {
 }
 
 async function main() {
-  process.stdout.write(`| frames per socket chunk | ws Receiver + 'message' emit, ns/frame | FrameReader, ns/frame | FrameReader ÷ ws |\n|---|---|---|---|\n`);
+  process.stdout.write(
+    `| frames per socket chunk | ws Receiver + 'message' emit, ns/frame | FrameReader, ns/frame | FrameReader ÷ ws |\n|---|---|---|---|\n`,
+  );
   for (const per of [1, 16]) {
     const best = [Infinity, Infinity];
     for (let r = 0; r < 9; r++) {
       best[0] = Math.min(best[0], await round(wsPath(), per));
       best[1] = Math.min(best[1], await round(ourPath(), per));
     }
-    process.stdout.write(`| ${per} | ${best[0].toFixed(0)} | ${best[1].toFixed(0)} | ${(best[1] / best[0]).toFixed(2)} |\n`);
+    process.stdout.write(
+      `| ${per} | ${best[0].toFixed(0)} | ${best[1].toFixed(0)} | ${(best[1] / best[0]).toFixed(2)} |\n`,
+    );
   }
   if (sink === 0) process.stdout.write('nothing read\n');
 }

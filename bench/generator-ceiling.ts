@@ -40,15 +40,25 @@ function run(cmd: string, argv: string[]): Promise<string> {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? res(out) : rej(new Error(`${argv.join(' ')} exited ${code}: ${err.slice(-500)}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? res(out)
+        : rej(new Error(`${argv.join(' ')} exited ${code}: ${err.slice(-500)}`)),
+    );
   });
 }
 
-async function measureServerCpu<T>(pid: number, body: () => Promise<T>): Promise<{ value: T; serverCpuPct: number | null }> {
+async function measureServerCpu<T>(
+  pid: number,
+  body: () => Promise<T>,
+): Promise<{ value: T; serverCpuPct: number | null }> {
   const s = new ProcTreeSampler(pid);
   await s.sample();
   const samples: number[] = [];
-  const timer = setInterval(() => void s.sample().then((x) => x.cpuCores !== null && samples.push(x.cpuCores * 100)), 1000);
+  const timer = setInterval(
+    () => void s.sample().then((x) => x.cpuCores !== null && samples.push(x.cpuCores * 100)),
+    1000,
+  );
   try {
     const value = await body();
     return { value, serverCpuPct: samples.length ? Math.max(...samples) : null };
@@ -73,14 +83,38 @@ type Tool = Trial['tool'];
 
 async function trialBare(pass: number, d: number, url: string, pid: number): Promise<Trial> {
   const rate = d / (connections - 1);
-  const bare = await measureServerCpu(pid, async () =>
-    JSON.parse(await run('taskset', ['-c', '0', process.execPath, ...tsx, 'bench/support/bare-receiver.ts', url, String(connections), String(rate), String(durationS)])) as {
-      delivery: number; delivered_per_s: number; cpu_pct: number; p99_ms: number | null;
-    },
+  const bare = await measureServerCpu(
+    pid,
+    async () =>
+      JSON.parse(
+        await run('taskset', [
+          '-c',
+          '0',
+          process.execPath,
+          ...tsx,
+          'bench/support/bare-receiver.ts',
+          url,
+          String(connections),
+          String(rate),
+          String(durationS),
+        ]),
+      ) as {
+        delivery: number;
+        delivered_per_s: number;
+        cpu_pct: number;
+        p99_ms: number | null;
+      },
   );
   return {
-    pass, tool: 'bare ws', deliveriesTarget: d, delivery: bare.value.delivery, deliveredPerS: bare.value.delivered_per_s, cpuPct: bare.value.cpu_pct,
-    p99Ms: bare.value.p99_ms, serverCpuPct: bare.serverCpuPct, keepsUp: bare.value.delivery >= 0.9999 && (bare.value.p99_ms ?? Infinity) < 100,
+    pass,
+    tool: 'bare ws',
+    deliveriesTarget: d,
+    delivery: bare.value.delivery,
+    deliveredPerS: bare.value.delivered_per_s,
+    cpuPct: bare.value.cpu_pct,
+    p99Ms: bare.value.p99_ms,
+    serverCpuPct: bare.serverCpuPct,
+    keepsUp: bare.value.delivery >= 0.9999 && (bare.value.p99_ms ?? Infinity) < 100,
   };
 }
 
@@ -89,22 +123,55 @@ async function trialRtcap(pass: number, d: number, url: string, pid: number): Pr
   // rtcap, exactly as a user runs it.
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-ceiling-'));
   const profile = join(dir, 'profile.yaml');
-  writeFileSync(profile, [
-    'name: generator-ceiling', 'scenario: broadcast-public', `target: { url: "${url}", vsn: "1.0.0" }`,
-    `load: { join_rate: 1000, workers: 1, drain: 10s, steps: [ { connections: ${connections}, send_rate: ${rate.toFixed(3)}, duration: ${durationS}s } ] }`,
-    'slo: { p95_ms: 100 }', '',
-  ].join('\n'));
+  writeFileSync(
+    profile,
+    [
+      'name: generator-ceiling',
+      'scenario: broadcast-public',
+      `target: { url: "${url}", vsn: "1.0.0" }`,
+      `load: { join_rate: 1000, workers: 1, drain: 10s, steps: [ { connections: ${connections}, send_rate: ${rate.toFixed(3)}, duration: ${durationS}s } ] }`,
+      'slo: { p95_ms: 100 }',
+      '',
+    ].join('\n'),
+  );
   const rt = await measureServerCpu(pid, async () => {
     // The whole rtcap tree on CPU 0 (coordinator included), as the bare receiver's one process is:
     // an unpinned coordinator would otherwise take its share of the server's core.
-    await run('taskset', ['-c', '0', process.execPath, 'bin/rtcap.js', 'run', profile, '--out', join(dir, 'out'), '--generator-cpus', '0', '--no-progress']).catch(() => '');
-    return JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as { steps: Array<{ delivery_rate: number | null; rates: { delivered_per_s: number | null }; generator: { cpu_pct: number | null }; delivery_latency_ms: { p99: number | null }; verdict: string }> };
+    await run('taskset', [
+      '-c',
+      '0',
+      process.execPath,
+      'bin/rtcap.js',
+      'run',
+      profile,
+      '--out',
+      join(dir, 'out'),
+      '--generator-cpus',
+      '0',
+      '--no-progress',
+    ]).catch(() => '');
+    return JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
+      steps: Array<{
+        delivery_rate: number | null;
+        rates: { delivered_per_s: number | null };
+        generator: { cpu_pct: number | null };
+        delivery_latency_ms: { p99: number | null };
+        verdict: string;
+      }>;
+    };
   });
   rmSync(dir, { recursive: true, force: true });
   const s = rt.value.steps[0];
   return {
-    pass, tool: 'rtcap', deliveriesTarget: d, delivery: s.delivery_rate ?? 0, deliveredPerS: s.rates.delivered_per_s ?? 0, cpuPct: s.generator.cpu_pct,
-    p99Ms: s.delivery_latency_ms.p99, serverCpuPct: rt.serverCpuPct, keepsUp: (s.delivery_rate ?? 0) >= 0.9999 && (s.delivery_latency_ms.p99 ?? Infinity) < 100,
+    pass,
+    tool: 'rtcap',
+    deliveriesTarget: d,
+    delivery: s.delivery_rate ?? 0,
+    deliveredPerS: s.rates.delivered_per_s ?? 0,
+    cpuPct: s.generator.cpu_pct,
+    p99Ms: s.delivery_latency_ms.p99,
+    serverCpuPct: rt.serverCpuPct,
+    keepsUp: (s.delivery_rate ?? 0) >= 0.9999 && (s.delivery_latency_ms.p99 ?? Infinity) < 100,
   };
 }
 
@@ -127,7 +194,10 @@ function sustainedCeiling(trials: Trial[], pass: number, tool: Tool): number {
 function schedulerNote(): string {
   let autogroup = 'unknown';
   try {
-    autogroup = readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' ? 'on' : 'off';
+    autogroup =
+      readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1'
+        ? 'on'
+        : 'off';
   } catch {
     /* not Linux, or no autogroup support */
   }
@@ -136,7 +206,11 @@ function schedulerNote(): string {
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length === 0
+    ? NaN
+    : s.length % 2
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 async function main() {
@@ -153,7 +227,9 @@ async function main() {
         for (const trial of order) {
           const t = await trial(pass, d, url, blaster.pid);
           trials.push(t);
-          process.stderr.write(`pass ${pass + 1} ${t.tool.padEnd(8)} ${d}/s → delivery ${(t.delivery * 100).toFixed(3)} %, ${Math.round(t.deliveredPerS)}/s, CPU ${t.cpuPct?.toFixed(0)} %, p99 ${t.p99Ms?.toFixed(1)} ms, server CPU ${t.serverCpuPct?.toFixed(0)} % ${t.keepsUp ? 'keeps up' : 'FALLS BEHIND'} (load ${loadavg()[0].toFixed(1)})\n`);
+          process.stderr.write(
+            `pass ${pass + 1} ${t.tool.padEnd(8)} ${d}/s → delivery ${(t.delivery * 100).toFixed(3)} %, ${Math.round(t.deliveredPerS)}/s, CPU ${t.cpuPct?.toFixed(0)} %, p99 ${t.p99Ms?.toFixed(1)} ms, server CPU ${t.serverCpuPct?.toFixed(0)} % ${t.keepsUp ? 'keeps up' : 'FALLS BEHIND'} (load ${loadavg()[0].toFixed(1)})\n`,
+          );
         }
       }
     }
@@ -175,7 +251,10 @@ async function main() {
       );
     }
   }
-  const passes = Array.from({ length: repeats }, (_, p) => ({ bare: sustainedCeiling(trials, p, 'bare ws'), rtcap: sustainedCeiling(trials, p, 'rtcap') }));
+  const passes = Array.from({ length: repeats }, (_, p) => ({
+    bare: sustainedCeiling(trials, p, 'bare ws'),
+    rtcap: sustainedCeiling(trials, p, 'rtcap'),
+  }));
   const ratios = passes.filter((p) => p.bare > 0).map((p) => p.rtcap / p.bare);
   const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
   const lines = [
@@ -185,7 +264,10 @@ async function main() {
     '',
     `| pass | bare ws sustained ceiling | rtcap sustained ceiling | rtcap ÷ bare |`,
     `|---|---|---|---|`,
-    ...passes.map((p, i) => `| ${i + 1} | ${k(p.bare)}/s | ${k(p.rtcap)}/s | ${p.bare > 0 ? pct(p.rtcap / p.bare) : '—'} |`),
+    ...passes.map(
+      (p, i) =>
+        `| ${i + 1} | ${k(p.bare)}/s | ${k(p.rtcap)}/s | ${p.bare > 0 ? pct(p.rtcap / p.bare) : '—'} |`,
+    ),
     '',
     `rtcap ÷ bare ws over ${repeats} passes: median ${ratios.length ? pct(median(ratios)) : '—'}, range ${ratios.length ? `${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))}` : '—'}; ` +
       `load average (1 min) during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} CPUs; ${schedulerNote()}.`,

@@ -15,8 +15,8 @@
  * is (CPU at R − CPU at 0) ÷ deliveries offered: the receive path without the fixed cost,
  * the figure that decides how many deliveries/s a receiver bound by its core can take.
  *
- * Run: npx tsx bench/generator-cpu.ts [--rate 60 | --rates 0,20] [--duration 8] [--connections 1000]
- *        [--repeats 3] [--baseline DIR,DIR2]
+ * Run: npx tsx bench/generator-cpu.ts [--rate 60 | --rates 0,20] [--duration 8] [--connections
+ * 1000] [--repeats 3] [--baseline DIR,DIR2]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,10 @@ const tsx = ['--import', 'tsx'];
 /** Runs argv under /usr/bin/time on CPU 0; resolves with stdout and the tree's CPU seconds. */
 function timed(argv: string[], cwd: string): Promise<{ out: string; cpuS: number; wallS: number }> {
   return new Promise((res, rej) => {
-    const child = spawn('/usr/bin/time', ['-f', 'CPU %U %S %e', 'taskset', '-c', '0', ...argv], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
+    const child = spawn('/usr/bin/time', ['-f', 'CPU %U %S %e', 'taskset', '-c', '0', ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd,
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -57,7 +60,18 @@ interface Row {
 }
 
 async function bare(url: string, rate: number): Promise<Row> {
-  const r = await timed([process.execPath, ...tsx, 'bench/support/bare-receiver.ts', url, String(connections), String(rate), String(durationS)], root);
+  const r = await timed(
+    [
+      process.execPath,
+      ...tsx,
+      'bench/support/bare-receiver.ts',
+      url,
+      String(connections),
+      String(rate),
+      String(durationS),
+    ],
+    root,
+  );
   const j = JSON.parse(r.out) as { delivery: number };
   return { rate, tool: 'bare ws', cpuS: r.cpuS, wallS: r.wallS, delivery: j.delivery };
 }
@@ -65,13 +79,32 @@ async function bare(url: string, rate: number): Promise<Row> {
 async function rtcap(tool: string, dir: string, url: string, rate: number): Promise<Row> {
   const tmp = mkdtempSync(join(tmpdir(), 'rtcap-cpu-'));
   const profile = join(tmp, 'profile.yaml');
-  writeFileSync(profile, [
-    'name: generator-cpu', 'scenario: broadcast-public', `target: { url: "${url}", vsn: "1.0.0" }`,
-    `load: { join_rate: 1000, workers: 1, drain: 10s, steps: [ { connections: ${connections}, send_rate: ${rate}, duration: ${durationS}s } ] }`,
-    'slo: { p95_ms: 100 }', '',
-  ].join('\n'));
-  const r = await timed([process.execPath, join(dir, 'bin/rtcap.js'), 'run', profile, '--out', join(tmp, 'out'), '--no-progress'], dir);
-  const res = JSON.parse(readFileSync(join(tmp, 'out', 'result.json'), 'utf8')) as { steps: Array<{ delivery_rate: number | null }> };
+  writeFileSync(
+    profile,
+    [
+      'name: generator-cpu',
+      'scenario: broadcast-public',
+      `target: { url: "${url}", vsn: "1.0.0" }`,
+      `load: { join_rate: 1000, workers: 1, drain: 10s, steps: [ { connections: ${connections}, send_rate: ${rate}, duration: ${durationS}s } ] }`,
+      'slo: { p95_ms: 100 }',
+      '',
+    ].join('\n'),
+  );
+  const r = await timed(
+    [
+      process.execPath,
+      join(dir, 'bin/rtcap.js'),
+      'run',
+      profile,
+      '--out',
+      join(tmp, 'out'),
+      '--no-progress',
+    ],
+    dir,
+  );
+  const res = JSON.parse(readFileSync(join(tmp, 'out', 'result.json'), 'utf8')) as {
+    steps: Array<{ delivery_rate: number | null }>;
+  };
   rmSync(tmp, { recursive: true, force: true });
   return { rate, tool, cpuS: r.cpuS, wallS: r.wallS, delivery: res.steps[0]?.delivery_rate ?? 0 };
 }
@@ -84,18 +117,25 @@ const median = (xs: number[]) => {
 async function main() {
   const blaster = await startBlaster({ stderr: 'ignore' });
   const url = `ws://127.0.0.1:${blaster.port}/socket/websocket`;
-  const tools: Array<(rate: number) => Promise<Row>> = [(r) => bare(url, r), (r) => rtcap('rtcap', root, url, r)];
-  for (const b of baselines) tools.push((r) => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url, r));
+  const tools: Array<(rate: number) => Promise<Row>> = [
+    (r) => bare(url, r),
+    (r) => rtcap('rtcap', root, url, r),
+  ];
+  for (const b of baselines)
+    tools.push((r) => rtcap(`rtcap build ${basename(resolve(b))}`, resolve(b), url, r));
   const rows: Row[] = [];
   const loads: number[] = [];
   try {
     for (let r = 0; r < repeats; r++) {
-      for (const rate of rates) for (const t of r % 2 === 0 ? tools : [...tools].reverse()) {
-        loads.push(loadavg()[0]);
-        const row = await t(rate);
-        rows.push(row);
-        process.stderr.write(`repeat ${r + 1} ${rate} msg/s ${row.tool}: ${row.cpuS.toFixed(2)} CPU s, ${row.wallS.toFixed(1)} s wall, delivery ${(row.delivery * 100).toFixed(3)} % (load ${loadavg()[0].toFixed(1)})\n`);
-      }
+      for (const rate of rates)
+        for (const t of r % 2 === 0 ? tools : [...tools].reverse()) {
+          loads.push(loadavg()[0]);
+          const row = await t(rate);
+          rows.push(row);
+          process.stderr.write(
+            `repeat ${r + 1} ${rate} msg/s ${row.tool}: ${row.cpuS.toFixed(2)} CPU s, ${row.wallS.toFixed(1)} s wall, delivery ${(row.delivery * 100).toFixed(3)} % (load ${loadavg()[0].toFixed(1)})\n`,
+          );
+        }
     }
   } finally {
     blaster.stop();
@@ -119,9 +159,16 @@ async function main() {
   const top = Math.max(...rates);
   if (rates.includes(0) && top > 0) {
     const deliveries = top * (connections - 1) * durationS;
-    const us = (n: string) => ((median(of(n, top).map((r) => r.cpuS)) - median(of(n, 0).map((r) => r.cpuS))) / deliveries) * 1e6;
-    lines.push('', `| tool | marginal CPU per delivery at ${top} msg/s (µs) | ÷ bare ws |`, `|---|---|---|`);
-    for (const n of names) lines.push(`| ${n} | ${us(n).toFixed(2)} | ${(us(n) / us('bare ws')).toFixed(2)} |`);
+    const us = (n: string) =>
+      ((median(of(n, top).map((r) => r.cpuS)) - median(of(n, 0).map((r) => r.cpuS))) / deliveries) *
+      1e6;
+    lines.push(
+      '',
+      `| tool | marginal CPU per delivery at ${top} msg/s (µs) | ÷ bare ws |`,
+      `|---|---|---|`,
+    );
+    for (const n of names)
+      lines.push(`| ${n} | ${us(n).toFixed(2)} | ${(us(n) / us('bare ws')).toFixed(2)} |`);
     // The same per repeat (each tool's runs of one repeat are minutes apart): the ratio's spread.
     const perRepeat = (n: string) => {
       const hi = of(n, top);

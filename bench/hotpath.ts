@@ -1,7 +1,7 @@
 /**
- * Micro-benchmarks of the generator's per-delivery work (docs/ARCHITECTURE.md "Code rules": "Benchmark the
- * benchmarker"): scanning the stamp from raw bytes vs JSON.parse, the ledger record (today's,
- * with exact duplicate/reorder classification, beside the one before it), the histogram
+ * Micro-benchmarks of the generator's per-delivery work (docs/ARCHITECTURE.md "Code rules":
+ * "Benchmark the benchmarker"): scanning the stamp from raw bytes vs JSON.parse, the ledger record
+ * (today's, with exact duplicate/reorder classification, beside the one before it), the histogram
  * record. Figures are ns per operation on this machine, best of 5 rounds; compare the ratios
  * within one run, not absolute numbers across runs (shared, noisy machines).
  * Run: npx tsx bench/hotpath.ts
@@ -27,10 +27,34 @@ function bench(name: string, n: number, fn: (i: number) => void): number {
 const enc = new StampEncoder(64);
 const payload = enc.payload(12345, 0, 1764460000123.456);
 const env = { type: 'broadcast', event: 'bench', payload };
-const v1 = Buffer.from(encodeV1({ joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: env }, 'server'));
-const v2 = Buffer.from(encodeV2({ joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: env }));
-const k4 = Buffer.from(encodeUserBroadcast({ topic: 'realtime:bench', userEvent: 'bench', payload }));
-const big = Buffer.from(encodeV1({ joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: new StampEncoder(10_240).payload(1, 0, 1764460000123.456) } }, 'server'));
+const v1 = Buffer.from(
+  encodeV1(
+    { joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: env },
+    'server',
+  ),
+);
+const v2 = Buffer.from(
+  encodeV2({ joinRef: null, ref: null, topic: 'realtime:bench', event: 'broadcast', payload: env }),
+);
+const k4 = Buffer.from(
+  encodeUserBroadcast({ topic: 'realtime:bench', userEvent: 'bench', payload }),
+);
+const big = Buffer.from(
+  encodeV1(
+    {
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:bench',
+      event: 'broadcast',
+      payload: {
+        type: 'broadcast',
+        event: 'bench',
+        payload: new StampEncoder(10_240).payload(1, 0, 1764460000123.456),
+      },
+    },
+    'server',
+  ),
+);
 const out: Stamp = { id: 0, stream: 0, sentAtMs: 0 };
 let sink = 0;
 
@@ -51,10 +75,14 @@ bench('scanStamp, v1 frame 10 KB payload', 200_000, () => {
   scanStamp(big, out);
   sink += out.id;
 });
-const parse = bench('JSON.parse(buffer.toString()) of the v1 frame (the naive way)', 1_000_000, () => {
-  const f = JSON.parse(v1.toString()) as { payload: { payload: { t: number } } };
-  sink += f.payload.payload.t;
-});
+const parse = bench(
+  'JSON.parse(buffer.toString()) of the v1 frame (the naive way)',
+  1_000_000,
+  () => {
+    const f = JSON.parse(v1.toString()) as { payload: { payload: { t: number } } };
+    sink += f.payload.payload.t;
+  },
+);
 
 // The receive ledger, today's (exact duplicate/reorder classification, measure/seq-window)
 // beside the one before it (last seq per stream only: bench/support/ledger-before-reorder.ts).
@@ -68,7 +96,12 @@ const MEMBERS = 1000;
  * Best of 9 fresh rounds each of `n` receipts, the two sides alternating round by round so
  * that a busy machine slows both alike; setup (new ledger, members) is outside the timing.
  */
-function benchPair(name: string, n: number, before: () => (i: number) => void, after: () => (i: number) => void): [number, number] {
+function benchPair(
+  name: string,
+  n: number,
+  before: () => (i: number) => void,
+  after: () => (i: number) => void,
+): [number, number] {
   const best = [Infinity, Infinity];
   for (let round = 0; round < 9; round++) {
     for (const [k, setup] of [before, after].entries()) {
@@ -79,7 +112,9 @@ function benchPair(name: string, n: number, before: () => (i: number) => void, a
     }
   }
   process.stdout.write(`| ${name}: before (last seq only) | ${best[0].toFixed(0)} |\n`);
-  process.stdout.write(`| ${name}: today (exact duplicates and reorders) | ${best[1].toFixed(0)} |\n`);
+  process.stdout.write(
+    `| ${name}: today (exact duplicates and reorders) | ${best[1].toFixed(0)} |\n`,
+  );
   return [best[0], best[1]];
 }
 
@@ -89,7 +124,11 @@ const reorderedSeq = (seq: number) => (seq % 50 === 48 ? seq + 1 : seq % 50 === 
 type Case = { name: string; streams: number; seqOf: (seq: number) => number };
 const cases: Case[] = [
   { name: '1,000 members, one stream, in order', streams: 1, seqOf: (q) => q },
-  { name: '1,000 members, one stream, every 50th message after its successor', streams: 1, seqOf: reorderedSeq },
+  {
+    name: '1,000 members, one stream, every 50th message after its successor',
+    streams: 1,
+    seqOf: reorderedSeq,
+  },
   { name: '1,000 members, 8 streams each (presence-like), in order', streams: 8, seqOf: (q) => q },
 ];
 const N = 1_000_000;
@@ -107,7 +146,14 @@ for (const c of cases) {
       const members = Array.from({ length: MEMBERS }, () => oldMemberState(1));
       return (i) => {
         const seq = c.seqOf(Math.floor(i / perSeq));
-        l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+        l.record(
+          members[i % MEMBERS],
+          Math.floor(i / MEMBERS) % c.streams,
+          seq,
+          base + seq,
+          base + seq + 1.5,
+          150,
+        );
       };
     },
     () => {
@@ -120,7 +166,14 @@ for (const c of cases) {
       });
       return (i) => {
         const seq = c.seqOf(Math.floor(i / perSeq));
-        l.record(members[i % MEMBERS], Math.floor(i / MEMBERS) % c.streams, seq, base + seq, base + seq + 1.5, 150);
+        l.record(
+          members[i % MEMBERS],
+          Math.floor(i / MEMBERS) % c.streams,
+          seq,
+          base + seq,
+          base + seq + 1.5,
+          150,
+        );
       };
     },
   );
@@ -157,4 +210,6 @@ for (const c of cases) {
   ratios.push(`duplicate check alone: ${(after - before).toFixed(1)} ns more per receipt`);
 }
 process.stdout.write(`\n${ratios.join('\n')}\n`);
-process.stdout.write(`\nstamp scan is ${(parse / scan).toFixed(1)}× cheaper than a JSON.parse of the frame (${sink > 0 ? 'ok' : ''})\n`);
+process.stdout.write(
+  `\nstamp scan is ${(parse / scan).toFixed(1)}× cheaper than a JSON.parse of the frame (${sink > 0 ? 'ok' : ''})\n`,
+);

@@ -18,11 +18,16 @@ const MICRO = ['hotpath.ts', 'ack-tracker.ts'];
 let failed = 0;
 for (const file of MICRO) {
   process.stdout.write(`\n## bench/${file}\n\n`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], { stdio: 'inherit', timeout: 300_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
   if (r.status !== 0) {
     failed++;
     process.stderr.write(`bench/${file}: exited ${r.status ?? r.signal}\n`);
   }
 }
-process.stdout.write('\nSystem benchmarks (minutes each, with arguments): see docs/PERFORMANCE.md.\n');
+process.stdout.write(
+  '\nSystem benchmarks (minutes each, with arguments): see docs/PERFORMANCE.md.\n',
+);
 process.exitCode = failed > 0 ? 1 : 0;

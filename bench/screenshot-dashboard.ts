@@ -5,7 +5,8 @@
  *
  *   npx tsx bench/screenshot-dashboard.ts profiles/quickstart.yaml --out docs/dashboard.png
  *   npx tsx bench/screenshot-dashboard.ts profiles/quickstart.yaml --after-steps 3 --width 1400
- *   npx tsx bench/screenshot-dashboard.ts profiles/broadcast-public-sweep.yaml --sweep --out sweep.png
+ *   npx tsx bench/screenshot-dashboard.ts profiles/broadcast-public-sweep.yaml --sweep --out
+ * sweep.png
  *
  * The run is stopped (Ctrl-C, as a user would) once the picture is taken; its directory is a
  * temporary one, removed after.
@@ -26,13 +27,20 @@ const profile = args.find((a, i) => !a.startsWith('--') && !VALUED.has(args[i - 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
-  if (!profile) throw new Error('usage: screenshot-dashboard.ts PROFILE [--out FILE.png] [--after-steps N] [--width PX] [--sweep]');
+  if (!profile)
+    throw new Error(
+      'usage: screenshot-dashboard.ts PROFILE [--out FILE.png] [--after-steps N] [--width PX] [--sweep]',
+    );
   const out = resolve(opt('out', 'dashboard.png'));
   const afterSteps = Number(opt('after-steps', '2'));
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-shot-'));
   const bin = resolve(import.meta.dirname, '../bin/rtcap.js');
   const command = args.includes('--sweep') ? 'sweep' : 'run';
-  const child = spawn(process.execPath, [bin, command, profile, '--out', join(dir, 'out'), '--no-progress', '--dashboard'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, command, profile, '--out', join(dir, 'out'), '--no-progress', '--dashboard'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
@@ -44,12 +52,19 @@ async function main(): Promise<void> {
       if (!url) await sleep(100);
     }
     if (!url) throw new Error(`no dashboard address printed:\n${stderr}`);
-    const page = await browser.newPage({ viewport: { width: Number(opt('width', '1400')), height: 900 }, deviceScaleFactor: 1 });
-    await page.route('**/*', (r) => (new URL(r.request().url()).hostname === '127.0.0.1' ? r.continue() : r.abort()));
+    const page = await browser.newPage({
+      viewport: { width: Number(opt('width', '1400')), height: 900 },
+      deviceScaleFactor: 1,
+    });
+    await page.route('**/*', (r) =>
+      new URL(r.request().url()).hostname === '127.0.0.1' ? r.continue() : r.abort(),
+    );
     await page.goto(url);
     // Bounded: ten minutes for the steps asked for.
     for (let i = 0; i < 3000; i++) {
-      const done = (await page.evaluate('window.rtcapState ? window.rtcapState.steps.length : 0')) as number;
+      const done = (await page.evaluate(
+        'window.rtcapState ? window.rtcapState.steps.length : 0',
+      )) as number;
       if (done >= afterSteps) break;
       await sleep(200);
     }

@@ -1,10 +1,12 @@
 /**
- * A PNG of a run's report.html, for people to look at. Renders the page in headless Chromium (Debian's `chromium`), full page.
+ * A PNG of a run's report.html, for people to look at. Renders the page in headless Chromium
+ * (Debian's `chromium`), full page.
  *
  *   npx tsx bench/screenshot-report.ts reports/<run-id>            # → reports/<run-id>/report.png
  *   npx tsx bench/screenshot-report.ts reports/<run-id> --out x.png --width 1400
  *   npx tsx bench/screenshot-report.ts --fixture --out /tmp/report.png   # the test fixture run
- *   npx tsx bench/screenshot-report.ts reports/<run-id> --element '#chart-timeline'   # one part only
+ *   npx tsx bench/screenshot-report.ts reports/<run-id> --element '#chart-timeline'   # one part
+ * only
  *
  * A run directory without report.html (or with an old one) gets it rebuilt from result.json first.
  */
@@ -32,10 +34,17 @@ async function main(): Promise<void> {
     copyFileSync(new URL('run-a.timeseries.ndjson', fixtures), join(dir, 'timeseries.ndjson'));
   } else {
     const given = args.find((a, i) => !a.startsWith('--') && !VALUED.has(args[i - 1] ?? ''));
-    if (!given) throw new Error('usage: screenshot-report.ts RUN_DIR [--out FILE.png] [--width PX] | --fixture --out FILE.png');
+    if (!given)
+      throw new Error(
+        'usage: screenshot-report.ts RUN_DIR [--out FILE.png] [--width PX] | --fixture --out FILE.png',
+      );
     dir = resolve(given);
   }
-  if (args.includes('--fixture') || args.includes('--rebuild') || !existsSync(join(dir, 'report.html'))) {
+  if (
+    args.includes('--fixture') ||
+    args.includes('--rebuild') ||
+    !existsSync(join(dir, 'report.html'))
+  ) {
     const r = readResultFile(dir);
     if (typeof r === 'string') throw new Error(r);
     for (const p of writeArtifacts(r, dir)) process.stderr.write(`warning: ${p}\n`);
@@ -46,7 +55,9 @@ async function main(): Promise<void> {
   try {
     const page = await browser.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
     // The report is self-contained: refuse anything that is not the file itself.
-    await page.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith('file:') ? route.continue() : route.abort(),
+    );
     await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
     const element = opt('element');
     if (element) await page.locator(element).first().screenshot({ path: out });

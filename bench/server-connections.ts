@@ -33,7 +33,12 @@ function clientFrame(text: string): Buffer {
 
 // ------------------------------------------------------------------ client process
 
-async function clientMain(port: number, count: number, localAddress: string, token: string): Promise<void> {
+async function clientMain(
+  port: number,
+  count: number,
+  localAddress: string,
+  token: string,
+): Promise<void> {
   const socks: { s: Socket; bytes: number }[] = [];
   const open = () =>
     new Promise<void>((resolve, reject) => {
@@ -57,13 +62,20 @@ async function clientMain(port: number, count: number, localAddress: string, tok
         if (stage === 0) {
           const end = head.indexOf('\r\n\r\n');
           if (end < 0) return;
-          if (!head.subarray(0, 12).toString().includes('101')) return reject(new Error(head.subarray(0, end).toString()));
+          if (!head.subarray(0, 12).toString().includes('101'))
+            return reject(new Error(head.subarray(0, end).toString()));
           head = head.subarray(end + 4);
           stage = 1;
           s.write(clientFrame(JSON.stringify(['1', '1', TOPIC, 'phx_join', { config: {} }])));
         }
         if (stage === 1 && head.length >= 2 && head.length >= 2 + head[1]) {
-          if (!head.subarray(2, 2 + head[1]).toString().includes('"ok"')) return reject(new Error(head.toString()));
+          if (
+            !head
+              .subarray(2, 2 + head[1])
+              .toString()
+              .includes('"ok"')
+          )
+            return reject(new Error(head.toString()));
           stage = 2;
           socks.push(rec);
           resolve();
@@ -74,7 +86,8 @@ async function clientMain(port: number, count: number, localAddress: string, tok
   setInterval(() => {
     for (const r of socks) r.s.write(hb);
   }, 20_000).unref();
-  for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, open));
+  for (let i = 0; i < count; i += 50)
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, open));
   process.stdout.write(`${JSON.stringify({ joined: socks.length })}\n`);
   // On "check": report how many sockets received more than heartbeat replies since "mark".
   let mark = new Map<Socket, number>();
@@ -102,11 +115,12 @@ function lineReader(child: ChildProcess): () => Promise<Record<string, number>> 
     if (w) w(l);
     else queue.push(l);
   });
-  return () => new Promise((resolve) => {
-    const l = queue.shift();
-    if (l !== undefined) resolve(JSON.parse(l));
-    else waiters.push((x) => resolve(JSON.parse(x)));
-  });
+  return () =>
+    new Promise((resolve) => {
+      const l = queue.shift();
+      if (l !== undefined) resolve(JSON.parse(l));
+      else waiters.push((x) => resolve(JSON.parse(x)));
+    });
 }
 
 async function main(): Promise<void> {
@@ -114,7 +128,9 @@ async function main(): Promise<void> {
   const workers = Number(opt('workers', '2'));
   const clients = Number(opt('clients', '2'));
   const script = `const { main } = await import(${JSON.stringify(new URL('../src/cli/main.ts', import.meta.url).href)}); await main(${JSON.stringify(['serve', '--port', '0', '--ready-json', '--no-database', '--workers', String(workers)])});`;
-  const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const ready = await lineReader(server)();
   const port = ready.port;
   await new Promise((r) => setTimeout(r, 2000));
@@ -125,9 +141,22 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const procs = Array.from({ length: clients }, (_, i) => {
     const n = Math.floor(connections / clients) + (i < connections % clients ? 1 : 0);
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--client', String(port), String(n), `127.0.0.${2 + i}`, token], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        new URL(import.meta.url).pathname,
+        '--client',
+        String(port),
+        String(n),
+        `127.0.0.${2 + i}`,
+        token,
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     return { child, read: lineReader(child) };
   });
   const joined = (await Promise.all(procs.map((p) => p.read()))).reduce((n, r) => n + r.joined, 0);
@@ -145,10 +174,21 @@ async function main(): Promise<void> {
   await new Promise((r) => sender.once('open', r));
   sender.send(JSON.stringify(['1', '1', TOPIC, 'phx_join', { config: {} }]));
   await new Promise((r) => sender.once('message', r));
-  sender.send(JSON.stringify([null, '2', TOPIC, 'broadcast', { event: 'all', payload: { check: 'every member on every worker' } }]));
+  sender.send(
+    JSON.stringify([
+      null,
+      '2',
+      TOPIC,
+      'broadcast',
+      { event: 'all', payload: { check: 'every member on every worker' } },
+    ]),
+  );
   await new Promise((r) => setTimeout(r, 5000));
   for (const p of procs) p.child.stdin!.write('check\n');
-  const received = (await Promise.all(procs.map((p) => p.read()))).reduce((n, r) => n + r.received, 0);
+  const received = (await Promise.all(procs.map((p) => p.read()))).reduce(
+    (n, r) => n + r.received,
+    0,
+  );
   const perConnKb = ((loadedMb - baseMb) * 1024) / joined;
   const lines = [
     `| connections joined | workers | join time | server RSS idle | server RSS loaded | server RSS per joined connection | broadcast received by |`,

@@ -4,13 +4,13 @@
  *
  * The server runs pinned to CPU 1 (bench/server-fanout-target.ts); this process, pinned to
  * CPU 0, holds the receivers; the sender (bench/server-fanout-sender.ts) is its own process on
- * the server's core, so the server pays for it too and sends arrive one per event-loop turn. Receivers are raw TCP sockets that did the
- * WebSocket handshake and the join by hand and then only count bytes: every delivery is a
- * frame of known length, so deliveries = bytes ÷ frame length. They read in bulk, every
- * 50 ms, so the kernel's socket buffers collect many frames per read: the receiving side then
- * costs far less than the server's work (a `ws` client per socket could not absorb 100,000+
- * frames/s on one core). The server still writes every frame to every socket one by one.
- * The server's CPU comes from /proc/<pid>/stat over the measured window.
+ * the server's core, so the server pays for it too and sends arrive one per event-loop turn.
+ * Receivers are raw TCP sockets that did the WebSocket handshake and the join by hand and then only
+ * count bytes: every delivery is a frame of known length, so deliveries = bytes ÷ frame length.
+ * They read in bulk, every 50 ms, so the kernel's socket buffers collect many frames per read: the
+ * receiving side then costs far less than the server's work (a `ws` client per socket could not
+ * absorb 100,000+ frames/s on one core). The server still writes every frame to every socket one by
+ * one. The server's CPU comes from /proc/<pid>/stat over the measured window.
  *
  * A step keeps up when ≥ 99.9 % of the offered deliveries arrive within the window plus a
  * 1 s drain. "Deliveries per server CPU-second" is the capacity of one fully busy core.
@@ -43,7 +43,19 @@ function clientFrame(text: string): Buffer {
 }
 
 function startTarget(): Promise<{ port: number; pid: number; stop: () => void }> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...(process.env.FANOUT_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/fanout-prof'] : []), '--import', 'tsx', 'bench/server-fanout-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      '1',
+      process.execPath,
+      ...(process.env.FANOUT_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/fanout-prof'] : []),
+      '--import',
+      'tsx',
+      'bench/server-fanout-target.ts',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (l) => {
       const m = JSON.parse(l) as { port: number; pid: number };
@@ -76,10 +88,21 @@ function receiver(port: number, token: string, counter: { bytes: number }): Prom
       if (stage === 'upgrade') {
         const end = head.indexOf('\r\n\r\n');
         if (end < 0) return;
-        if (!head.subarray(0, 12).toString().includes('101')) return reject(new Error(head.toString()));
+        if (!head.subarray(0, 12).toString().includes('101'))
+          return reject(new Error(head.toString()));
         head = head.subarray(end + 4);
         stage = 'join';
-        s.write(clientFrame(JSON.stringify(['1', '1', TOPIC, 'phx_join', { config: { broadcast: { self: false } } }])));
+        s.write(
+          clientFrame(
+            JSON.stringify([
+              '1',
+              '1',
+              TOPIC,
+              'phx_join',
+              { config: { broadcast: { self: false } } },
+            ]),
+          ),
+        );
       }
       // The join reply is the only frame before broadcasts start.
       if (stage === 'join' && head.length >= 2 && head.length >= 2 + head[1]) {
@@ -97,15 +120,26 @@ function run(cmd: string, argv: string[]): Promise<string> {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${argv.join(' ')} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${argv.join(' ')} exited ${code}`)),
+    );
   });
 }
 
 /** Frames written and socket flushes so far, from the server's /metrics. */
 async function coalescing(port: number): Promise<{ frames: number; flushes: number }> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const read = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? Number.NaN);
-  return { frames: read('realtime_socket_frames_written_total'), flushes: read('realtime_socket_flushes_total') };
+  const read = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))
+        ?.split(' ')[1] ?? Number.NaN,
+    );
+  return {
+    frames: read('realtime_socket_frames_written_total'),
+    flushes: read('realtime_socket_flushes_total'),
+  };
 }
 
 function cpuTicks(pid: number): number {
@@ -130,7 +164,13 @@ async function main() {
   const counter = { bytes: 0 };
   const socks: Socket[] = [];
   for (let i = 0; i < connections; i += 100) {
-    socks.push(...(await Promise.all(Array.from({ length: Math.min(100, connections - i) }, () => receiver(target.port, token, counter)))));
+    socks.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(100, connections - i) }, () =>
+          receiver(target.port, token, counter),
+        ),
+      )),
+    );
   }
   // The exact frame each receiver gets for one message (fixed length: i has six digits).
   const delivered = `[null,null,"${TOPIC}","broadcast",{"event":"b","payload":{"i":123456}}]`;
@@ -152,7 +192,19 @@ async function main() {
     counter.bytes = 0;
     const t0Ticks = cpuTicks(target.pid);
     const before = await coalescing(target.port);
-    const out = await run('taskset', ['-c', senderCpu, process.execPath, '--import', 'tsx', 'bench/server-fanout-sender.ts', String(target.port), token, TOPIC, String(ratePerS), String(durationS)]);
+    const out = await run('taskset', [
+      '-c',
+      senderCpu,
+      process.execPath,
+      '--import',
+      'tsx',
+      'bench/server-fanout-sender.ts',
+      String(target.port),
+      token,
+      TOPIC,
+      String(ratePerS),
+      String(durationS),
+    ]);
     // The sender's own window: the server is idle while the sender process starts.
     const { sent, elapsedS: windowS } = JSON.parse(out) as { sent: number; elapsedS: number };
     await new Promise((r) => setTimeout(r, 1000)); // drain
@@ -186,7 +238,10 @@ async function main() {
   const lines = [
     `| deliveries/s offered | delivered | delivered/s | server CPU % of one core | deliveries per server CPU-second | frames per socket flush |`,
     `|---|---|---|---|---|---|`,
-    ...steps.map((s) => `| ${s.offered} | ${(s.delivered * 100).toFixed(2)} % | ${Math.round(s.deliveredPerS)} | ${s.serverCpuPct.toFixed(0)} | ${Math.round(s.perCpuSecond)} | ${s.framesPerFlush.toFixed(2)} |`),
+    ...steps.map(
+      (s) =>
+        `| ${s.offered} | ${(s.delivered * 100).toFixed(2)} % | ${Math.round(s.deliveredPerS)} | ${s.serverCpuPct.toFixed(0)} | ${Math.round(s.perCpuSecond)} | ${s.framesPerFlush.toFixed(2)} |`,
+    ),
     '',
     `Highest offered rate fully delivered: ${best}/s (${connections} sockets, one topic, ${frameBytes}-byte frames, ${durationS} s per step).`,
   ];

@@ -17,11 +17,15 @@ const config = join(root, '.dependency-cruiser.cjs');
 /** dependency-cruiser's exit code (the number of errors) and its report. */
 function cruise(cwd: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, 'src', '--config', config, '--output-type', 'err', ...args],
-      { cwd, timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile(
+      process.execPath,
+      [bin, 'src', '--config', config, '--output-type', 'err', ...args],
+      { cwd, timeout: 120_000 },
+      (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         done({ code, out: `${stdout}${stderr}` });
-      });
+      },
+    );
   });
 }
 
@@ -42,7 +46,11 @@ describe('dependency rules', () => {
   it('a forbidden import and a type-only cycle fail, naming the rule and the file', async () => {
     const dir = join(scratch, 'bad');
     write(dir, 'tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext' } }));
-    write(dir, 'src/model/fit.ts', "import { x } from '../report/table.js';\nexport const y = x;\n");
+    write(
+      dir,
+      'src/model/fit.ts',
+      "import { x } from '../report/table.js';\nexport const y = x;\n",
+    );
     write(dir, 'src/report/table.ts', 'export const x = 1;\n');
     write(dir, 'src/result/a.ts', "import type { B } from './b.js';\nexport type A = B[];\n");
     write(dir, 'src/result/b.ts', "import type { A } from './a.js';\nexport type B = { a: A };\n");

@@ -17,11 +17,22 @@ const topic = 'realtime:bench';
 /** @returns {Promise<WebSocket>} */
 function open() {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', { perMessageDeflate: false, skipUTF8Validation: true });
+    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+    });
     ws.once('error', reject);
     ws.once('open', () => {
       ws.once('message', () => resolve(ws)); // the join reply
-      ws.send(JSON.stringify({ topic, event: 'phx_join', payload: { config: { broadcast: { self: false } } }, ref: '1', join_ref: '1' }));
+      ws.send(
+        JSON.stringify({
+          topic,
+          event: 'phx_join',
+          payload: { config: { broadcast: { self: false } } },
+          ref: '1',
+          join_ref: '1',
+        }),
+      );
     });
   });
 }

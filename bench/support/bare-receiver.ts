@@ -22,11 +22,22 @@ const startCpu = { v: process.cpuUsage() };
 
 function open(): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', { perMessageDeflate: false, skipUTF8Validation: true });
+    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+    });
     ws.once('error', reject);
     ws.once('open', () => {
       ws.once('message', () => resolve(ws)); // the join reply
-      ws.send(JSON.stringify({ topic, event: 'phx_join', payload: { config: { broadcast: { self: false } } }, ref: '1', join_ref: '1' }));
+      ws.send(
+        JSON.stringify({
+          topic,
+          event: 'phx_join',
+          payload: { config: { broadcast: { self: false } } },
+          ref: '1',
+          join_ref: '1',
+        }),
+      );
     });
   });
 }
@@ -62,7 +73,15 @@ async function main() {
       const t = now();
       while (k < total && start + (k * 1000) / rate <= t) {
         const sched = start + (k * 1000) / rate;
-        sender.send(JSON.stringify({ topic, event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: { id: k, s: 0, t: sched } }, ref: String(k), join_ref: '1' }));
+        sender.send(
+          JSON.stringify({
+            topic,
+            event: 'broadcast',
+            payload: { type: 'broadcast', event: 'bench', payload: { id: k, s: 0, t: sched } },
+            ref: String(k),
+            join_ref: '1',
+          }),
+        );
         k++;
       }
       if (k < total) setTimeout(tick, Math.max(0, start + (k * 1000) / rate - now()));
@@ -83,7 +102,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
   latencySamples = latencySamples.sort((a, b) => a - b);
-  const pct = (p: number) => (latencySamples.length ? latencySamples[Math.min(latencySamples.length - 1, Math.floor((p / 100) * latencySamples.length))] : null);
+  const pct = (p: number) =>
+    latencySamples.length
+      ? latencySamples[
+          Math.min(latencySamples.length - 1, Math.floor((p / 100) * latencySamples.length))
+        ]
+      : null;
   const expected = total * (connections - 1);
   process.stdout.write(
     JSON.stringify({

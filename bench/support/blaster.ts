@@ -27,28 +27,56 @@ function frameText(payload: Buffer): Buffer {
 }
 
 const http = createServer();
-const wss = new WebSocketServer({ server: http, perMessageDeflate: false, skipUTF8Validation: true });
+const wss = new WebSocketServer({
+  server: http,
+  perMessageDeflate: false,
+  skipUTF8Validation: true,
+});
 const topics = new Map<string, Set<WebSocket>>();
 let deliveries = 0;
 
 wss.on('connection', (ws) => {
   const joined = new Set<string>();
   ws.on('message', (data: Buffer) => {
-    const f = JSON.parse(data.toString()) as { topic: string; event: string; payload: unknown; ref: string | null; join_ref?: string | null };
+    const f = JSON.parse(data.toString()) as {
+      topic: string;
+      event: string;
+      payload: unknown;
+      ref: string | null;
+      join_ref?: string | null;
+    };
     if (f.event === 'phx_join') {
       joined.add(f.topic);
       let set = topics.get(f.topic);
       if (!set) topics.set(f.topic, (set = new Set()));
       set.add(ws);
-      ws.send(JSON.stringify({ topic: f.topic, event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } }, ref: f.ref }));
+      ws.send(
+        JSON.stringify({
+          topic: f.topic,
+          event: 'phx_reply',
+          payload: { status: 'ok', response: { postgres_changes: [] } },
+          ref: f.ref,
+        }),
+      );
       return;
     }
     if (f.event === 'heartbeat') {
-      ws.send(JSON.stringify({ topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} }, ref: f.ref }));
+      ws.send(
+        JSON.stringify({
+          topic: 'phoenix',
+          event: 'phx_reply',
+          payload: { status: 'ok', response: {} },
+          ref: f.ref,
+        }),
+      );
       return;
     }
     if (f.event === 'broadcast' && joined.has(f.topic)) {
-      const frame = frameText(Buffer.from(JSON.stringify({ topic: f.topic, event: 'broadcast', payload: f.payload, ref: null })));
+      const frame = frameText(
+        Buffer.from(
+          JSON.stringify({ topic: f.topic, event: 'broadcast', payload: f.payload, ref: null }),
+        ),
+      );
       for (const m of topics.get(f.topic) ?? []) {
         if (m === ws) continue;
         // Same bytes to every member: framing once is what makes this server cheap.

@@ -24,7 +24,10 @@ export function chromiumAvailable(): boolean {
 }
 
 export async function launchChromium(): Promise<Browser> {
-  if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set RTCAP_CHROMIUM)`);
+  if (!chromiumAvailable())
+    throw new Error(
+      `no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set RTCAP_CHROMIUM)`,
+    );
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -37,7 +40,10 @@ export async function launchChromium(): Promise<Browser> {
  * A page of `browser` that loads `url` (a file: URL) with every other request refused; the
  * refused URLs are collected in `requested`, so a test can check a report fetched nothing.
  */
-export async function openOffline(browser: Browser, url: string): Promise<{ page: Page; requested: string[] }> {
+export async function openOffline(
+  browser: Browser,
+  url: string,
+): Promise<{ page: Page; requested: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const requested: string[] = [];
   await page.route('**/*', (route) => {

@@ -1,11 +1,16 @@
 /**
- * The receive ledger's record() as it was before exact duplicate and reorder classification (commit 19c8ef8): only the
- * last seq per stream per connection, so any seq not above it was a "duplicate" (reorderings
- * included). Kept in the bench only, so bench/hotpath.ts can show the cost of exact
+ * The receive ledger's record() as it was before exact duplicate and reorder classification (commit
+ * 19c8ef8): only the last seq per stream per connection, so any seq not above it was a "duplicate"
+ * (reorderings included). Kept in the bench only, so bench/hotpath.ts can show the cost of exact
  * duplicate/reorder classification beside it. Not used by rtcap.
  */
 import { createHistogram, recordMs, type Histogram } from '../../src/measure/histogram.js';
-import { KIND_COUNT, KIND_STRIDE, STREAM_STRIDE, StreamReceipts } from '../../src/measure/ledger.js';
+import {
+  KIND_COUNT,
+  KIND_STRIDE,
+  STREAM_STRIDE,
+  StreamReceipts,
+} from '../../src/measure/ledger.js';
 
 export interface OldMemberState {
   joinedAtMs: number;
@@ -30,7 +35,15 @@ export class OldReceiveLedger {
   receivedThisSecond = 0;
   bytesThisSecond = 0;
 
-  record(m: OldMemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number, memberSinceMs = m.joinedAtMs): void {
+  record(
+    m: OldMemberState,
+    stream: number,
+    seq: number,
+    sentAtMs: number,
+    recvMs: number,
+    bytes: number,
+    memberSinceMs = m.joinedAtMs,
+  ): void {
     this.bytesThisSecond += bytes;
     const local = stream - this.base;
     if (local < 0 || local >= STREAM_STRIDE) {

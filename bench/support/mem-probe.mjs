@@ -14,7 +14,20 @@ if (dir) {
   const everyMs = Number(process.env.RTCAP_MEM_PROBE_MS ?? 5000);
   const write = () => {
     const m = process.memoryUsage();
-    appendFileSync(file, JSON.stringify({ pid: process.pid, ppid: process.ppid, argv1: process.argv[1] ?? '', t: Date.now(), rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers }) + '\n');
+    appendFileSync(
+      file,
+      JSON.stringify({
+        pid: process.pid,
+        ppid: process.ppid,
+        argv1: process.argv[1] ?? '',
+        t: Date.now(),
+        rss: m.rss,
+        heap_used: m.heapUsed,
+        heap_total: m.heapTotal,
+        external: m.external,
+        array_buffers: m.arrayBuffers,
+      }) + '\n',
+    );
   };
   setInterval(write, everyMs).unref();
   write();

@@ -27,14 +27,20 @@ export function majorVersion(v: string): string {
   return v.split('.')[0] ?? v;
 }
 
-const instanceText = (r: RunResult) => `${r.target.instance.vcpus} vCPU / ${r.target.instance.memory_mb} MB${r.target.cpus ? ` (server CPUs ${r.target.cpus})` : ''}`;
+const instanceText = (r: RunResult) =>
+  `${r.target.instance.vcpus} vCPU / ${r.target.instance.memory_mb} MB${r.target.cpus ? ` (server CPUs ${r.target.cpus})` : ''}`;
 
 /** Why `b` is not like for like with `a`, or null. */
 export function unlikeReason(a: Source, b: Source): string | null {
   const ra = a.result;
   const rb = b.result;
-  if (targetKey(ra) !== targetKey(rb)) return `${b.dir} measured ${targetKey(rb)}, ${a.dir} measured ${targetKey(ra)}: one table is one target`;
-  if (ra.target.instance.vcpus !== rb.target.instance.vcpus || ra.target.instance.memory_mb !== rb.target.instance.memory_mb || (ra.target.cpus ?? null) !== (rb.target.cpus ?? null)) {
+  if (targetKey(ra) !== targetKey(rb))
+    return `${b.dir} measured ${targetKey(rb)}, ${a.dir} measured ${targetKey(ra)}: one table is one target`;
+  if (
+    ra.target.instance.vcpus !== rb.target.instance.vcpus ||
+    ra.target.instance.memory_mb !== rb.target.instance.memory_mb ||
+    (ra.target.cpus ?? null) !== (rb.target.cpus ?? null)
+  ) {
     return `${b.dir} ran on ${instanceText(rb)}, ${a.dir} on ${instanceText(ra)}: one table is one instance size`;
   }
   if (majorVersion(ra.rtcap_version) !== majorVersion(rb.rtcap_version)) {
@@ -46,5 +52,8 @@ export function unlikeReason(a: Source, b: Source): string | null {
 /** Every refusal, one line each; empty when the runs may share a table. */
 export function checkLikeForLike(sources: readonly Source[]): string[] {
   if (sources.length < 2) return [];
-  return sources.slice(1).map((s) => unlikeReason(sources[0], s)).filter((r): r is string => r !== null);
+  return sources
+    .slice(1)
+    .map((s) => unlikeReason(sources[0], s))
+    .filter((r): r is string => r !== null);
 }

@@ -37,11 +37,21 @@ export function chartLink(dir: string): string {
 
 export function evidenceOf(source: Source, row: CapacityRow): RowEvidence {
   const fit = row.rule === 'safe-line fit' && row.fit?.fit ? row.fit.text : null;
-  return { run_id: source.result.run_id, dir: source.dir, steps: row.evidence_steps, fit, chart: chartLink(source.dir), text: row.evidence };
+  return {
+    run_id: source.result.run_id,
+    dir: source.dir,
+    steps: row.evidence_steps,
+    fit,
+    chart: chartLink(source.dir),
+    text: row.evidence,
+  };
 }
 
 /** Each source's rows, computed once: the per-run capacity table with the table's safe lines. */
-export function perRunRows(sources: readonly Source[], opts: RowOptions = {}): Map<Source, CapacityRow[]> {
+export function perRunRows(
+  sources: readonly Source[],
+  opts: RowOptions = {},
+): Map<Source, CapacityRow[]> {
   const out = new Map<Source, CapacityRow[]>();
   for (const s of sources) {
     const fromProfile = analysisOptionsFromProfile(s.result.profile.resolved);
@@ -51,7 +61,11 @@ export function perRunRows(sources: readonly Source[], opts: RowOptions = {}): M
   return out;
 }
 
-export function candidatesFor(dim: CapacityDimension, sources: readonly Source[], rows: Map<Source, CapacityRow[]>): PerRun[] {
+export function candidatesFor(
+  dim: CapacityDimension,
+  sources: readonly Source[],
+  rows: Map<Source, CapacityRow[]>,
+): PerRun[] {
   return sources
     .filter((s) => dim.scenarios.includes(s.result.profile.scenario))
     .map((s) => {
@@ -65,9 +79,20 @@ export function candidatesFor(dim: CapacityDimension, sources: readonly Source[]
 
 function noValue(dim: CapacityDimension, reason: string, notes: string[] = []): CapacityTableRow {
   return {
-    no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit,
-    value: null, display: DASH, bound: null, limiting_factor: null, limit: null,
-    rule: 'none', rule_text: CAPACITY_RULE_TEXT.none, evidence: null, reason, notes,
+    no: dim.no,
+    id: dim.id,
+    dimension: dim.label,
+    unit: dim.unit,
+    value: null,
+    display: DASH,
+    bound: null,
+    limiting_factor: null,
+    limit: null,
+    rule: 'none',
+    rule_text: CAPACITY_RULE_TEXT.none,
+    evidence: null,
+    reason,
+    notes,
   };
 }
 
@@ -86,11 +111,18 @@ function lowestUnsafe(cands: readonly PerRun[]): { value: number; run: PerRun } 
 
 export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): CapacityTableRow {
   if (cands.length === 0) {
-    return noValue(dim, `no ${dim.scenarios.join(' or ')} run among the sources (profiles/${dim.scenarios[0]}-quick.yaml measures it)`);
+    return noValue(
+      dim,
+      `no ${dim.scenarios.join(' or ')} run among the sources (profiles/${dim.scenarios[0]}-quick.yaml measures it)`,
+    );
   }
-  const withValue = cands.filter((c): c is PerRun & { row: CapacityRow & { value: number } } => c.row?.value != null);
+  const withValue = cands.filter(
+    (c): c is PerRun & { row: CapacityRow & { value: number } } => c.row?.value != null,
+  );
   if (withValue.length === 0) {
-    const whys = cands.map((c) => c.why ?? `${c.source.result.run_id}: ${c.row?.evidence ?? 'no row'}`);
+    const whys = cands.map(
+      (c) => c.why ?? `${c.source.result.run_id}: ${c.row?.evidence ?? 'no row'}`,
+    );
     return noValue(dim, whys.join('; '));
   }
   // A dimension measured on its own speaks for it; one that rose together with another row's
@@ -107,12 +139,20 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
         : `${c.source.result.run_id} gave ${c.row.display} (${limitWords(c.row.limit, { remedy: false })}) with ${c.row.covaries_with.join(', ')} rising too: not used, the dimension was measured on its own`,
     );
   // Runs left out above (their failures may be the other driver's) do not cap the row.
-  const unsafe = lowestUnsafe([...pool, ...cands.filter((c) => c.row === null || c.row.value === null)]);
+  const unsafe = lowestUnsafe([
+    ...pool,
+    ...cands.filter((c) => c.row === null || c.row.value === null),
+  ]);
   const safeDriver = chosen.row.knee.safe?.value ?? null;
   if (unsafe && safeDriver !== null && chosen.row.value >= unsafe.value && unsafe.run !== chosen) {
-    // Another run failed below what this one carried: the runs disagree and no value is safe to print.
+    // Another run failed below what this one carried: the runs disagree and no value is safe to
+    // print.
     return {
-      ...noValue(dim, `runs disagree: ${chosen.source.result.run_id} was stable at ${formatCapacityValue(safeDriver, dim.unit)} but ${unsafe.run.source.result.run_id} step ${unsafe.run.row!.knee.first_unsafe!.step} was ${unsafe.run.row!.knee.first_unsafe!.verdict} at ${formatCapacityValue(unsafe.value, dim.unit)}: measure again`, notes),
+      ...noValue(
+        dim,
+        `runs disagree: ${chosen.source.result.run_id} was stable at ${formatCapacityValue(safeDriver, dim.unit)} but ${unsafe.run.source.result.run_id} step ${unsafe.run.row!.knee.first_unsafe!.step} was ${unsafe.run.row!.knee.first_unsafe!.verdict} at ${formatCapacityValue(unsafe.value, dim.unit)}: measure again`,
+        notes,
+      ),
       rule: 'runs disagree',
       rule_text: 'a recommendation is never above a measured step that was not stable',
     };
@@ -120,16 +160,32 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
   const r = chosen.row;
   // A fit that is no model (R² below 0.5, or refused for its sign) is said so, as per run.
   if (r.fit?.fit && !isLinear(r.fit.fit)) notes.push(`fit: ${r.fit.text}`);
-  if (r.covaries_with.length > 0) notes.push(`its driver rose together with ${r.covaries_with.join(', ')} in ${chosen.source.result.run_id}: the limit may belong to ${r.covaries_with.length === 1 ? 'that row' : 'those rows'}`);
+  if (r.covaries_with.length > 0)
+    notes.push(
+      `its driver rose together with ${r.covaries_with.join(', ')} in ${chosen.source.result.run_id}: the limit may belong to ${r.covaries_with.length === 1 ? 'that row' : 'those rows'}`,
+    );
   return {
-    no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit,
-    value: r.value, display: r.display, bound: r.bound, limiting_factor: r.limiting_factor, limit: r.limit,
-    rule: r.rule, rule_text: CAPACITY_RULE_TEXT[r.rule],
-    evidence: evidenceOf(chosen.source, r), reason: null, notes,
+    no: dim.no,
+    id: dim.id,
+    dimension: dim.label,
+    unit: dim.unit,
+    value: r.value,
+    display: r.display,
+    bound: r.bound,
+    limiting_factor: r.limiting_factor,
+    limit: r.limit,
+    rule: r.rule,
+    rule_text: CAPACITY_RULE_TEXT[r.rule],
+    evidence: evidenceOf(chosen.source, r),
+    reason: null,
+    notes,
   };
 }
 
 /** All 12 rows, in §7 order, before the presence and two-driver rules (table.ts). */
-export function assembleRows(sources: readonly Source[], rows: Map<Source, CapacityRow[]>): CapacityTableRow[] {
+export function assembleRows(
+  sources: readonly Source[],
+  rows: Map<Source, CapacityRow[]>,
+): CapacityTableRow[] {
   return CAPACITY_DIMENSIONS.map((d) => assembleRow(d, candidatesFor(d, sources, rows)));
 }

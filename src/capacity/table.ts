@@ -11,15 +11,31 @@ import { DASH, fmtInt } from '../model/format.js';
 import { STEP_METRICS, num } from '../model/metrics.js';
 import type { PresenceExtra } from '../result/extra.js';
 import type { Source } from './like-for-like.js';
-import { DEFAULT_PRESENCE_QUOTA_PER_S, DEFAULT_TOPIC_UPDATES_PER_S, membersByQuota } from './presence.js';
+import {
+  DEFAULT_PRESENCE_QUOTA_PER_S,
+  DEFAULT_TOPIC_UPDATES_PER_S,
+  membersByQuota,
+} from './presence.js';
 import { assembleRows, perRunRows } from './rows.js';
 import { joinSettingLimit, presenceSettingLimit } from './setting-limits.js';
-import { describeJointBound, judgeJointFit, predictTwo, type TwoDriverPoint } from './two-driver.js';
-import { CAPACITY_FILE_SCHEMA, type CapacityFile, type CapacityTableRow, type ConfigTableRow } from './types.js';
+import {
+  describeJointBound,
+  judgeJointFit,
+  predictTwo,
+  type TwoDriverPoint,
+} from './two-driver.js';
+import {
+  CAPACITY_FILE_SCHEMA,
+  type CapacityFile,
+  type CapacityTableRow,
+  type ConfigTableRow,
+} from './types.js';
 
 export interface TableOptions {
   safe_lines?: Partial<SafeLines>;
-  /** The presence quota of §5's arithmetic; default: the presence run's tenant quota, else 1,000/s. */
+  /**
+   * The presence quota of §5's arithmetic; default: the presence run's tenant quota, else 1,000/s.
+   */
   presence_quota_per_s?: number;
   /** Updates per second one topic must be allowed (§5: 5/s at 1,000/s gives 200 members). */
   topic_updates_per_s?: number;
@@ -38,9 +54,16 @@ function presenceQuotaOf(sources: readonly Source[]): number | null {
 }
 
 /** Row 11: the measured knee and the §5 quota arithmetic, the lower kept, both shown. */
-export function applyPresenceQuota(row: CapacityTableRow, quotaPerS: number, topicUpdatesPerS: number): CapacityTableRow {
+export function applyPresenceQuota(
+  row: CapacityTableRow,
+  quotaPerS: number,
+  topicUpdatesPerS: number,
+): CapacityTableRow {
   const a = membersByQuota(quotaPerS, topicUpdatesPerS);
-  const knee = row.value !== null ? `measured knee: ${row.display} (${rowLimitWords(row, { remedy: false })}; ${row.evidence?.text ?? ''})` : `measured knee: none (${row.reason})`;
+  const knee =
+    row.value !== null
+      ? `measured knee: ${row.display} (${rowLimitWords(row, { remedy: false })}; ${row.evidence?.text ?? ''})`
+      : `measured knee: none (${row.reason})`;
   if (row.value !== null && row.value <= a.members) {
     return { ...row, notes: [...row.notes, `${a.text}; the measured knee is lower and is kept`] };
   }
@@ -75,7 +98,11 @@ export function privatePoints(sources: readonly Source[]): TwoDriverPoint[] {
 }
 
 /** Rows 4 and 5: the joint bound of a CPU fit on both drivers, or why there is none. */
-export function applyJointBound(rows: CapacityTableRow[], sources: readonly Source[], cpuSafePct: number): void {
+export function applyJointBound(
+  rows: CapacityTableRow[],
+  sources: readonly Source[],
+  cpuSafePct: number,
+): void {
   const sends = rows.find((r) => r.id === 'private_sends');
   const deliveries = rows.find((r) => r.id === 'private_deliveries');
   if (!sends || !deliveries) return;
@@ -89,7 +116,10 @@ export function applyJointBound(rows: CapacityTableRow[], sources: readonly Sour
     note = describeJointBound(fit, cpuSafePct, ['sends/s', 'deliveries/s']);
     if (sends.value !== null && deliveries.value !== null) {
       const both = predictTwo(fit, sends.value, deliveries.value);
-      note += both > cpuSafePct ? `; both rows at once (${fmtInt(sends.value)} sends/s with ${fmtInt(deliveries.value)} deliveries/s) give CPU ≈ ${both.toFixed(1)}%: above the safe line, keep within the joint bound` : `; both rows at once give CPU ≈ ${both.toFixed(1)}%: within the safe line`;
+      note +=
+        both > cpuSafePct
+          ? `; both rows at once (${fmtInt(sends.value)} sends/s with ${fmtInt(deliveries.value)} deliveries/s) give CPU ≈ ${both.toFixed(1)}%: above the safe line, keep within the joint bound`
+          : `; both rows at once give CPU ≈ ${both.toFixed(1)}%: within the safe line`;
     }
   }
   sends.notes.push(note);
@@ -97,34 +127,76 @@ export function applyJointBound(rows: CapacityTableRow[], sources: readonly Sour
 }
 
 const CONFIG_KEYS: { key: AdviceKey; setting: string; needs: string }[] = [
-  { key: 'db_pool', setting: 'Database connection pool size (db_pool)', needs: 'a join-rate run (the pool ceiling is db_pool ÷ auth check time, seed §4)' },
-  { key: 'subs_pool_size', setting: 'Postgres Changes connection pool size (subs_pool_size)', needs: 'a postgres-changes run (seed §6)' },
-  { key: 'max_events_per_second', setting: 'Max events per second (max_events_per_second)', needs: 'a public or private deliveries/s row with a value not limited by memory' },
-  { key: 'max_presence_events_per_second', setting: 'Max presence events per second (max_presence_events_per_second)', needs: 'a presence deliveries/s row with a value' },
+  {
+    key: 'db_pool',
+    setting: 'Database connection pool size (db_pool)',
+    needs: 'a join-rate run (the pool ceiling is db_pool ÷ auth check time, seed §4)',
+  },
+  {
+    key: 'subs_pool_size',
+    setting: 'Postgres Changes connection pool size (subs_pool_size)',
+    needs: 'a postgres-changes run (seed §6)',
+  },
+  {
+    key: 'max_events_per_second',
+    setting: 'Max events per second (max_events_per_second)',
+    needs: 'a public or private deliveries/s row with a value not limited by memory',
+  },
+  {
+    key: 'max_presence_events_per_second',
+    setting: 'Max presence events per second (max_presence_events_per_second)',
+    needs: 'a presence deliveries/s row with a value',
+  },
 ];
 
 /** The §8 rows: pool advice from the runs that measured the pools, quotas from the table's rows. */
-export function assembleConfig(sources: readonly Source[], chosen: Map<string, { source: Source; row: CapacityRow }>): ConfigTableRow[] {
+export function assembleConfig(
+  sources: readonly Source[],
+  chosen: Map<string, { source: Source; row: CapacityRow }>,
+): ConfigTableRow[] {
   const found = new Map<AdviceKey, { row: AdviceRow; source: Source }>();
   for (const s of sources) {
     const a = analyzeRun(s.result, analysisOptionsFromProfile(s.result.profile.resolved));
     for (const adv of a.advice) {
-      if ((adv.key === 'db_pool' || adv.key === 'subs_pool_size') && !found.has(adv.key)) found.set(adv.key, { row: adv, source: s });
+      if ((adv.key === 'db_pool' || adv.key === 'subs_pool_size') && !found.has(adv.key))
+        found.set(adv.key, { row: adv, source: s });
     }
   }
   // Quotas follow the table's chosen rows, whichever run they came from.
   const rows = [...chosen.values()];
   const presenceRun = chosen.get('presence_deliveries')?.source;
-  for (const adv of adviseConfig(presenceRun?.result.steps ?? [], rows.map((c) => c.row))) {
-    if (adv.key !== 'max_events_per_second' && adv.key !== 'max_presence_events_per_second') continue;
-    const from = adv.key === 'max_presence_events_per_second' ? chosen.get('presence_deliveries') : (chosen.get('public_deliveries') ?? chosen.get('private_deliveries'));
+  for (const adv of adviseConfig(
+    presenceRun?.result.steps ?? [],
+    rows.map((c) => c.row),
+  )) {
+    if (adv.key !== 'max_events_per_second' && adv.key !== 'max_presence_events_per_second')
+      continue;
+    const from =
+      adv.key === 'max_presence_events_per_second'
+        ? chosen.get('presence_deliveries')
+        : (chosen.get('public_deliveries') ?? chosen.get('private_deliveries'));
     if (from) found.set(adv.key, { row: adv, source: from.source });
   }
   return CONFIG_KEYS.map(({ key, setting, needs }) => {
     const f = found.get(key);
-    if (!f) return { key, setting, value: null, display: DASH, reason: DASH, benefit: DASH, evidence: null, missing: `no recommendation: needs ${needs}` };
+    if (!f)
+      return {
+        key,
+        setting,
+        value: null,
+        display: DASH,
+        reason: DASH,
+        benefit: DASH,
+        evidence: null,
+        missing: `no recommendation: needs ${needs}`,
+      };
     return {
-      key, setting: f.row.setting, value: f.row.value, display: f.row.display, reason: f.row.reason, benefit: f.row.benefit,
+      key,
+      setting: f.row.setting,
+      value: f.row.value,
+      display: f.row.display,
+      reason: f.row.reason,
+      benefit: f.row.benefit,
       ...(f.row.bound ? { bound: f.row.bound } : {}),
       evidence: { run_id: f.source.result.run_id, dir: f.source.dir, steps: f.row.evidence_steps },
       missing: null,
@@ -133,7 +205,10 @@ export function assembleConfig(sources: readonly Source[], chosen: Map<string, {
 }
 
 /** capacity.json from sources already checked like for like (like-for-like.ts). */
-export function buildCapacityFile(sources: readonly Source[], opts: TableOptions = {}): CapacityFile {
+export function buildCapacityFile(
+  sources: readonly Source[],
+  opts: TableOptions = {},
+): CapacityFile {
   if (sources.length === 0) throw new Error('buildCapacityFile: no sources');
   const first = sources[0].result;
   const fromProfile = analysisOptionsFromProfile(first.profile.resolved).safe_lines;
@@ -144,16 +219,25 @@ export function buildCapacityFile(sources: readonly Source[], opts: TableOptions
   const chosen = new Map<string, { source: Source; row: CapacityRow }>();
   for (const r of rows) {
     if (!r.evidence) continue;
-    const source = sources.find((s) => s.result.run_id === r.evidence!.run_id && s.dir === r.evidence!.dir);
+    const source = sources.find(
+      (s) => s.result.run_id === r.evidence!.run_id && s.dir === r.evidence!.dir,
+    );
     const row = source && perRun.get(source)?.find((x) => x.id === r.id);
     if (source && row) chosen.set(r.id, { source, row });
   }
 
   const i = rows.findIndex((r) => r.id === 'presence_members');
   // Without a presence run the quota is only assumed: the arithmetic is shown, not made a value.
-  if (!sources.some((s) => s.result.profile.scenario === 'presence')) rows[i].notes.push(membersByQuota(opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S, opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S).text);
+  if (!sources.some((s) => s.result.profile.scenario === 'presence'))
+    rows[i].notes.push(
+      membersByQuota(
+        opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S,
+        opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S,
+      ).text,
+    );
   else {
-    const quota = opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S;
+    const quota =
+      opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S;
     const topicUpdates = opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S;
     const before = rows[i];
     rows[i] = applyPresenceQuota(before, quota, topicUpdates);
@@ -168,16 +252,25 @@ export function buildCapacityFile(sources: readonly Source[], opts: TableOptions
   return {
     schema: CAPACITY_FILE_SCHEMA,
     created_at: (opts.now ?? new Date()).toISOString(),
-    target: { url: first.target.builtin ? 'built-in server' : first.target.url, builtin: first.target.builtin, instance: first.target.instance, cpus: first.target.cpus ?? null },
+    target: {
+      url: first.target.builtin ? 'built-in server' : first.target.url,
+      builtin: first.target.builtin,
+      instance: first.target.instance,
+      cpus: first.target.cpus ?? null,
+    },
     rtcap_version: first.rtcap_version,
     safe_lines: safe,
     sources: sources.map((s) => ({
-      dir: s.dir, run_id: s.result.run_id, profile: s.result.profile.name, scenario: s.result.profile.scenario,
-      status: s.result.status, sweep: s.result.sweep !== undefined, steps: s.result.steps.length,
+      dir: s.dir,
+      run_id: s.result.run_id,
+      profile: s.result.profile.name,
+      scenario: s.result.profile.scenario,
+      status: s.result.status,
+      sweep: s.result.sweep !== undefined,
+      steps: s.result.steps.length,
     })),
     values: Object.fromEntries(rows.map((r) => [r.id, r.value])),
     rows,
     config: assembleConfig(sources, chosen),
   };
 }
-

@@ -55,12 +55,25 @@ export function fitTwoDrivers(points: readonly TwoDriverPoint[]): TwoDriverFit |
   if (points.length < 3) return null;
   // Scale to thousands so the normal equations stay well conditioned at 10⁴–10⁵/s.
   const k = 1000;
-  let s1 = 0, s2 = 0, s11 = 0, s22 = 0, s12 = 0, sy = 0, s1y = 0, s2y = 0;
+  let s1 = 0,
+    s2 = 0,
+    s11 = 0,
+    s22 = 0,
+    s12 = 0,
+    sy = 0,
+    s1y = 0,
+    s2y = 0;
   for (const p of points) {
     const x1 = p.x1 / k;
     const x2 = p.x2 / k;
-    s1 += x1; s2 += x2; s11 += x1 * x1; s22 += x2 * x2; s12 += x1 * x2;
-    sy += p.y; s1y += x1 * p.y; s2y += x2 * p.y;
+    s1 += x1;
+    s2 += x2;
+    s11 += x1 * x1;
+    s22 += x2 * x2;
+    s12 += x1 * x2;
+    sy += p.y;
+    s1y += x1 * p.y;
+    s2y += x2 * p.y;
   }
   const n = points.length;
   const sol = solve3(
@@ -103,7 +116,9 @@ export function driverR2(points: readonly TwoDriverPoint[]): number {
   const n = points.length;
   const m1 = points.reduce((a, p) => a + p.x1, 0) / n;
   const m2 = points.reduce((a, p) => a + p.x2, 0) / n;
-  let v1 = 0, v2 = 0, c = 0;
+  let v1 = 0,
+    v2 = 0,
+    c = 0;
   for (const p of points) {
     v1 += (p.x1 - m1) ** 2;
     v2 += (p.x2 - m2) ** 2;
@@ -120,21 +135,43 @@ export interface JointJudgement {
 }
 
 /** The joint fit, or why it is refused — never a formula with a negative cost or a shared one. */
-export function judgeJointFit(points: readonly TwoDriverPoint[], labels: [string, string]): JointJudgement {
+export function judgeJointFit(
+  points: readonly TwoDriverPoint[],
+  labels: [string, string],
+): JointJudgement {
   const what = `joint fit of CPU on ${labels[0]} and ${labels[1]}`;
-  if (points.length < 3) return { fit: null, refused: `no ${what}: it needs 3 or more stable steps with CPU measured (have ${points.length})` };
+  if (points.length < 3)
+    return {
+      fit: null,
+      refused: `no ${what}: it needs 3 or more stable steps with CPU measured (have ${points.length})`,
+    };
   const r2x = driverR2(points);
   if (r2x >= MAX_DRIVER_R2) {
-    return { fit: null, refused: `${what} refused: collinear — ${labels[0]} and ${labels[1]} moved together over the ${points.length} steps (r² ${fmtNum(Math.min(r2x, 1), 3)} ≥ ${MAX_DRIVER_R2}), so their costs cannot be told apart; vary one with the other held` };
+    return {
+      fit: null,
+      refused: `${what} refused: collinear — ${labels[0]} and ${labels[1]} moved together over the ${points.length} steps (r² ${fmtNum(Math.min(r2x, 1), 3)} ≥ ${MAX_DRIVER_R2}), so their costs cannot be told apart; vary one with the other held`,
+    };
   }
   const fit = fitTwoDrivers(points);
-  if (!fit) return { fit: null, refused: `${what} refused: the drivers are not independent over the ${points.length} steps` };
+  if (!fit)
+    return {
+      fit: null,
+      refused: `${what} refused: the drivers are not independent over the ${points.length} steps`,
+    };
   const stats = `R² ${fmtNum(fit.r2, 2)}, ${fmtInt(fit.n)} steps`;
-  if (fit.r2 < MIN_LINEAR_R2) return { fit: null, refused: `${what}: no linear relation (${stats}, R² < ${MIN_LINEAR_R2})` };
-  const negative = [fit.slope1, fit.slope2].map((sl, i) => ({ sl, label: labels[i] })).filter((t) => t.sl < 0);
+  if (fit.r2 < MIN_LINEAR_R2)
+    return { fit: null, refused: `${what}: no linear relation (${stats}, R² < ${MIN_LINEAR_R2})` };
+  const negative = [fit.slope1, fit.slope2]
+    .map((sl, i) => ({ sl, label: labels[i] }))
+    .filter((t) => t.sl < 0);
   if (negative.length > 0) {
-    const terms = negative.map((t) => `${t.label} ${leadingValue(t.sl * 1000, 2)} pp per 1,000`).join(', ');
-    return { fit: null, refused: `${what} refused: wrong sign — CPU would fall as ${negative.map((t) => t.label).join(' and ')} rise${negative.length === 1 ? 's' : ''} (${terms}; ${stats}), a negative cost` };
+    const terms = negative
+      .map((t) => `${t.label} ${leadingValue(t.sl * 1000, 2)} pp per 1,000`)
+      .join(', ');
+    return {
+      fit: null,
+      refused: `${what} refused: wrong sign — CPU would fall as ${negative.map((t) => t.label).join(' and ')} rise${negative.length === 1 ? 's' : ''} (${terms}; ${stats}), a negative cost`,
+    };
   }
   return { fit, refused: null };
 }
@@ -153,11 +190,16 @@ export function withinJointBound(fit: TwoDriverFit, safe: number, x1: number, x2
  * "CPU ≈ 5.0 % + 3.00 pp × sends/s ÷ 1000 + 2.00 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps);
  *  joint bound at 70 %: 3.00 × sends/s + 2.00 × deliveries/s (÷ 1000) ≤ 65.0".
  */
-export function describeJointBound(fit: TwoDriverFit, safe: number, labels: [string, string]): string {
+export function describeJointBound(
+  fit: TwoDriverFit,
+  safe: number,
+  labels: [string, string],
+): string {
   const b = fit.slope1 * 1000;
   const c = fit.slope2 * 1000;
   const room = safe - fit.intercept;
   const formula = `CPU ≈ ${fmtPct(fit.intercept, 1)} ${b < 0 ? '−' : '+'} ${fmtNum(Math.abs(b), 2)} pp × ${labels[0]} ÷ 1000 ${c < 0 ? '−' : '+'} ${fmtNum(Math.abs(c), 2)} pp × ${labels[1]} ÷ 1000 (R² ${fmtNum(fit.r2, 2)}, ${fmtInt(fit.n)} steps)`;
-  const alone = (slope: number) => (slope > 0 ? fmtInt(Math.floor((room / slope) * 1000)) : 'unbounded');
+  const alone = (slope: number) =>
+    slope > 0 ? fmtInt(Math.floor((room / slope) * 1000)) : 'unbounded';
   return `${formula}; joint bound at ${fmtPct(safe, 0)}: ${fmtNum(b, 2)} × ${labels[0]} + ${fmtNum(c, 2)} × ${labels[1]} (per 1000) ≤ ${fmtNum(room, 1)}, i.e. ${labels[0]} alone ≤ ${alone(b)}, ${labels[1]} alone ≤ ${alone(c)}`;
 }

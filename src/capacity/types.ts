@@ -11,7 +11,10 @@ import type { Limit } from '../model/limit.js';
 
 export const CAPACITY_FILE_SCHEMA = 'rtcap.capacity/v1';
 
-/** A run the table was built from. `dir` as given to rtcap (relative to the capacity file when written by it). */
+/**
+ * A run the table was built from. `dir` as given to rtcap (relative to the capacity file when
+ * written by it).
+ */
 export interface SourceRef {
   dir: string;
   run_id: string;
@@ -27,7 +30,10 @@ export interface RowEvidence {
   dir: string;
   /** StepResult.index values (from 1 in reports) the value rests on. */
   steps: number[];
-  /** The fit behind the value, as printed ("Memory ≈ 35.0% + 4.00 pp × connections ÷ 1000 ..."), if any. */
+  /**
+   * The fit behind the value, as printed ("Memory ≈ 35.0% + 4.00 pp × connections ÷ 1000 ..."), if
+   * any.
+   */
   fit: string | null;
   /** The run's report page, at its charts. */
   chart: string;
@@ -54,20 +60,31 @@ export interface SettingLimit {
   per_tenant: boolean;
   /** Why the row follows the setting, in words. */
   basis: string;
-  without: { value: number; display: string; bound: 'upper' | 'lower'; limiting_factor: string } | null;
+  without: {
+    value: number;
+    display: string;
+    bound: 'upper' | 'lower';
+    limiting_factor: string;
+  } | null;
 }
 
 export interface CapacityTableRow extends CapacityValue {
   /** Short tag of the limit (model/capacity LimitingFactor, or 'presence quota'). */
   limiting_factor: string | null;
-  /** What stopped the row, whole; worded by model/limit. Null without a value; absent in older files. */
+  /**
+   * What stopped the row, whole; worded by model/limit. Null without a value; absent in older
+   * files.
+   */
   limit?: Limit | null;
   rule: CampaignRule;
   rule_text: string;
   evidence: RowEvidence | null;
   /** Why there is no value; null when there is one. */
   reason: string | null;
-  /** Further figures the row rests on: the other bound (presence), the joint bound (private), other runs. */
+  /**
+   * Further figures the row rests on: the other bound (presence), the joint bound (private), other
+   * runs.
+   */
   notes: string[];
   /** Present when a server setting, not the instance, sets the value. */
   setting_limit?: SettingLimit;
@@ -83,7 +100,12 @@ export interface CapacityFile {
   schema: typeof CAPACITY_FILE_SCHEMA;
   created_at: string;
   /** What the runs measured: one target, one instance size, one rtcap major version. */
-  target: { url: string; builtin: boolean; instance: { vcpus: number; memory_mb: number }; cpus: string | null };
+  target: {
+    url: string;
+    builtin: boolean;
+    instance: { vcpus: number; memory_mb: number };
+    cpus: string | null;
+  };
   rtcap_version: string;
   safe_lines: SafeLines;
   sources: SourceRef[];

@@ -13,14 +13,26 @@ import { ProfileError } from '../profile/load.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadEntries, runCampaign } from '../run/campaign.js';
-import { planCampaign, readCampaignState, resumeState, type CampaignState } from '../run/campaign-state.js';
+import {
+  planCampaign,
+  readCampaignState,
+  resumeState,
+  type CampaignState,
+} from '../run/campaign-state.js';
 import { makeRunId } from '../run/output.js';
 import { EXIT } from './exit-codes.js';
 import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';
 import { SweepError } from '../run/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
-import { finishRun, interruptible, liveMetricsOrExit, log, runContextFrom, runOptions } from './shared.js';
+import {
+  finishRun,
+  interruptible,
+  liveMetricsOrExit,
+  log,
+  runContextFrom,
+  runOptions,
+} from './shared.js';
 
 function usage(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -31,7 +43,11 @@ function usage(message: string): void {
 export function campaignTableOptions(c: Campaign, cli: TableOptions): TableOptions {
   const a = c.analysis;
   return {
-    safe_lines: { ...(a.cpu_safe_pct !== undefined ? { cpu_pct: a.cpu_safe_pct } : {}), ...(a.mem_safe_pct !== undefined ? { mem_pct: a.mem_safe_pct } : {}), ...cli.safe_lines },
+    safe_lines: {
+      ...(a.cpu_safe_pct !== undefined ? { cpu_pct: a.cpu_safe_pct } : {}),
+      ...(a.mem_safe_pct !== undefined ? { mem_pct: a.mem_safe_pct } : {}),
+      ...cli.safe_lines,
+    },
     presence_quota_per_s: cli.presence_quota_per_s ?? a.presence_quota_per_s,
     topic_updates_per_s: cli.topic_updates_per_s ?? a.topic_updates_per_s,
   };
@@ -43,12 +59,30 @@ export function campaignCommand(y: Argv): Argv {
     'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
     (c) =>
       runOptions(tableOptionOptions(c))
-        .positional('campaign', checkedPositional('campaign', file, { describe: 'campaign YAML (with --resume: default, the one the directory was started from)' }))
-        .option('resume', checked('resume', dir, { describe: 'continue an interrupted campaign from its directory' }))
-        .option('out', checked('out', outDir, { describe: 'campaign directory (default reports/<time>-<name>/)' }))
+        .positional(
+          'campaign',
+          checkedPositional('campaign', file, {
+            describe:
+              'campaign YAML (with --resume: default, the one the directory was started from)',
+          }),
+        )
+        .option(
+          'resume',
+          checked('resume', dir, {
+            describe: 'continue an interrupted campaign from its directory',
+          }),
+        )
+        .option(
+          'out',
+          checked('out', outDir, {
+            describe: 'campaign directory (default reports/<time>-<name>/)',
+          }),
+        )
         .check((a) => {
-          if (a.resume === undefined && a.campaign === undefined) throw new UsageError('give a campaign file, or --resume DIR');
-          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new UsageError('--resume writes into the directory it resumes: leave out --out');
+          if (a.resume === undefined && a.campaign === undefined)
+            throw new UsageError('give a campaign file, or --resume DIR');
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out)
+            throw new UsageError('--resume writes into the directory it resumes: leave out --out');
           return true;
         }),
     async (args) => {
@@ -75,8 +109,12 @@ export function campaignCommand(y: Argv): Argv {
           return usage(`--resume ${args.resume}: ${(e as Error).message}`);
         }
       }
-      const dir = args.resume ?? (args.out as string | undefined) ?? join('reports', makeRunId(campaign.name, now));
-      if (!saved && existsSync(join(dir, 'campaign.json'))) return usage(`${dir}: already holds a campaign; continue it with --resume ${dir}`);
+      const dir =
+        args.resume ??
+        (args.out as string | undefined) ??
+        join('reports', makeRunId(campaign.name, now));
+      if (!saved && existsSync(join(dir, 'campaign.json')))
+        return usage(`${dir}: already holds a campaign; continue it with --resume ${dir}`);
       let loaded;
       try {
         loaded = await loadEntries(campaign, state);
@@ -84,7 +122,10 @@ export function campaignCommand(y: Argv): Argv {
         if (e instanceof ProfileError || e instanceof SweepError) return usage(e.message);
         throw e;
       }
-      if (saved) log(`resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`);
+      if (saved)
+        log(
+          `resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`,
+        );
       // One live metrics endpoint for the whole campaign: its counters run on across the entries.
       const live = await liveMetricsOrExit(args);
       if (!live) return;
@@ -108,11 +149,17 @@ export function campaignCommand(y: Argv): Argv {
           },
           loaded,
         );
-        if (outcome.capacity) process.stderr.write(`\ncapacity (campaign ${state.name}):\n${renderCapacityTerminal(outcome.capacity)}\n`);
+        if (outcome.capacity)
+          process.stderr.write(
+            `\ncapacity (campaign ${state.name}):\n${renderCapacityTerminal(outcome.capacity)}\n`,
+          );
         for (const u of outcome.unlike) log(`not like for like: ${u}`);
         const wall = state.entries.reduce((a, e) => a + e.wall_s, 0);
-        log(`wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`);
-        if (outcome.exitCode === EXIT.interrupted) log(`interrupted: continue with rtcap campaign --resume ${dir}`);
+        log(
+          `wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`,
+        );
+        if (outcome.exitCode === EXIT.interrupted)
+          log(`interrupted: continue with rtcap campaign --resume ${dir}`);
         process.exitCode = exitCode(outcome.exitCode);
         dash?.finished(state.status, process.exitCode, state.stop_reason ?? null, dir);
       } finally {

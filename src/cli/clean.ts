@@ -18,7 +18,9 @@ export function cleanCommand(y: Argv): Argv {
       const { removed, kept } = await cleanTemp(dir);
       for (const e of removed) process.stdout.write(`removed ${e.path} (${e.why})\n`);
       for (const e of kept) process.stdout.write(`kept ${e.path} (${e.why})\n`);
-      process.stderr.write(`rtcap clean: ${removed.length} removed, ${kept.length} in use kept, under ${dir}\n`);
+      process.stderr.write(
+        `rtcap clean: ${removed.length} removed, ${kept.length} in use kept, under ${dir}\n`,
+      );
     },
   );
 }

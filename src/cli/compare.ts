@@ -24,14 +24,32 @@ export function compareCommand(y: Argv): Argv {
     'compare two runs side by side (run directories or result.json files)',
     (c) =>
       c
-        .positional('a', checkedPositional('baseline run', runDir, { demandOption: true, describe: 'baseline run (directory or result.json)' }))
-        .positional('b', checkedPositional('candidate run', runDir, { demandOption: true, describe: 'candidate run (directory or result.json)' }))
-        .option('out', checked('out', outFile, { describe: 'also write the comparison to FILE (.html: HTML, else Markdown)' }))
+        .positional(
+          'a',
+          checkedPositional('baseline run', runDir, {
+            demandOption: true,
+            describe: 'baseline run (directory or result.json)',
+          }),
+        )
+        .positional(
+          'b',
+          checkedPositional('candidate run', runDir, {
+            demandOption: true,
+            describe: 'candidate run (directory or result.json)',
+          }),
+        )
+        .option(
+          'out',
+          checked('out', outFile, {
+            describe: 'also write the comparison to FILE (.html: HTML, else Markdown)',
+          }),
+        )
         .option('fail-on', {
           type: 'string',
           array: true,
           default: [] as string[],
-          describe: 'exit 99 when B regressed past this gate: "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms{step:3} +5ms", "capacity.public_connections -10%", or an absolute threshold on B ("p95_ms < 200"); repeatable',
+          describe:
+            'exit 99 when B regressed past this gate: "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms{step:3} +5ms", "capacity.public_connections -10%", or an absolute threshold on B ("p95_ms < 200"); repeatable',
         }),
     (args) => {
       const a = readResultFile(args.a as string);
@@ -65,8 +83,11 @@ export function compareCommand(y: Argv): Argv {
       }
       if (gates) {
         const failed = gates.results.filter((r) => !r.pass);
-        process.stderr.write(`gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`);
-        for (const r of gates.results) process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
+        process.stderr.write(
+          `gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`,
+        );
+        for (const r of gates.results)
+          process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
         process.exitCode = gates.pass ? EXIT.ok : EXIT.thresholds;
       }
     },

@@ -12,9 +12,23 @@ import { redactText } from '../redact/redact.js';
 
 export function dashboardOptions<T>(c: Argv<T>) {
   return c
-    .option('dashboard', { type: 'string', describe: 'serve a live page of the run at http://127.0.0.1:PORT/ (no PORT or 0: any free port; the address is printed)' })
-    .option('dashboard-host', { type: 'string', default: '127.0.0.1', describe: 'address --dashboard listens on; any other than loopback puts a random token in the page\'s address' })
-    .option('dashboard-linger', { type: 'number', default: 0, describe: 'seconds the finished page (with its links to the report) stays served after the run; Ctrl-C ends it sooner' });
+    .option('dashboard', {
+      type: 'string',
+      describe:
+        'serve a live page of the run at http://127.0.0.1:PORT/ (no PORT or 0: any free port; the address is printed)',
+    })
+    .option('dashboard-host', {
+      type: 'string',
+      default: '127.0.0.1',
+      describe:
+        "address --dashboard listens on; any other than loopback puts a random token in the page's address",
+    })
+    .option('dashboard-linger', {
+      type: 'number',
+      default: 0,
+      describe:
+        'seconds the finished page (with its links to the report) stays served after the run; Ctrl-C ends it sooner',
+    });
 }
 
 export interface DashboardArgs {
@@ -27,7 +41,8 @@ export interface DashboardArgs {
 export function dashboardPort(value: string): number | string {
   if (value === '') return 0;
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) return `--dashboard ${value}: must be a port number (0-65535), or nothing for any free port`;
+  if (!/^\d+$/.test(value) || port > 65535)
+    return `--dashboard ${value}: must be a port number (0-65535), or nothing for any free port`;
   return port;
 }
 
@@ -35,7 +50,10 @@ export function dashboardPort(value: string): number | string {
  * The live dashboard when --dashboard is given (undefined when not); null after printing why
  * it cannot start (exit 2).
  */
-export async function dashboardOrExit(args: DashboardArgs, command: LiveCommand): Promise<LiveDashboard | undefined | null> {
+export async function dashboardOrExit(
+  args: DashboardArgs,
+  command: LiveCommand,
+): Promise<LiveDashboard | undefined | null> {
   if (args.dashboard === undefined) return undefined;
   const refuse = (why: string) => {
     process.stderr.write(`${why}\n`);
@@ -45,7 +63,8 @@ export async function dashboardOrExit(args: DashboardArgs, command: LiveCommand)
   const port = dashboardPort(args.dashboard);
   if (typeof port === 'string') return refuse(port);
   const linger = args['dashboard-linger'] ?? 0;
-  if (!Number.isFinite(linger) || linger < 0) return refuse(`--dashboard-linger ${linger}: must be seconds, 0 or more`);
+  if (!Number.isFinite(linger) || linger < 0)
+    return refuse(`--dashboard-linger ${linger}: must be seconds, 0 or more`);
   try {
     const { startLiveDashboard } = await import('../dashboard/live.js');
     const dash = await startLiveDashboard({ command, port, host: args['dashboard-host'] });
@@ -56,7 +75,9 @@ export async function dashboardOrExit(args: DashboardArgs, command: LiveCommand)
   }
 }
 
-/** Several observers as one (live metrics and the dashboard); a throwing one never stops the run. */
+/**
+ * Several observers as one (live metrics and the dashboard); a throwing one never stops the run.
+ */
 export function observeAll(list: ReadonlyArray<RunObserver | undefined>): RunObserver | undefined {
   const all = list.filter((o): o is RunObserver => o !== undefined);
   if (all.length <= 1) return all[0];
@@ -76,8 +97,13 @@ export function observeAll(list: ReadonlyArray<RunObserver | undefined>): RunObs
   };
 }
 
-/** What the run context gains from the dashboard: its observer beside the others, each step's result, the log lines. */
-export function withDashboard<C extends { log: (line: string) => void; observer?: RunObserver; onStep?: (r: never) => void }>(ctx: C, dash: LiveDashboard | undefined): C {
+/**
+ * What the run context gains from the dashboard: its observer beside the others, each step's
+ * result, the log lines.
+ */
+export function withDashboard<
+  C extends { log: (line: string) => void; observer?: RunObserver; onStep?: (r: never) => void },
+>(ctx: C, dash: LiveDashboard | undefined): C {
   if (!dash) return ctx;
   const log = ctx.log;
   return {
@@ -91,18 +117,31 @@ export function withDashboard<C extends { log: (line: string) => void; observer?
   };
 }
 
-/** After the command: the page says so, stays up `--dashboard-linger` seconds (Ctrl-C ends it), then closes. */
-export async function closeDashboard(dash: LiveDashboard | undefined | null, args: DashboardArgs, signal?: AbortSignal): Promise<void> {
+/**
+ * After the command: the page says so, stays up `--dashboard-linger` seconds (Ctrl-C ends it), then
+ * closes.
+ */
+export async function closeDashboard(
+  dash: LiveDashboard | undefined | null,
+  args: DashboardArgs,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!dash) return;
   const lingerS = args['dashboard-linger'] ?? 0;
   if (lingerS > 0 && !signal?.aborted) {
-    process.stderr.write(`dashboard: the finished page stays at ${dash.url} for ${lingerS} s (Ctrl-C to leave)\n`);
+    process.stderr.write(
+      `dashboard: the finished page stays at ${dash.url} for ${lingerS} s (Ctrl-C to leave)\n`,
+    );
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, lingerS * 1000);
-      signal?.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
   await dash.close();

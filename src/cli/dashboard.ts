@@ -12,9 +12,22 @@ export function dashboardCommand(y: Argv): Argv {
     'browse finished runs, sweeps and campaigns in a web page: reports, comparisons, capacity tables (reads only)',
     (c) =>
       c
-        .positional('dir', { type: 'string', default: 'reports', describe: 'folder of run directories (rtcap run/sweep/campaign output)' })
-        .option('port', { type: 'number', default: 0, describe: 'port to listen on (0: any free port; the address is printed)' })
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; any other than loopback puts a random token in the address' }),
+        .positional('dir', {
+          type: 'string',
+          default: 'reports',
+          describe: 'folder of run directories (rtcap run/sweep/campaign output)',
+        })
+        .option('port', {
+          type: 'number',
+          default: 0,
+          describe: 'port to listen on (0: any free port; the address is printed)',
+        })
+        .option('host', {
+          type: 'string',
+          default: '127.0.0.1',
+          describe:
+            'address to listen on; any other than loopback puts a random token in the address',
+        }),
     async (args) => {
       const dir = args.dir as string;
       if (!existsSync(dir) || !statSync(dir).isDirectory()) {

@@ -7,7 +7,10 @@ export const EXIT = {
   ok: 0,
   /** Something unexpected: an internal error, or `report` could not write a file. */
   failed: 1,
-  /** A usage error (a flag, an argument, a file given) or a profile/campaign/workload error: nothing ran. */
+  /**
+   * A usage error (a flag, an argument, a file given) or a profile/campaign/workload error: nothing
+   * ran.
+   */
   usage: 2,
   /** A run was aborted (target unreachable, refused, lost every connection, server exited). */
   aborted: 3,

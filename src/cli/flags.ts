@@ -24,7 +24,8 @@ const problem = (text: string) => ({ problem: text });
 export function int(min: number, max: number): Rule<number> {
   return (raw) => {
     const n = /^[+-]?\d+(\.0*)?$|^[+-]?\d+(\.\d+)?e\+?\d+$/i.test(raw.trim()) ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < min || n > max) return problem(`expected a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      return problem(`expected a whole number from ${min} to ${max.toLocaleString('en-US')}`);
     return n;
   };
 }
@@ -33,18 +34,24 @@ export function int(min: number, max: number): Rule<number> {
 export function num(above: number, max: number): Rule<number> {
   return (raw) => {
     const n = raw.trim() === '' ? NaN : Number(raw);
-    if (!Number.isFinite(n) || n <= above || n > max) return problem(`expected a number above ${above} and at most ${max.toLocaleString('en-US')}`);
+    if (!Number.isFinite(n) || n <= above || n > max)
+      return problem(`expected a number above ${above} and at most ${max.toLocaleString('en-US')}`);
     return n;
   };
 }
 
 export const port: Rule<number> = (raw) => {
   const n = int(0, 65535)(raw);
-  return typeof n === 'number' ? n : problem('expected a port number from 0 to 65535 (0: any free port)');
+  return typeof n === 'number'
+    ? n
+    : problem('expected a port number from 0 to 65535 (0: any free port)');
 };
 
 export function oneOf<V extends string>(values: readonly V[]): Rule<V> {
-  return (raw) => ((values as readonly string[]).includes(raw) ? (raw as V) : problem(`expected one of ${values.join(', ')}`));
+  return (raw) =>
+    (values as readonly string[]).includes(raw)
+      ? (raw as V)
+      : problem(`expected one of ${values.join(', ')}`);
 }
 
 /** Text matching `re`; `what` says what it accepts. */
@@ -53,11 +60,16 @@ export function matching(re: RegExp, what: string): Rule<string> {
 }
 
 /** A taskset CPU list: 0, 1-3, 0,2,4-5. */
-export const cpuList = matching(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'a CPU list as taskset takes it (e.g. 1, 0-3 or 0,2)');
+export const cpuList = matching(
+  /^\d+(-\d+)?(,\d+(-\d+)?)*$/,
+  'a CPU list as taskset takes it (e.g. 1, 0-3 or 0,2)',
+);
 
 /** An ISO 8601 time. */
 export const isoTime: Rule<string> = (raw) =>
-  /^\d{4}-\d\d-\d\d/.test(raw) && !Number.isNaN(Date.parse(raw)) ? raw : problem('expected an ISO 8601 time (e.g. 2026-11-30T19:30:00Z)');
+  /^\d{4}-\d\d-\d\d/.test(raw) && !Number.isNaN(Date.parse(raw))
+    ? raw
+    : problem('expected an ISO 8601 time (e.g. 2026-11-30T19:30:00Z)');
 
 const FILE_PROBLEMS: Record<string, string> = {
   ENOENT: 'no such file or directory',
@@ -91,14 +103,16 @@ export const dir: Rule<string> = (raw) => {
 /** A directory to write into: it may not exist yet, but it is not a file. */
 export const outDir: Rule<string> = (raw) => {
   const st = statOf(raw);
-  if (typeof st !== 'string' && !st.isDirectory()) return problem('is a file, expected a directory to write into');
+  if (typeof st !== 'string' && !st.isDirectory())
+    return problem('is a file, expected a directory to write into');
   return raw;
 };
 
 /** A file to write: it may not exist yet, but it is not a directory. */
 export const outFile: Rule<string> = (raw) => {
   const st = statOf(raw);
-  if (typeof st !== 'string' && st.isDirectory()) return problem('is a directory, expected a file to write');
+  if (typeof st !== 'string' && st.isDirectory())
+    return problem('is a directory, expected a file to write');
   return raw;
 };
 
@@ -112,9 +126,15 @@ export const fileOrHttpUrl: Rule<string> = (raw) => (/^https?:\/\//.test(raw) ? 
 export const wsUrl: Rule<string> = (raw) => {
   registerSecrets(urlSecrets(raw));
   const supabase = /^https?:\/\/([a-z0-9-]+)\.supabase\.(co|in)\/?$/i.exec(raw);
-  if (supabase) return problem(`expected a WebSocket URL: for a Supabase project, wss://${supabase[1]}.supabase.${supabase[2]}/realtime/v1/websocket`);
+  if (supabase)
+    return problem(
+      `expected a WebSocket URL: for a Supabase project, wss://${supabase[1]}.supabase.${supabase[2]}/realtime/v1/websocket`,
+    );
   const http = /^(https?):\/\/([^/?#]+)([^?#]*)/i.exec(raw);
-  if (http) return problem(`expected ws:// or wss:// (the WebSocket form: ${http[1].toLowerCase() === 'https' ? 'wss' : 'ws'}://${http[2]}${http[3]}…)`);
+  if (http)
+    return problem(
+      `expected ws:// or wss:// (the WebSocket form: ${http[1].toLowerCase() === 'https' ? 'wss' : 'ws'}://${http[2]}${http[3]}…)`,
+    );
   const why = wsUrlProblem(raw);
   return why === null ? raw : problem(why);
 };
@@ -139,7 +159,12 @@ function describeRule<T>(rule: Rule<T>): string {
 }
 
 function isProblem(x: unknown): x is { problem: string } {
-  return typeof x === 'object' && x !== null && 'problem' in x && typeof (x as { problem: unknown }).problem === 'string';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    'problem' in x &&
+    typeof (x as { problem: unknown }).problem === 'string'
+  );
 }
 
 interface CheckedConfig {
@@ -150,9 +175,16 @@ interface CheckedConfig {
   default?: string;
 }
 
-type Checked<T, C extends CheckedConfig> = C & { type: 'string'; coerce: (raw: unknown) => C['array'] extends true ? T[] : T };
+type Checked<T, C extends CheckedConfig> = C & {
+  type: 'string';
+  coerce: (raw: unknown) => C['array'] extends true ? T[] : T;
+};
 
-function withRule<T, C extends CheckedConfig>(label: string, rule: Rule<T>, config: C): Checked<T, C> {
+function withRule<T, C extends CheckedConfig>(
+  label: string,
+  rule: Rule<T>,
+  config: C,
+): Checked<T, C> {
   const coerce = (raw: unknown) => {
     if (!config.array) return applyRule(label, rule, raw);
     return ((Array.isArray(raw) ? raw : [raw]) as unknown[]).map((v) => applyRule(label, rule, v));
@@ -164,12 +196,20 @@ function withRule<T, C extends CheckedConfig>(label: string, rule: Rule<T>, conf
  * The yargs option config of a checked flag: read as text (so "abc" is seen as "abc", not
  * NaN), then the rule; with `array`, the rule on each value.
  */
-export function checked<T, const C extends CheckedConfig = {}>(flag: string, rule: Rule<T>, config: C = {} as C): Checked<T, C> {
+export function checked<T, const C extends CheckedConfig = {}>(
+  flag: string,
+  rule: Rule<T>,
+  config: C = {} as C,
+): Checked<T, C> {
   return withRule(`--${flag}`, rule, config);
 }
 
 /** A positional argument checked by a rule: the same message, named as the argument. */
-export function checkedPositional<T, const C extends CheckedConfig = {}>(name: string, rule: Rule<T>, config: C = {} as C): Checked<T, C> {
+export function checkedPositional<T, const C extends CheckedConfig = {}>(
+  name: string,
+  rule: Rule<T>,
+  config: C = {} as C,
+): Checked<T, C> {
   return withRule(name, rule, config);
 }
 
@@ -182,7 +222,9 @@ export function fileOrDirWith(name: string): Rule<string> {
     const st = statOf(raw);
     if (typeof st === 'string') return problem(st);
     if (st.isFile()) return raw;
-    return typeof statOf(join(raw, name)) === 'string' ? problem(`is a directory without ${name}`) : join(raw, name);
+    return typeof statOf(join(raw, name)) === 'string'
+      ? problem(`is a directory without ${name}`)
+      : join(raw, name);
   };
 }
 
@@ -190,8 +232,13 @@ export function fileOrDirWith(name: string): Rule<string> {
 export const runDir: Rule<string> = (raw) => {
   const st = statOf(raw);
   if (typeof st === 'string') return problem(st);
-  if (st.isFile()) return basename(raw) === 'result.json' ? dirname(raw) : problem('is a file, expected a run directory (with result.json)');
-  return typeof statOf(join(raw, 'result.json')) === 'string' ? problem('no result.json in it (expected a run directory)') : raw;
+  if (st.isFile())
+    return basename(raw) === 'result.json'
+      ? dirname(raw)
+      : problem('is a file, expected a run directory (with result.json)');
+  return typeof statOf(join(raw, 'result.json')) === 'string'
+    ? problem('no result.json in it (expected a run directory)')
+    : raw;
 };
 
 /** An existing file or directory. */

@@ -15,16 +15,41 @@ export function initCommand(y: Argv): Argv {
     'write a starter profile for your own server (hosted Supabase, self-hosted Realtime, or a Phoenix app) and print its set-up',
     (c) =>
       c
-        .positional('url', { type: 'string', demandOption: true, describe: 'the server: https://<ref>.supabase.co, ws://HOST:PORT/socket/websocket, …' })
-        .option('kind', { choices: STARTER_KINDS, describe: 'supabase (hosted), realtime (self-hosted Supabase Realtime or rtcap serve), phoenix (a plain Phoenix app); inferred when the URL says' })
-        .option('private', { type: 'boolean', default: false, describe: 'private (RLS-authorised) channels instead of a public topic' })
-        .option('topic', { type: 'string', describe: 'phoenix: the topic to join (default room:lobby)' })
-        .option('out', { type: 'string', default: 'rtcap.yaml', describe: 'where to write the profile' })
-        .option('force', { type: 'boolean', default: false, describe: 'overwrite --out if it exists' }),
+        .positional('url', {
+          type: 'string',
+          demandOption: true,
+          describe: 'the server: https://<ref>.supabase.co, ws://HOST:PORT/socket/websocket, …',
+        })
+        .option('kind', {
+          choices: STARTER_KINDS,
+          describe:
+            'supabase (hosted), realtime (self-hosted Supabase Realtime or rtcap serve), phoenix (a plain Phoenix app); inferred when the URL says',
+        })
+        .option('private', {
+          type: 'boolean',
+          default: false,
+          describe: 'private (RLS-authorised) channels instead of a public topic',
+        })
+        .option('topic', {
+          type: 'string',
+          describe: 'phoenix: the topic to join (default room:lobby)',
+        })
+        .option('out', {
+          type: 'string',
+          default: 'rtcap.yaml',
+          describe: 'where to write the profile',
+        })
+        .option('force', {
+          type: 'boolean',
+          default: false,
+          describe: 'overwrite --out if it exists',
+        }),
     (args) => {
       const out = args.out as string;
       if (existsSync(out) && !args.force) {
-        process.stderr.write(`rtcap init: ${out} exists; choose another --out or add --force to overwrite it\n`);
+        process.stderr.write(
+          `rtcap init: ${out} exists; choose another --out or add --force to overwrite it\n`,
+        );
         process.exitCode = EXIT.usage;
         return;
       }
@@ -43,9 +68,20 @@ export function initCommand(y: Argv): Argv {
         return;
       }
       writeFileSync(out, starter.yaml);
-      const lines = [`wrote ${out}: a ${starter.kind} profile for ${starter.url}`, '', 'Before the first run:'];
+      const lines = [
+        `wrote ${out}: a ${starter.kind} profile for ${starter.url}`,
+        '',
+        'Before the first run:',
+      ];
       starter.setup.forEach((s, i) => lines.push(`${i + 1}. ${s.replace(/\n/g, '\n   ')}`));
-      lines.push('', 'Then:', `  npx rtcap validate ${out}`, `  npx rtcap run ${out}`, '', 'docs/YOUR-SERVER.md walks through each step.');
+      lines.push(
+        '',
+        'Then:',
+        `  npx rtcap validate ${out}`,
+        `  npx rtcap run ${out}`,
+        '',
+        'docs/YOUR-SERVER.md walks through each step.',
+      );
       process.stdout.write(`${lines.join('\n')}\n`);
     },
   );

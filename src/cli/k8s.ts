@@ -13,7 +13,10 @@ import { checked, checkedPositional, file, int, matching, outFile, wsUrl } from 
 import { loadProfileOrExit, refuseUnsharedTarget } from './shared.js';
 
 /** A Kubernetes resource quantity: 2, 500m, 2Gi, 1.5G. */
-const quantity = matching(/^\d+(\.\d+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/, 'a Kubernetes quantity (e.g. 2, 500m, 2Gi)');
+const quantity = matching(
+  /^\d+(\.\d+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/,
+  'a Kubernetes quantity (e.g. 2, 500m, 2Gi)',
+);
 
 export function k8sCommand(y: Argv): Argv {
   return y.command(
@@ -21,19 +24,67 @@ export function k8sCommand(y: Argv): Argv {
     'print Kubernetes manifests that run a profile as N segments (Indexed Job) and merge them',
     (c) =>
       c
-        .positional('profile', checkedPositional('profile', file, { demandOption: true, describe: 'profile YAML file' }))
-        .option('agents', checked('agents', int(1, 1000), { demandOption: true, describe: 'segments: generator pods, one per node' }))
-        .option('image', { type: 'string', demandOption: true, describe: 'container image with rtcap (see Dockerfile)' })
-        .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (or the profile\'s target.url): one server every pod loads' }))
-        .option('start-in', checked('start-in', int(0, 86_400), { default: '120', describe: 'seconds from now to the shared --start-at (time for every pod to be scheduled and started)' }))
-        .option('cpu', checked('cpu', quantity, { default: '2', describe: 'CPU request per generator pod' }))
-        .option('memory', checked('memory', quantity, { default: '2Gi', describe: 'memory request per generator pod' }))
-        .option('storage', checked('storage', quantity, { default: '1Gi', describe: 'results volume size (ReadWriteMany)' }))
-        .option('out', checked('out', outFile, { describe: 'write the manifests here instead of stdout' })),
+        .positional(
+          'profile',
+          checkedPositional('profile', file, { demandOption: true, describe: 'profile YAML file' }),
+        )
+        .option(
+          'agents',
+          checked('agents', int(1, 1000), {
+            demandOption: true,
+            describe: 'segments: generator pods, one per node',
+          }),
+        )
+        .option('image', {
+          type: 'string',
+          demandOption: true,
+          describe: 'container image with rtcap (see Dockerfile)',
+        })
+        .option(
+          'url',
+          checked('url', wsUrl, {
+            describe:
+              "WebSocket URL of the target (or the profile's target.url): one server every pod loads",
+          }),
+        )
+        .option(
+          'start-in',
+          checked('start-in', int(0, 86_400), {
+            default: '120',
+            describe:
+              'seconds from now to the shared --start-at (time for every pod to be scheduled and started)',
+          }),
+        )
+        .option(
+          'cpu',
+          checked('cpu', quantity, { default: '2', describe: 'CPU request per generator pod' }),
+        )
+        .option(
+          'memory',
+          checked('memory', quantity, {
+            default: '2Gi',
+            describe: 'memory request per generator pod',
+          }),
+        )
+        .option(
+          'storage',
+          checked('storage', quantity, {
+            default: '1Gi',
+            describe: 'results volume size (ReadWriteMany)',
+          }),
+        )
+        .option(
+          'out',
+          checked('out', outFile, { describe: 'write the manifests here instead of stdout' }),
+        ),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile, [], { allowUnsetEnv: true });
       if (!loaded || !refuseUnsharedTarget(loaded, args.url, 'rtcap k8s')) return;
-      const name = `rtcap-${basename(args.profile, '.yaml').replace(/[^a-z0-9-]/gi, '-').toLowerCase()}`.slice(0, 40).replace(/-+$/, '');
+      const name = `rtcap-${basename(args.profile, '.yaml')
+        .replace(/[^a-z0-9-]/gi, '-')
+        .toLowerCase()}`
+        .slice(0, 40)
+        .replace(/-+$/, '');
       const startAt = new Date(Date.now() + args['start-in'] * 1000).toISOString();
       // Secrets (profile or --url) go into a Secret, never into the ConfigMap or the args.
       let split: SplitSecrets;
@@ -45,12 +96,30 @@ export function k8sCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
         return;
       }
-      const objects = k8sManifests({ name, profileYaml: split.profileYaml, secrets: split.secrets, agents: args.agents, image: args.image, url: split.url, startAt, cpu: args.cpu, memory: args.memory, storage: args.storage });
+      const objects = k8sManifests({
+        name,
+        profileYaml: split.profileYaml,
+        secrets: split.secrets,
+        agents: args.agents,
+        image: args.image,
+        url: split.url,
+        startAt,
+        cpu: args.cpu,
+        memory: args.memory,
+        storage: args.storage,
+      });
       const text = manifestsYaml(objects);
-      if (split.missingEnv.length) process.stderr.write(`warning: the profile refers to ${split.missingEnv.map((n) => '${' + n + '}').join(', ')}, not set here: the generator pods will not have ${split.missingEnv.length === 1 ? 'it' : 'them'} (set ${split.missingEnv.length === 1 ? 'it' : 'them'} before rtcap k8s to put ${split.missingEnv.length === 1 ? 'it' : 'them'} in the Secret)\n`);
+      if (split.missingEnv.length)
+        process.stderr.write(
+          `warning: the profile refers to ${split.missingEnv.map((n) => '${' + n + '}').join(', ')}, not set here: the generator pods will not have ${split.missingEnv.length === 1 ? 'it' : 'them'} (set ${split.missingEnv.length === 1 ? 'it' : 'them'} before rtcap k8s to put ${split.missingEnv.length === 1 ? 'it' : 'them'} in the Secret)\n`,
+        );
       if (args.out) writeFileSync(args.out, text);
       else process.stdout.write(text);
-      process.stderr.write(`segments start at ${startAt}; then:\n${kubectlCommands(name, args.out ?? 'manifests.yaml').map((l) => '  ' + l).join('\n')}\n`);
+      process.stderr.write(
+        `segments start at ${startAt}; then:\n${kubectlCommands(name, args.out ?? 'manifests.yaml')
+          .map((l) => '  ' + l)
+          .join('\n')}\n`,
+      );
     },
   );
 }

@@ -1,6 +1,6 @@
 /**
- * rtcap's command line: parses arguments and calls the library (docs/ARCHITECTURE.md "Code rules": thin CLI).
- * Exit codes: one table for every command, src/cli/exit-codes.ts.
+ * rtcap's command line: parses arguments and calls the library (docs/ARCHITECTURE.md "Code rules":
+ * thin CLI). Exit codes: one table for every command, src/cli/exit-codes.ts.
  */
 import yargs, { type Argv } from 'yargs';
 import { EXIT } from './exit-codes.js';
@@ -64,7 +64,10 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('rtcap')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, dashboard, quotas, serve, init, validate, schema, clean')
+    .demandCommand(
+      1,
+      'give a command: run, merge, k8s, sweep, campaign, capacity, plan, report, compare, dashboard, quotas, serve, init, validate, schema, clean',
+    )
     .recommendCommands()
     .help()
     .alias('h', 'help')
@@ -85,6 +88,7 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`rtcap: ${errorLine(e)}\n`);
     // An error that knows its exit code (a run directory locked by another run: usage, 2) keeps it.
     const code = (e as { exitCode?: unknown } | null)?.exitCode;
-    process.exitCode = e instanceof UsageError ? EXIT.usage : typeof code === 'number' ? code : EXIT.failed;
+    process.exitCode =
+      e instanceof UsageError ? EXIT.usage : typeof code === 'number' ? code : EXIT.failed;
   }
 }

@@ -22,14 +22,34 @@ export function mergeCommand(y: Argv): Argv {
     'merge the shards of a run split over several generators (run --segment i/N) into one result',
     (c) =>
       c
-        .positional('shards', checkedPositional('shard', exists, { array: true, demandOption: true, describe: 'shard.json files, or directories holding them (searched two levels deep)' }))
-        .option('out', checked('out', outDir, { demandOption: true, describe: 'directory for the merged run (result.json, summary.md, report.html, timeseries.ndjson)' }))
-        .option('force', { type: 'boolean', default: false, describe: 'empty --out first if it holds files' }),
+        .positional(
+          'shards',
+          checkedPositional('shard', exists, {
+            array: true,
+            demandOption: true,
+            describe: 'shard.json files, or directories holding them (searched two levels deep)',
+          }),
+        )
+        .option(
+          'out',
+          checked('out', outDir, {
+            demandOption: true,
+            describe:
+              'directory for the merged run (result.json, summary.md, report.html, timeseries.ndjson)',
+          }),
+        )
+        .option('force', {
+          type: 'boolean',
+          default: false,
+          describe: 'empty --out first if it holds files',
+        }),
     (args) => {
       try {
         const given = args.shards as string[];
         // Where nothing was found is named: a directory of the wrong run, or not yet copied back.
-        for (const a of given) if (shardPaths([a]).length === 0) throw new ShardError(`no ${SHARD_FILE} in ${a} (searched two levels deep)`);
+        for (const a of given)
+          if (shardPaths([a]).length === 0)
+            throw new ShardError(`no ${SHARD_FILE} in ${a} (searched two levels deep)`);
         const paths = shardPaths(given);
         const shards = paths.map(readShard);
         const merged = mergeShards(shards, paths);
@@ -49,11 +69,25 @@ export function mergeCommand(y: Argv): Argv {
         });
         const writer = new RunWriter(args.out as string);
         for (const p of timeseries) writer.appendTimeseries(p);
-        const abortReasons = shards.map((s, i) => (s.run.abortReason ? `segment ${s.identity.segment}: ${s.run.abortReason}` : null)).filter((x) => x);
-        const state = { status: mergedStatus(shards.map((s) => s.run.status)), abortReason: abortReasons.length ? abortReasons.join('; ') : null };
+        const abortReasons = shards
+          .map((s, i) =>
+            s.run.abortReason ? `segment ${s.identity.segment}: ${s.run.abortReason}` : null,
+          )
+          .filter((x) => x);
+        const state = {
+          status: mergedStatus(shards.map((s) => s.run.status)),
+          abortReason: abortReasons.length ? abortReasons.join('; ') : null,
+        };
         resultSaver({ result, state, writer, log, ...runArtifactHooks() })();
-        log(`merged ${shards.length} shard${shards.length === 1 ? '' : 's'} of run "${merged.identity.run}" (${merged.identity.segments} segments, ${merged.workers} generator processes on ${[...new Set(merged.hosts)].join(', ')})`);
-        const code = state.status === 'completed' ? EXIT.ok : state.status === 'interrupted' ? EXIT.interrupted : EXIT.aborted;
+        log(
+          `merged ${shards.length} shard${shards.length === 1 ? '' : 's'} of run "${merged.identity.run}" (${merged.identity.segments} segments, ${merged.workers} generator processes on ${[...new Set(merged.hosts)].join(', ')})`,
+        );
+        const code =
+          state.status === 'completed'
+            ? EXIT.ok
+            : state.status === 'interrupted'
+              ? EXIT.interrupted
+              : EXIT.aborted;
         process.exitCode = finishRun({ result, dir: writer.dir, exitCode: code });
       } catch (e) {
         if (!(e instanceof ShardError)) throw e;

@@ -4,7 +4,8 @@
  * limits a row — the plan with its §8 recommendation applied; with tables of several sizes,
  * capacity against size and up vs out. Without --capacity it reads the newest
  * reports/<dir>/capacity.json and says which. Exit 0 when the workload can be carried (with
- * today's settings or the recommended ones), 4 when no instance count carries it, 2 on a file error (src/cli/exit-codes.ts).
+ * today's settings or the recommended ones), 4 when no instance count carries it, 2 on a file error
+ * (src/cli/exit-codes.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
@@ -30,7 +31,8 @@ function readCapacity(path: string): CapacityFile | string {
     const code = (e as NodeJS.ErrnoException).code;
     return `--capacity ${path}: ${code ? `cannot read (${code})` : `not JSON (${(e as Error).message})`}`;
   }
-  if (f?.schema !== CAPACITY_FILE_SCHEMA || !Array.isArray(f.rows)) return `--capacity ${path}: not an rtcap capacity table (schema ${JSON.stringify(f?.schema)}, expected ${CAPACITY_FILE_SCHEMA})`;
+  if (f?.schema !== CAPACITY_FILE_SCHEMA || !Array.isArray(f.rows))
+    return `--capacity ${path}: not an rtcap capacity table (schema ${JSON.stringify(f?.schema)}, expected ${CAPACITY_FILE_SCHEMA})`;
   return f;
 }
 
@@ -40,19 +42,36 @@ export function planCommand(y: Argv): Argv {
     'instances a workload needs from a capacity table; with tables of several sizes, scaling up vs out',
     (c) =>
       c
-        .option('capacity', checked('capacity', fileOrDirWith('capacity.json'), { array: true, describe: 'capacity.json (from rtcap campaign or rtcap capacity), or the directory holding it; repeat for several instance sizes; default: the newest reports/*/capacity.json' }))
-        .option('workload', checked('workload', file, { demandOption: true, describe: 'workload YAML (see profiles/workloads/)' })),
+        .option(
+          'capacity',
+          checked('capacity', fileOrDirWith('capacity.json'), {
+            array: true,
+            describe:
+              'capacity.json (from rtcap campaign or rtcap capacity), or the directory holding it; repeat for several instance sizes; default: the newest reports/*/capacity.json',
+          }),
+        )
+        .option(
+          'workload',
+          checked('workload', file, {
+            demandOption: true,
+            describe: 'workload YAML (see profiles/workloads/)',
+          }),
+        ),
     (args) => {
       const tables: CapacityFile[] = [];
       let paths = (args.capacity as string[] | undefined) ?? [];
       if (paths.length === 0) {
         const newest = newestCapacityFile(REPORTS_DIR);
         if (newest === null) {
-          process.stderr.write(`rtcap plan: --capacity not given and no ${REPORTS_DIR}/*/capacity.json to read: run \`rtcap campaign profiles/campaigns/quick.yaml\` or pass --capacity FILE\n`);
+          process.stderr.write(
+            `rtcap plan: --capacity not given and no ${REPORTS_DIR}/*/capacity.json to read: run \`rtcap campaign profiles/campaigns/quick.yaml\` or pass --capacity FILE\n`,
+          );
           process.exitCode = EXIT.usage;
           return;
         }
-        process.stderr.write(`rtcap plan: reading ${newest} (the newest capacity table under ${REPORTS_DIR}/; --capacity FILE reads another)\n`);
+        process.stderr.write(
+          `rtcap plan: reading ${newest} (the newest capacity table under ${REPORTS_DIR}/; --capacity FILE reads another)\n`,
+        );
         paths = [newest];
       }
       for (const p of paths) {
@@ -79,7 +98,7 @@ export function planCommand(y: Argv): Argv {
         const t = tables[0];
         const size = `${t.target.instance.vcpus} vCPU / ${t.target.instance.memory_mb} MB`;
         const knobs = planKnobs(t, workload);
-        if (knobs.knobs.length > 0) out.push('## With today\'s settings', '');
+        if (knobs.knobs.length > 0) out.push("## With today's settings", '');
         out.push(renderPlanMarkdown(knobs.today, size));
         const more = renderKnobsMarkdown(knobs, size);
         if (more) out.push('', more);

@@ -16,7 +16,14 @@ export function schemaCommand(y: Argv): Argv {
   return y.command(
     'schema',
     'print the JSON Schema of profiles, campaigns or workloads (for editors: `# yaml-language-server: $schema=…`)',
-    (c) => c.option('kind', checked('kind', oneOf(FILE_KINDS), { default: 'profile', describe: `which file: ${FILE_KINDS.join(', ')}` })),
+    (c) =>
+      c.option(
+        'kind',
+        checked('kind', oneOf(FILE_KINDS), {
+          default: 'profile',
+          describe: `which file: ${FILE_KINDS.join(', ')}`,
+        }),
+      ),
     (args) => {
       process.stdout.write(jsonSchemaText(fileJsonSchema(args.kind)));
     },
@@ -29,9 +36,24 @@ export function validateCommand(y: Argv): Argv {
     'check profiles, campaigns and workloads without running them (exit 2 on any problem, with its line)',
     (c) =>
       c
-        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'profile, campaign or workload YAML files' })
-        .option('kind', checked('kind', oneOf(FILE_KINDS), { describe: 'the files\' kind (default: told from each file\'s fields)' }))
-        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field, as for run: --set load.join_rate=50' }),
+        .positional('files', {
+          type: 'string',
+          array: true,
+          demandOption: true,
+          describe: 'profile, campaign or workload YAML files',
+        })
+        .option(
+          'kind',
+          checked('kind', oneOf(FILE_KINDS), {
+            describe: "the files' kind (default: told from each file's fields)",
+          }),
+        )
+        .option('set', {
+          type: 'string',
+          array: true,
+          default: [] as string[],
+          describe: 'override a profile field, as for run: --set load.join_rate=50',
+        }),
     async (args) => {
       let failed = 0;
       for (const path of args.files as string[]) {
@@ -42,7 +64,9 @@ export function validateCommand(y: Argv): Argv {
           continue;
         }
         const kind = r.kind === 'profile' ? '' : ` (${r.kind})`;
-        const unset = r.unset.length ? ` — not set here, so their fields were not checked: ${[...new Set(r.unset)].join(', ')}` : '';
+        const unset = r.unset.length
+          ? ` — not set here, so their fields were not checked: ${[...new Set(r.unset)].join(', ')}`
+          : '';
         process.stdout.write(`${path}: ok${kind}${unset}\n`);
       }
       process.exitCode = failed > 0 ? EXIT.usage : EXIT.ok;

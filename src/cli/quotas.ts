@@ -1,9 +1,10 @@
 /**
  * `rtcap quotas PROFILE`: checks each tenant quota the profile declares (its `quotas:`
- * section) below, above and back below the declared value (src/run/quotas/orchestrate.ts). Without a
- * URL the built-in server is started with the declared quotas. Writes quotas.json and
+ * section) below, above and back below the declared value (src/run/quotas/orchestrate.ts). Without
+ * a URL the built-in server is started with the declared quotas. Writes quotas.json and
  * quotas.md; exit 0 when every quota is enforced as declared, 99 when one is not, 3 when the
- * checks could not run or a quota could not be shown either way (inconclusive), 2 for a usage or profile error.
+ * checks could not run or a quota could not be shown either way (inconclusive), 2 for a usage or
+ * profile error.
  */
 import type { Argv } from 'yargs';
 import { renderTextTable } from '../report/table.js';
@@ -21,11 +22,33 @@ export function quotasCommand(y: Argv): Argv {
     'check the tenant quotas a profile declares: below, above and back below each',
     (c) =>
       dashboardOptions(c)
-        .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file with a quotas: section' })
-        .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }))
-        .option('out', checked('out', outDir, { describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)' }))
-        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'override a profile field: --set quotas.max_joins_per_second=100' })
-        .option('server-cpus', checked('server-cpus', cpuList, { describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' })),
+        .positional('profile', {
+          type: 'string',
+          demandOption: true,
+          describe: 'profile YAML file with a quotas: section',
+        })
+        .option(
+          'url',
+          checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }),
+        )
+        .option(
+          'out',
+          checked('out', outDir, {
+            describe: 'directory for quotas.json and quotas.md (default reports/<run-id>-quotas/)',
+          }),
+        )
+        .option('set', {
+          type: 'string',
+          array: true,
+          default: [] as string[],
+          describe: 'override a profile field: --set quotas.max_joins_per_second=100',
+        })
+        .option(
+          'server-cpus',
+          checked('server-cpus', cpuList, {
+            describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)',
+          }),
+        ),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded) return;
@@ -47,19 +70,34 @@ export function quotasCommand(y: Argv): Argv {
             : log,
           signal,
         });
-        if (report.rows.length) process.stderr.write('\n' + renderTextTable(quotasTable(report), 200) + '\n\n');
+        if (report.rows.length)
+          process.stderr.write('\n' + renderTextTable(quotasTable(report), 200) + '\n\n');
         if (report.abort_reason) log(`quotas: could not finish: ${report.abort_reason}`);
         const failed = report.rows.filter((r) => r.result === 'fail').map((r) => r.quota);
         const unsure = report.rows.filter((r) => r.result === 'inconclusive').map((r) => r.quota);
         log(
           `quotas: ${report.result === 'fail' ? 'FAIL' : report.result === 'pass' ? 'PASS' : 'INCONCLUSIVE'} — ${report.rows.filter((r) => r.pass).length} of ${report.rows.length} as declared` +
             (failed.length ? `; failed: ${failed.join(', ')}` : '') +
-            (unsure.length ? `; inconclusive (the load was not offered): ${unsure.join(', ')}` : ''),
+            (unsure.length
+              ? `; inconclusive (the load was not offered): ${unsure.join(', ')}`
+              : ''),
         );
         log(`wrote ${dir}/ (quotas.json, quotas.md)`);
-        process.exitCode = exitCode(report.pass ? EXIT.ok : report.result === 'fail' ? EXIT.thresholds : signal.aborted ? EXIT.interrupted : EXIT.aborted);
+        process.exitCode = exitCode(
+          report.pass
+            ? EXIT.ok
+            : report.result === 'fail'
+              ? EXIT.thresholds
+              : signal.aborted
+                ? EXIT.interrupted
+                : EXIT.aborted,
+        );
         const table = quotasTable(report);
-        dash?.finished(report.result, process.exitCode, report.abort_reason, dir, { title: table.title, columns: table.columns, rows: table.rows });
+        dash?.finished(report.result, process.exitCode, report.abort_reason, dir, {
+          title: table.title,
+          columns: table.columns,
+          rows: table.rows,
+        });
       } catch (e) {
         if (!(e instanceof QuotaAbort)) throw e;
         process.stderr.write(`${loaded.path}: ${e.message}\n`);

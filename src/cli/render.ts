@@ -6,7 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analysisOptionsFromProfile, analyzeRun, type Analysis } from '../model/analysis.js';
-import { evaluateThresholds, type ThresholdResult, type ThresholdSpec } from '../model/thresholds.js';
+import {
+  evaluateThresholds,
+  type ThresholdResult,
+  type ThresholdSpec,
+} from '../model/thresholds.js';
 import { escapeHtml, renderReportHtml, renderTableHtml } from '../report/html.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../result/result.js';
 import { renderSummaryMarkdown } from '../report/summary.js';
@@ -36,10 +40,17 @@ export function analysisOf(r: RunResult): Analysis {
   return analyzeRun(r, analysisOptionsFromProfile(r.profile.resolved));
 }
 
-/** Threshold entries of the profile the result was run with (expressions or { threshold, abort_on_fail }). */
+/**
+ * Threshold entries of the profile the result was run with (expressions or { threshold,
+ * abort_on_fail }).
+ */
 export function thresholdExpressions(r: RunResult): ThresholdSpec[] {
   const t = (r.profile.resolved as { thresholds?: unknown } | null | undefined)?.thresholds;
-  const isSpec = (x: unknown): x is ThresholdSpec => typeof x === 'string' || (typeof x === 'object' && x !== null && typeof (x as { threshold?: unknown }).threshold === 'string');
+  const isSpec = (x: unknown): x is ThresholdSpec =>
+    typeof x === 'string' ||
+    (typeof x === 'object' &&
+      x !== null &&
+      typeof (x as { threshold?: unknown }).threshold === 'string');
   return Array.isArray(t) ? t.filter(isSpec) : [];
 }
 
@@ -62,18 +73,28 @@ export function evaluateResultThresholds(r: RunResult): ThresholdsRecord | null 
     sweep && steps.length !== r.steps.length
       ? `the sweep's steps up to its knee (${steps.length} of ${r.steps.length})`
       : `every step (${r.steps.length})`;
-  const ev = evaluateThresholds(specs, { steps, scenario: r.profile.scenario, capacity: capacityValues(r) });
+  const ev = evaluateThresholds(specs, {
+    steps,
+    scenario: r.profile.scenario,
+    capacity: capacityValues(r),
+  });
   return {
     pass: ev.pass,
     scope,
     steps: steps.map((s) => s.index),
-    results: ev.results.map((x: ThresholdResult) => ({ expression: x.threshold.expression, pass: x.pass, summary: x.summary })),
+    results: ev.results.map((x: ThresholdResult) => ({
+      expression: x.threshold.expression,
+      pass: x.pass,
+      summary: x.summary,
+    })),
   };
 }
 
 export function thresholdsText(t: ThresholdsRecord): string {
   const passed = t.results.filter((x) => x.pass).length;
-  const lines = [`thresholds: ${t.pass ? 'PASS' : 'FAIL'} — ${passed} of ${t.results.length} passed, on ${t.scope}`];
+  const lines = [
+    `thresholds: ${t.pass ? 'PASS' : 'FAIL'} — ${passed} of ${t.results.length} passed, on ${t.scope}`,
+  ];
   for (const x of t.results) lines.push(`  ${x.pass ? 'pass' : 'FAIL'}  ${x.summary}`);
   return lines.join('\n');
 }
@@ -89,7 +110,13 @@ function sweepTable(r: SweepResult): ReportTable | null {
     align: ['right', 'right', 'left', 'left', 'left'],
     rows: sw.points.map((p) => {
       const s = byIndex.get(p.step);
-      return [String(p.step), fmtDriver(sw.driver, p.value), p.phase, s?.verdict ?? 'not run', s?.verdict_reasons[0] ?? ''];
+      return [
+        String(p.step),
+        fmtDriver(sw.driver, p.value),
+        p.phase,
+        s?.verdict ?? 'not run',
+        s?.verdict_reasons[0] ?? '',
+      ];
     }),
     notes: sweepNotes(r),
   };
@@ -100,9 +127,15 @@ function sweepNotes(r: SweepResult): string[] {
   const k = sweepKneeOf(r);
   const f = (v: number) => fmtDriver(sw.driver, v);
   const out: string[] = [];
-  if (k?.last_stable && k.first_broken) out.push(`Knee: last stable ${sw.driver} ${f(k.last_stable.value)} (step ${k.last_stable.step}), first broken ${f(k.first_broken.value)} (step ${k.first_broken.step}).`);
+  if (k?.last_stable && k.first_broken)
+    out.push(
+      `Knee: last stable ${sw.driver} ${f(k.last_stable.value)} (step ${k.last_stable.step}), first broken ${f(k.first_broken.value)} (step ${k.first_broken.step}).`,
+    );
   else out.push('Knee: not found (no broken step above a stable one).');
-  if (k?.safe && k.first_unsafe && k.first_unsafe.value !== k.first_broken?.value) out.push(`Latency first: highest stable ${f(k.safe.value)} (step ${k.safe.step}) before the first degraded ${f(k.first_unsafe.value)} (step ${k.first_unsafe.step}).`);
+  if (k?.safe && k.first_unsafe && k.first_unsafe.value !== k.first_broken?.value)
+    out.push(
+      `Latency first: highest stable ${f(k.safe.value)} (step ${k.safe.step}) before the first degraded ${f(k.first_unsafe.value)} (step ${k.first_unsafe.step}).`,
+    );
   if (sw.stop_reason) out.push(`Stopped: ${sw.stop_reason}.`);
   if (sw.resumed_at.length) out.push(`Resumed at ${sw.resumed_at.join(', ')}.`);
   out.push(...searchMarkNotes(r));
@@ -115,13 +148,22 @@ function sweepNotes(r: SweepResult): string[] {
  */
 function searchMarkNotes(r: SweepResult): string[] {
   const out: string[] = [];
-  const waited = r.sweep!.points.filter((p) => p.recovery && p.recovery.wait_ms >= 2_000 && p.recovery.recovered);
-  if (waited.length) out.push(`Recovery: waited ${waited.map((p) => `${(p.recovery!.wait_ms / 1000).toFixed(1)} s before step ${p.step}`).join(', ')} for the server to come back to its baseline.`);
+  const waited = r.sweep!.points.filter(
+    (p) => p.recovery && p.recovery.wait_ms >= 2_000 && p.recovery.recovered,
+  );
+  if (waited.length)
+    out.push(
+      `Recovery: waited ${waited.map((p) => `${(p.recovery!.wait_ms / 1000).toFixed(1)} s before step ${p.step}`).join(', ')} for the server to come back to its baseline.`,
+    );
   for (const s of r.steps) {
     const m = s.search;
     if (!m) continue;
-    if (m.recovered === false) out.push(`Step ${s.index} was measured while the server was still recovering${s.verdict === 'stable' ? '' : ': it is not the knee'}.`);
-    for (const n of m.notes) if (!n.startsWith('not back to the baseline')) out.push(`Step ${s.index}: ${n}.`);
+    if (m.recovered === false)
+      out.push(
+        `Step ${s.index} was measured while the server was still recovering${s.verdict === 'stable' ? '' : ': it is not the knee'}.`,
+      );
+    for (const n of m.notes)
+      if (!n.startsWith('not back to the baseline')) out.push(`Step ${s.index}: ${n}.`);
   }
   return out;
 }
@@ -132,7 +174,11 @@ function thresholdsTable(t: ThresholdsRecord): ReportTable {
     title: `Thresholds: ${t.pass ? 'pass' : 'FAIL'}`,
     columns: ['threshold', 'result', 'evidence'],
     align: ['left', 'left', 'left'],
-    rows: t.results.map((x) => [x.expression, x.pass ? 'pass' : 'FAIL', x.summary.slice(x.summary.indexOf(':') + 1).trim()]),
+    rows: t.results.map((x) => [
+      x.expression,
+      x.pass ? 'pass' : 'FAIL',
+      x.summary.slice(x.summary.indexOf(':') + 1).trim(),
+    ]),
     notes: [`Judged on ${t.scope}.`],
   };
 }
@@ -152,10 +198,17 @@ export function reportHtml(r: ResultFile, timeseries: TimeseriesPoint[]): string
   const html = renderReportHtml(r, timeseries, analysisOptionsFromProfile(r.profile.resolved));
   const extra: string[] = [];
   const sw = sweepTable(r);
-  if (sw) extra.push(`<h2 id="sweep">${escapeHtml(sw.title)}</h2>`, renderTableHtml({ ...sw, title: '' }));
+  if (sw)
+    extra.push(
+      `<h2 id="sweep">${escapeHtml(sw.title)}</h2>`,
+      renderTableHtml({ ...sw, title: '' }),
+    );
   if (r.thresholds) {
     const t = thresholdsTable(r.thresholds);
-    extra.push(`<h2 id="thresholds">${escapeHtml(t.title)}</h2>`, renderTableHtml({ ...t, title: '' }));
+    extra.push(
+      `<h2 id="thresholds">${escapeHtml(t.title)}</h2>`,
+      renderTableHtml({ ...t, title: '' }),
+    );
   }
   if (extra.length === 0) return html;
   const at = html.lastIndexOf('</body>');
@@ -168,7 +221,9 @@ export function terminalSummary(r: ResultFile, width?: number): string {
   if (r.sweep) {
     const k = sweepKneeOf(r);
     const f = (v: number) => fmtDriver(r.sweep!.driver, v);
-    const broken = k?.first_broken ? r.steps.find((s) => s.index === k.first_broken!.step) : undefined;
+    const broken = k?.first_broken
+      ? r.steps.find((s) => s.index === k.first_broken!.step)
+      : undefined;
     parts.push(
       k?.last_stable && k.first_broken
         ? `knee: ${r.sweep.driver} between ${f(k.last_stable.value)} (stable, step ${k.last_stable.step}) and ${f(k.first_broken.value)} (broken, step ${k.first_broken.step}: ${broken?.verdict_reasons.join('; ') ?? ''})`
@@ -196,12 +251,19 @@ export function readTimeseries(dir: string): TimeseriesPoint[] {
   return out;
 }
 
-/** What the runner writes after every step: the analysis into result.json, summary.md and report.html. */
-export function runArtifactHooks(): Pick<RunOptions, 'analyze' | 'renderSummary' | 'renderArtifacts'> {
+/**
+ * What the runner writes after every step: the analysis into result.json, summary.md and
+ * report.html.
+ */
+export function runArtifactHooks(): Pick<
+  RunOptions,
+  'analyze' | 'renderSummary' | 'renderArtifacts'
+> {
   return {
     analyze: analysisOf,
     renderSummary: (r) => summaryMarkdown(r),
-    renderArtifacts: (r, dir) => new RunWriter(dir).writeText('report.html', reportHtml(r, readTimeseries(dir))),
+    renderArtifacts: (r, dir) =>
+      new RunWriter(dir).writeText('report.html', reportHtml(r, readTimeseries(dir))),
   };
 }
 

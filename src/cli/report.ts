@@ -10,7 +10,6 @@ import { readResultFile as readResult } from '../run/output.js';
 import { EXIT } from './exit-codes.js';
 import { checkedPositional, runDir } from './flags.js';
 
-
 /** result.json of a run directory (or the file itself), or why not. */
 export function readResultFile(pathOrDir: string): ResultFile | string {
   return readResult<ResultFile>(pathOrDir);
@@ -21,8 +20,15 @@ import { chartWidth, log } from './shared.js';
 export function reportCommand(y: Argv): Argv {
   return y.command(
     'report <dir>',
-    'rebuild result.json\'s analysis, summary.md and report.html of a run directory',
-    (c) => c.positional('dir', checkedPositional('run directory', runDir, { demandOption: true, describe: 'run directory (with result.json), or its result.json' })),
+    "rebuild result.json's analysis, summary.md and report.html of a run directory",
+    (c) =>
+      c.positional(
+        'dir',
+        checkedPositional('run directory', runDir, {
+          demandOption: true,
+          describe: 'run directory (with result.json), or its result.json',
+        }),
+      ),
     (args) => {
       const dir = args.dir as string;
       const r = readResultFile(dir);
@@ -34,8 +40,14 @@ export function reportCommand(y: Argv): Argv {
       const problems = writeArtifacts(r, dir);
       for (const p of problems) log(`warning: ${p}`);
       process.stdout.write(terminalSummary(r, chartWidth()));
-      log(`rebuilt ${dir}/ (result.json analysis, summary.md, report.html)${existsSync(join(dir, 'timeseries.ndjson')) ? '' : ' — no timeseries.ndjson: the timeline chart is empty'}`);
-      process.exitCode = problems.length ? EXIT.failed : r.thresholds && !r.thresholds.pass ? EXIT.thresholds : EXIT.ok;
+      log(
+        `rebuilt ${dir}/ (result.json analysis, summary.md, report.html)${existsSync(join(dir, 'timeseries.ndjson')) ? '' : ' — no timeseries.ndjson: the timeline chart is empty'}`,
+      );
+      process.exitCode = problems.length
+        ? EXIT.failed
+        : r.thresholds && !r.thresholds.pass
+          ? EXIT.thresholds
+          : EXIT.ok;
     },
   );
 }

@@ -114,7 +114,10 @@ export function serveOptions(a: ServeArgs): ServerOptions {
 }
 
 /** Starts one process or a cluster and prints the ready line. */
-export async function runServe(a: ServeArgs, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningServe> {
+export async function runServe(
+  a: ServeArgs,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<RunningServe> {
   const opts = serveOptions(a);
   if (a.jwks) opts.config = { ...opts.config, jwt_jwks: await loadJwks(a.jwks) };
   const running =
@@ -130,46 +133,124 @@ export async function runServe(a: ServeArgs, out: (line: string) => void = (l) =
     database: running.databaseUrl,
   };
   // rtcap run's own loaders (Postgres Changes inserts) need the password; it goes to a
-  // private file, never to stdout or a log — written before the ready line, on which rtcap run reads it.
+  // private file, never to stdout or a log — written before the ready line, on which rtcap run
+  // reads it.
   const urlFileWritten = Boolean(a.databaseUrlFile && running.databaseConnectionString);
-  if (urlFileWritten) writeFileSync(a.databaseUrlFile!, running.databaseConnectionString + '\n', { mode: 0o600 });
+  if (urlFileWritten)
+    writeFileSync(a.databaseUrlFile!, running.databaseConnectionString + '\n', { mode: 0o600 });
   if (a.readyJson) out(JSON.stringify(ready));
-  if (!urlFileWritten) process.stderr.write(`rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`);
-  return { port: running.port, url: running.url, workers: running.workers, database: running.databaseUrl, close: () => running.close() };
+  if (!urlFileWritten)
+    process.stderr.write(
+      `rtcap serve: listening on ${running.url} (${running.workers} process${running.workers > 1 ? 'es' : ''}, database ${running.databaseUrl ?? 'off'})\n`,
+    );
+  return {
+    port: running.port,
+    url: running.url,
+    workers: running.workers,
+    database: running.databaseUrl,
+    close: () => running.close(),
+  };
 }
 
 function builder(y: Argv): Argv {
   let c = y
-    .option('port', checked('port', port, { default: '4000', describe: 'TCP port; 0 picks a free one' }))
+    .option(
+      'port',
+      checked('port', port, { default: '4000', describe: 'TCP port; 0 picks a free one' }),
+    )
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-    .option('jwt-secret', { type: 'string', describe: 'HS256 secret for tokens (default: the Supabase dev secret)' })
-    .option('jwks', checked('jwks', fileOrHttpUrl, { describe: "JWKS file or URL (a Supabase project's /auth/v1/.well-known/jwks.json): ES256/RS256 tokens verified with these public keys, besides HS256" }))
-    .option('tls-cert', checked('tls-cert', file, { describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)' }))
+    .option('jwt-secret', {
+      type: 'string',
+      describe: 'HS256 secret for tokens (default: the Supabase dev secret)',
+    })
+    .option(
+      'jwks',
+      checked('jwks', fileOrHttpUrl, {
+        describe:
+          "JWKS file or URL (a Supabase project's /auth/v1/.well-known/jwks.json): ES256/RS256 tokens verified with these public keys, besides HS256",
+      }),
+    )
+    .option(
+      'tls-cert',
+      checked('tls-cert', file, {
+        describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)',
+      }),
+    )
     .option('tls-key', checked('tls-key', file, { describe: 'PEM private key file of --tls-cert' }))
-    .option('config', checked('config', file, { describe: 'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}' }))
-    .option('config-json', { type: 'string', describe: 'the same config inline as JSON (merged over --config)' })
-    .option('workers', checked('workers', int(1, MAX_SERVER_WORKERS), { default: '1', describe: 'server processes sharing the port (PubSub between them)' }))
-    .option('database-url', { type: 'string', describe: 'use this PostgreSQL instead of starting an embedded one' })
-    .option('database', { type: 'boolean', default: true, describe: 'start the tenant database (--no-database: public broadcast and presence only)' })
-    .option('exit-with-stdin', { type: 'boolean', hidden: true, describe: 'shut down when stdin closes (the parent is gone)' })
-    .option('database-url-file', checked('database-url-file', outFile, { hidden: true, describe: 'write the unredacted database URL to this file (mode 0600) when ready' }))
-    .option('ready-json', { type: 'boolean', default: false, describe: 'print one JSON line on stdout when ready' })
-    .option('supabase-defaults', { type: 'boolean', default: false, describe: "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited" })
+    .option(
+      'config',
+      checked('config', file, {
+        describe:
+          'tenant config, YAML or JSON: {tenants?: [{id, jwt_secret?, ...quotas}], ...defaults}',
+      }),
+    )
+    .option('config-json', {
+      type: 'string',
+      describe: 'the same config inline as JSON (merged over --config)',
+    })
+    .option(
+      'workers',
+      checked('workers', int(1, MAX_SERVER_WORKERS), {
+        default: '1',
+        describe: 'server processes sharing the port (PubSub between them)',
+      }),
+    )
+    .option('database-url', {
+      type: 'string',
+      describe: 'use this PostgreSQL instead of starting an embedded one',
+    })
+    .option('database', {
+      type: 'boolean',
+      default: true,
+      describe: 'start the tenant database (--no-database: public broadcast and presence only)',
+    })
+    .option('exit-with-stdin', {
+      type: 'boolean',
+      hidden: true,
+      describe: 'shut down when stdin closes (the parent is gone)',
+    })
+    .option(
+      'database-url-file',
+      checked('database-url-file', outFile, {
+        hidden: true,
+        describe: 'write the unredacted database URL to this file (mode 0600) when ready',
+      }),
+    )
+    .option('ready-json', {
+      type: 'boolean',
+      default: false,
+      describe: 'print one JSON line on stdout when ready',
+    })
+    .option('supabase-defaults', {
+      type: 'boolean',
+      default: false,
+      describe:
+        "start from a new Supabase tenant's quotas (200 users, 100 events/s, ...) instead of unlimited",
+    })
     .option('private-only', { type: 'boolean', describe: 'refuse public channels (PrivateOnly)' })
     .option('presence-enabled', { type: 'boolean', describe: 'presence on for every channel' });
-  for (const [flag, key] of Object.entries(QUOTA_FLAGS)) c = c.option(flag, checked(flag, QUOTA, { describe: `tenant ${key}` }));
-  for (const flag of Object.keys(TIMING_FLAGS)) c = c.option(flag, checked(flag, TIMING_MS, { describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true }));
+  for (const [flag, key] of Object.entries(QUOTA_FLAGS))
+    c = c.option(flag, checked(flag, QUOTA, { describe: `tenant ${key}` }));
+  for (const flag of Object.keys(TIMING_FLAGS))
+    c = c.option(
+      flag,
+      checked(flag, TIMING_MS, { describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true }),
+    );
   return c.check((argv) => {
-    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together: give both');
+    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key']))
+      throw new UsageError('--tls-cert and --tls-key go together: give both');
     return true;
   });
 }
 
 function toArgs(argv: Record<string, unknown>): ServeArgs {
   const quotas: ServeArgs['quotas'] = {};
-  for (const flag of Object.keys(QUOTA_FLAGS)) if (typeof argv[flag] === 'number') quotas[flag as keyof typeof QUOTA_FLAGS] = argv[flag] as number;
+  for (const flag of Object.keys(QUOTA_FLAGS))
+    if (typeof argv[flag] === 'number')
+      quotas[flag as keyof typeof QUOTA_FLAGS] = argv[flag] as number;
   const timings: Partial<ServerTimings> = {};
-  for (const [flag, key] of Object.entries(TIMING_FLAGS)) if (typeof argv[flag] === 'number') timings[key] = argv[flag] as number;
+  for (const [flag, key] of Object.entries(TIMING_FLAGS))
+    if (typeof argv[flag] === 'number') timings[key] = argv[flag] as number;
   return {
     port: argv.port as number,
     host: argv.host as string,

@@ -1,6 +1,7 @@
 /**
- * What `run`, `sweep` and `quotas` share: their options, loading the profile (exit 2 on any problem),
- * Ctrl-C handling, and the end of a run — artefacts, terminal summary, thresholds, exit code.
+ * What `run`, `sweep` and `quotas` share: their options, loading the profile (exit 2 on any
+ * problem), Ctrl-C handling, and the end of a run — artefacts, terminal summary, thresholds, exit
+ * code.
  */
 import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
@@ -15,7 +16,10 @@ import { dashboardOptions } from './dashboard-flag.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);
 
-/** The most generator processes a command line may ask for (the profile's load.workers has its own bound). */
+/**
+ * The most generator processes a command line may ask for (the profile's load.workers has its own
+ * bound).
+ */
 export const MAX_WORKERS = 1024;
 
 /** The options `run` and `sweep` share: the profile, the output, overrides, and the run options. */
@@ -23,27 +27,84 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
   return runOptions(
     c
       .positional('profile', { type: 'string', demandOption: true, describe: 'profile YAML file' })
-      .option('out', checked('out', outDir, { describe: "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force" }))
-      .option('force', { type: 'boolean', default: false, describe: 'with --out: empty that directory first (its old run is deleted)' })
-      .option('set', { type: 'string', array: true, default: [] as string[], describe: `override a profile field: --set ${setExample}` }),
+      .option(
+        'out',
+        checked('out', outDir, {
+          describe:
+            "directory for this run's files (default reports/<run-id>/); refused if it holds files, unless --force",
+        }),
+      )
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'with --out: empty that directory first (its old run is deleted)',
+      })
+      .option('set', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        describe: `override a profile field: --set ${setExample}`,
+      }),
   );
 }
 
-/** The options of every command that runs benchmarks (run, sweep, campaign): the target, the generator, progress, live metrics. */
+/**
+ * The options of every command that runs benchmarks (run, sweep, campaign): the target, the
+ * generator, progress, live metrics.
+ */
 export function runOptions<T>(c: Argv<T>) {
   return dashboardOptions(c)
-    .option('url', checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }))
-    .option('workers', checked('workers', int(1, MAX_WORKERS), { describe: 'generator processes (default: profile load.workers, auto)' }))
-    .option('server-cpus', checked('server-cpus', cpuList, { describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)' }))
-    .option('generator-cpus', checked('generator-cpus', cpuList, { describe: 'pin the generator to these CPUs (e.g. 0)' }))
-    .option('progress', { type: 'boolean', default: true, describe: 'live progress line on stderr' })
-    .option('metrics-port', checked('metrics-port', port, { describe: 'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)' }))
-    .option('metrics-host', { type: 'string', default: '127.0.0.1', describe: 'address --metrics-port listens on (0.0.0.0 for a Prometheus on another host)' });
+    .option(
+      'url',
+      checked('url', wsUrl, { describe: 'WebSocket URL of the target (overrides target.url)' }),
+    )
+    .option(
+      'workers',
+      checked('workers', int(1, MAX_WORKERS), {
+        describe: 'generator processes (default: profile load.workers, auto)',
+      }),
+    )
+    .option(
+      'server-cpus',
+      checked('server-cpus', cpuList, {
+        describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)',
+      }),
+    )
+    .option(
+      'generator-cpus',
+      checked('generator-cpus', cpuList, { describe: 'pin the generator to these CPUs (e.g. 0)' }),
+    )
+    .option('progress', {
+      type: 'boolean',
+      default: true,
+      describe: 'live progress line on stderr',
+    })
+    .option(
+      'metrics-port',
+      checked('metrics-port', port, {
+        describe:
+          'serve live Prometheus/OpenMetrics metrics at http://HOST:PORT/metrics while running (0: any free port)',
+      }),
+    )
+    .option('metrics-host', {
+      type: 'string',
+      default: '127.0.0.1',
+      describe: 'address --metrics-port listens on (0.0.0.0 for a Prometheus on another host)',
+    });
 }
 
-/** What a run (or a sweep, or each entry of a campaign) takes from the command line, the Ctrl-C signal and the live metrics. */
+/**
+ * What a run (or a sweep, or each entry of a campaign) takes from the command line, the Ctrl-C
+ * signal and the live metrics.
+ */
 export function runContextFrom(
-  args: { url?: string; workers?: number; 'server-cpus'?: string; 'generator-cpus'?: string; progress?: boolean },
+  args: {
+    url?: string;
+    workers?: number;
+    'server-cpus'?: string;
+    'generator-cpus'?: string;
+    progress?: boolean;
+  },
   signal: AbortSignal,
   observer: RunObserver | undefined,
 ) {
@@ -64,7 +125,10 @@ export function runContextFrom(
  * Live metrics for a command that takes --metrics-port (run, sweep, campaign): the observer to
  * give the runner and what to call when the command ends. Exit 2 when the port cannot be bound.
  */
-export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metrics-host'?: string }): Promise<{ observer?: RunObserver; close: () => Promise<void> } | null> {
+export async function liveMetricsOrExit(args: {
+  'metrics-port'?: number;
+  'metrics-host'?: string;
+}): Promise<{ observer?: RunObserver; close: () => Promise<void> } | null> {
   const port = args['metrics-port'];
   if (port === undefined) return { close: async () => undefined };
   try {
@@ -80,8 +144,15 @@ export async function liveMetricsOrExit(args: { 'metrics-port'?: number; 'metric
   }
 }
 
-/** The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here too. */
-export async function loadProfileOrExit(path: string, sets: string[], opts: { allowUnsetEnv?: boolean } = {}): Promise<LoadedProfile | null> {
+/**
+ * The profile, or null after printing why (exit code 2 set). Threshold expressions are checked here
+ * too.
+ */
+export async function loadProfileOrExit(
+  path: string,
+  sets: string[],
+  opts: { allowUnsetEnv?: boolean } = {},
+): Promise<LoadedProfile | null> {
   let loaded: LoadedProfile;
   try {
     loaded = await loadProfile(path, { sets, ...opts });
@@ -108,8 +179,17 @@ export async function loadProfileOrExit(path: string, sets: string[], opts: { al
  * messages would never reach another's connections, and the merged result would mean nothing.
  * False (exit 2, one line) when there is none.
  */
-export function refuseUnsharedTarget(loaded: LoadedProfile, url: string | undefined, who: string): boolean {
-  if (url !== undefined || loaded.profile.target.url !== undefined || loaded.unsetEnv.some((u) => u.field === 'target.url')) return true;
+export function refuseUnsharedTarget(
+  loaded: LoadedProfile,
+  url: string | undefined,
+  who: string,
+): boolean {
+  if (
+    url !== undefined ||
+    loaded.profile.target.url !== undefined ||
+    loaded.unsetEnv.some((u) => u.field === 'target.url')
+  )
+    return true;
   process.stderr.write(
     `${who}: a split run needs one shared target: give --url or target.url (without one, each part starts its own built-in server and its messages never reach the other parts' connections)\n`,
   );
@@ -131,21 +211,33 @@ export function checkOutDir(dir: string | undefined, force: boolean): boolean {
   return false;
 }
 
-/** The shell's convention for a process ended by a signal: 128 + its number (SIGINT 130, SIGTERM 143). */
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
+/**
+ * The shell's convention for a process ended by a signal: 128 + its number (SIGINT 130, SIGTERM
+ * 143).
+ */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: EXIT.terminated,
+};
 
 /**
  * First SIGINT/SIGTERM aborts the signal (the run stops what it started and writes what it
  * has); the second exits at once (the process 'exit' hooks still stop the built-in server and
  * remove its files). `exitCode` turns an interrupted run's code into the received signal's.
  */
-export function interruptible(): { signal: AbortSignal; dispose: () => void; exitCode: (code: number) => number } {
+export function interruptible(): {
+  signal: AbortSignal;
+  dispose: () => void;
+  exitCode: (code: number) => number;
+} {
   const ac = new AbortController();
   let received: keyof typeof SIGNAL_EXIT | null = null;
   const onSignal = (sig: keyof typeof SIGNAL_EXIT) => {
     if (received === null) {
       received = sig;
-      process.stderr.write('\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n');
+      process.stderr.write(
+        '\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n',
+      );
       ac.abort();
     } else {
       process.exit(SIGNAL_EXIT[sig]);
@@ -165,9 +257,14 @@ export function interruptible(): { signal: AbortSignal; dispose: () => void; exi
   };
 }
 
-/** The terminal's width for the summary chart; undefined (the default) when stdout is a file or pipe. */
+/**
+ * The terminal's width for the summary chart; undefined (the default) when stdout is a file or
+ * pipe.
+ */
 export function chartWidth(): number | undefined {
-  return process.stdout.isTTY && process.stdout.columns ? Math.min(process.stdout.columns, 200) : undefined;
+  return process.stdout.isTTY && process.stdout.columns
+    ? Math.min(process.stdout.columns, 200)
+    : undefined;
 }
 
 /**
@@ -177,7 +274,8 @@ export function chartWidth(): number | undefined {
 export function finishRun(outcome: RunOutcome): number {
   const result = outcome.result as ResultFile;
   for (const p of writeArtifacts(result, outcome.dir)) log(`warning: ${p}`);
-  // The results go to stdout, everything else to stderr: `rtcap run … > summary.txt` keeps only them.
+  // The results go to stdout, everything else to stderr: `rtcap run … > summary.txt` keeps only
+  // them.
   log(`wrote ${outcome.dir}/ (result.json, summary.md, report.html, timeseries.ndjson)`);
   process.stdout.write(terminalSummary(result, chartWidth()));
   outcome.release?.();

@@ -10,7 +10,16 @@ import { EXIT } from './exit-codes.js';
 import { checked, dir, UsageError } from './flags.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
-import { benchmarkOptions, checkOutDir, finishRun, interruptible, liveMetricsOrExit, loadProfileOrExit, log, runContextFrom } from './shared.js';
+import {
+  benchmarkOptions,
+  checkOutDir,
+  finishRun,
+  interruptible,
+  liveMetricsOrExit,
+  loadProfileOrExit,
+  log,
+  runContextFrom,
+} from './shared.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -27,12 +36,18 @@ function readResume(dir: string): SweepResult | string {
 export function sweepCommand(y: Argv): Argv {
   return y.command(
     'sweep <profile>',
-    'sweep one driver of a profile up to the knee (the profile\'s sweep: section); one run directory',
+    "sweep one driver of a profile up to the knee (the profile's sweep: section); one run directory",
     (c) =>
       benchmarkOptions(c, 'sweep.max=4000')
-        .option('resume', checked('resume', dir, { describe: 'continue an interrupted sweep from its run directory' }))
+        .option(
+          'resume',
+          checked('resume', dir, {
+            describe: 'continue an interrupted sweep from its run directory',
+          }),
+        )
         .check((a) => {
-          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out) throw new UsageError('--resume writes into the directory it resumes: leave out --out');
+          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out)
+            throw new UsageError('--resume writes into the directory it resumes: leave out --out');
           return true;
         }),
     async (args) => {
@@ -44,11 +59,18 @@ export function sweepCommand(y: Argv): Argv {
         if (args.resume !== undefined) {
           const r = readResume(args.resume);
           if (typeof r === 'string') throw new SweepError(r);
-          if (r.profile.name !== loaded.profile.name || r.profile.scenario !== loaded.profile.scenario) {
-            throw new SweepError(`--resume ${args.resume}: that run is ${r.profile.name} (${r.profile.scenario}), not ${loaded.profile.name} (${loaded.profile.scenario})`);
+          if (
+            r.profile.name !== loaded.profile.name ||
+            r.profile.scenario !== loaded.profile.scenario
+          ) {
+            throw new SweepError(
+              `--resume ${args.resume}: that run is ${r.profile.name} (${r.profile.scenario}), not ${loaded.profile.name} (${loaded.profile.scenario})`,
+            );
           }
           resumeFrom = r;
-          log(`resuming ${r.run_id}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'} done, status ${r.status}`);
+          log(
+            `resuming ${r.run_id}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'} done, status ${r.status}`,
+          );
         }
       } catch (e) {
         if (!(e instanceof SweepError)) throw e;

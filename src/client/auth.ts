@@ -7,7 +7,10 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { CryptoKey } from 'jose';
 
-/** jose, loaded when a token is first minted: its module tree costs every process start-up, and most runs mint none. */
+/**
+ * jose, loaded when a token is first minted: its module tree costs every process start-up, and most
+ * runs mint none.
+ */
 const loadJose = () => import('jose');
 
 export interface TokenSpec {
@@ -33,7 +36,11 @@ export class TokenSource {
   constructor(private readonly spec: TokenSpec) {
     this.fileTokens = spec.tokenFile ? readTokenFile(spec.tokenFile) : null;
     this.alg = spec.privateKeyFile ? (spec.alg ?? 'ES256') : 'HS256';
-    this.key = spec.privateKeyFile ? importKey(readKeyFile(spec.privateKeyFile), this.alg) : spec.jwtSecret ? new TextEncoder().encode(spec.jwtSecret) : null;
+    this.key = spec.privateKeyFile
+      ? importKey(readKeyFile(spec.privateKeyFile), this.alg)
+      : spec.jwtSecret
+        ? new TextEncoder().encode(spec.jwtSecret)
+        : null;
     // An unhandled rejection must not kill the process before the first token is asked for.
     if (this.key instanceof Promise) this.key.catch(() => undefined);
   }
@@ -55,7 +62,8 @@ export class TokenSource {
       // One token for every connection when nothing differs between them, renewed once it
       // is half way to expiry, so a connection opened late never gets a nearly expired one.
       const now = Date.now();
-      if (!this.shared || now > this.shared.expMs - this.spec.ttlMs / 2) this.shared = { token: this.mint({}), expMs: now + this.spec.ttlMs };
+      if (!this.shared || now > this.shared.expMs - this.spec.ttlMs / 2)
+        this.shared = { token: this.mint({}), expMs: now + this.spec.ttlMs };
       return this.shared.token;
     }
     return this.mint(this.spec.claims(index));
@@ -66,7 +74,11 @@ export class TokenSource {
     const key = await this.key!;
     const { SignJWT } = await loadJose();
     return new SignJWT({ role: this.spec.role, ...claims })
-      .setProtectedHeader({ alg: this.alg, typ: 'JWT', ...(this.spec.kid ? { kid: this.spec.kid } : {}) })
+      .setProtectedHeader({
+        alg: this.alg,
+        typ: 'JWT',
+        ...(this.spec.kid ? { kid: this.spec.kid } : {}),
+      })
       .setIssuedAt(nowS)
       .setExpirationTime(nowS + Math.ceil(this.spec.ttlMs / 1000))
       .sign(key);
@@ -74,7 +86,11 @@ export class TokenSource {
 }
 
 /** The public JWKS of a private key file (for the built-in server to verify what rtcap mints). */
-export async function publicJwksOf(privateKeyFile: string, alg: string, kid?: string): Promise<{ keys: Array<Record<string, unknown>> }> {
+export async function publicJwksOf(
+  privateKeyFile: string,
+  alg: string,
+  kid?: string,
+): Promise<{ keys: Array<Record<string, unknown>> }> {
   const { exportJWK } = await loadJose();
   const jwk = await exportJWK(createPublicKey(readKeyFile(privateKeyFile)));
   return { keys: [{ ...jwk, alg, use: 'sig', ...(kid ? { kid } : {}) }] };
@@ -88,7 +104,9 @@ function readKeyFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`private_key_file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(
+      `private_key_file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
 }
 
@@ -99,7 +117,10 @@ export function readTokenFile(path: string): string[] {
   } catch (e) {
     throw new Error(`token_file ${path}: ${(e as Error).message}`);
   }
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   if (lines.length === 0) throw new Error(`token_file ${path}: no tokens in the file`);
   return lines;
 }

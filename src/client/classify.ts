@@ -11,13 +11,36 @@ export interface ClassifiedError {
   reason: string;
 }
 
-const GENERATOR_CODES = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'EADDRINUSE', 'ENOBUFS', 'ENOMEM']);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const GENERATOR_CODES = new Set([
+  'EMFILE',
+  'ENFILE',
+  'EADDRNOTAVAIL',
+  'EADDRINUSE',
+  'ENOBUFS',
+  'ENOMEM',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
-export function classifySocketError(err: Error & { code?: string; address?: string; port?: number }): ClassifiedError {
+export function classifySocketError(
+  err: Error & { code?: string; address?: string; port?: number },
+): ClassifiedError {
   const code = err.code ?? '';
   if (GENERATOR_CODES.has(code)) {
-    const what = code === 'EMFILE' || code === 'ENFILE' ? 'open-file limit reached' : code === 'EADDRNOTAVAIL' || code === 'EADDRINUSE' ? 'no ephemeral port left on this source address' : 'out of buffers';
+    const what =
+      code === 'EMFILE' || code === 'ENFILE'
+        ? 'open-file limit reached'
+        : code === 'EADDRNOTAVAIL' || code === 'EADDRINUSE'
+          ? 'no ephemeral port left on this source address'
+          : 'out of buffers';
     return { class: 'generator', reason: `generator: ${code} (${what})` };
   }
   if (NETWORK_CODES.has(code)) {
@@ -35,14 +58,27 @@ export function classifySocketError(err: Error & { code?: string; address?: stri
 export function classifyTlsFailure(err: Error & { code?: string }): ClassifiedError {
   const code = err.code ?? '';
   if (GENERATOR_CODES.has(code)) return classifySocketError(err);
-  const cls: ErrorClass = code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'network' : 'server';
+  const cls: ErrorClass =
+    code === 'ECONNREFUSED' ||
+    code === 'ETIMEDOUT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN'
+      ? 'network'
+      : 'server';
   if (cls === 'network') return classifySocketError(err);
   const why = /wrong version number|packet length too long|http request/i.test(err.message)
     ? 'the server did not answer with TLS (a plain ws:// server?)'
-    : code === 'ECONNRESET' || code === 'EPIPE' || /socket disconnected|socket hang up/i.test(err.message)
+    : code === 'ECONNRESET' ||
+        code === 'EPIPE' ||
+        /socket disconnected|socket hang up/i.test(err.message)
       ? 'the server closed the connection during the handshake (a plain ws:// server?)'
       : oneLine(err.message);
-  return { class: cls, reason: `TLS handshake failed: ${why}${code && !why.includes(code) ? ` (${code})` : ''}` };
+  return {
+    class: cls,
+    reason: `TLS handshake failed: ${why}${code && !why.includes(code) ? ` (${code})` : ''}`,
+  };
 }
 
 export function classifyRefusedUpgrade(status: number, body: string): ClassifiedError {
@@ -50,8 +86,11 @@ export function classifyRefusedUpgrade(status: number, body: string): Classified
   return { class: 'server', reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}` };
 }
 
-/** What a 1006 close is: no close frame arrived, the TCP connection just ended (RFC 6455 §7.4.1). */
-export const DROPPED_1006 = 'connection dropped without a close frame (1006): the server went away or the network failed';
+/**
+ * What a 1006 close is: no close frame arrived, the TCP connection just ended (RFC 6455 §7.4.1).
+ */
+export const DROPPED_1006 =
+  'connection dropped without a close frame (1006): the server went away or the network failed';
 
 export function classifyClose(code: number, reason: string): ClassifiedError {
   // Nobody sent a close code, so "closed by server" would blame words the server never said.
@@ -64,7 +103,9 @@ export function classifyJoinError(response: unknown): ClassifiedError {
   return { class: 'server', reason: `join refused: ${replyReason(response)}` };
 }
 
-/** The reason of an error phx_reply: `{reason}` or a bare string (§4.1 ack errors), else the JSON. */
+/**
+ * The reason of an error phx_reply: `{reason}` or a bare string (§4.1 ack errors), else the JSON.
+ */
 export function replyReason(response: unknown): string {
   if (typeof response === 'string') return response;
   if (response && typeof response === 'object' && 'reason' in response) {

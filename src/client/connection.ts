@@ -11,7 +11,13 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
-import { decodeFrame, encodeFrame, encodeUserBroadcastPush, FrameError, type Frame } from '../protocol/frame.js';
+import {
+  decodeFrame,
+  encodeFrame,
+  encodeUserBroadcastPush,
+  FrameError,
+  type Frame,
+} from '../protocol/frame.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
 import { FrameReader } from './frame-reader.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
@@ -50,12 +56,26 @@ export interface ConnectionHooks {
   onOpen(c: Connection): void;
   onJoined(c: Connection, topic: string, response: unknown, latencyMs: number): void;
   /** Connect, join and channel failures, and unexpected closes. */
-  onError(c: Connection, e: ClassifiedError, phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame'): void;
+  onError(
+    c: Connection,
+    e: ClassifiedError,
+    phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame',
+  ): void;
   /** The socket is gone (after onError when it was not our doing). */
   onClosed(c: Connection, byUs: boolean): void;
   /** Reply to a push sent with `ack`; `tag` and `ackId` are what the push was sent with. */
-  onAck(c: Connection, ok: boolean, reason: string | null, latencyMs: number, tag?: string, ackId?: number): void;
-  /** Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign events). */
+  onAck(
+    c: Connection,
+    ok: boolean,
+    reason: string | null,
+    latencyMs: number,
+    tag?: string,
+    ackId?: number,
+  ): void;
+  /**
+   * Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign
+   * events).
+   */
   onFrame(c: Connection, f: Frame): void;
 }
 
@@ -68,7 +88,10 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'clos
 
 const stampScratch: Stamp = { id: 0, stream: 0, sentAtMs: 0 };
 
-/** The largest message accepted (ws's own default for clients, set explicitly so our reader uses the same). */
+/**
+ * The largest message accepted (ws's own default for clients, set explicitly so our reader uses the
+ * same).
+ */
 const MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
 
@@ -80,10 +103,14 @@ const noop = () => {};
  * goes back, with those bytes, and ws runs the rest of the connection as usual. If this ws
  * version does not look as expected, ws keeps reading: slower, never wrong.
  */
-function readFramesOurselves(ws: WebSocket, onMessage: (data: Buffer, isBinary: boolean) => void): boolean {
+function readFramesOurselves(
+  ws: WebSocket,
+  onMessage: (data: Buffer, isBinary: boolean) => void,
+): boolean {
   const socket = (ws as unknown as { _socket?: Duplex })._socket;
   if (!socket) return false;
-  const wsOnData = socket.listeners('data').find((f) => f.name === 'socketOnData') as ((chunk: Buffer) => void) | undefined;
+  const wsOnData = socket.listeners('data').find((f) => f.name === 'socketOnData') as
+    ((chunk: Buffer) => void) | undefined;
   if (!wsOnData || socket.listenerCount('data') !== 1) return false;
   const reader = new FrameReader(
     {
@@ -138,7 +165,8 @@ export class Connection {
     this.state = 'connecting';
     this.connectStartMs = nowMs();
     const secure = opts.url.startsWith('wss:');
-    // Whether a wss:// handshake completed: an error before it is a TLS failure (classifyTlsFailure).
+    // Whether a wss:// handshake completed: an error before it is a TLS failure
+    // (classifyTlsFailure).
     let tlsUp = !secure;
     let ws: WebSocket;
     try {
@@ -156,7 +184,8 @@ export class Connection {
               // ws's own tlsConnect, plus the moment the handshake completes.
               createConnection: (o: TlsConnectionOptions & { path?: string; host?: string }) => {
                 o.path = undefined;
-                if (!o.servername && o.servername !== '') o.servername = o.host && isIP(o.host) ? '' : o.host;
+                if (!o.servername && o.servername !== '')
+                  o.servername = o.host && isIP(o.host) ? '' : o.host;
                 const socket = tlsConnect(o);
                 socket.once('secureConnect', () => (tlsUp = true));
                 return socket;
@@ -196,7 +225,8 @@ export class Connection {
     });
     ws.on('error', (err: Error) => {
       if (this.state === 'closed') return;
-      if (this.state === 'connecting') this.fail(tlsUp ? classifySocketError(err) : classifyTlsFailure(err), 'connect');
+      if (this.state === 'connecting')
+        this.fail(tlsUp ? classifySocketError(err) : classifyTlsFailure(err), 'connect');
       else this.hooks.onError(this, classifySocketError(err), 'socket');
     });
     ws.on('close', (code: number, reason: Buffer) => {
@@ -292,7 +322,14 @@ export class Connection {
     if (ack) this.awaitReply(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
     if (binaryUserEvent && this.vsn !== VSN_1) {
       ws.send(
-        encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: binaryUserEvent.userEvent, payload: binaryUserEvent.inner, encoding: ENCODING.json }),
+        encodeUserBroadcastPush({
+          joinRef,
+          ref,
+          topic,
+          userEvent: binaryUserEvent.userEvent,
+          payload: binaryUserEvent.inner,
+          encoding: ENCODING.json,
+        }),
       );
     } else {
       ws.send(encodeFrame({ joinRef, ref, topic, event, payload }, this.vsn, 'client'));
@@ -307,7 +344,11 @@ export class Connection {
   heartbeat(): void {
     if (this.state !== 'open') return;
     if (this.heartbeatRef !== null) {
-      this.hooks.onError(this, { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' }, 'heartbeat');
+      this.hooks.onError(
+        this,
+        { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' },
+        'heartbeat',
+      );
       this.close(1000, 'heartbeat timeout');
       return;
     }
@@ -321,7 +362,9 @@ export class Connection {
     return String(this.refSeq);
   }
 
-  /** Stops waiting for the reply to `ref` (its caller gave up on it); a late reply is then ignored. */
+  /**
+   * Stops waiting for the reply to `ref` (its caller gave up on it); a late reply is then ignored.
+   */
   forget(ref: string): void {
     this.takePending(ref);
   }
@@ -335,7 +378,11 @@ export class Connection {
         this.takePending(ref);
         this.joins.delete(p.topic);
         n++;
-        this.hooks.onError(this, { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` }, 'join');
+        this.hooks.onError(
+          this,
+          { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` },
+          'join',
+        );
       }
     }
     return n;
@@ -385,8 +432,14 @@ export class Connection {
       frame = decodeFrame(data, isBinary, this.vsn, 'server');
     } catch (e) {
       const why = e instanceof FrameError ? e.message : String(e);
-      const sample = isBinary ? `<${data.length} binary bytes>` : oneLine(data.toString('utf8', 0, Math.min(60, data.length)));
-      this.hooks.onError(this, { class: 'protocol', reason: `malformed frame (${why}): ${sample}` }, 'frame');
+      const sample = isBinary
+        ? `<${data.length} binary bytes>`
+        : oneLine(data.toString('utf8', 0, Math.min(60, data.length)));
+      this.hooks.onError(
+        this,
+        { class: 'protocol', reason: `malformed frame (${why}): ${sample}` },
+        'frame',
+      );
       return;
     }
     this.onFrame(frame);
@@ -401,7 +454,11 @@ export class Connection {
         const j = this.joins.get(f.topic);
         if (j && this.isCurrentJoin(f, j.joinRef)) {
           this.joins.delete(f.topic);
-          this.hooks.onError(this, { class: 'server', reason: `phx_error: ${replyReason(f.payload)}` }, 'channel');
+          this.hooks.onError(
+            this,
+            { class: 'server', reason: `phx_error: ${replyReason(f.payload)}` },
+            'channel',
+          );
         }
         return;
       }
@@ -410,7 +467,11 @@ export class Connection {
         // A phx_close we asked for (leave) is expected; any other ends the membership.
         if (j && this.isCurrentJoin(f, j.joinRef)) {
           this.joins.delete(f.topic);
-          this.hooks.onError(this, { class: 'server', reason: 'phx_close: channel closed by server' }, 'channel');
+          this.hooks.onError(
+            this,
+            { class: 'server', reason: 'phx_close: channel closed by server' },
+            'channel',
+          );
         }
         return;
       }
@@ -463,7 +524,14 @@ export class Connection {
         return;
       }
       case 'push':
-        this.hooks.onAck(this, ok, ok ? null : replyReason(payload.response), latencyMs, p.tag, p.ackId);
+        this.hooks.onAck(
+          this,
+          ok,
+          ok ? null : replyReason(payload.response),
+          latencyMs,
+          p.tag,
+          p.ackId,
+        );
         return;
       case 'leave':
         this.joins.delete(p.topic);

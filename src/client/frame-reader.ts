@@ -57,7 +57,8 @@ export class FrameReader {
       const b0 = buf[off];
       const b1 = buf[off + 1];
       const opcode = b0 & 0x0f;
-      if ((b0 & WS_FIN) === 0 || (b0 & WS_RSV) !== 0 || (b1 & WS_MASK) !== 0) return buf.subarray(off);
+      if ((b0 & WS_FIN) === 0 || (b0 & WS_RSV) !== 0 || (b1 & WS_MASK) !== 0)
+        return buf.subarray(off);
       let len = b1 & 0x7f;
       let head = 2;
       if (len === WS_LEN16) {

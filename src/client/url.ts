@@ -1,5 +1,6 @@
 /**
- * Socket URL building (docs/PROTOCOL.md §1.1–§1.2). Hiding the tokens it carries is redact/redact.ts.
+ * Socket URL building (docs/PROTOCOL.md §1.1–§1.2). Hiding the tokens it carries is
+ * redact/redact.ts.
  */
 import { VSN_1, type Vsn } from '../protocol/constants.js';
 

@@ -27,7 +27,12 @@ export interface BrowseRun {
   status: string;
   verdicts: Partial<Record<Verdict, number>>;
   /** The knee's safe step: the highest stable step below the first one that was not. */
-  best: { step: number; joined: number; delivered_per_s: number | null; p95_ms: number | null } | null;
+  best: {
+    step: number;
+    joined: number;
+    delivered_per_s: number | null;
+    p95_ms: number | null;
+  } | null;
   headline: string;
   files: { report: string; summary: string; result: string };
 }
@@ -40,7 +45,16 @@ export interface BrowseCampaign {
   target: string | null;
   verdicts: Partial<Record<Verdict, number>>;
   entries: BrowseRun[];
-  capacity: { rows: Array<{ id: string; no: number; dimension: string; display: string; value: number | null; limiting_factor: string | null }> } | null;
+  capacity: {
+    rows: Array<{
+      id: string;
+      no: number;
+      dimension: string;
+      display: string;
+      value: number | null;
+      limiting_factor: string | null;
+    }>;
+  } | null;
   files: { report: string | null };
 }
 
@@ -69,7 +83,13 @@ function summarize(r: SweepResult, id: string): BrowseRun {
     sentence = headline(r);
     const safe = r.steps.length ? findKnee(r.steps, driverOf(r.steps)).safe : null;
     const s = safe ? r.steps.find((x) => x.index === safe.step) : undefined;
-    if (s) best = { step: s.index, joined: s.connections.joined, delivered_per_s: s.rates.delivered_per_s, p95_ms: s.latency_ms.p95 };
+    if (s)
+      best = {
+        step: s.index,
+        joined: s.connections.joined,
+        delivered_per_s: s.rates.delivered_per_s,
+        p95_ms: s.latency_ms.p95,
+      };
   } catch (e) {
     sentence = `no headline: ${(e as Error).message}`;
   }
@@ -85,7 +105,11 @@ function summarize(r: SweepResult, id: string): BrowseRun {
     verdicts: verdictsOf(r.steps),
     best,
     headline: sentence,
-    files: { report: fileLink(id, 'report.html'), summary: fileLink(id, 'summary.md'), result: fileLink(id, 'result.json') },
+    files: {
+      report: fileLink(id, 'report.html'),
+      summary: fileLink(id, 'summary.md'),
+      result: fileLink(id, 'result.json'),
+    },
   };
 }
 
@@ -97,7 +121,8 @@ function runAt(root: string, source: string, problems: string[]): BrowseRun | nu
   if (hit && hit.mtimeMs === mtimeMs) return hit.run;
   const r = readResultFile<SweepResult>(source);
   if (typeof r === 'string') {
-    // A .json that is not a result (a capacity or quotas file, a fixture's other data) is not a problem.
+    // A .json that is not a result (a capacity or quotas file, a fixture's other data) is not a
+    // problem.
     if (!source.endsWith('.json')) problems.push(r);
     return null;
   }
@@ -111,13 +136,27 @@ function capacityOf(dir: string): BrowseCampaign['capacity'] {
   if (!existsSync(path)) return null;
   try {
     const f = JSON.parse(readFileSync(path, 'utf8')) as CapacityFile;
-    return { rows: f.rows.map((r) => ({ id: r.id, no: r.no, dimension: r.dimension, display: r.display, value: r.value, limiting_factor: r.limiting_factor })) };
+    return {
+      rows: f.rows.map((r) => ({
+        id: r.id,
+        no: r.no,
+        dimension: r.dimension,
+        display: r.display,
+        value: r.value,
+        limiting_factor: r.limiting_factor,
+      })),
+    };
   } catch {
     return null;
   }
 }
 
-function campaignAt(root: string, dir: string, problems: string[], sources: Map<string, string>): BrowseCampaign | null {
+function campaignAt(
+  root: string,
+  dir: string,
+  problems: string[],
+  sources: Map<string, string>,
+): BrowseCampaign | null {
   const state = readCampaignState(dir);
   if (typeof state === 'string') {
     problems.push(state);
@@ -134,7 +173,9 @@ function campaignAt(root: string, dir: string, problems: string[], sources: Map<
     }
   }
   const verdicts: Partial<Record<Verdict, number>> = {};
-  for (const e of entries) for (const [v, n] of Object.entries(e.verdicts)) verdicts[v as Verdict] = (verdicts[v as Verdict] ?? 0) + (n ?? 0);
+  for (const e of entries)
+    for (const [v, n] of Object.entries(e.verdicts))
+      verdicts[v as Verdict] = (verdicts[v as Verdict] ?? 0) + (n ?? 0);
   const id = relative(root, dir);
   const hasReport = existsSync(join(dir, 'report.html'));
   if (hasReport) sources.set(id, dir);
@@ -155,7 +196,10 @@ function campaignAt(root: string, dir: string, problems: string[], sources: Map<
  * The index of `root`, and where each id's files are (`sources`: id → run directory, result
  * file or campaign directory). Newest first.
  */
-export function indexFolder(root: string, depth = 2): { index: BrowseIndex; sources: Map<string, string> } {
+export function indexFolder(
+  root: string,
+  depth = 2,
+): { index: BrowseIndex; sources: Map<string, string> } {
   const runs: BrowseRun[] = [];
   const campaigns: BrowseCampaign[] = [];
   const problems: string[] = [];
@@ -200,7 +244,8 @@ export function indexFolder(root: string, depth = 2): { index: BrowseIndex; sour
     }
   };
   walk(root, 1);
-  const newest = (a: { started_at: string }, b: { started_at: string }) => (b.started_at ?? '').localeCompare(a.started_at ?? '');
+  const newest = (a: { started_at: string }, b: { started_at: string }) =>
+    (b.started_at ?? '').localeCompare(a.started_at ?? '');
   runs.sort(newest);
   campaigns.sort(newest);
   return { index: { dir: root, runs, campaigns, problems }, sources };

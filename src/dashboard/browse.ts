@@ -8,7 +8,13 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { redactText } from '../redact/redact.js';
 import { indexFolder } from './browse-index.js';
 import { isRunFileName, serveRunFile } from './run-files.js';
-import { send, sendJson, startDashboardServer, type DashboardApp, type DashboardServer } from './server.js';
+import {
+  send,
+  sendJson,
+  startDashboardServer,
+  type DashboardApp,
+  type DashboardServer,
+} from './server.js';
 
 export function browseApp(root: string): DashboardApp {
   return {
@@ -41,6 +47,9 @@ export function browseApp(root: string): DashboardApp {
   };
 }
 
-export function serveBrowse(root: string, opts: { port: number; host?: string }): Promise<DashboardServer> {
+export function serveBrowse(
+  root: string,
+  opts: { port: number; host?: string },
+): Promise<DashboardServer> {
   return startDashboardServer(browseApp(root), { ...opts, flag: '--port' });
 }

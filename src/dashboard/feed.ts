@@ -11,7 +11,12 @@ import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
 import type { CampaignState } from '../run/campaign-state.js';
 import type { SweepRecord } from '../run/sweep.js';
-import { dashboardSecond, dashboardStep, type DashboardSecond, type DashboardStep } from './figures.js';
+import {
+  dashboardSecond,
+  dashboardStep,
+  type DashboardSecond,
+  type DashboardStep,
+} from './figures.js';
 
 export const MAX_SECONDS = 3600;
 export const MAX_LOG_LINES = 200;
@@ -32,10 +37,22 @@ export interface RunInfo {
 export interface CampaignView {
   name: string;
   status: CampaignState['status'];
-  entries: Array<{ index: number; name: string; sweep: boolean; status: string; wall_s: number; attempts: number; dir: string; files: RunFiles | null }>;
+  entries: Array<{
+    index: number;
+    name: string;
+    sweep: boolean;
+    status: string;
+    wall_s: number;
+    attempts: number;
+    dir: string;
+    files: RunFiles | null;
+  }>;
 }
 
-/** Links the page offers to a finished run's files: each file's name and its path under the dashboard. */
+/**
+ * Links the page offers to a finished run's files: each file's name and its path under the
+ * dashboard.
+ */
 export interface RunFiles {
   dir: string;
   links: Array<{ name: string; href: string }>;
@@ -70,7 +87,10 @@ export class DashboardFeed implements RunObserver {
   private readonly steps: DashboardStep[] = [];
   private sweep: SweepRecord | null = null;
   private campaignState: CampaignState | null = null;
-  /** When each campaign entry was seen running, for its time so far (campaign.json adds it at the end). */
+  /**
+   * When each campaign entry was seen running, for its time so far (campaign.json adds it at the
+   * end).
+   */
   private readonly entryStartedMs = new Map<number, number>();
   private readonly entryFiles = new Map<number, RunFiles>();
   private readonly logLines: string[] = [];
@@ -87,7 +107,14 @@ export class DashboardFeed implements RunObserver {
   start(r: RunResult): void {
     this.result$ = r;
     const entry = this.campaignState?.entries.find((e) => e.status === 'running')?.index ?? null;
-    this.run = { run_id: r.run_id, profile: r.profile.name, scenario: r.profile.scenario, target: r.target.url, started_at: r.started_at, entry };
+    this.run = {
+      run_id: r.run_id,
+      profile: r.profile.name,
+      scenario: r.profile.scenario,
+      target: r.target.url,
+      started_at: r.started_at,
+      entry,
+    };
     // A campaign's next entry is a new run: its seconds and steps start afresh.
     this.seconds.length = 0;
     this.steps.length = 0;
@@ -101,9 +128,14 @@ export class DashboardFeed implements RunObserver {
       this.run = { ...this.run, target: this.result$.target.url };
       this.emit('run-info', this.run);
     }
-    const s = dashboardSecond(rec, stepTargetConnections, clock ?? { elapsedS: 0, lengthS: null, steps: 0 });
+    const s = dashboardSecond(
+      rec,
+      stepTargetConnections,
+      clock ?? { elapsedS: 0, lengthS: null, steps: 0 },
+    );
     this.seconds.push(s);
-    if (this.seconds.length > MAX_SECONDS) this.seconds.splice(0, this.seconds.length - MAX_SECONDS);
+    if (this.seconds.length > MAX_SECONDS)
+      this.seconds.splice(0, this.seconds.length - MAX_SECONDS);
     this.emit('second', s);
     if (this.campaignState) this.emitCampaign();
   }
@@ -137,7 +169,8 @@ export class DashboardFeed implements RunObserver {
 
   log(line: string): void {
     this.logLines.push(line);
-    if (this.logLines.length > MAX_LOG_LINES) this.logLines.splice(0, this.logLines.length - MAX_LOG_LINES);
+    if (this.logLines.length > MAX_LOG_LINES)
+      this.logLines.splice(0, this.logLines.length - MAX_LOG_LINES);
     this.emit('log', line);
   }
 
@@ -169,11 +202,21 @@ export class DashboardFeed implements RunObserver {
       name: st.name,
       status: st.status,
       entries: st.entries.map((e) => {
-        if (e.status === 'running' && !this.entryStartedMs.has(e.index)) this.entryStartedMs.set(e.index, now);
+        if (e.status === 'running' && !this.entryStartedMs.has(e.index))
+          this.entryStartedMs.set(e.index, now);
         if (e.status !== 'running') this.entryStartedMs.delete(e.index);
         const since = this.entryStartedMs.get(e.index);
         const wall = e.wall_s + (since === undefined ? 0 : Math.round((now - since) / 1000));
-        return { index: e.index, name: e.name, sweep: e.sweep, status: e.status, wall_s: wall, attempts: e.attempts, dir: e.dir, files: this.entryFiles.get(e.index) ?? null };
+        return {
+          index: e.index,
+          name: e.name,
+          sweep: e.sweep,
+          status: e.status,
+          wall_s: wall,
+          attempts: e.attempts,
+          dir: e.dir,
+          files: this.entryFiles.get(e.index) ?? null,
+        };
       }),
     };
   }

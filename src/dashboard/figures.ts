@@ -9,7 +9,10 @@ import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
 import { r1 } from '../util/round.js';
 
-/** One second on the page: the timeseries.ndjson line, field for field, and what the line leaves out. */
+/**
+ * One second on the page: the timeseries.ndjson line, field for field, and what the line leaves
+ * out.
+ */
 export interface DashboardSecond extends TimeseriesPoint {
   /** Connections the current step asks for. */
   target_connections: number;
@@ -23,7 +26,11 @@ export interface DashboardSecond extends TimeseriesPoint {
   steps_planned: number;
 }
 
-export function dashboardSecond(rec: SecondRecord, targetConnections: number, clock: PhaseClock): DashboardSecond {
+export function dashboardSecond(
+  rec: SecondRecord,
+  targetConnections: number,
+  clock: PhaseClock,
+): DashboardSecond {
   const rss = rec.workers.map((w) => w.health.rssMb).filter((v) => Number.isFinite(v));
   return {
     ...rec.point,
@@ -49,7 +56,11 @@ export interface DashboardStep {
   latency_ms: { p50: number | null; p95: number | null; p99: number | null };
   rates: { sent_per_s: number | null; delivered_per_s: number | null; joins_per_s: number | null };
   server: { cpu_pct: number | null; rss_mb: number | null };
-  generator: { cpu_pct: number | null; event_loop_lag_p99_ms: number | null; rss_mb_total: number | null };
+  generator: {
+    cpu_pct: number | null;
+    event_loop_lag_p99_ms: number | null;
+    rss_mb_total: number | null;
+  };
 }
 
 export function dashboardStep(s: StepResult): DashboardStep {
@@ -60,11 +71,24 @@ export function dashboardStep(s: StepResult): DashboardStep {
     verdict_reasons: s.verdict_reasons,
     complete: s.complete,
     params: s.params,
-    connections: { target: s.connections.target, joined: s.connections.joined, failed: s.connections.failed, disconnected: s.connections.disconnected },
+    connections: {
+      target: s.connections.target,
+      joined: s.connections.joined,
+      failed: s.connections.failed,
+      disconnected: s.connections.disconnected,
+    },
     delivery_rate: s.delivery_rate,
     latency_ms: { p50: s.latency_ms.p50, p95: s.latency_ms.p95, p99: s.latency_ms.p99 },
-    rates: { sent_per_s: s.rates.sent_per_s, delivered_per_s: s.rates.delivered_per_s, joins_per_s: s.rates.joins_per_s },
+    rates: {
+      sent_per_s: s.rates.sent_per_s,
+      delivered_per_s: s.rates.delivered_per_s,
+      joins_per_s: s.rates.joins_per_s,
+    },
     server: { cpu_pct: s.server.cpu_pct, rss_mb: s.server.rss_mb },
-    generator: { cpu_pct: s.generator.cpu_pct, event_loop_lag_p99_ms: s.generator.event_loop_lag_p99_ms, rss_mb_total: s.generator.rss_mb_total ?? null },
+    generator: {
+      cpu_pct: s.generator.cpu_pct,
+      event_loop_lag_p99_ms: s.generator.event_loop_lag_p99_ms,
+      rss_mb_total: s.generator.rss_mb_total ?? null,
+    },
   };
 }

@@ -25,19 +25,34 @@ export interface LiveDashboard {
   /** A run's files are written: the page links to them (a campaign: beside its entry). */
   runFinished(dir: string, result: RunResult, exitCode: number, opts?: { last: boolean }): void;
   /** Everything is over (a campaign: after its last entry; quotas: with their table). */
-  finished(status: string, exitCode: number, abortReason: string | null, dir?: string, table?: EndView['table']): void;
+  finished(
+    status: string,
+    exitCode: number,
+    abortReason: string | null,
+    dir?: string,
+    table?: EndView['table'],
+  ): void;
   close(): Promise<void>;
 }
 
-export async function startLiveDashboard(opts: { command: LiveCommand; port: number; host?: string }): Promise<LiveDashboard> {
+export async function startLiveDashboard(opts: {
+  command: LiveCommand;
+  port: number;
+  host?: string;
+}): Promise<LiveDashboard> {
   const hub = new SseHub();
   const feed = new DashboardFeed(opts.command, (event, data) => hub.send(event, data));
   /** Run directories the page may read files of, by the key in their links. */
   const dirs = new Map<string, string>();
   const filesOf = (dir: string): RunFiles => {
-    const k = [...dirs].find(([, d]) => d === dir)?.[0] ?? `${dirs.size + 1}-${basename(dir).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+    const k =
+      [...dirs].find(([, d]) => d === dir)?.[0] ??
+      `${dirs.size + 1}-${basename(dir).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     dirs.set(k, dir);
-    return { dir: basename(dir), links: filesIn(dir).map((name) => ({ name, href: `files/${k}/${name}` })) };
+    return {
+      dir: basename(dir),
+      links: filesIn(dir).map((name) => ({ name, href: `files/${k}/${name}` })),
+    };
   };
   const app: DashboardApp = {
     mode: 'live',
@@ -58,7 +73,11 @@ export async function startLiveDashboard(opts: { command: LiveCommand; port: num
       return serveRunFile(res, dir, m[2]);
     },
   };
-  const server = await startDashboardServer(app, { port: opts.port, host: opts.host, flag: '--dashboard' });
+  const server = await startDashboardServer(app, {
+    port: opts.port,
+    host: opts.host,
+    flag: '--dashboard',
+  });
   return {
     url: server.url,
     observer: feed,
@@ -70,10 +89,23 @@ export async function startLiveDashboard(opts: { command: LiveCommand; port: num
     runFinished(dir, result, exitCode, o) {
       const files = filesOf(dir);
       if (opts.command === 'campaign') feed.entryDone(files);
-      if (o?.last !== false && opts.command !== 'campaign') feed.finish({ status: result.status, exit_code: exitCode, abort_reason: result.abort_reason, files, table: null });
+      if (o?.last !== false && opts.command !== 'campaign')
+        feed.finish({
+          status: result.status,
+          exit_code: exitCode,
+          abort_reason: result.abort_reason,
+          files,
+          table: null,
+        });
     },
     finished(status, exitCode, abortReason, dir, table) {
-      feed.finish({ status, exit_code: exitCode, abort_reason: abortReason, files: dir ? filesOf(dir) : null, table: table ?? null });
+      feed.finish({
+        status,
+        exit_code: exitCode,
+        abort_reason: abortReason,
+        files: dir ? filesOf(dir) : null,
+        table: table ?? null,
+      });
     },
     close: async () => {
       hub.close();

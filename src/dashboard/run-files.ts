@@ -12,8 +12,18 @@ import { readResultFile } from '../run/output.js';
 import { redactText } from '../redact/redact.js';
 import { send } from './server.js';
 
-/** The files a run, campaign or quota check writes that the page links to (nothing else is served). */
-export const RUN_FILES = ['report.html', 'summary.md', 'result.json', 'quotas.md', 'quotas.json', 'capacity.md', 'capacity.json'] as const;
+/**
+ * The files a run, campaign or quota check writes that the page links to (nothing else is served).
+ */
+export const RUN_FILES = [
+  'report.html',
+  'summary.md',
+  'result.json',
+  'quotas.md',
+  'quotas.json',
+  'capacity.md',
+  'capacity.json',
+] as const;
 export type RunFileName = (typeof RUN_FILES)[number];
 
 export function isRunFileName(name: string): name is RunFileName {
@@ -22,7 +32,11 @@ export function isRunFileName(name: string): name is RunFileName {
 
 const typeOf = (name: string) =>
   // Markdown as plain text, so the browser shows it instead of downloading it.
-  name.endsWith('.html') ? 'text/html; charset=utf-8' : name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+  name.endsWith('.html')
+    ? 'text/html; charset=utf-8'
+    : name.endsWith('.json')
+      ? 'application/json; charset=utf-8'
+      : 'text/plain; charset=utf-8';
 
 /** The names of `RUN_FILES` a directory holds, in that order. */
 export function filesIn(dir: string): RunFileName[] {
@@ -44,7 +58,12 @@ export function serveRunFile(res: ServerResponse, source: string, name: RunFileN
   if (name !== 'report.html' && name !== 'summary.md' && name !== 'result.json') return false;
   const r = readResultFile<ResultFile>(source);
   if (typeof r === 'string') return false;
-  const body = name === 'report.html' ? reportHtml(r, isFile ? [] : readTimeseries(dir)) : name === 'summary.md' ? summaryMarkdown(r) : JSON.stringify(r, null, 2);
+  const body =
+    name === 'report.html'
+      ? reportHtml(r, isFile ? [] : readTimeseries(dir))
+      : name === 'summary.md'
+        ? summaryMarkdown(r)
+        : JSON.stringify(r, null, 2);
   send(res, 200, typeOf(name), redactText(body));
   return true;
 }

@@ -22,7 +22,12 @@ export interface DashboardApp {
   mode: 'live' | 'browse';
   title: string;
   /** A path under the base (no leading slash); false when it is not the app's. */
-  handle(path: string, query: URLSearchParams, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean>;
+  handle(
+    path: string,
+    query: URLSearchParams,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): boolean | Promise<boolean>;
 }
 
 export interface DashboardServer {
@@ -31,18 +36,27 @@ export interface DashboardServer {
   close(): Promise<void>;
 }
 
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 /** The policy of the reports the dashboard serves: they carry no script and fetch nothing. */
 export const DOCUMENT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 let echartsJs: Buffer | null = null;
 function echartsFile(): Buffer {
   // The "common" build (line, bar, scatter, markLine): what report/charts renders with too.
-  echartsJs ??= readFileSync(createRequire(import.meta.url).resolve('echarts/dist/echarts.common.min.js'));
+  echartsJs ??= readFileSync(
+    createRequire(import.meta.url).resolve('echarts/dist/echarts.common.min.js'),
+  );
   return echartsJs;
 }
 
-export function send(res: ServerResponse, status: number, type: string, body: string | Buffer, csp = DOCUMENT_CSP): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  csp = DOCUMENT_CSP,
+): void {
   res.writeHead(status, {
     'content-type': type,
     'cache-control': 'no-store',
@@ -93,7 +107,10 @@ function pathUnderBase(req: IncomingMessage, token: string | null): string | nul
  * `flag` names the option in a listen error; `token` forces the token on (tests on loopback)
  * or off — by default it is on for any address other than loopback.
  */
-export async function startDashboardServer(app: DashboardApp, opts: { port: number; host?: string; flag: string; token?: boolean }): Promise<DashboardServer> {
+export async function startDashboardServer(
+  app: DashboardApp,
+  opts: { port: number; host?: string; flag: string; token?: boolean },
+): Promise<DashboardServer> {
   const host = opts.host ?? '127.0.0.1';
   const needsToken = opts.token ?? !isLoopbackName(host.includes(':') ? `[${host}]` : host);
   const token = needsToken ? randomBytes(18).toString('base64url') : null;
@@ -102,9 +119,18 @@ export async function startDashboardServer(app: DashboardApp, opts: { port: numb
       const path = pathUnderBase(req, token);
       if (path === null || req.method !== 'GET') return notFound(res);
       const query = new URL(req.url ?? '/', 'http://x').searchParams;
-      if (path === '') return send(res, 200, 'text/html; charset=utf-8', dashboardPage(app.mode, app.title), PAGE_CSP);
-      if (path === 'assets/dashboard.js') return send(res, 200, 'text/javascript; charset=utf-8', DASHBOARD_SCRIPT, PAGE_CSP);
-      if (path === 'assets/echarts.min.js') return send(res, 200, 'text/javascript; charset=utf-8', echartsFile(), PAGE_CSP);
+      if (path === '')
+        return send(
+          res,
+          200,
+          'text/html; charset=utf-8',
+          dashboardPage(app.mode, app.title),
+          PAGE_CSP,
+        );
+      if (path === 'assets/dashboard.js')
+        return send(res, 200, 'text/javascript; charset=utf-8', DASHBOARD_SCRIPT, PAGE_CSP);
+      if (path === 'assets/echarts.min.js')
+        return send(res, 200, 'text/javascript; charset=utf-8', echartsFile(), PAGE_CSP);
       if (!(await app.handle(path, query, req, res))) notFound(res);
     };
     route().catch((e: Error) => {
@@ -114,7 +140,13 @@ export async function startDashboardServer(app: DashboardApp, opts: { port: numb
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(`${opts.flag} ${opts.port}: cannot listen on ${host}:${opts.port} (${e.code ?? e.message})`)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `${opts.flag} ${opts.port}: cannot listen on ${host}:${opts.port} (${e.code ?? e.message})`,
+        ),
+      ),
+    );
     server.listen(opts.port, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

@@ -16,7 +16,9 @@ export interface K8sOptions {
   name: string;
   /** The profile YAML, its secrets replaced by env references (./secrets.ts splitSecrets). */
   profileYaml: string;
-  /** Env var name → secret value (./secrets.ts): a Secret the generator pods read by secretKeyRef. */
+  /**
+   * Env var name → secret value (./secrets.ts): a Secret the generator pods read by secretKeyRef.
+   */
   secrets?: Record<string, string>;
   agents: number;
   image: string;
@@ -36,11 +38,16 @@ const RESULTS = '/results';
 const POD_SECURITY = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 };
 const PROFILE_DIR = '/profile';
 
-export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | PersistentVolumeClaim | Job> {
+export function k8sManifests(
+  o: K8sOptions,
+): Array<ConfigMap | Secret | PersistentVolumeClaim | Job> {
   const labels = { app: 'rtcap', 'rtcap/run': o.name };
   const secretNames = Object.keys(o.secrets ?? {});
   const secretName = `${o.name}-secrets`;
-  const env = secretNames.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: secretName, key } } }));
+  const env = secretNames.map((key) => ({
+    name: key,
+    valueFrom: { secretKeyRef: { name: secretName, key } },
+  }));
   const volumes = [
     { name: 'profile', configMap: { name: `${o.name}-profile` } },
     { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
@@ -50,14 +57,36 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | Persiste
     { name: 'results', mountPath: RESULTS },
   ];
   const runArgs = [
-    'run', `${PROFILE_DIR}/profile.yaml`, '--segment', '$(JOB_COMPLETION_INDEX)/' + o.agents, '--start-at', o.startAt,
-    '--out', `${RESULTS}/segment-$(JOB_COMPLETION_INDEX)`, '--force', '--no-progress', ...(o.url ? ['--url', o.url] : []),
+    'run',
+    `${PROFILE_DIR}/profile.yaml`,
+    '--segment',
+    '$(JOB_COMPLETION_INDEX)/' + o.agents,
+    '--start-at',
+    o.startAt,
+    '--out',
+    `${RESULTS}/segment-$(JOB_COMPLETION_INDEX)`,
+    '--force',
+    '--no-progress',
+    ...(o.url ? ['--url', o.url] : []),
   ];
   const objects = [
-    new ConfigMap({ metadata: { name: `${o.name}-profile`, labels }, data: { 'profile.yaml': o.profileYaml } }),
+    new ConfigMap({
+      metadata: { name: `${o.name}-profile`, labels },
+      data: { 'profile.yaml': o.profileYaml },
+    }),
     // base64 `data`, not stringData: the printed manifests show no secret in clear (and rtcap's
     // redaction of its own output cannot mangle one).
-    ...(secretNames.length ? [new Secret({ metadata: { name: secretName, labels }, type: 'Opaque', data: Object.fromEntries(Object.entries(o.secrets!).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) })] : []),
+    ...(secretNames.length
+      ? [
+          new Secret({
+            metadata: { name: secretName, labels },
+            type: 'Opaque',
+            data: Object.fromEntries(
+              Object.entries(o.secrets!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+            ),
+          }),
+        ]
+      : []),
     new PersistentVolumeClaim({
       metadata: { name: `${o.name}-results`, labels },
       spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
@@ -77,7 +106,14 @@ export function k8sManifests(o: K8sOptions): Array<ConfigMap | Secret | Persiste
             // One generator per node: two segments on one node would share its CPU and ports.
             affinity: {
               podAntiAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'rtcap/run': o.name, 'rtcap/role': 'segment' } }, topologyKey: 'kubernetes.io/hostname' }],
+                requiredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    labelSelector: {
+                      matchLabels: { 'rtcap/run': o.name, 'rtcap/role': 'segment' },
+                    },
+                    topologyKey: 'kubernetes.io/hostname',
+                  },
+                ],
               },
             },
             containers: [
@@ -135,7 +171,8 @@ export function kubectlCommands(name: string, file: string): string[] {
   return [
     `kubectl apply -f ${file}`,
     `kubectl wait --for=condition=complete job/${name}-merge --timeout=24h`,
-    // A finished pod cannot be copied from: the merged run is on the results volume, read it from any pod that mounts ${name}-results.
+    // A finished pod cannot be copied from: the merged run is on the results volume, read it from
+    // any pod that mounts ${name}-results.
     `kubectl logs job/${name}-merge   # the merged summary; result.json, report.html in /results/merged on the ${name}-results volume`,
   ];
 }

@@ -10,7 +10,13 @@
  */
 import { parseDocument } from 'yaml';
 import { profileSchema } from '../profile/schema.js';
-import { childSchema, fieldInfo, typeSchema, type PathSegment, type Schema } from '../profile/introspect.js';
+import {
+  childSchema,
+  fieldInfo,
+  typeSchema,
+  type PathSegment,
+  type Schema,
+} from '../profile/introspect.js';
 import { isCredentialKey, urlSecrets } from '../redact/redact.js';
 
 /** The env var the --url is passed in when it carries a secret. */
@@ -31,7 +37,8 @@ export interface SplitSecrets {
 /** The `${NAME}` references of a profile text (`$${` is a literal). */
 export function envReferences(text: string): string[] {
   const names = new Set<string>();
-  for (const m of text.matchAll(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) if (!m[0].startsWith('$$')) names.add(m[1]);
+  for (const m of text.matchAll(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
+    if (!m[0].startsWith('$$')) names.add(m[1]);
   return [...names];
 }
 
@@ -44,23 +51,55 @@ interface Leaf {
   env: boolean;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A value that is already an env reference is not a literal secret. */
-const isLiteral = (v: unknown): v is string | number => (typeof v === 'string' && v !== '' && !v.includes('${')) || typeof v === 'number';
+const isLiteral = (v: unknown): v is string | number =>
+  (typeof v === 'string' && v !== '' && !v.includes('${')) || typeof v === 'number';
 
-/** Values under credential keys (at any depth) of a map field; only a top-level string of an `env` map is expanded. */
-function keyedLeaves(value: unknown, path: PathSegment[], env: boolean, out: Leaf[], depth = 0): void {
-  const entries: [PathSegment, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : [];
+/**
+ * Values under credential keys (at any depth) of a map field; only a top-level string of an `env`
+ * map is expanded.
+ */
+function keyedLeaves(
+  value: unknown,
+  path: PathSegment[],
+  env: boolean,
+  out: Leaf[],
+  depth = 0,
+): void {
+  const entries: [PathSegment, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isPlainObject(value)
+      ? Object.entries(value)
+      : [];
   for (const [k, v] of entries) {
-    if (typeof k === 'string' && isCredentialKey(k) && isLiteral(v)) out.push({ path: [...path, k], value: String(v), env: env && depth === 0 && typeof v === 'string' });
+    if (typeof k === 'string' && isCredentialKey(k) && isLiteral(v))
+      out.push({
+        path: [...path, k],
+        value: String(v),
+        env: env && depth === 0 && typeof v === 'string',
+      });
     else keyedLeaves(v, [...path, k], env, out, depth + 1);
   }
 }
 
-/** Every literal secret of a profile document, with where it is (mirrors profile/secrets secretValues). */
-export function secretLeaves(value: unknown, schema: Schema = profileSchema, path: PathSegment[] = [], out: Leaf[] = []): Leaf[] {
+/**
+ * Every literal secret of a profile document, with where it is (mirrors profile/secrets
+ * secretValues).
+ */
+export function secretLeaves(
+  value: unknown,
+  schema: Schema = profileSchema,
+  path: PathSegment[] = [],
+  out: Leaf[] = [],
+): Leaf[] {
   const t = typeSchema(schema);
-  const entries: [PathSegment, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : [];
+  const entries: [PathSegment, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isPlainObject(value)
+      ? Object.entries(value)
+      : [];
   for (const [k, v] of entries) {
     const child = childSchema(t, k);
     const at = [...path, k];
@@ -71,10 +110,12 @@ export function secretLeaves(value: unknown, schema: Schema = profileSchema, pat
     const meta = fieldInfo(child).meta;
     switch (meta.secret) {
       case 'value':
-        if (isLiteral(v)) out.push({ path: at, value: String(v), env: meta.env === true && typeof v === 'string' });
+        if (isLiteral(v))
+          out.push({ path: at, value: String(v), env: meta.env === true && typeof v === 'string' });
         break;
       case 'url':
-        if (typeof v === 'string' && !v.includes('${') && urlSecrets(v).length > 0) out.push({ path: at, value: v, env: meta.env === true });
+        if (typeof v === 'string' && !v.includes('${') && urlSecrets(v).length > 0)
+          out.push({ path: at, value: v, env: meta.env === true });
         break;
       case 'keys':
         keyedLeaves(v, at, meta.env === true, out);
@@ -86,19 +127,30 @@ export function secretLeaves(value: unknown, schema: Schema = profileSchema, pat
   return out;
 }
 
-export function splitSecrets(profileYaml: string, url?: string, env: NodeJS.ProcessEnv = {}): SplitSecrets {
+export function splitSecrets(
+  profileYaml: string,
+  url?: string,
+  env: NodeJS.ProcessEnv = {},
+): SplitSecrets {
   const doc = parseDocument(profileYaml);
   const leaves = secretLeaves(doc.toJS());
   const secrets: Record<string, string> = {};
   leaves.forEach((leaf, n) => {
     const where = leaf.path.join('.');
-    if (!leaf.env) throw new SecretPlacementError(`${where}: a secret in a field that cannot take \${ENV}; it would be written into the ConfigMap. Move it to a field that can (target.auth.apikey, target.auth.jwt_secret, target.headers, target.url) or leave it out`);
+    if (!leaf.env)
+      throw new SecretPlacementError(
+        `${where}: a secret in a field that cannot take \${ENV}; it would be written into the ConfigMap. Move it to a field that can (target.auth.apikey, target.auth.jwt_secret, target.headers, target.url) or leave it out`,
+      );
     secrets[secretEnv(n)] = leaf.value;
     doc.setIn(leaf.path, `\${${secretEnv(n)}}`);
   });
   const text = doc.toString();
   // A secret value elsewhere in the text (a comment, an anchor) would still reach the ConfigMap.
-  for (const leaf of leaves) if (text.includes(leaf.value)) throw new SecretPlacementError(`${leaf.path.join('.')}: its secret value also appears elsewhere in the profile (a comment?); remove it there`);
+  for (const leaf of leaves)
+    if (text.includes(leaf.value))
+      throw new SecretPlacementError(
+        `${leaf.path.join('.')}: its secret value also appears elsewhere in the profile (a comment?); remove it there`,
+      );
   // References the user wrote stay references; their values travel like the secrets.
   const missingEnv: string[] = [];
   for (const name of envReferences(profileYaml)) {
@@ -111,5 +163,10 @@ export function splitSecrets(profileYaml: string, url?: string, env: NodeJS.Proc
     secrets[URL_ENV] = url;
     urlArg = `$(${URL_ENV})`;
   }
-  return { profileYaml: text, ...(urlArg !== undefined ? { url: urlArg } : {}), secrets, missingEnv };
+  return {
+    profileYaml: text,
+    ...(urlArg !== undefined ? { url: urlArg } : {}),
+    secrets,
+    missingEnv,
+  };
 }

@@ -55,7 +55,10 @@ export class AckTracker<C> {
     return this.pending.size;
   }
 
-  /** Opens a pending ack for a send scheduled at schedMs; 0 when the state is full (counted untracked). */
+  /**
+   * Opens a pending ack for a send scheduled at schedMs; 0 when the state is full (counted
+   * untracked).
+   */
   open(conn: C, schedMs: number, sentMs: number): number {
     if (this.pending.size >= this.cap) {
       this.counts.untracked++;

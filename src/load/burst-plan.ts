@@ -15,7 +15,10 @@
 import type { StepPlan } from '../scenarios/types.js';
 import { WHOLE, type Segment } from './segment.js';
 
-/** Members of one broadcast topic per generator process from which a burst is too large to absorb within the lag limit. */
+/**
+ * Members of one broadcast topic per generator process from which a burst is too large to absorb
+ * within the lag limit.
+ */
 export const BURST_MEMBERS_PER_PROCESS = 10_000;
 
 export interface TopicBurst {
@@ -31,7 +34,10 @@ function broadcasts(plan: StepPlan): boolean {
   return plan.broadcasts !== null && plan.broadcasts.ratePerS > 0 && plan.broadcasts.count > 0;
 }
 
-/** The largest burst per process of each broadcast topic of a step, largest first; [] for a step without broadcasts. */
+/**
+ * The largest burst per process of each broadcast topic of a step, largest first; [] for a step
+ * without broadcasts.
+ */
 export function burstsOf(plan: StepPlan, workers: number, segment: Segment = WHOLE): TopicBurst[] {
   if (!broadcasts(plan)) return [];
   const owners = segment.count * workers;
@@ -44,7 +50,11 @@ export function burstsOf(plan: StepPlan, workers: number, segment: Segment = WHO
   }
   const out: TopicBurst[] = [];
   for (const [topic, counts] of perTopic) {
-    out.push({ topic, membersPerProcess: Math.max(...counts), members: counts.reduce((a, b) => a + b, 0) });
+    out.push({
+      topic,
+      membersPerProcess: Math.max(...counts),
+      members: counts.reduce((a, b) => a + b, 0),
+    });
   }
   return out.sort((a, b) => b.membersPerProcess - a.membersPerProcess);
 }
@@ -70,7 +80,13 @@ export interface BurstPlan {
  * up to one per core, the fewest that keep every broadcast's burst per process under the
  * threshold; if none does, the count within the cores with the smallest burst.
  */
-export function planBurstWorkers(opts: { plans: StepPlan[]; workers: number; cores: number; segment?: Segment; threshold?: number }): BurstPlan {
+export function planBurstWorkers(opts: {
+  plans: StepPlan[];
+  workers: number;
+  cores: number;
+  segment?: Segment;
+  threshold?: number;
+}): BurstPlan {
   const segment = opts.segment ?? WHOLE;
   const threshold = opts.threshold ?? BURST_MEMBERS_PER_PROCESS;
   const first = worstBurst(opts.plans, opts.workers, segment);
@@ -95,7 +111,13 @@ export function planBurstWorkers(opts: { plans: StepPlan[]; workers: number; cor
  * The warning a step gives before it starts when one broadcast reaches `threshold` or more
  * members of one process with the processes and cores the run has; null when none does.
  */
-export function burstWarning(plan: StepPlan, workers: number, cores: number, segment: Segment = WHOLE, threshold = BURST_MEMBERS_PER_PROCESS): string | null {
+export function burstWarning(
+  plan: StepPlan,
+  workers: number,
+  cores: number,
+  segment: Segment = WHOLE,
+  threshold = BURST_MEMBERS_PER_PROCESS,
+): string | null {
   const b = burstsOf(plan, workers, segment)[0];
   if (!b || b.membersPerProcess < threshold) return null;
   const need = Math.ceil(b.members / (threshold - 1));

@@ -90,7 +90,10 @@ export interface StepCollected {
     received: number;
     /** Of received: first receipts below the highest seq seen of their stream. */
     reordered: number;
-    /** Of received: receipts sent from another segment (machine); not in the latency histograms, whose receipts all had their sender here. */
+    /**
+     * Of received: receipts sent from another segment (machine); not in the latency histograms,
+     * whose receipts all had their sender here.
+     */
     otherMachine?: number;
     duplicates: number;
     /** The same by traffic kind (absent in shards written before they were split). */
@@ -123,11 +126,17 @@ export interface StepCollected {
   joins: { ramp: RampJoins; rejoins: number };
   /** Scheduled join time → ok reply (reconnects: from when they were reopened), compressed HDR. */
   joinLatencyHistogram: string;
-  /** phx_join push → ok reply of the joins that succeeded, compressed HDR (private: the RLS read check). */
+  /**
+   * phx_join push → ok reply of the joins that succeeded, compressed HDR (private: the RLS read
+   * check).
+   */
   joinReplyLatencyHistogram?: string;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
-  /** Acked broadcasts (load.ack): ok, refused, unanswered (load.ack_timeout or end of step), untracked (state full). */
+  /**
+   * Acked broadcasts (load.ack): ok, refused, unanswered (load.ack_timeout or end of step),
+   * untracked (state full).
+   */
   acks: AckCounts;
   /** Acknowledged broadcasts, scheduled send time → ack (load.ack), compressed HDR. */
   ackLatencyHistogram: string;
@@ -138,9 +147,14 @@ export interface StepCollected {
    * tracks sent while the pending-track state was full (not tracked: generator-bound).
    */
   presenceTracks?: { unanswered: number; untracked: number };
-  /** presence_state snapshots received at join: how many, their JSON bytes (sum, max) and presence keys. */
+  /**
+   * presence_state snapshots received at join: how many, their JSON bytes (sum, max) and presence
+   * keys.
+   */
   presenceSnapshots?: { count: number; bytes: number; maxBytes: number; entries: number };
-  /** Postgres Changes: receipt minus commit_timestamp (server clock, ms precision), compressed HDR. */
+  /**
+   * Postgres Changes: receipt minus commit_timestamp (server clock, ms precision), compressed HDR.
+   */
   commitLatencyHistogram: string;
   /** Highest bytes waiting in a sender's socket right after a send (ws bufferedAmount). */
   sendBufferPeakBytes: number;
@@ -149,15 +163,28 @@ export interface StepCollected {
 }
 
 export type FromWorker =
-  /** rssMb: the process's resident memory when ready, before any connection (the baseline of generator.rss_per_connection_kb). */
+  /**
+   * rssMb: the process's resident memory when ready, before any connection (the baseline of
+   * generator.rss_per_connection_kb).
+   */
   | { type: 'ready'; worker: number; rssMb: number }
   | SecondStats
-  | { type: 'rampDone'; worker: number; step: number; joined: number; failed: number; errors: Record<string, number> }
+  | {
+      type: 'rampDone';
+      worker: number;
+      step: number;
+      joined: number;
+      failed: number;
+      errors: Record<string, number>;
+    }
   | { type: 'sendDone'; worker: number; step: number }
   | StepCollected
   | { type: 'fatal'; worker: number; message: string };
 
-/** A receive ledger's step snapshot as it crosses to the coordinator (and into a shard): histograms encoded. */
+/**
+ * A receive ledger's step snapshot as it crosses to the coordinator (and into a shard): histograms
+ * encoded.
+ */
 export function encodeReceipts(snap: ReceiptsSnapshot): StepCollected['receipts'] {
   return {
     streams: snap.streams,

@@ -22,12 +22,19 @@ export function readLimits(): GeneratorLimits {
   }
   let portRange: [number, number] | null = null;
   try {
-    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     if (lo > 0 && hi >= lo) portRange = [lo, hi];
   } catch {
     /* not Linux */
   }
-  return { openFilesPerProcess: openFiles, portRange, ephemeralPorts: portRange ? portRange[1] - portRange[0] + 1 : null };
+  return {
+    openFilesPerProcess: openFiles,
+    portRange,
+    ephemeralPorts: portRange ? portRange[1] - portRange[0] + 1 : null,
+  };
 }
 
 /** File descriptors a generator process needs besides its sockets (stdio, IPC, epoll, libuv). */
@@ -60,7 +67,10 @@ export function planGenerator(opts: {
   perWorkerDefault?: number;
 }): GeneratorPlan {
   const warnings: string[] = [];
-  const fdCap = opts.limits.openFilesPerProcess && Number.isFinite(opts.limits.openFilesPerProcess) ? opts.limits.openFilesPerProcess - FD_RESERVE : Infinity;
+  const fdCap =
+    opts.limits.openFilesPerProcess && Number.isFinite(opts.limits.openFilesPerProcess)
+      ? opts.limits.openFilesPerProcess - FD_RESERVE
+      : Infinity;
   const perWorkerDefault = Math.min(opts.perWorkerDefault ?? 15_000, fdCap);
   let workers: number;
   if (opts.requestedWorkers === 'auto') {
@@ -79,7 +89,10 @@ export function planGenerator(opts: {
   const ports = opts.limits.ephemeralPorts;
   const portsPerAddress = ports ? Math.max(ports - PORT_RESERVE, Math.ceil(ports / 2)) : Infinity;
   if (sourceAddresses.length === 0) {
-    const perAddress = opts.loopbackTarget && ports ? Math.max(1, Math.min(portsPerAddress, Math.floor(ports * LOOPBACK_PORT_FILL))) : portsPerAddress;
+    const perAddress =
+      opts.loopbackTarget && ports
+        ? Math.max(1, Math.min(portsPerAddress, Math.floor(ports * LOOPBACK_PORT_FILL)))
+        : portsPerAddress;
     const needed = Math.ceil(opts.maxConnections / perAddress);
     if (needed > 1) {
       if (opts.loopbackTarget) {
@@ -92,7 +105,14 @@ export function planGenerator(opts: {
       }
     }
   } else if (opts.maxConnections > sourceAddresses.length * portsPerAddress) {
-    warnings.push(`${sourceAddresses.length} source addresses give ~${sourceAddresses.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`);
+    warnings.push(
+      `${sourceAddresses.length} source addresses give ~${sourceAddresses.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`,
+    );
   }
-  return { workers, sourceAddresses, maxConnectionsPerWorker: Math.ceil(opts.maxConnections / workers), warnings };
+  return {
+    workers,
+    sourceAddresses,
+    maxConnectionsPerWorker: Math.ceil(opts.maxConnections / workers),
+    warnings,
+  };
 }

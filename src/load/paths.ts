@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Child processes (generator workers, the built-in server) run compiled JavaScript from dist/.
- * Under vitest the code runs from src/*.ts, so point at the build instead (`npm test` builds first).
+ * Under vitest the code runs from src/*.ts, so point at the build instead (`npm test` builds
+ * first).
  */
 export function distEntry(relative: string): string {
   const here = fileURLToPath(import.meta.url);

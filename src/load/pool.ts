@@ -16,7 +16,10 @@ export interface PoolEvents {
 
 export class WorkerPool extends EventEmitter<PoolEvents> {
   private readonly children: ChildProcess[] = [];
-  private readonly waiters = new Map<string, { need: number; got: FromWorker[]; resolve: (v: FromWorker[]) => void }>();
+  private readonly waiters = new Map<
+    string,
+    { need: number; got: FromWorker[]; resolve: (v: FromWorker[]) => void }
+  >();
   private exited = 0;
   /** Sum of the processes' RSS when they reported ready, before any connection (MiB). */
   idleRssMb: number | null = null;
@@ -33,15 +36,25 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   async start(init: (worker: number) => Extract<ToWorker, { type: 'init' }>): Promise<void> {
     const entry = distEntry('load/worker-main.js');
     for (let w = 0; w < this.size; w++) {
-      // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator processes.
-      const execArgv = [...this.v8Args, ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? [])];
-      const child = fork(entry, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+      // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator
+      // processes.
+      const execArgv = [
+        ...this.v8Args,
+        ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? []),
+      ];
+      const child = fork(entry, [], {
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        execArgv,
+      });
       if (this.cpus && child.pid) pin(child.pid, this.cpus);
       child.on('message', (m: FromWorker) => this.onMessage(m));
       child.on('exit', (code, signal) => {
         this.exited++;
-        if (code !== 0 && code !== null) this.emit('fatal', `generator worker ${w} exited with code ${code}`);
-        else if (signal && signal !== 'SIGTERM') this.emit('fatal', `generator worker ${w} killed by ${signal}`);
+        if (code !== 0 && code !== null)
+          this.emit('fatal', `generator worker ${w} exited with code ${code}`);
+        else if (signal && signal !== 'SIGTERM')
+          this.emit('fatal', `generator worker ${w} killed by ${signal}`);
       });
       this.children.push(child);
     }
@@ -61,7 +74,11 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   /** Resolves when every worker has replied with `type` for `step`. */
   expect<T extends FromWorker>(type: T['type'], step: number): Promise<T[]> {
     return new Promise((resolve) => {
-      this.waiters.set(this.key(type, step), { need: this.size, got: [], resolve: resolve as (v: FromWorker[]) => void });
+      this.waiters.set(this.key(type, step), {
+        need: this.size,
+        got: [],
+        resolve: resolve as (v: FromWorker[]) => void,
+      });
     });
   }
 
@@ -88,14 +105,27 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     for (const c of this.children) if (c.connected) c.send(m);
   }
 
-  /** Opens connections [fromConn, toConn) on the join schedule; resolves with members joined and errors by reason. */
-  async ramp(step: number, fromConn: number, toConn: number, startMs: number): Promise<{ joined: number; failed: number; errors: Map<string, number> }> {
+  /**
+   * Opens connections [fromConn, toConn) on the join schedule; resolves with members joined and
+   * errors by reason.
+   */
+  async ramp(
+    step: number,
+    fromConn: number,
+    toConn: number,
+    startMs: number,
+  ): Promise<{ joined: number; failed: number; errors: Map<string, number> }> {
     const done = this.expect<Extract<FromWorker, { type: 'rampDone' }>>('rampDone', step);
     this.broadcast({ type: 'ramp', step, fromConn, toConn, startMs });
     const replies = await done;
     const errors = new Map<string, number>();
-    for (const r of replies) for (const [k, v] of Object.entries(r.errors)) errors.set(k, (errors.get(k) ?? 0) + v);
-    return { joined: replies.reduce((a, r) => a + r.joined, 0), failed: replies.reduce((a, r) => a + r.failed, 0), errors };
+    for (const r of replies)
+      for (const [k, v] of Object.entries(r.errors)) errors.set(k, (errors.get(k) ?? 0) + v);
+    return {
+      joined: replies.reduce((a, r) => a + r.joined, 0),
+      failed: replies.reduce((a, r) => a + r.failed, 0),
+      errors,
+    };
   }
 
   async send(step: number, startMs: number): Promise<void> {
@@ -115,7 +145,8 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     this.broadcast({ type: 'stop' });
     const deadline = Date.now() + graceMs;
     while (this.exited < this.children.length && Date.now() < deadline) await sleep(50);
-    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const c of this.children)
+      if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   }
 }
 
@@ -124,6 +155,8 @@ export function pin(pid: number, cpus: string): void {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
   } catch (e) {
-    throw new Error(`could not pin pid ${pid} to CPUs ${cpus} with taskset: ${(e as Error).message}`);
+    throw new Error(
+      `could not pin pid ${pid} to CPUs ${cpus} with taskset: ${(e as Error).message}`,
+    );
   }
 }

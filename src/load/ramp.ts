@@ -75,7 +75,10 @@ export class RampDriver {
     this.outstanding--;
   }
 
-  /** Reports the ramp done if nothing holds it back any more; call after anything that may have released it. */
+  /**
+   * Reports the ramp done if nothing holds it back any more; call after anything that may have
+   * released it.
+   */
   settle(): void {
     const step = this.worker.currentStep();
     if (this.scheduling || this.step === -1 || this.step !== step) return;

@@ -9,8 +9,15 @@ import type { ReconnectPolicy } from '../scenarios/types.js';
  * min(max, initial × multiplier^attempt) × (1 − jitter + 2 × jitter × random), random in [0, 1).
  * Null when the policy allows no more attempts.
  */
-export function reconnectDelayMs(policy: ReconnectPolicy, attempt: number, random: number): number | null {
+export function reconnectDelayMs(
+  policy: ReconnectPolicy,
+  attempt: number,
+  random: number,
+): number | null {
   if (attempt >= policy.maxAttempts) return null;
-  const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** attempt);
+  const base = Math.min(
+    policy.maxBackoffMs,
+    policy.initialBackoffMs * policy.multiplier ** attempt,
+  );
   return base * (1 - policy.jitter + 2 * policy.jitter * random);
 }

@@ -26,8 +26,14 @@ export function parseSegment(text: string): Segment | string {
   return { index, count };
 }
 
-/** The owner number and stride of a local process: it owns connection c when c mod owners = owner. */
-export function ownershipOf(segment: Segment, workerIndex: number, workers: number): { owner: number; owners: number } {
+/**
+ * The owner number and stride of a local process: it owns connection c when c mod owners = owner.
+ */
+export function ownershipOf(
+  segment: Segment,
+  workerIndex: number,
+  workers: number,
+): { owner: number; owners: number } {
   return { owner: segment.index + segment.count * workerIndex, owners: segment.count * workers };
 }
 
@@ -53,7 +59,11 @@ export function segmentPlan(plan: StepPlan, count: number): StepPlan {
   return { ...plan, broadcasts: relayed(plan.broadcasts), presence: relayed(plan.presence) };
 }
 
-function relays(plan: Pick<StepPlan, 'connections'>, t: ConnectionTraffic | null, count: number): boolean {
+function relays(
+  plan: Pick<StepPlan, 'connections'>,
+  t: ConnectionTraffic | null,
+  count: number,
+): boolean {
   return t?.relay === true && count > 1 && plan.connections >= count;
 }
 
@@ -65,10 +75,14 @@ export const BY_SEQ = SENDER_BY_SEQ;
  * in segment c mod N; the coordinator's inserts of stream n are made by segment n mod N
  * (insertSegmentOf).
  */
-export function streamSenderSegment(plan: Pick<StepPlan, 'connections' | 'broadcasts' | 'presence' | 'streamInfo'>, count: number): (localStream: number) => number {
+export function streamSenderSegment(
+  plan: Pick<StepPlan, 'connections' | 'broadcasts' | 'presence' | 'streamInfo'>,
+  count: number,
+): (localStream: number) => number {
   return (local) => {
     const kind = kindOfStream(local);
-    const traffic = kind === 'broadcast' ? plan.broadcasts : kind === 'presence' ? plan.presence : null;
+    const traffic =
+      kind === 'broadcast' ? plan.broadcasts : kind === 'presence' ? plan.presence : null;
     if (relays(plan, traffic, count)) return BY_SEQ;
     const sender = plan.streamInfo(local).sender;
     return sender === null ? insertSegmentOf(local, count) : sender % count;
@@ -76,7 +90,10 @@ export function streamSenderSegment(plan: Pick<StepPlan, 'connections' | 'broadc
 }
 
 /** The segment that sent message (local stream, seq). */
-export function senderSegmentOf(plan: Pick<StepPlan, 'connections' | 'broadcasts' | 'presence' | 'streamInfo'>, count: number): (localStream: number, seq: number) => number {
+export function senderSegmentOf(
+  plan: Pick<StepPlan, 'connections' | 'broadcasts' | 'presence' | 'streamInfo'>,
+  count: number,
+): (localStream: number, seq: number) => number {
   const bySegment = streamSenderSegment(plan, count);
   const cache = new Map<number, number>();
   return (local, seq) => {

@@ -45,7 +45,10 @@ export interface StepCounters {
   errors: Map<string, number>;
   errorClasses: Record<ErrorClass, number>;
   acks: AckCounts;
-  /** Presence tracks (load/ack-tracker, bounded): replied ok, refused, unanswered within load.ack_timeout, untracked (state full). */
+  /**
+   * Presence tracks (load/ack-tracker, bounded): replied ok, refused, unanswered within
+   * load.ack_timeout, untracked (state full).
+   */
   presenceTracks: AckCounts;
   snapshots: { count: number; bytes: number; maxBytes: number; entries: number };
   sendBufferPeakBytes: number;
@@ -114,14 +117,18 @@ export function countError(step: StepCounters, sec: SecondCounters, e: Classifie
   step.errorClasses[e.class]++;
   sec.errors++;
   let key = e.reason;
-  if (!step.errors.has(key) && step.errors.size >= MAX_ERROR_REASONS) key = `(other ${e.class} errors)`;
+  if (!step.errors.has(key) && step.errors.size >= MAX_ERROR_REASONS)
+    key = `(other ${e.class} errors)`;
   step.errors.set(key, (step.errors.get(key) ?? 0) + 1);
   if (sec.errorReasons.size < MAX_SECOND_ERROR_REASONS || sec.errorReasons.has(e.reason)) {
     sec.errorReasons.set(e.reason, (sec.errorReasons.get(e.reason) ?? 0) + 1);
   }
 }
 
-/** Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed §5 "快照"). */
+/**
+ * Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed §5
+ * "快照").
+ */
 export function countSnapshot(step: StepCounters, bytes: number, entries: number): void {
   const s = step.snapshots;
   s.count++;

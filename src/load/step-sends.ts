@@ -25,7 +25,10 @@ export class StepSends {
   private presenceSender: PresenceSender | null = null;
   private counters: StepCounters | null = null;
 
-  constructor(ackTimeoutMs: number, private readonly countError: (e: ClassifiedError) => void) {
+  constructor(
+    ackTimeoutMs: number,
+    private readonly countError: (e: ClassifiedError) => void,
+  ) {
     this.acks = new AckTracker<Connection>(ackTimeoutMs, (c, ref) => c.forget(ref));
     this.tracks = new AckTracker<Connection>(ackTimeoutMs, (c, ref) => c.forget(ref));
   }

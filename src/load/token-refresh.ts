@@ -17,7 +17,9 @@ export function jwtExpiryMs(token: string): number | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
   try {
-    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    const exp = (
+      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }
+    ).exp;
     return typeof exp === 'number' ? exp * 1000 : null;
   } catch {
     return null;

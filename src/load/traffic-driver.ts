@@ -17,7 +17,9 @@ export interface TrafficRun {
   loops: Array<{ traffic: ConnectionTraffic; tag: TrafficTag }>;
   /** This process holds connection i. */
   mine(conn: number): boolean;
-  /** Sends message (stream, seq) of `tag` from connection `conn`; false when it could not be sent. */
+  /**
+   * Sends message (stream, seq) of `tag` from connection `conn`; false when it could not be sent.
+   */
   send(tag: TrafficTag, conn: number, stream: number, seq: number, dueMs: number): boolean;
   /** Counts of the step this run belongs to. */
   stats: { scheduled: number; unsent: number };

@@ -54,12 +54,38 @@ export class BenchSender {
     return this.ack;
   }
 
-  /** Sends one stamped message; false when the connection cannot send. `ackId` names an acked send. */
-  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number, ackId?: number): boolean {
+  /**
+   * Sends one stamped message; false when the connection cannot send. `ackId` names an acked send.
+   */
+  send(
+    c: Connection,
+    topic: string,
+    stream: number,
+    seq: number,
+    schedMs: number,
+    ackId?: number,
+  ): boolean {
     const stamp = this.encoder.payload(seq, stream, schedMs);
     if (this.dialect === 'phoenix') return c.push(topic, this.pushEvent, stamp, false);
-    if (this.binary) return c.push(topic, EV.broadcast, null, this.ack, { userEvent: this.userEvent, inner: stamp }, undefined, ackId);
-    return c.push(topic, EV.broadcast, { type: 'broadcast', event: this.userEvent, payload: stamp }, this.ack, undefined, undefined, ackId);
+    if (this.binary)
+      return c.push(
+        topic,
+        EV.broadcast,
+        null,
+        this.ack,
+        { userEvent: this.userEvent, inner: stamp },
+        undefined,
+        ackId,
+      );
+    return c.push(
+      topic,
+      EV.broadcast,
+      { type: 'broadcast', event: this.userEvent, payload: stamp },
+      this.ack,
+      undefined,
+      undefined,
+      ackId,
+    );
   }
 }
 
@@ -71,26 +97,57 @@ export class BenchSender {
 export class PresenceSender {
   private readonly pad: string;
   constructor(payloadBytes: number) {
-    const base = JSON.stringify({ rtcap_s: 0, rtcap_q: 0, rtcap_t: 1764460000000.123, rtcap_p: '' }).length;
+    const base = JSON.stringify({
+      rtcap_s: 0,
+      rtcap_q: 0,
+      rtcap_t: 1764460000000.123,
+      rtcap_p: '',
+    }).length;
     this.pad = 'x'.repeat(Math.max(0, payloadBytes - base));
   }
 
-  /** `ackId` names the track's pending reply (load/ack-tracker); 0: the reply is not awaited (the pending state is full). */
-  send(c: Connection, topic: string, stream: number, seq: number, schedMs: number, ackId = 0): boolean {
+  /**
+   * `ackId` names the track's pending reply (load/ack-tracker); 0: the reply is not awaited (the
+   * pending state is full).
+   */
+  send(
+    c: Connection,
+    topic: string,
+    stream: number,
+    seq: number,
+    schedMs: number,
+    ackId = 0,
+  ): boolean {
     const meta: Record<string, unknown> = { rtcap_s: stream, rtcap_q: seq, rtcap_t: r3(schedMs) };
     if (this.pad) meta.rtcap_p = this.pad;
     return this.track(c, topic, meta, ackId);
   }
 
-  /** The track an app makes right after joining (JoinConfig.presenceTrackOnJoin): no stamp, same size. */
+  /**
+   * The track an app makes right after joining (JoinConfig.presenceTrackOnJoin): no stamp, same
+   * size.
+   */
   sendJoin(c: Connection, topic: string, ackId = 0): boolean {
     const meta: Record<string, unknown> = { online_at: new Date().toISOString() };
     if (this.pad) meta.rtcap_p = this.pad;
     return this.track(c, topic, meta, ackId);
   }
 
-  private track(c: Connection, topic: string, meta: Record<string, unknown>, ackId: number): boolean {
-    return c.push(topic, EV.presence, { type: 'presence', event: 'track', payload: meta }, ackId !== 0, undefined, 'presence', ackId || undefined);
+  private track(
+    c: Connection,
+    topic: string,
+    meta: Record<string, unknown>,
+    ackId: number,
+  ): boolean {
+    return c.push(
+      topic,
+      EV.presence,
+      { type: 'presence', event: 'track', payload: meta },
+      ackId !== 0,
+      undefined,
+      'presence',
+      ackId || undefined,
+    );
   }
 }
 
@@ -108,7 +165,11 @@ export function readPresenceStamps(payload: unknown): ReadStamp[] {
   for (const entry of Object.values(joins)) {
     for (const meta of entry?.metas ?? []) {
       const m = meta as { rtcap_s?: unknown; rtcap_q?: unknown; rtcap_t?: unknown };
-      if (typeof m.rtcap_t === 'number' && typeof m.rtcap_q === 'number' && typeof m.rtcap_s === 'number') {
+      if (
+        typeof m.rtcap_t === 'number' &&
+        typeof m.rtcap_q === 'number' &&
+        typeof m.rtcap_s === 'number'
+      ) {
         out.push({ stream: m.rtcap_s, id: m.rtcap_q, sentAtMs: m.rtcap_t });
       }
     }
@@ -120,16 +181,26 @@ export function readPresenceStamps(payload: unknown): ReadStamp[] {
  * The stamp of a Postgres change (§7.3): the loader writes `body` = "stream:seq" and
  * `sent_at` = scheduled insert time (epoch ms); commit_timestamp gives the server-side view.
  */
-export function readChangeStamp(payload: unknown): (ReadStamp & { commitMs: number | null }) | null {
-  const data = (payload as { data?: { record?: Record<string, unknown>; commit_timestamp?: unknown } } | null)?.data;
+export function readChangeStamp(
+  payload: unknown,
+): (ReadStamp & { commitMs: number | null }) | null {
+  const data = (
+    payload as { data?: { record?: Record<string, unknown>; commit_timestamp?: unknown } } | null
+  )?.data;
   const rec = data?.record;
   if (!rec || typeof rec.body !== 'string') return null;
   const m = /^(\d+):(\d+)$/.exec(rec.body);
   if (!m) return null;
   const sentAtMs = typeof rec.sent_at === 'number' ? rec.sent_at : Number(rec.sent_at);
   if (!Number.isFinite(sentAtMs)) return null;
-  const commitMs = typeof data!.commit_timestamp === 'string' ? Date.parse(data!.commit_timestamp) : NaN;
-  return { stream: Number(m[1]), id: Number(m[2]), sentAtMs, commitMs: Number.isFinite(commitMs) ? commitMs : null };
+  const commitMs =
+    typeof data!.commit_timestamp === 'string' ? Date.parse(data!.commit_timestamp) : NaN;
+  return {
+    stream: Number(m[1]),
+    id: Number(m[2]),
+    sentAtMs,
+    commitMs: Number.isFinite(commitMs) ? commitMs : null,
+  };
 }
 
 /** The body a loader writes for message (stream, seq): what readChangeStamp reads back. */

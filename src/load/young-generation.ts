@@ -10,7 +10,10 @@
  */
 import type { StepPlan } from '../scenarios/types.js';
 
-/** The semi-space cap of an idle-only run (MB): measured at 12,500 idle connections (docs/PERFORMANCE.md, "Memory per idle connection"). */
+/**
+ * The semi-space cap of an idle-only run (MB): measured at 12,500 idle connections
+ * (docs/PERFORMANCE.md, "Memory per idle connection").
+ */
 export const IDLE_MAX_SEMI_SPACE_MB = 2;
 
 /** True when no step of the plan makes a generator process receive or send traffic. */
@@ -35,5 +38,7 @@ function rateOf(t: { ratePerS: number } | null): number {
  * is idle-only and fixed in advance (`dynamicSteps`: a sweep), else none.
  */
 export function youngGenerationArgs(plans: readonly StepPlan[], dynamicSteps: boolean): string[] {
-  return !dynamicSteps && idleOnly(plans) ? [`--max-semi-space-size=${IDLE_MAX_SEMI_SPACE_MB}`] : [];
+  return !dynamicSteps && idleOnly(plans)
+    ? [`--max-semi-space-size=${IDLE_MAX_SEMI_SPACE_MB}`]
+    : [];
 }

@@ -12,12 +12,18 @@ export interface AckFigures {
   ackErrors: number;
   /** Sends with no reply within load.ack_timeout or by the end of the step. */
   unacked: number;
-  /** Sends made while the generator's pending-ack state was full: not matched, not counted acked. */
+  /**
+   * Sends made while the generator's pending-ack state was full: not matched, not counted acked.
+   */
   untracked: number;
 }
 
 /** Sums what every generator process counted. */
-export function ackFigures(collected: ReadonlyArray<{ acks: { ok?: number; errors?: number; unacked?: number; untracked?: number } }>): AckFigures {
+export function ackFigures(
+  collected: ReadonlyArray<{
+    acks: { ok?: number; errors?: number; unacked?: number; untracked?: number };
+  }>,
+): AckFigures {
   const out: AckFigures = { acked: 0, ackErrors: 0, unacked: 0, untracked: 0 };
   for (const c of collected) {
     out.acked += c.acks.ok ?? 0;
@@ -33,7 +39,10 @@ export function ackFigures(collected: ReadonlyArray<{ acks: { ok?: number; error
  * seconds of the steady window (the seed's per-second rate). Null when no ack was asked for
  * or the window holds no whole second.
  */
-export function ackedPerS(ackRequested: boolean, steadySeconds: ReadonlyArray<{ point: { acked_per_s?: number } }>): number | null {
+export function ackedPerS(
+  ackRequested: boolean,
+  steadySeconds: ReadonlyArray<{ point: { acked_per_s?: number } }>,
+): number | null {
   if (!ackRequested || steadySeconds.length === 0) return null;
   const total = steadySeconds.reduce((a, s) => a + (s.point.acked_per_s ?? 0), 0);
   return r1(total / steadySeconds.length);

@@ -50,7 +50,10 @@ export interface MessageFigures {
   lost: number;
   /** Messages with at least one expected recipient and no receipt at all. */
   messagesUnseen: number;
-  /** Messages received only on other machines than their sender's (split runs): counted, not in the latency histograms. */
+  /**
+   * Messages received only on other machines than their sender's (split runs): counted, not in the
+   * latency histograms.
+   */
   messagesOnlyElsewhere: number;
   firstLatency: Histogram;
   firstLatencyFromActual: Histogram;
@@ -107,14 +110,20 @@ export function mergeSendRecords(sends: readonly SendRecord[]): SendRecord[] {
 
 type Merged = Map<number, { count: Uint32Array; first: Float64Array; last: Float64Array }>;
 
-/** Receipts by stream over processes: counts summed, first and last receive times the min and max. */
+/**
+ * Receipts by stream over processes: counts summed, first and last receive times the min and max.
+ */
 function mergeReceipts(receipts: readonly ReceiptRecord[][]): Merged {
   const merged: Merged = new Map();
   for (const perProcess of receipts) {
     for (const r of perProcess) {
       let m = merged.get(r.stream);
       if (!m) {
-        m = { count: new Uint32Array(r.count.length), first: new Float64Array(r.count.length).fill(Infinity), last: new Float64Array(r.count.length).fill(-Infinity) };
+        m = {
+          count: new Uint32Array(r.count.length),
+          first: new Float64Array(r.count.length).fill(Infinity),
+          last: new Float64Array(r.count.length).fill(-Infinity),
+        };
         merged.set(r.stream, m);
       }
       if (r.count.length > m.count.length) {
@@ -162,7 +171,8 @@ export function aggregateMessages(
   const bySegment = new Map<number, Merged>();
   if (origin) {
     const segments = [...new Set(origin.processSegments)];
-    for (const g of segments) bySegment.set(g, mergeReceipts(receipts.filter((_, p) => origin.processSegments[p] === g)));
+    for (const g of segments)
+      bySegment.set(g, mergeReceipts(receipts.filter((_, p) => origin.processSegments[p] === g)));
   }
 
   const out = emptyFigures();

@@ -21,9 +21,13 @@ export type Histogram = hdr.Histogram;
  * non-WebAssembly histogram; test/measure/histogram.test.ts checks them against the index.
  */
 const requireCjs = createRequire(import.meta.url);
-const { default: Int32Histogram } = requireCjs('hdr-histogram-js/dist/Int32Histogram.js') as typeof import('hdr-histogram-js/dist/Int32Histogram.js');
+const { default: Int32Histogram } = requireCjs(
+  'hdr-histogram-js/dist/Int32Histogram.js',
+) as typeof import('hdr-histogram-js/dist/Int32Histogram.js');
 // Loading the codec also gives JsHistogram its encodeIntoCompressedBase64 method.
-const codec = requireCjs('hdr-histogram-js/dist/JsHistogram.encoding.js') as typeof import('hdr-histogram-js/dist/JsHistogram.encoding.js');
+const codec = requireCjs(
+  'hdr-histogram-js/dist/JsHistogram.encoding.js',
+) as typeof import('hdr-histogram-js/dist/JsHistogram.encoding.js');
 
 const HIGHEST_US = 3_600_000_000; // one hour
 
@@ -48,13 +52,16 @@ export function encodeHistogram(h: Histogram): string {
 
 export function decodeHistogram(encoded: string): Histogram {
   // As the index's decodeFromCompressedBase64(encoded, 32, false): base64, inflate, decode.
-  const decoded = codec.doDecode(codec.decompress(new Uint8Array(Buffer.from(encoded.trim(), 'base64'))), 32, 0);
+  const decoded = codec.doDecode(
+    codec.decompress(new Uint8Array(Buffer.from(encoded.trim(), 'base64'))),
+    32,
+    0,
+  );
   // Re-home into our standard shape so later adds never overflow the range.
   const h = createHistogram();
   h.add(decoded);
   return h;
 }
-
 
 export function percentilesOf(h: Histogram | null): Percentiles {
   if (!h || h.totalCount === 0) {
@@ -84,7 +91,10 @@ export function emptyPercentiles(): Percentiles {
  * Counts per bucket for the report's histogram chart: counts[i] holds samples ≤ leMs[i]
  * (and above the previous bound), the last entry those above the last bound.
  */
-export function compactHistogram(h: Histogram, leMs: readonly number[]): { le_ms: number[]; counts: number[] } {
+export function compactHistogram(
+  h: Histogram,
+  leMs: readonly number[],
+): { le_ms: number[]; counts: number[] } {
   const counts = new Array<number>(leMs.length + 1).fill(0);
   if (h.totalCount === 0) return { le_ms: [...leMs], counts };
   let prev = 0;
@@ -100,7 +110,15 @@ export function compactHistogram(h: Histogram, leMs: readonly number[]): { le_ms
 function countAtOrBelow(h: Histogram, us: number): number {
   // HdrHistogram has no direct "count at or below"; sum the recorded values' buckets.
   let n = 0;
-  const it = (h as unknown as { recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } } }).recordedValuesIterator;
+  const it = (
+    h as unknown as {
+      recordedValuesIterator: {
+        reset(): void;
+        hasNext(): boolean;
+        next(): { valueIteratedTo: number; countAtValueIteratedTo: number };
+      };
+    }
+  ).recordedValuesIterator;
   it.reset();
   while (it.hasNext()) {
     const v = it.next();

@@ -6,7 +6,15 @@
 import { r1 } from '../util/round.js';
 
 interface CollectedJoins {
-  joins?: { ramp: { joined: number; firstReplyMs: number | null; lastReplyMs: number | null; behindSchedule: number }; rejoins: number };
+  joins?: {
+    ramp: {
+      joined: number;
+      firstReplyMs: number | null;
+      lastReplyMs: number | null;
+      behindSchedule: number;
+    };
+    rejoins: number;
+  };
 }
 
 export interface JoinFigures {
@@ -22,15 +30,23 @@ export interface JoinFigures {
 }
 
 export function joinFigures(collected: readonly CollectedJoins[]): JoinFigures {
-  const out: JoinFigures = { rampJoined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0, rejoins: 0 };
+  const out: JoinFigures = {
+    rampJoined: 0,
+    firstReplyMs: null,
+    lastReplyMs: null,
+    behindSchedule: 0,
+    rejoins: 0,
+  };
   for (const c of collected) {
     if (!c.joins) continue;
     const r = c.joins.ramp;
     out.rampJoined += r.joined;
     out.behindSchedule += r.behindSchedule;
     out.rejoins += c.joins.rejoins;
-    if (r.firstReplyMs !== null && (out.firstReplyMs === null || r.firstReplyMs < out.firstReplyMs)) out.firstReplyMs = r.firstReplyMs;
-    if (r.lastReplyMs !== null && (out.lastReplyMs === null || r.lastReplyMs > out.lastReplyMs)) out.lastReplyMs = r.lastReplyMs;
+    if (r.firstReplyMs !== null && (out.firstReplyMs === null || r.firstReplyMs < out.firstReplyMs))
+      out.firstReplyMs = r.firstReplyMs;
+    if (r.lastReplyMs !== null && (out.lastReplyMs === null || r.lastReplyMs > out.lastReplyMs))
+      out.lastReplyMs = r.lastReplyMs;
   }
   return out;
 }
@@ -41,7 +57,9 @@ export function joinFigures(collected: readonly CollectedJoins[]): JoinFigures {
  * answers at the offered rate whatever its latency; one that cannot answers at its own rate.
  * Null with fewer than two replies or when they all came in the same instant.
  */
-export function joinsPerS(j: Pick<JoinFigures, 'rampJoined' | 'firstReplyMs' | 'lastReplyMs'>): number | null {
+export function joinsPerS(
+  j: Pick<JoinFigures, 'rampJoined' | 'firstReplyMs' | 'lastReplyMs'>,
+): number | null {
   if (j.rampJoined < 2 || j.firstReplyMs === null || j.lastReplyMs === null) return null;
   const spanMs = j.lastReplyMs - j.firstReplyMs;
   if (spanMs <= 0) return null;
@@ -52,17 +70,26 @@ export function joinsPerS(j: Pick<JoinFigures, 'rampJoined' | 'firstReplyMs' | '
  * Reconnects that joined, per second of the whole step (ramp start → drain end). Null when
  * the step does not reconnect (load.reconnect off) and none did.
  */
-export function rejoinsPerS(rejoins: number, stepSpanMs: number, reconnects: boolean): number | null {
+export function rejoinsPerS(
+  rejoins: number,
+  stepSpanMs: number,
+  reconnects: boolean,
+): number | null {
   if (rejoins === 0 && !reconnects) return null;
   return r1(rejoins / Math.max(0.001, stepSpanMs / 1000));
 }
 
-/** Share of the ramp's joins the generator opened on schedule; null when the step scheduled none. */
+/**
+ * Share of the ramp's joins the generator opened on schedule; null when the step scheduled none.
+ */
 export function joinOfferedRatio(scheduled: number, behindSchedule: number): number | null {
   return scheduled > 0 ? (scheduled - behindSchedule) / scheduled : null;
 }
 
-/** Share of the step's connections that joined (target − failed or missing) ÷ target; null without a target. */
+/**
+ * Share of the step's connections that joined (target − failed or missing) ÷ target; null without a
+ * target.
+ */
 export function joinSuccess(target: number, failedOrMissing: number): number | null {
   if (target <= 0) return null;
   return Math.max(0, target - failedOrMissing) / target;

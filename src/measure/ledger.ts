@@ -13,10 +13,20 @@
  * from an earlier step can never be counted as a delivery of the current one.
  */
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
-import { SEQ_DUPLICATE, SEQ_NEW, SEQ_REORDERED, SeqWindows, type SeqClass, type SeqWindow } from './seq-window.js';
+import {
+  SEQ_DUPLICATE,
+  SEQ_NEW,
+  SEQ_REORDERED,
+  SeqWindows,
+  type SeqClass,
+  type SeqWindow,
+} from './seq-window.js';
 
 export const STREAM_STRIDE = 1_000_000;
-/** Local stream ids carry their traffic kind: kind × KIND_STRIDE + n (broadcast 0, presence 1, changes 2). */
+/**
+ * Local stream ids carry their traffic kind: kind × KIND_STRIDE + n (broadcast 0, presence 1,
+ * changes 2).
+ */
 export const KIND_STRIDE = 100_000;
 export const KIND_COUNT = 3;
 
@@ -117,7 +127,10 @@ export interface ReceiptsSnapshot {
   received: number;
   /** Of `received`: deliveries that arrived after a higher seq of their stream. */
   reordered: number;
-  /** Of `received`: receipts whose sender ran on another machine (segment): counted, not in the latency histograms. */
+  /**
+   * Of `received`: receipts whose sender ran on another machine (segment): counted, not in the
+   * latency histograms.
+   */
   otherMachine: number;
   duplicates: number;
   /** `reordered` and `duplicates` by traffic kind (broadcast, presence, changes). */
@@ -162,7 +175,13 @@ export class ReceiveLedger {
     this.streams = [];
     this.hist.reset();
     for (const h of this.kindHists) h.reset();
-    this.received = this.reordered = this.otherMachine = this.duplicates = this.unexpected = this.stale = 0;
+    this.received =
+      this.reordered =
+      this.otherMachine =
+      this.duplicates =
+      this.unexpected =
+      this.stale =
+        0;
     this.reorderedByKind = new Array<number>(KIND_COUNT).fill(0);
     this.duplicatesByKind = new Array<number>(KIND_COUNT).fill(0);
   }
@@ -174,7 +193,15 @@ export class ReceiveLedger {
    * second receipt of the same (stream, seq) on the same connection is a duplicate; a first
    * receipt below the highest seq seen is a delivery, counted as reordered too.
    */
-  record(m: MemberState, stream: number, seq: number, sentAtMs: number, recvMs: number, bytes: number, memberSinceMs = m.joinedAtMs): void {
+  record(
+    m: MemberState,
+    stream: number,
+    seq: number,
+    sentAtMs: number,
+    recvMs: number,
+    bytes: number,
+    memberSinceMs = m.joinedAtMs,
+  ): void {
     this.bytesThisSecond += bytes;
     const local = stream - this.base;
     if (local < 0 || local >= STREAM_STRIDE) {
@@ -197,14 +224,20 @@ export class ReceiveLedger {
       this.reorderedByKind[kind]++;
     }
     let s = this.streams[local];
-    if (s === undefined) s = this.streams[local] = new StreamReceipts(this.scope ? this.scope.senderOf(local) : SENDER_HERE);
+    if (s === undefined)
+      s = this.streams[local] = new StreamReceipts(
+        this.scope ? this.scope.senderOf(local) : SENDER_HERE,
+      );
     s.add(seq, recvMs);
     this.received++;
     this.receivedThisSecond++;
     this.receivedByKindThisSecond[kind]++;
     // Sent from another machine: its clock is not ours, so the receipt is counted but its
     // latency is not taken (one-machine runs never get here: sender is SENDER_HERE).
-    if (s.sender !== SENDER_HERE && (s.sender === SENDER_BY_SEQ ? seq % this.scope!.segments : s.sender) !== this.scope!.segment) {
+    if (
+      s.sender !== SENDER_HERE &&
+      (s.sender === SENDER_BY_SEQ ? seq % this.scope!.segments : s.sender) !== this.scope!.segment
+    ) {
       this.otherMachine++;
       return;
     }
@@ -237,8 +270,18 @@ export class ReceiveLedger {
     return this.hist;
   }
 
-  takeSecond(): { received: number; receivedByKind: number[]; bytes: number; histogram: Histogram } {
-    const out = { received: this.receivedThisSecond, receivedByKind: this.receivedByKindThisSecond, bytes: this.bytesThisSecond, histogram: this.secondHist };
+  takeSecond(): {
+    received: number;
+    receivedByKind: number[];
+    bytes: number;
+    histogram: Histogram;
+  } {
+    const out = {
+      received: this.receivedThisSecond,
+      receivedByKind: this.receivedByKindThisSecond,
+      bytes: this.bytesThisSecond,
+      histogram: this.secondHist,
+    };
     this.receivedByKindThisSecond = new Array<number>(KIND_COUNT).fill(0);
     this.secondHist = createHistogram();
     this.receivedThisSecond = 0;
@@ -275,7 +318,10 @@ export class ReceiveLedger {
 
 /** What one process sent in a step, per local stream: scheduled and actual times by seq. */
 export class SendLedger {
-  private streams = new Map<number, { sched: Float64Array<ArrayBuffer>; actual: Float64Array<ArrayBuffer>; size: number }>();
+  private streams = new Map<
+    number,
+    { sched: Float64Array<ArrayBuffer>; actual: Float64Array<ArrayBuffer>; size: number }
+  >();
   sent = 0;
   failed = 0;
   late = 0;

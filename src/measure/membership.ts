@@ -14,7 +14,9 @@ export class Membership {
 
   constructor(intervals: MemberInterval[]) {
     this.joins = Float64Array.from(intervals.map((i) => i.joinedAtMs)).sort();
-    this.leaves = Float64Array.from(intervals.filter((i) => Number.isFinite(i.leftAtMs)).map((i) => i.leftAtMs)).sort();
+    this.leaves = Float64Array.from(
+      intervals.filter((i) => Number.isFinite(i.leftAtMs)).map((i) => i.leftAtMs),
+    ).sort();
   }
 
   /** Members joined at or before `t` and not yet gone at `t`. */

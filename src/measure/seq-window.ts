@@ -112,7 +112,8 @@ export class SeqWindows {
     const shift = seq - high;
     if (shift >= SEQ_WINDOW_BITS) {
       // The whole bitmap leaves; seqs between it and the new window never entered one.
-      for (let s = Math.max(oldLow, floor); s <= high; s++) if (!this.has(w, s)) this.addMissing(w, s, s);
+      for (let s = Math.max(oldLow, floor); s <= high; s++)
+        if (!this.has(w, s)) this.addMissing(w, s, s);
       if (seq - SEQ_WINDOW_BITS >= high + 1) this.addMissing(w, high + 1, seq - SEQ_WINDOW_BITS);
       this.words.fill(0, w * WORDS, (w + 1) * WORDS);
     } else {

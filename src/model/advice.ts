@@ -16,9 +16,13 @@ export interface AdviceOptions {
   join_headroom?: number;
 }
 
-export type AdviceKey = 'db_pool' | 'subs_pool_size' | 'max_events_per_second' | 'max_presence_events_per_second';
+export type AdviceKey =
+  'db_pool' | 'subs_pool_size' | 'max_events_per_second' | 'max_presence_events_per_second';
 
-/** What a row of seed 002 §8 says, from one run (AdviceRow) or a campaign (capacity/types ConfigTableRow). */
+/**
+ * What a row of seed 002 §8 says, from one run (AdviceRow) or a campaign (capacity/types
+ * ConfigTableRow).
+ */
 export interface AdviceValue {
   key: AdviceKey;
   /** Human name as the platform shows it (seed §8 first column). */
@@ -52,7 +56,11 @@ function extra<T>(s: StepResult): Partial<T> {
  * sizing the pool to exactly rate × check time would run it at 100 % busy, where §4 saw
  * IncreaseConnectionPool at 130/s against a 125/s ceiling. Headroom 1 gives the bare formula.
  */
-export function dbPoolForJoinRate(wantedPerS: number, checkMs: number, headroom = DEFAULT_JOIN_HEADROOM): number {
+export function dbPoolForJoinRate(
+  wantedPerS: number,
+  checkMs: number,
+  headroom = DEFAULT_JOIN_HEADROOM,
+): number {
   return Math.ceil(((wantedPerS / headroom) * checkMs) / 1000 - 1e-9);
 }
 
@@ -73,22 +81,40 @@ function adviseDbPool(steps: readonly StepResult[], opts: AdviceOptions): Advice
   });
   if (joinSteps.length === 0) return null;
   const headroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
-  const pools = joinSteps.map((s) => num(extra<JoinRateExtra>(s).db_pool)).filter((v): v is number => v !== null);
+  const pools = joinSteps
+    .map((s) => num(extra<JoinRateExtra>(s).db_pool))
+    .filter((v): v is number => v !== null);
   const pool = pools.length ? Math.max(...pools) : null;
   // Check time: measured where the server reports it, else implied by pool ÷ measured ceiling.
-  let checkMs = median(joinSteps.map((s) => num(extra<JoinRateExtra>(s).auth_check_ms_p50)).filter((v): v is number => v !== null));
+  let checkMs = median(
+    joinSteps
+      .map((s) => num(extra<JoinRateExtra>(s).auth_check_ms_p50))
+      .filter((v): v is number => v !== null),
+  );
   let checkSource = 'measured median';
   if (checkMs === null && pool !== null) {
-    const ceilings = joinSteps.map((s) => num(extra<JoinRateExtra>(s).measured_ceiling_per_s)).filter((v): v is number => v !== null && v > 0);
+    const ceilings = joinSteps
+      .map((s) => num(extra<JoinRateExtra>(s).measured_ceiling_per_s))
+      .filter((v): v is number => v !== null && v > 0);
     if (ceilings.length) {
       checkMs = (pool / Math.max(...ceilings)) * 1000;
       checkSource = 'implied by pool ÷ measured ceiling';
     }
   }
   const evidence = joinSteps.map((s) => s.index);
-  const base = { key: 'db_pool' as const, setting: 'Database connection pool size (db_pool)', evidence_steps: evidence };
+  const base = {
+    key: 'db_pool' as const,
+    setting: 'Database connection pool size (db_pool)',
+    evidence_steps: evidence,
+  };
   if (checkMs === null) {
-    return { ...base, value: pool, display: pool === null ? DASH : String(pool), reason: 'authorisation check time not measured: cannot size the pool', benefit: DASH };
+    return {
+      ...base,
+      value: pool,
+      display: pool === null ? DASH : String(pool),
+      reason: 'authorisation check time not measured: cannot size the pool',
+      benefit: DASH,
+    };
   }
   const ceiling = pool !== null ? pool / (checkMs / 1000) : null;
   const wanted = opts.wanted_join_rate_per_s ?? null;
@@ -108,7 +134,7 @@ function adviseDbPool(steps: readonly StepResult[], opts: AdviceOptions): Advice
     ...base,
     value: size,
     display: String(size),
-    reason: `wanted ${fmtRate(wanted)} ÷ headroom ${headroom} × check ${fmtMs(checkMs)} (${checkSource}) = ${((wanted / headroom) * checkMs / 1000).toFixed(1)} connections`,
+    reason: `wanted ${fmtRate(wanted)} ÷ headroom ${headroom} × check ${fmtMs(checkMs)} (${checkSource}) = ${(((wanted / headroom) * checkMs) / 1000).toFixed(1)} connections`,
     benefit: `join ceiling ${ceiling !== null ? `${fmtRate(ceiling)} → ` : ''}${fmtRate(newCeiling)}, red line ${fmtRate(newCeiling * headroom)}`,
   };
 }
@@ -120,7 +146,11 @@ function adviseDbPool(steps: readonly StepResult[], opts: AdviceOptions): Advice
  */
 function quotaFrom(row: CapacityRow): { value: number; display: string; lower: boolean } {
   if (row.bound === 'lower') {
-    return { value: row.value!, display: `≥ ${fmtInt(Math.floor(row.value!))}: measure higher before setting a cap`, lower: true };
+    return {
+      value: row.value!,
+      display: `≥ ${fmtInt(Math.floor(row.value!))}: measure higher before setting a cap`,
+      lower: true,
+    };
   }
   const value = niceFloor(row.value!);
   return { value, display: fmtInt(value), lower: false };
@@ -129,7 +159,9 @@ function quotaFrom(row: CapacityRow): { value: number; display: string; lower: b
 const ROUNDING = `rounded down at most ${MAX_ROUNDING_SHORTFALL * 100} %`;
 
 function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
-  const row = capacity.find((r) => r.id === 'public_deliveries') ?? capacity.find((r) => r.id === 'private_deliveries');
+  const row =
+    capacity.find((r) => r.id === 'public_deliveries') ??
+    capacity.find((r) => r.id === 'private_deliveries');
   // A deliveries row limited by memory comes from a connection sweep: memory follows
   // connections, not deliveries (seed §1.2 "与连接数无关"), so it says nothing about the quota.
   if (!row || row.value === null || row.limiting_factor === 'memory') return null;
@@ -143,13 +175,19 @@ function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
     value: q.value,
     display: q.display,
     reason,
-    benefit: q.lower ? 'none yet: the limit is above what was measured' : 'the quota matches measured capacity: no throttling below it, no overload above it',
+    benefit: q.lower
+      ? 'none yet: the limit is above what was measured'
+      : 'the quota matches measured capacity: no throttling below it, no overload above it',
     bound: q.lower ? 'lower' : 'upper',
     evidence_steps: row.evidence_steps,
   };
 }
 
-function advisePresence(steps: readonly StepResult[], capacity: readonly CapacityRow[], maxEvents: AdviceRow | null): AdviceRow | null {
+function advisePresence(
+  steps: readonly StepResult[],
+  capacity: readonly CapacityRow[],
+  maxEvents: AdviceRow | null,
+): AdviceRow | null {
   const row = capacity.find((r) => r.id === 'presence_deliveries');
   if (!row || row.value === null) return null;
   const q = quotaFrom(row);
@@ -170,7 +208,10 @@ function advisePresence(steps: readonly StepResult[], capacity: readonly Capacit
     .map((s) => num(extra<PresenceExtra>(s).members_per_topic))
     .filter((v): v is number => v !== null);
   const m = stableMembers.length ? Math.max(...stableMembers) : null;
-  const topicNote = m !== null ? `; a topic of ${fmtInt(m)} members may then update ${fmtRate(presenceUpdateRateLimit(value, m))} (quota ÷ members)` : '';
+  const topicNote =
+    m !== null
+      ? `; a topic of ${fmtInt(m)} members may then update ${fmtRate(presenceUpdateRateLimit(value, m))} (quota ÷ members)`
+      : '';
   const line = lower
     ? `no limit reached: ${fmtRate(row.value)} is the highest stable rate measured (${row.limiting_factor})`
     : `measured safe line ${fmtRate(row.value)} (${row.limiting_factor}), ${ROUNDING}`;
@@ -180,7 +221,9 @@ function advisePresence(steps: readonly StepResult[], capacity: readonly Capacit
     value,
     display,
     reason: `each state change is delivered to every member of the topic (members² × update rate); ${line}${capped}${topicNote}`,
-    benefit: lower ? 'none yet: the limit is above what was measured' : 'presence load stays within what the instance delivers on time',
+    benefit: lower
+      ? 'none yet: the limit is above what was measured'
+      : 'presence load stays within what the instance delivers on time',
     bound: lower ? 'lower' : 'upper',
     evidence_steps: row.evidence_steps,
   };
@@ -189,7 +232,9 @@ function advisePresence(steps: readonly StepResult[], capacity: readonly Capacit
 function adviseSubsPool(steps: readonly StepResult[]): AdviceRow | null {
   const cdc = steps.filter((s) => num(extra<PostgresChangesExtra>(s).subscribers) !== null);
   if (cdc.length === 0) return null;
-  const pools = cdc.map((s) => num(extra<PostgresChangesExtra>(s).subs_pool_size)).filter((v): v is number => v !== null);
+  const pools = cdc
+    .map((s) => num(extra<PostgresChangesExtra>(s).subs_pool_size))
+    .filter((v): v is number => v !== null);
   const pool = pools.length ? Math.max(...pools) : null;
   const short = cdc.filter((s) => {
     const e = extra<PostgresChangesExtra>(s);
@@ -197,7 +242,10 @@ function adviseSubsPool(steps: readonly StepResult[]): AdviceRow | null {
     const want = num(e.subscribers);
     return s.verdict !== 'generator-bound' && sub !== null && want !== null && sub < want;
   });
-  const base = { key: 'subs_pool_size' as const, setting: 'Postgres Changes connection pool size (subs_pool_size)' };
+  const base = {
+    key: 'subs_pool_size' as const,
+    setting: 'Postgres Changes connection pool size (subs_pool_size)',
+  };
   if (short.length === 0) {
     return {
       ...base,
@@ -216,7 +264,8 @@ function adviseSubsPool(steps: readonly StepResult[]): AdviceRow | null {
     value,
     display: value === null ? `more than now` : String(value),
     reason: `step ${first.index}: ${fmtInt(num(e.subscribed))} of ${fmtInt(num(e.subscribers))} subscriptions confirmed; the pool only creates subscriptions and the CDC circuit breaker trips at its size (seed §6)`,
-    benefit: 'delays the CDC circuit breaker; a mitigation — the root cause is the poller failing and subscriptions being cleared',
+    benefit:
+      'delays the CDC circuit breaker; a mitigation — the root cause is the poller failing and subscriptions being cleared',
     evidence_steps: short.map((s) => s.index),
   };
 }
@@ -228,7 +277,10 @@ export function adviseConfig(
   opts: AdviceOptions = {},
 ): AdviceRow[] {
   const maxEvents = adviseMaxEvents(capacity);
-  return [adviseDbPool(steps, opts), adviseSubsPool(steps), maxEvents, advisePresence(steps, capacity, maxEvents)].filter(
-    (r): r is AdviceRow => r !== null,
-  );
+  return [
+    adviseDbPool(steps, opts),
+    adviseSubsPool(steps),
+    maxEvents,
+    advisePresence(steps, capacity, maxEvents),
+  ].filter((r): r is AdviceRow => r !== null);
 }

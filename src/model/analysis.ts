@@ -39,7 +39,10 @@ export function analyzeRun(run: RunResult, opts: AnalysisOptions = {}): Analysis
   const fitOpts = opts.fit_verdicts ? { verdicts: opts.fit_verdicts } : {};
   const joinHeadroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
   const searched = (run as { sweep?: SearchStop }).sweep;
-  const capacity = applySearchStop(capacityTable(run, { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom }), searched);
+  const capacity = applySearchStop(
+    capacityTable(run, { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom }),
+    searched,
+  );
   const knees: Record<string, Knee> = {};
   for (const d of CAPACITY_DIMENSIONS) {
     if (d.scenarios.includes(run.profile.scenario)) knees[d.id] = findKnee(run.steps, d.driver);

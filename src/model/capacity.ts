@@ -5,23 +5,40 @@
  * that count as server evidence), the recommended value is the smaller of
  *   (a) where the fitted resource line crosses its safe line (CPU 70 %, memory 85 %), and
  *   (b) the highest stable step below the first degraded or broken one (knee.safe),
- * so it is never above a stable step actually measured (docs/ARCHITECTURE.md "Verdicts and capacity").
- * Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
+ * so it is never above a stable step actually measured (docs/ARCHITECTURE.md "Verdicts and
+ * capacity"). Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
  * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
  */
 import type { StepResult } from '../result/result.js';
-import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitId, type FitOptions, type FitResult } from './fit.js';
+import {
+  FIT_SPECS,
+  crossingX,
+  fitSteps,
+  isLinear,
+  type FitId,
+  type FitOptions,
+  type FitResult,
+} from './fit.js';
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';
 import { isLowerBound, LIMIT_KIND_NAME, type Limit } from './limit.js';
-import { factorOfLimit, limitContextOf, limitOfStep, type LimitingFactor, type LimitRun, type StepLimitContext } from './step-limit.js';
+import {
+  factorOfLimit,
+  limitContextOf,
+  limitOfStep,
+  type LimitingFactor,
+  type LimitRun,
+  type StepLimitContext,
+} from './step-limit.js';
 
 export interface SafeLines {
   /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
   cpu_pct: number;
-  /** Server memory % of the instance's memory. docs/ARCHITECTURE.md "Verdicts and capacity": 85 %. */
+  /**
+   * Server memory % of the instance's memory. docs/ARCHITECTURE.md "Verdicts and capacity": 85 %.
+   */
   mem_pct: number;
 }
 
@@ -39,13 +56,15 @@ export type CapacityUnit = 'connections' | 'per_s' | 'bytes' | 'members' | 'subs
  * line, the highest stable step below the first non-stable one, the join pool's ceiling times
  * the headroom, or — no limit reached — the highest stable step as a lower bound.
  */
-export type CapacityRule = 'safe-line fit' | 'knee' | 'pool headroom' | 'highest stable (lower bound)' | 'none';
+export type CapacityRule =
+  'safe-line fit' | 'knee' | 'pool headroom' | 'highest stable (lower bound)' | 'none';
 
 export const CAPACITY_RULE_TEXT: Record<CapacityRule, string> = {
   'safe-line fit': 'where the fitted resource line crosses its safe line',
   knee: 'highest stable step below the first step that was not stable',
   'pool headroom': 'predicted auth-pool ceiling (db_pool ÷ check time) × join headroom',
-  'highest stable (lower bound)': 'no limit reached: the highest stable step measured is a lower bound',
+  'highest stable (lower bound)':
+    'no limit reached: the highest stable step measured is a lower bound',
   none: 'no stable step measured',
 };
 
@@ -65,18 +84,120 @@ export interface CapacityDimension {
 
 /** Seed 002 §7, one entry per row. */
 export const CAPACITY_DIMENSIONS: readonly CapacityDimension[] = [
-  { no: 1, id: 'public_connections', label: 'Public broadcast — concurrent connections', scenarios: ['broadcast-public'], driver: 'connections_target', value: 'connections', unit: 'connections', fit: 'memory_vs_connections' },
-  { no: 2, id: 'private_connections', label: 'Private broadcast — concurrent connections', scenarios: ['broadcast-private'], driver: 'connections_target', value: 'connections', unit: 'connections', fit: 'memory_vs_connections' },
-  { no: 3, id: 'public_deliveries', label: 'Public broadcast — deliveries/s', scenarios: ['broadcast-public'], driver: 'expected_per_s', value: 'delivered_per_s', unit: 'per_s', fit: 'cpu_vs_deliveries' },
-  { no: 4, id: 'private_sends', label: 'Private broadcast — sends/s', scenarios: ['broadcast-private'], driver: 'send_rate', value: 'sent_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
-  { no: 5, id: 'private_deliveries', label: 'Private broadcast — deliveries/s', scenarios: ['broadcast-private'], driver: 'expected_per_s', value: 'delivered_per_s', unit: 'per_s', fit: 'cpu_vs_deliveries' },
-  { no: 6, id: 'write_only_sends', label: 'Write only (no receivers) — acknowledged sends/s', scenarios: ['write-only'], driver: 'send_rate', value: 'acked_per_s', unit: 'per_s', fit: 'cpu_vs_sends' },
-  { no: 7, id: 'join_rate', label: 'Connection / channel join rate', scenarios: ['join-rate'], driver: 'join_rate', value: 'joins_per_s', unit: 'per_s' },
-  { no: 8, id: 'message_size', label: 'Message size', scenarios: ['payload-size'], driver: 'payload_bytes', value: 'payload_bytes', unit: 'bytes' },
-  { no: 9, id: 'cdc_subscribers', label: 'CDC subscriptions per tenant', scenarios: ['postgres-changes'], driver: 'cdc_subscribers', value: 'cdc_subscribers', unit: 'subscribers' },
-  { no: 10, id: 'cdc_changes', label: 'CDC — changes/s', scenarios: ['postgres-changes'], driver: 'cdc_changes_per_s', value: 'cdc_changes_per_s', unit: 'per_s' },
-  { no: 11, id: 'presence_members', label: 'Presence — members per topic', scenarios: ['presence'], driver: 'presence_members', value: 'presence_members', unit: 'members' },
-  { no: 12, id: 'presence_deliveries', label: 'Presence — deliveries/s', scenarios: ['presence'], driver: 'presence_load', value: 'presence_deliveries_per_s', unit: 'per_s' },
+  {
+    no: 1,
+    id: 'public_connections',
+    label: 'Public broadcast — concurrent connections',
+    scenarios: ['broadcast-public'],
+    driver: 'connections_target',
+    value: 'connections',
+    unit: 'connections',
+    fit: 'memory_vs_connections',
+  },
+  {
+    no: 2,
+    id: 'private_connections',
+    label: 'Private broadcast — concurrent connections',
+    scenarios: ['broadcast-private'],
+    driver: 'connections_target',
+    value: 'connections',
+    unit: 'connections',
+    fit: 'memory_vs_connections',
+  },
+  {
+    no: 3,
+    id: 'public_deliveries',
+    label: 'Public broadcast — deliveries/s',
+    scenarios: ['broadcast-public'],
+    driver: 'expected_per_s',
+    value: 'delivered_per_s',
+    unit: 'per_s',
+    fit: 'cpu_vs_deliveries',
+  },
+  {
+    no: 4,
+    id: 'private_sends',
+    label: 'Private broadcast — sends/s',
+    scenarios: ['broadcast-private'],
+    driver: 'send_rate',
+    value: 'sent_per_s',
+    unit: 'per_s',
+    fit: 'cpu_vs_sends',
+  },
+  {
+    no: 5,
+    id: 'private_deliveries',
+    label: 'Private broadcast — deliveries/s',
+    scenarios: ['broadcast-private'],
+    driver: 'expected_per_s',
+    value: 'delivered_per_s',
+    unit: 'per_s',
+    fit: 'cpu_vs_deliveries',
+  },
+  {
+    no: 6,
+    id: 'write_only_sends',
+    label: 'Write only (no receivers) — acknowledged sends/s',
+    scenarios: ['write-only'],
+    driver: 'send_rate',
+    value: 'acked_per_s',
+    unit: 'per_s',
+    fit: 'cpu_vs_sends',
+  },
+  {
+    no: 7,
+    id: 'join_rate',
+    label: 'Connection / channel join rate',
+    scenarios: ['join-rate'],
+    driver: 'join_rate',
+    value: 'joins_per_s',
+    unit: 'per_s',
+  },
+  {
+    no: 8,
+    id: 'message_size',
+    label: 'Message size',
+    scenarios: ['payload-size'],
+    driver: 'payload_bytes',
+    value: 'payload_bytes',
+    unit: 'bytes',
+  },
+  {
+    no: 9,
+    id: 'cdc_subscribers',
+    label: 'CDC subscriptions per tenant',
+    scenarios: ['postgres-changes'],
+    driver: 'cdc_subscribers',
+    value: 'cdc_subscribers',
+    unit: 'subscribers',
+  },
+  {
+    no: 10,
+    id: 'cdc_changes',
+    label: 'CDC — changes/s',
+    scenarios: ['postgres-changes'],
+    driver: 'cdc_changes_per_s',
+    value: 'cdc_changes_per_s',
+    unit: 'per_s',
+  },
+  {
+    no: 11,
+    id: 'presence_members',
+    label: 'Presence — members per topic',
+    scenarios: ['presence'],
+    driver: 'presence_members',
+    value: 'presence_members',
+    unit: 'members',
+  },
+  {
+    no: 12,
+    id: 'presence_deliveries',
+    label: 'Presence — deliveries/s',
+    scenarios: ['presence'],
+    driver: 'presence_load',
+    value: 'presence_deliveries_per_s',
+    unit: 'per_s',
+  },
 ];
 
 export interface CapacityOptions {
@@ -87,7 +208,10 @@ export interface CapacityOptions {
   fit?: FitOptions;
 }
 
-/** What a row of seed 002 §7 says, whether from one run (CapacityRow) or a campaign's runs together (capacity/types CapacityTableRow). */
+/**
+ * What a row of seed 002 §7 says, whether from one run (CapacityRow) or a campaign's runs together
+ * (capacity/types CapacityTableRow).
+ */
 export interface CapacityValue {
   /** Row number in seed 002 §7. */
   no: number;
@@ -96,9 +220,14 @@ export interface CapacityValue {
   unit: CapacityUnit;
   /** The recommended value, unrounded; null when there is none. */
   value: number | null;
-  /** Rounded down for reading: "≤ 21,200"; a limit never reached is a lower bound: "≥ 28,600/s, no limit reached". */
+  /**
+   * Rounded down for reading: "≤ 21,200"; a limit never reached is a lower bound: "≥ 28,600/s, no
+   * limit reached".
+   */
   display: string;
-  /** upper: the value is a limit; lower: no limit was reached, the instance carries at least this. */
+  /**
+   * upper: the value is a limit; lower: no limit was reached, the instance carries at least this.
+   */
   bound: 'upper' | 'lower' | null;
 }
 
@@ -120,7 +249,11 @@ export interface CapacityRow extends CapacityValue {
 }
 
 /** A capacity figure; `floor` rounds down to 3 significant figures for the value column. */
-export function formatCapacityValue(value: number | null, unit: CapacityUnit, floor = false): string {
+export function formatCapacityValue(
+  value: number | null,
+  unit: CapacityUnit,
+  floor = false,
+): string {
   if (value === null) return DASH;
   const v = floor && unit !== 'bytes' ? floorSig(value, 3) : value;
   switch (unit) {
@@ -153,7 +286,8 @@ function describeStep(step: StepResult | undefined, p: KneePoint, dim: CapacityD
   if (step) {
     if (step.server?.cpu_pct != null) bits.push(`CPU ${fmtPct(step.server.cpu_pct, 1)}`);
     if (step.server?.mem_pct != null) bits.push(`memory ${fmtPct(step.server.mem_pct, 1)}`);
-    if (p.verdict === 'degraded' && step.latency_ms?.p95 != null) bits.push(`p95 ${fmtMs(step.latency_ms.p95)}`);
+    if (p.verdict === 'degraded' && step.latency_ms?.p95 != null)
+      bits.push(`p95 ${fmtMs(step.latency_ms.p95)}`);
   }
   return `${bits.join(', ')})`;
 }
@@ -205,7 +339,13 @@ interface Candidate {
  * showed; a limit that stopped the measurement, not the server (this machine's, the
  * generator's), leaves the value a lower bound.
  */
-function kneeCandidate(steps: readonly StepResult[], dim: CapacityDimension, knee: Knee, measured: number, ctx: StepLimitContext): Candidate {
+function kneeCandidate(
+  steps: readonly StepResult[],
+  dim: CapacityDimension,
+  knee: Knee,
+  measured: number,
+  ctx: StepLimitContext,
+): Candidate {
   const byIndex = new Map(steps.map((s) => [s.index, s]));
   const safe = knee.safe!;
   const unsafe = knee.first_unsafe;
@@ -214,7 +354,9 @@ function kneeCandidate(steps: readonly StepResult[], dim: CapacityDimension, kne
   if (unsafe) {
     limit = limitOfStep(byIndex.get(unsafe.step)!, ctx);
     // The limit itself is the row's limiting factor; a lower bound says the server may do more.
-    const lower = isLowerBound(limit) ? ': a limit of the measurement, not of the server, which may carry more' : '';
+    const lower = isLowerBound(limit)
+      ? ': a limit of the measurement, not of the server, which may carry more'
+      : '';
     nextText = `; next, ${describeStep(byIndex.get(unsafe.step), unsafe, dim)}${lower}`;
   } else if (knee.generator_bound_above.length > 0) {
     const g = knee.generator_bound_above[0];
@@ -233,7 +375,10 @@ function kneeCandidate(steps: readonly StepResult[], dim: CapacityDimension, kne
   };
 }
 
-/** The value column: "≤ 21,200"; a lower bound says what stopped it ("≥ 28,600/s, no limit reached"). */
+/**
+ * The value column: "≤ 21,200"; a lower bound says what stopped it ("≥ 28,600/s, no limit
+ * reached").
+ */
 function displayOf(rounded: string, c: Candidate): string {
   if (c.rule !== 'highest stable (lower bound)') return `≤ ${rounded}`;
   switch (c.limit.kind) {
@@ -248,7 +393,20 @@ function displayOf(rounded: string, c: Candidate): string {
   }
 }
 
-function noStableRow(steps: readonly StepResult[], dim: CapacityDimension): Pick<CapacityRow, 'value' | 'display' | 'bound' | 'rule' | 'limiting_factor' | 'limit' | 'evidence' | 'evidence_steps'> {
+function noStableRow(
+  steps: readonly StepResult[],
+  dim: CapacityDimension,
+): Pick<
+  CapacityRow,
+  | 'value'
+  | 'display'
+  | 'bound'
+  | 'rule'
+  | 'limiting_factor'
+  | 'limit'
+  | 'evidence'
+  | 'evidence_steps'
+> {
   const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict));
   const step = first ? steps.find((s) => s.index === first.step) : undefined;
   return {
@@ -258,14 +416,18 @@ function noStableRow(steps: readonly StepResult[], dim: CapacityDimension): Pick
     rule: 'none',
     limiting_factor: 'no stable step',
     limit: { kind: 'no-stable-step' },
-    evidence: first ? `no stable step; the lowest, ${describeStep(step, first, dim)}, already failed` : 'no step counts as server evidence',
+    evidence: first
+      ? `no stable step; the lowest, ${describeStep(step, first, dim)}, already failed`
+      : 'no step counts as server evidence',
     evidence_steps: first ? [first.step] : [],
   };
 }
 
 /** Join rate: the pool's predicted ceiling with headroom (seed §4, §8). */
 function poolCandidate(steps: readonly StepResult[], headroom: number): Candidate | null {
-  const ceilings = steps.map((s) => ({ s, c: poolOverCheckPerS(s) })).filter((x) => x.c !== null) as { s: StepResult; c: number }[];
+  const ceilings = steps
+    .map((s) => ({ s, c: poolOverCheckPerS(s) }))
+    .filter((x) => x.c !== null) as { s: StepResult; c: number }[];
   if (ceilings.length === 0) return null;
   const c = Math.min(...ceilings.map((x) => x.c));
   return {
@@ -285,13 +447,29 @@ export function capacityRow(
 ): CapacityRow {
   const safeLines: SafeLines = { ...DEFAULT_SAFE_LINES, ...opts.safe_lines };
   const ctx: StepLimitContext = { ...opts.limit_context, safe: safeLines };
-  const knee = findKnee(steps, dim.driver, { attributedElsewhere: attributedElsewhere(steps, dim, others) });
+  const knee = findKnee(steps, dim.driver, {
+    attributedElsewhere: attributedElsewhere(steps, dim, others),
+  });
   const fit = dim.fit ? fitSteps(steps, FIT_SPECS[dim.fit], opts.fit) : null;
   const safeLine =
-    fit?.spec.resource === 'memory' ? safeLines.mem_pct : fit?.spec.resource === 'cpu' ? safeLines.cpu_pct : null;
+    fit?.spec.resource === 'memory'
+      ? safeLines.mem_pct
+      : fit?.spec.resource === 'cpu'
+        ? safeLines.cpu_pct
+        : null;
   // A fit with no linear relation (low R²) predicts nothing: no crossing.
-  const crossing = fit?.fit && isLinear(fit.fit) && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
-  const base = { no: dim.no, id: dim.id, dimension: dim.label, unit: dim.unit, fit, fit_crossing: crossing, knee, covaries_with: [] as string[] };
+  const crossing =
+    fit?.fit && isLinear(fit.fit) && safeLine !== null ? crossingX(fit.fit, safeLine) : null;
+  const base = {
+    no: dim.no,
+    id: dim.id,
+    dimension: dim.label,
+    unit: dim.unit,
+    fit,
+    fit_crossing: crossing,
+    knee,
+    covaries_with: [] as string[],
+  };
   if (!knee.safe) return { ...base, ...noStableRow(steps, dim) };
 
   const safeStep = steps.find((s) => s.index === knee.safe!.step);
@@ -305,7 +483,12 @@ export function capacityRow(
       fit.spec.resource === 'memory'
         ? { kind: 'server-memory', mem_pct: null, safe_pct: safeLine }
         : { kind: 'server-cpu', cpu_pct: null, safe_pct: safeLine };
-    const where = crossing < fit.fit.x_min ? ', extrapolated below the lowest fitted step' : crossing > fit.fit.x_max ? ', extrapolated beyond the fitted steps' : '';
+    const where =
+      crossing < fit.fit.x_min
+        ? ', extrapolated below the lowest fitted step'
+        : crossing > fit.fit.x_max
+          ? ', extrapolated beyond the fitted steps'
+          : '';
     candidates.push({
       value: Math.max(0, crossing),
       limit,
@@ -314,7 +497,10 @@ export function capacityRow(
       steps: fit.fit.points.map((p) => p.step),
     });
   }
-  const pool = dim.id === 'join_rate' ? poolCandidate(steps, opts.join_headroom ?? DEFAULT_JOIN_HEADROOM) : null;
+  const pool =
+    dim.id === 'join_rate'
+      ? poolCandidate(steps, opts.join_headroom ?? DEFAULT_JOIN_HEADROOM)
+      : null;
   if (pool) candidates.push(pool);
 
   const best = candidates.reduce((a, b) => (b.value < a.value ? b : a));
@@ -348,12 +534,21 @@ export function capacityTable(
   const measured = CAPACITY_DIMENSIONS.filter(
     (d) => d.scenarios.includes(run.profile.scenario) && driverVaried(run.steps, d.driver),
   );
-  const rows = measured.map((d) => capacityRow(run.steps, d, opts, measured.filter((o) => o !== d)));
+  const rows = measured.map((d) =>
+    capacityRow(
+      run.steps,
+      d,
+      opts,
+      measured.filter((o) => o !== d),
+    ),
+  );
   // Two drivers that rose together (a connection sweep at a fixed send rate also raises
   // deliveries/s) share one knee: say so, the limit may belong to the other dimension.
   for (const row of rows) {
     const dim = measured.find((d) => d.id === row.id)!;
-    const together = measured.filter((o) => o !== dim && sameOrder(run.steps, dim.driver, o.driver));
+    const together = measured.filter(
+      (o) => o !== dim && sameOrder(run.steps, dim.driver, o.driver),
+    );
     row.covaries_with = together.map((o) => o.id);
     if (together.length > 0) {
       row.evidence += ` (varied together with ${together.map((o) => o.label).join(', ')}: the limit may belong to ${together.length === 1 ? 'it' : 'them'})`;

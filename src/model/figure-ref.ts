@@ -41,7 +41,10 @@ function parseSelectors(body: string): Array<[string, string]> {
   while (at < body.length) {
     re.lastIndex = at;
     const m = re.exec(body);
-    if (!m || re.lastIndex === at) throw new FigureError(`cannot read the selector "${body.slice(at).trim()}" (expected key:value, e.g. step:3 or scenario:presence)`);
+    if (!m || re.lastIndex === at)
+      throw new FigureError(
+        `cannot read the selector "${body.slice(at).trim()}" (expected key:value, e.g. step:3 or scenario:presence)`,
+      );
     const value = m[2] ?? m[3] ?? m[4] ?? '';
     if (value === '') throw new FigureError(`selector "${m[1]}" has no value`);
     out.push([m[1], value]);
@@ -50,12 +53,17 @@ function parseSelectors(body: string): Array<[string, string]> {
   return out;
 }
 
-/** Parses the figure part of an expression: `metric`, `metric{selectors}` or `capacity.<row id>`. */
+/**
+ * Parses the figure part of an expression: `metric`, `metric{selectors}` or `capacity.<row id>`.
+ */
 export function parseFigure(text: string): FigureRef {
   const t = text.trim();
   if (t.startsWith(CAPACITY_PREFIX)) {
     const row = t.slice(CAPACITY_PREFIX.length);
-    if (!CAPACITY_ROW_IDS.includes(row)) throw new FigureError(`unknown capacity row "${row}" (known: ${CAPACITY_ROW_IDS.join(', ')})`);
+    if (!CAPACITY_ROW_IDS.includes(row))
+      throw new FigureError(
+        `unknown capacity row "${row}" (known: ${CAPACITY_ROW_IDS.join(', ')})`,
+      );
     return { kind: 'capacity', row };
   }
   const brace = t.indexOf('{');
@@ -65,13 +73,20 @@ export function parseFigure(text: string): FigureRef {
     const known = Object.keys(STEP_METRICS);
     const near = known.filter((k) => k.startsWith(name) || name.startsWith(k.split('_')[0]));
     const hint = near.length ? `; did you mean ${near.slice(0, 3).join(', ')}?` : '';
-    throw new FigureError(`unknown metric "${name}"${hint} (known: ${known.join(', ')}, or capacity.<row>)`);
+    throw new FigureError(
+      `unknown metric "${name}"${hint} (known: ${known.join(', ')}, or capacity.<row>)`,
+    );
   }
   const ref: FigureRef = { kind: 'step', metric: name, steps: [], scenarios: [] };
   if (brace < 0) return ref;
   if (!t.endsWith('}')) throw new FigureError(`selectors must end with "}": ${t.slice(brace)}`);
   for (const [key, value] of parseSelectors(t.slice(brace + 1, -1))) {
-    if (key === 'step') ref.steps.push(/^[0-9]+$/.test(value) ? { by: 'index', index: Number(value) } : { by: 'label', label: value });
+    if (key === 'step')
+      ref.steps.push(
+        /^[0-9]+$/.test(value)
+          ? { by: 'index', index: Number(value) }
+          : { by: 'label', label: value },
+      );
     else if (key === 'scenario') ref.scenarios.push(value);
     else throw new FigureError(`unknown selector "${key}" (known: step, scenario)`);
   }
@@ -79,7 +94,11 @@ export function parseFigure(text: string): FigureRef {
 }
 
 function selectorText(s: StepSelector): string {
-  return s.by === 'index' ? `step:${s.index}` : /^[A-Za-z0-9_.-]+$/.test(s.label) ? `step:${s.label}` : `step:"${s.label}"`;
+  return s.by === 'index'
+    ? `step:${s.index}`
+    : /^[A-Za-z0-9_.-]+$/.test(s.label)
+      ? `step:${s.label}`
+      : `step:"${s.label}"`;
 }
 
 /** The figure as written canonically: `p95_ms{step:3}`, `capacity.join_rate`. */
@@ -90,7 +109,10 @@ export function figureText(ref: FigureRef): string {
 }
 
 function stepMatches(sel: readonly StepSelector[], step: StepResult): boolean {
-  return sel.length === 0 || sel.some((s) => (s.by === 'index' ? step.index === s.index : step.label === s.label));
+  return (
+    sel.length === 0 ||
+    sel.some((s) => (s.by === 'index' ? step.index === s.index : step.label === s.label))
+  );
 }
 
 export type StepSelection =
@@ -99,9 +121,16 @@ export type StepSelection =
   | { applicable: false; why: string };
 
 /** The steps of a run a step figure judges. `scenario`: the run's scenario, when known. */
-export function selectSteps(ref: Extract<FigureRef, { kind: 'step' }>, steps: readonly StepResult[], scenario?: string): StepSelection {
+export function selectSteps(
+  ref: Extract<FigureRef, { kind: 'step' }>,
+  steps: readonly StepResult[],
+  scenario?: string,
+): StepSelection {
   if (ref.scenarios.length && scenario !== undefined && !ref.scenarios.includes(scenario)) {
-    return { applicable: false, why: `the run is ${scenario}, the threshold selects ${ref.scenarios.join(' or ')}` };
+    return {
+      applicable: false,
+      why: `the run is ${scenario}, the threshold selects ${ref.scenarios.join(' or ')}`,
+    };
   }
   return { applicable: true, steps: steps.filter((s) => stepMatches(ref.steps, s)) };
 }

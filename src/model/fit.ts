@@ -1,7 +1,7 @@
 /**
- * Linear fits of a server resource against a load driver (docs/ARCHITECTURE.md "Verdicts and capacity"; seed 002 §1.1,
- * §1.2, §4, §5). Least squares with R² from simple-statistics, printed the seed's way:
- * "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
+ * Linear fits of a server resource against a load driver (docs/ARCHITECTURE.md "Verdicts and
+ * capacity"; seed 002 §1.1, §1.2, §4, §5). Least squares with R² from simple-statistics, printed
+ * the seed's way: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  *
  * Which steps a fit uses: never generator-bound ones (they are not server capacity,
  * docs/ARCHITECTURE.md "Measurement rules"), never incomplete ones, only those with both figures
@@ -176,7 +176,11 @@ export interface FitResult {
 const DEFAULT_FIT_VERDICTS: readonly Verdict[] = ['stable'];
 
 /** Fits one spec over a run's steps. */
-export function fitSteps(steps: readonly StepResult[], spec: FitSpec, opts: FitOptions = {}): FitResult {
+export function fitSteps(
+  steps: readonly StepResult[],
+  spec: FitSpec,
+  opts: FitOptions = {},
+): FitResult {
   const verdicts = (opts.verdicts ?? DEFAULT_FIT_VERDICTS).filter(isJudged);
   const points: FitPoint[] = [];
   const excluded: { step: number; reason: string }[] = [];
@@ -228,7 +232,8 @@ export function wrongSign(fit: LinearFit, spec: FitSpec): string | null {
 
 function noFitText(spec: FitSpec, points: FitPoint[]): string {
   const what = `${spec.y_label} vs ${spec.x_label}`;
-  if (points.length < 2) return `${what}: no fit (${points.length} usable step${points.length === 1 ? '' : 's'}, 2 needed)`;
+  if (points.length < 2)
+    return `${what}: no fit (${points.length} usable step${points.length === 1 ? '' : 's'}, 2 needed)`;
   return `${what}: no fit (${spec.x_label} did not vary across the ${points.length} usable steps)`;
 }
 
@@ -253,7 +258,8 @@ function fmtR2(r2: number): string {
  * The seed's formula: "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  * Two-point fits say so: their R² is 1 whatever the data. A fit with R² below
  * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)",
- * and neither is a refused one: "CPU vs deliveries/s: fit refused — wrong sign: … (R² 0.93, 4 steps)".
+ * and neither is a refused one: "CPU vs deliveries/s: fit refused — wrong sign: … (R² 0.93, 4
+ * steps)".
  */
 export function formatFit(fit: LinearFit, spec: FitSpec): string {
   if (fit.refused) {

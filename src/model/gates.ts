@@ -16,7 +16,15 @@
 import type { StepResult } from '../result/result.js';
 import { figureText, selectSteps, type FigureRef } from './figure-ref.js';
 import { STEP_METRICS } from './metrics.js';
-import { evaluateOnRun, fmtFigure, parseFigureOf, parseThreshold, RATIO_METRICS, ThresholdError, type ThresholdContext } from './thresholds.js';
+import {
+  evaluateOnRun,
+  fmtFigure,
+  parseFigureOf,
+  parseThreshold,
+  RATIO_METRICS,
+  ThresholdError,
+  type ThresholdContext,
+} from './thresholds.js';
 
 export type GateUnit = 'pct' | 'pp' | 'abs';
 
@@ -38,7 +46,8 @@ const ABS_UNITS: Array<[nameSuffix: string, unit: string]> = [
   ['_mb', 'MB'],
 ];
 
-const GATE = /^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\{[^}]*\})?)\s*([+-])\s*([0-9][0-9_]*(?:\.[0-9]+)?)\s*(%|pp|ms|\/s|B|MB)?\s*$/;
+const GATE =
+  /^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\{[^}]*\})?)\s*([+-])\s*([0-9][0-9_]*(?:\.[0-9]+)?)\s*(%|pp|ms|\/s|B|MB)?\s*$/;
 
 function figureName(f: FigureRef): string {
   return f.kind === 'step' ? f.metric : figureText(f);
@@ -46,7 +55,11 @@ function figureName(f: FigureRef): string {
 
 export function parseGate(expression: string): Gate {
   const m = GATE.exec(expression);
-  if (!m) throw new ThresholdError(expression, 'expected "<metric> +<n>%", "<metric> -<n>pp" or "<metric> +<n><unit>", e.g. "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms +5ms"');
+  if (!m)
+    throw new ThresholdError(
+      expression,
+      'expected "<metric> +<n>%", "<metric> -<n>pp" or "<metric> +<n><unit>", e.g. "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms +5ms"',
+    );
   const [, figureSrc, sign, numText, suffix] = m;
   const figure = parseFigureOf(expression, figureSrc);
   const name = figureName(figure);
@@ -55,13 +68,24 @@ export function parseGate(expression: string): Gate {
   let unit: GateUnit = 'abs';
   if (suffix === '%') unit = 'pct';
   else if (suffix === 'pp') {
-    if (!isRatio && !name.endsWith('_pct')) throw new ThresholdError(expression, `"pp" (percentage points) applies to ratio or _pct metrics, not ${name}`);
+    if (!isRatio && !name.endsWith('_pct'))
+      throw new ThresholdError(
+        expression,
+        `"pp" (percentage points) applies to ratio or _pct metrics, not ${name}`,
+      );
     unit = 'pp';
   } else if (suffix) {
     const want = ABS_UNITS.find(([s]) => name.endsWith(s))?.[1];
-    if (want !== suffix) throw new ThresholdError(expression, `${name} is not measured in ${suffix}${want ? ` (its unit: ${want})` : ' (write the change without a unit, or in % )'}`);
+    if (want !== suffix)
+      throw new ThresholdError(
+        expression,
+        `${name} is not measured in ${suffix}${want ? ` (its unit: ${want})` : ' (write the change without a unit, or in % )'}`,
+      );
   } else if (isRatio && amount !== 0) {
-    throw new ThresholdError(expression, `write a change of ${name} in pp (percentage points) or %, e.g. "${name} -0.1pp"`);
+    throw new ThresholdError(
+      expression,
+      `write a change of ${name} in pp (percentage points) or %, e.g. "${name} -0.1pp"`,
+    );
   }
   return { expression: expression.trim(), figure, direction: sign === '+' ? 1 : -1, amount, unit };
 }
@@ -69,7 +93,8 @@ export function parseGate(expression: string): Gate {
 /** The change B − A may make in the regression direction before the gate fails. */
 function allowed(g: Gate, a: number): number {
   if (g.unit === 'pct') return (g.amount / 100) * Math.abs(a);
-  if (g.unit === 'pp' && g.figure.kind === 'step' && RATIO_METRICS.has(g.figure.metric)) return g.amount / 100;
+  if (g.unit === 'pp' && g.figure.kind === 'step' && RATIO_METRICS.has(g.figure.metric))
+    return g.amount / 100;
   return g.amount;
 }
 
@@ -102,7 +127,12 @@ function changeText(g: Gate, a: number, b: number): string {
   return `${s}${fmtFigure(Math.abs(d))}${rel}`;
 }
 
-export function judgePair(g: Gate, step: number | null, a: number | null, b: number | null): GatePair {
+export function judgePair(
+  g: Gate,
+  step: number | null,
+  a: number | null,
+  b: number | null,
+): GatePair {
   if (a === null || b === null) {
     const which = a === null && b === null ? 'A and B' : a === null ? 'A' : 'B';
     return { step, a, b, pass: false, text: `not measured in ${which}` };
@@ -121,17 +151,33 @@ export interface GateSide extends ThresholdContext {
 
 export function evaluateGate(g: Gate, a: GateSide, b: GateSide): GateResult {
   const name = figureText(g.figure);
-  const at = (p: GatePair) => `${g.figure.kind === 'step' ? `${g.figure.metric} step ${p.step}` : name}: ${p.text}`;
-  const result = (pass: boolean, pairs: GatePair[], summary: string): GateResult => ({ expression: g.expression, figure: name, pass, pairs, summary });
+  const at = (p: GatePair) =>
+    `${g.figure.kind === 'step' ? `${g.figure.metric} step ${p.step}` : name}: ${p.text}`;
+  const result = (pass: boolean, pairs: GatePair[], summary: string): GateResult => ({
+    expression: g.expression,
+    figure: name,
+    pass,
+    pairs,
+    summary,
+  });
   const done = (pairs: GatePair[]): GateResult => {
     const pass = pairs.length > 0 && pairs.every((p) => p.pass);
     if (pass) return result(true, pairs, `${g.expression}: pass (${pairs.map(at).join('; ')})`);
     const failing = pairs.filter((p) => !p.pass);
-    return result(false, pairs, `${g.expression}: FAIL — ${failing.length ? failing.map(at).join('; ') : `no step of ${name} in both runs`}`);
+    return result(
+      false,
+      pairs,
+      `${g.expression}: FAIL — ${failing.length ? failing.map(at).join('; ') : `no step of ${name} in both runs`}`,
+    );
   };
   if (g.figure.kind === 'capacity') {
     const row = g.figure.row;
-    if (!a.capacity || !b.capacity) return result(false, [], `${g.expression}: FAIL — no capacity table for ${!a.capacity ? 'A' : 'B'}`);
+    if (!a.capacity || !b.capacity)
+      return result(
+        false,
+        [],
+        `${g.expression}: FAIL — no capacity table for ${!a.capacity ? 'A' : 'B'}`,
+      );
     return done([judgePair(g, null, a.capacity[row] ?? null, b.capacity[row] ?? null)]);
   }
   const fig = g.figure;
@@ -143,7 +189,10 @@ export function evaluateGate(g: Gate, a: GateSide, b: GateSide): GateResult {
   const pairs: GatePair[] = [];
   for (const sa of selA.steps) {
     const sb = byIndexB.get(sa.index);
-    if (sb) pairs.push(judgePair(g, sa.index, STEP_METRICS[fig.metric](sa), STEP_METRICS[fig.metric](sb)));
+    if (sb)
+      pairs.push(
+        judgePair(g, sa.index, STEP_METRICS[fig.metric](sa), STEP_METRICS[fig.metric](sb)),
+      );
   }
   return done(pairs);
 }
@@ -159,13 +208,23 @@ export function parseFailOn(expression: string): FailOn {
   return { kind: 'gate', gate: parseGate(expression) };
 }
 
-export function evaluateFailOn(exprs: readonly string[], a: GateSide, b: GateSide): { pass: boolean; results: GateResult[] } {
+export function evaluateFailOn(
+  exprs: readonly string[],
+  a: GateSide,
+  b: GateSide,
+): { pass: boolean; results: GateResult[] } {
   const results = exprs.map((e): GateResult => {
     const f = parseFailOn(e);
     if (f.kind === 'gate') return evaluateGate(f.gate, a, b);
     const r = evaluateOnRun(f.expression, b);
     const th = r.threshold;
-    return { expression: th.expression, figure: figureText(th.figure), pass: r.pass, pairs: [], summary: `${r.summary.replace(/: fail/, ': FAIL')} (on B)` };
+    return {
+      expression: th.expression,
+      figure: figureText(th.figure),
+      pass: r.pass,
+      pairs: [],
+      summary: `${r.summary.replace(/: fail/, ': FAIL')} (on B)`,
+    };
   });
   return { pass: results.every((r) => r.pass), results };
 }

@@ -63,15 +63,30 @@ export interface KneeOptions {
  * Conservative on repeats: a value that was stable on one step and failed on another is
  * not safe, and a stable step above the first failure is listed, not used.
  */
-export function findKnee(steps: readonly StepResult[], driver: StepMetricName, opts: KneeOptions = {}): Knee {
+export function findKnee(
+  steps: readonly StepResult[],
+  driver: StepMetricName,
+  opts: KneeOptions = {},
+): Knee {
   const skip = opts.attributedElsewhere ?? new Set<number>();
   // An incomplete (cut-short) step covers only part of its window: a stable one is never
   // cited as capacity; a failed one (the server closed every socket) still marks a limit.
   const incomplete = new Set(steps.filter((s) => s.complete === false).map((s) => s.index));
   // A search's step is no evidence when a longer run of its value replaced it, nor when it
   // failed while the server was still recovering from the step before (its backlog's failure).
-  const notEvidence = new Set(steps.filter((s) => s.search && (s.search.superseded_by !== undefined || (s.search.recovered === false && s.verdict !== 'stable'))).map((s) => s.index));
-  const all = orderAlong(steps, driver).filter((p) => !notEvidence.has(p.step) && !(incomplete.has(p.step) && p.verdict === 'stable'));
+  const notEvidence = new Set(
+    steps
+      .filter(
+        (s) =>
+          s.search &&
+          (s.search.superseded_by !== undefined ||
+            (s.search.recovered === false && s.verdict !== 'stable')),
+      )
+      .map((s) => s.index),
+  );
+  const all = orderAlong(steps, driver).filter(
+    (p) => !notEvidence.has(p.step) && !(incomplete.has(p.step) && p.verdict === 'stable'),
+  );
   const judged = all.filter((p) => isJudged(p.verdict) && !skip.has(p.step));
   const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
   const firstBroken = judged.find((p) => p.verdict === 'broken') ?? null;
@@ -79,8 +94,12 @@ export function findKnee(steps: readonly StepResult[], driver: StepMetricName, o
   // Strictly below: a value that was both stable and failed in one run is not safe.
   const lastStable = lastStableBelow(judged, firstBroken?.value ?? Infinity);
   const safe = lastStableBelow(judged, firstUnsafe?.value ?? Infinity);
-  const generatorAbove = all.filter((p) => p.verdict === 'generator-bound' && p.value > (safe?.value ?? -Infinity));
-  const stableAbove = firstUnsafe ? judged.filter((p) => p.verdict === 'stable' && p.value >= firstUnsafe.value) : [];
+  const generatorAbove = all.filter(
+    (p) => p.verdict === 'generator-bound' && p.value > (safe?.value ?? -Infinity),
+  );
+  const stableAbove = firstUnsafe
+    ? judged.filter((p) => p.verdict === 'stable' && p.value >= firstUnsafe.value)
+    : [];
 
   return {
     driver,

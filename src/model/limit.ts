@@ -13,14 +13,17 @@
  */
 import { fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct } from './format.js';
 
-/** Whose process met an environment limit: the server's, or rtcap's own (coordinator, generators). */
+/**
+ * Whose process met an environment limit: the server's, or rtcap's own (coordinator, generators).
+ */
 export type LimitProcess = 'server' | 'generator' | 'coordinator';
 
 /** An operating-system resource that ran out. */
 export type EnvironmentResource = 'open files' | 'ephemeral ports' | 'memory cgroup';
 
 /** Which of the generator's own figures tripped (docs/ARCHITECTURE.md "Measurement rules"). */
-export type GeneratorFigure = 'offered' | 'event-loop lag p99' | 'CPU' | 'OS limit' | 'pending state';
+export type GeneratorFigure =
+  'offered' | 'event-loop lag p99' | 'CPU' | 'OS limit' | 'pending state';
 
 export type Limit =
   /** Server CPU % reached its safe line (measured, or where the fitted line crosses it). */
@@ -28,7 +31,12 @@ export type Limit =
   /** Server memory % reached its safe line. */
   | { kind: 'server-memory'; mem_pct: number | null; safe_pct: number }
   /** Everything delivered, but first-receipt latency over the SLO. */
-  | { kind: 'latency-slo'; p95_ms: number | null; slo_p95_ms: number | null; detail?: string | null }
+  | {
+      kind: 'latency-slo';
+      p95_ms: number | null;
+      slo_p95_ms: number | null;
+      detail?: string | null;
+    }
   /** Messages or acknowledgements the server did not deliver. */
   | { kind: 'delivery'; detail: string | null }
   /** Joins too slow, too few, or answered below the rate offered. */
@@ -56,7 +64,13 @@ export type Limit =
       builtin?: boolean;
     }
   /** The load generator fell behind: the figure that tripped, its value and its limit. */
-  | { kind: 'generator-bound'; figure: GeneratorFigure; value: number | null; limit: number | null; detail?: string | null }
+  | {
+      kind: 'generator-bound';
+      figure: GeneratorFigure;
+      value: number | null;
+      limit: number | null;
+      detail?: string | null;
+    }
   /** The search or campaign entry spent its time budget before finding a limit. */
   | { kind: 'budget-spent'; budget_s: number | null }
   /** The steps asked for ended before any limit was reached. */
@@ -105,7 +119,10 @@ const PROCESS_WORDS: Record<LimitProcess, string> = {
 
 type EnvironmentLimit = Extract<Limit, { kind: 'environment' }>;
 
-/** "server process open-file limit 20,000" — the resource, whose process, the number (the pid stays in the data). */
+/**
+ * "server process open-file limit 20,000" — the resource, whose process, the number (the pid stays
+ * in the data).
+ */
 export function environmentText(l: EnvironmentLimit): string {
   const who = PROCESS_WORDS[l.process];
   switch (l.resource) {
@@ -121,7 +138,8 @@ export function environmentText(l: EnvironmentLimit): string {
 /** What to do about an environment limit, in one clause. */
 export function environmentRemedy(l: EnvironmentLimit): string {
   if (l.resource === 'open files') {
-    if (l.process !== 'server') return 'raise `ulimit -n` for rtcap, or spread the load over more generator processes or machines';
+    if (l.process !== 'server')
+      return 'raise `ulimit -n` for rtcap, or spread the load over more generator processes or machines';
     return l.builtin
       ? 'raise `ulimit -n` before the run, or run more server processes (target.server.workers, `rtcap serve --workers`)'
       : "raise the server's open-file limit (`ulimit -n`, LimitNOFILE= in its unit)";
@@ -129,14 +147,19 @@ export function environmentRemedy(l: EnvironmentLimit): string {
   if (l.resource === 'ephemeral ports') {
     return 'add source addresses (load.source_addresses) or widen net.ipv4.ip_local_port_range';
   }
-  return l.process === 'server' ? "raise the server cgroup's memory.max" : "raise rtcap's cgroup memory.max";
+  return l.process === 'server'
+    ? "raise the server cgroup's memory.max"
+    : "raise rtcap's cgroup memory.max";
 }
 
 /**
  * A table row's limit in words: its Limit when it has one, else the short tag a file written
  * before limits were recorded carries ("—" when neither).
  */
-export function rowLimitWords(row: { limit?: Limit | null; limiting_factor?: string | null }, opts: { remedy?: boolean } = {}): string {
+export function rowLimitWords(
+  row: { limit?: Limit | null; limiting_factor?: string | null },
+  opts: { remedy?: boolean } = {},
+): string {
   if (row.limit) return limitWords(row.limit, opts);
   return row.limiting_factor ?? '—';
 }
@@ -149,7 +172,8 @@ export function limitRemedy(limit: Limit): string | null {
 function generatorText(l: Extract<Limit, { kind: 'generator-bound' }>): string {
   // The verdict's own words for the figure, when the limit carries them.
   if (l.detail && l.figure !== 'OS limit') return l.detail;
-  const over = (v: string, lim: string, cmp: string) => (l.limit === null ? v : `${v} ${cmp} ${lim}`);
+  const over = (v: string, lim: string, cmp: string) =>
+    l.limit === null ? v : `${v} ${cmp} ${lim}`;
   switch (l.figure) {
     case 'offered':
       return `offered ${over(fmtRatioPct(l.value), fmtRatioPct(l.limit), '<')} of the scheduled load`;
@@ -204,7 +228,9 @@ export function limitWords(limit: Limit, opts: { remedy?: boolean } = {}): strin
     case 'bandwidth':
       return 'bandwidth: the server could not send the messages out';
     case 'presence-quota':
-      return limit.quota_per_s === null ? 'presence quota' : `presence quota ${fmtRate(limit.quota_per_s)}`;
+      return limit.quota_per_s === null
+        ? 'presence quota'
+        : `presence quota ${fmtRate(limit.quota_per_s)}`;
     case 'environment': {
       const text = `environment limit: ${environmentText(limit)}`;
       return remedy ? `${text} — ${environmentRemedy(limit)}` : text;
@@ -212,9 +238,13 @@ export function limitWords(limit: Limit, opts: { remedy?: boolean } = {}): strin
     case 'generator-bound':
       return `generator-bound: ${generatorText(limit)}`;
     case 'budget-spent':
-      return limit.budget_s === null ? 'budget spent' : `budget spent (${fmtInt(limit.budget_s)} s)`;
+      return limit.budget_s === null
+        ? 'budget spent'
+        : `budget spent (${fmtInt(limit.budget_s)} s)`;
     case 'range-end':
-      return limit.highest ? `range end: no limit reached up to ${limit.highest}` : 'range end: no limit reached';
+      return limit.highest
+        ? `range end: no limit reached up to ${limit.highest}`
+        : 'range end: no limit reached';
     case 'no-stable-step':
       return 'no stable step';
   }

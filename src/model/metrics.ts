@@ -108,8 +108,13 @@ export const STEP_METRICS = {
   cdc_subscribers: (s) => num(extra<PostgresChangesExtra>(s).subscribers),
   cdc_changes_per_s: (s) => num(extra<PostgresChangesExtra>(s).changes_per_s),
   cdc_missing: (s) => num(extra<PostgresChangesExtra>(s).deliveries_missing),
-  /** Acks by ack time per steady second (rates.acked_per_s); older results: the write-only extra. */
-  acked_per_s: (s) => (s.rates?.acked_per_s !== undefined ? num(s.rates.acked_per_s) : num(extra<WriteOnlyExtra>(s).acked_per_s)),
+  /**
+   * Acks by ack time per steady second (rates.acked_per_s); older results: the write-only extra.
+   */
+  acked_per_s: (s) =>
+    s.rates?.acked_per_s !== undefined
+      ? num(s.rates.acked_per_s)
+      : num(extra<WriteOnlyExtra>(s).acked_per_s),
 } satisfies Record<string, StepMetric>;
 
 export type StepMetricName = keyof typeof STEP_METRICS;

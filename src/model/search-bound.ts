@@ -34,6 +34,10 @@ export function applySearchStop(rows: CapacityRow[], sweep: SearchStop | undefin
         evidence: `${row.evidence}; the search spent its budget${budget !== null ? ` (${Math.round(budget)} s)` : ''} before it reached a limit`,
       };
     }
-    return { ...row, display: `≥ ${v}, range end`, evidence: `${row.evidence}; the search reached the top of its range (sweep.max) with no limit` };
+    return {
+      ...row,
+      display: `≥ ${v}, range end`,
+      evidence: `${row.evidence}; the search reached the top of its range (sweep.max) with no limit`,
+    };
   });
 }

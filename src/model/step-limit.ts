@@ -38,7 +38,8 @@ export interface StepLimitContext {
  * ("join: " in results transcribed from the seed), a refused upgrade, a close frame (1006 is no
  * close frame at all: the TCP connection just ended), a channel error, a refused send or track.
  */
-const SERVER_SAID = /^(join refused: |join: |upgrade refused: |closed by server: (?!1006\b)|phx_error: |ack error: |presence track refused: )/;
+const SERVER_SAID =
+  /^(join refused: |join: |upgrade refused: |closed by server: (?!1006\b)|phx_error: |ack error: |presence track refused: )/;
 
 /**
  * Open files close enough to the limit that the next accept() fails: within 1 % or 8
@@ -50,7 +51,10 @@ export function atOpenFilesLimit(open: number, limit: number | null): limit is n
   return open >= limit - Math.max(8, Math.ceil(limit * 0.01));
 }
 
-function topReason(errors: Record<string, number>, keep: (reason: string) => boolean): [string, number] | null {
+function topReason(
+  errors: Record<string, number>,
+  keep: (reason: string) => boolean,
+): [string, number] | null {
   let best: [string, number] | null = null;
   for (const [reason, n] of Object.entries(errors)) {
     if (n > 0 && keep(reason) && (!best || n > best[1])) best = [reason, n];
@@ -66,7 +70,10 @@ function errnoOf(step: StepResult): string | null {
   return null;
 }
 
-/** The generator's figures in the order a root cause comes first (CPU starves the loop, which falls behind). */
+/**
+ * The generator's figures in the order a root cause comes first (CPU starves the loop, which falls
+ * behind).
+ */
 const GENERATOR_REASONS: ReadonlyArray<[GeneratorFigure, RegExp]> = [
   ['CPU', /^generator CPU /],
   ['event-loop lag p99', /^generator event-loop lag p99 /],
@@ -75,11 +82,12 @@ const GENERATOR_REASONS: ReadonlyArray<[GeneratorFigure, RegExp]> = [
 ];
 
 /**
- * The limit the verdict judged the figure against, read from its reason ("… > 60 ms", "… < 99.00%"):
- * the run's own setting even where the result keeps no copy of the profile.
+ * The limit the verdict judged the figure against, read from its reason ("… > 60 ms", "… <
+ * 99.00%"): the run's own setting even where the result keeps no copy of the profile.
  */
 function judgedLimit(figure: GeneratorFigure, reason: string): number | null {
-  const m = figure === 'offered' ? / < ([\d.]+)%/.exec(reason) : / > ([\d,.]+) ?(ms|%)$/.exec(reason);
+  const m =
+    figure === 'offered' ? / < ([\d.]+)%/.exec(reason) : / > ([\d,.]+) ?(ms|%)$/.exec(reason);
   if (!m) return null;
   const n = Number(m[1].replace(/,/g, ''));
   if (!Number.isFinite(n)) return null;
@@ -93,24 +101,50 @@ function generatorLimit(step: StepResult, ctx: StepLimitContext): Limit {
   const errno = errnoOf(step);
   const os = ctx.generator_os;
   if ((errno === 'EMFILE' || errno === 'ENFILE') && os?.open_files_per_process) {
-    return { kind: 'environment', resource: 'open files', process: 'generator', limit: os.open_files_per_process };
+    return {
+      kind: 'environment',
+      resource: 'open files',
+      process: 'generator',
+      limit: os.open_files_per_process,
+    };
   }
   if ((errno === 'EADDRNOTAVAIL' || errno === 'EADDRINUSE') && os?.ephemeral_ports) {
-    return { kind: 'environment', resource: 'ephemeral ports', process: 'generator', limit: os.ephemeral_ports };
+    return {
+      kind: 'environment',
+      resource: 'ephemeral ports',
+      process: 'generator',
+      limit: os.ephemeral_ports,
+    };
   }
-  if (errno) return { kind: 'generator-bound', figure: 'OS limit', value: null, limit: null, detail: errno };
+  if (errno)
+    return { kind: 'generator-bound', figure: 'OS limit', value: null, limit: null, detail: errno };
   const own = step.verdict_reasons.filter((r) => !r.startsWith('also:'));
   for (const [figure, re] of GENERATOR_REASONS) {
     const detail = own.find((r) => re.test(r));
     if (!detail) continue;
     const [value, configured] =
-      figure === 'CPU' ? [g?.cpu_pct ?? null, lim.max_cpu_pct]
-      : figure === 'event-loop lag p99' ? [g?.event_loop_lag_p99_ms ?? null, lim.max_event_loop_lag_p99_ms]
-      : figure === 'offered' ? [g?.offered_ratio ?? null, lim.min_offered_ratio]
-      : [null, null];
-    return { kind: 'generator-bound', figure, value, limit: judgedLimit(figure, detail) ?? configured, detail };
+      figure === 'CPU'
+        ? [g?.cpu_pct ?? null, lim.max_cpu_pct]
+        : figure === 'event-loop lag p99'
+          ? [g?.event_loop_lag_p99_ms ?? null, lim.max_event_loop_lag_p99_ms]
+          : figure === 'offered'
+            ? [g?.offered_ratio ?? null, lim.min_offered_ratio]
+            : [null, null];
+    return {
+      kind: 'generator-bound',
+      figure,
+      value,
+      limit: judgedLimit(figure, detail) ?? configured,
+      detail,
+    };
   }
-  return { kind: 'generator-bound', figure: 'OS limit', value: null, limit: null, detail: own[0] ?? null };
+  return {
+    kind: 'generator-bound',
+    figure: 'OS limit',
+    value: null,
+    limit: null,
+    detail: own[0] ?? null,
+  };
 }
 
 /** The step's first own reason matching `re` (not an "also:" line), or null. */
@@ -121,7 +155,10 @@ function reasonMatching(step: StepResult, re: RegExp): string | null {
 function failedWithoutWords(step: StepResult, failed: number): Limit {
   const other = topReason(step.errors ?? {}, (r) => !SERVER_SAID.test(r));
   const how = other ? `: ${other[0]} ×${fmtInt(other[1])}` : '';
-  return { kind: 'join-slo', detail: `${fmtInt(failed)} connections failed${how}, no reason given by the server` };
+  return {
+    kind: 'join-slo',
+    detail: `${fmtInt(failed)} connections failed${how}, no reason given by the server`,
+  };
 }
 
 /** What stopped a step; `range-end` when nothing did (a stable step). */
@@ -129,15 +166,27 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
   if (step.verdict === 'generator-bound') return generatorLimit(step, ctx);
   const mem = step.server?.mem_pct ?? null;
   const cpu = step.server?.cpu_pct ?? null;
-  if (mem !== null && mem >= ctx.safe.mem_pct) return { kind: 'server-memory', mem_pct: mem, safe_pct: ctx.safe.mem_pct };
-  if (cpu !== null && cpu >= ctx.safe.cpu_pct) return { kind: 'server-cpu', cpu_pct: cpu, safe_pct: ctx.safe.cpu_pct };
+  if (mem !== null && mem >= ctx.safe.mem_pct)
+    return { kind: 'server-memory', mem_pct: mem, safe_pct: ctx.safe.mem_pct };
+  if (cpu !== null && cpu >= ctx.safe.cpu_pct)
+    return { kind: 'server-cpu', cpu_pct: cpu, safe_pct: ctx.safe.cpu_pct };
   // Seed §3: at 100 KB the sender could not get messages out — egress, not receivers.
-  if ((step.extra as Partial<PayloadSizeExtra> | undefined)?.failure_side === 'server-could-not-send') return { kind: 'bandwidth' };
+  if (
+    (step.extra as Partial<PayloadSizeExtra> | undefined)?.failure_side === 'server-could-not-send'
+  )
+    return { kind: 'bandwidth' };
   const failed = step.connections?.failed ?? 0;
   const dropped = step.connections?.disconnected ?? 0;
   const files = step.server?.open_files;
   if ((failed > 0 || dropped > 0) && files && atOpenFilesLimit(files.max, files.limit)) {
-    return { kind: 'environment', resource: 'open files', process: 'server', limit: files.limit, pid: files.pid, builtin: ctx.builtin ?? false };
+    return {
+      kind: 'environment',
+      resource: 'open files',
+      process: 'server',
+      limit: files.limit,
+      pid: files.pid,
+      builtin: ctx.builtin ?? false,
+    };
   }
   if (failed > 0 || dropped > 0) {
     const said = topReason(step.errors ?? {}, (r) => SERVER_SAID.test(r));
@@ -147,15 +196,23 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
   if (dropped > 0) return { kind: 'disconnects', count: dropped };
   if (step.verdict === 'broken') {
     const join = reasonMatching(step, /^joins? /);
-    return join ? { kind: 'join-slo', detail: join } : { kind: 'delivery', detail: step.verdict_reasons[0] ?? null };
+    return join
+      ? { kind: 'join-slo', detail: join }
+      : { kind: 'delivery', detail: step.verdict_reasons[0] ?? null };
   }
   if (step.verdict === 'degraded') {
     const join = reasonMatching(step, /^join/);
-    if (join && !reasonMatching(step, /^(?!join )(\w+ )?p9[59] /)) return { kind: 'join-slo', detail: join };
+    if (join && !reasonMatching(step, /^(?!join )(\w+ )?p9[59] /))
+      return { kind: 'join-slo', detail: join };
     const p95 = step.latency_ms?.p95 ?? null;
     const slo = ctx.slo_p95_ms ?? null;
     const over = p95 !== null && slo !== null && p95 > slo;
-    return { kind: 'latency-slo', p95_ms: over ? p95 : null, slo_p95_ms: over ? slo : null, detail: step.verdict_reasons[0] ?? null };
+    return {
+      kind: 'latency-slo',
+      p95_ms: over ? p95 : null,
+      slo_p95_ms: over ? slo : null,
+      detail: step.verdict_reasons[0] ?? null,
+    };
   }
   return { kind: 'range-end' };
 }
@@ -205,7 +262,11 @@ export function factorOfLimit(limit: Limit): LimitingFactor {
 }
 
 /** What stopped a step, as a short tag (limitOfStep has the whole limit). */
-export function limitingFactorOfStep(step: StepResult, safe: StepLimitContext['safe'], ctx: Omit<StepLimitContext, 'safe'> = {}): LimitingFactor {
+export function limitingFactorOfStep(
+  step: StepResult,
+  safe: StepLimitContext['safe'],
+  ctx: Omit<StepLimitContext, 'safe'> = {},
+): LimitingFactor {
   return factorOfLimit(limitOfStep(step, { ...ctx, safe }));
 }
 
@@ -214,12 +275,17 @@ export interface LimitRun {
   profile: { resolved?: unknown };
   target?: { builtin?: boolean };
   slo?: { p95_ms?: number };
-  generator?: { limits?: { open_files_per_process: number | null; ephemeral_ports: number | null } };
+  generator?: {
+    limits?: { open_files_per_process: number | null; ephemeral_ports: number | null };
+  };
 }
 
-/** The limit context of a run: its SLO, built-in or not, rtcap's OS limits, the generator's limits. */
+/**
+ * The limit context of a run: its SLO, built-in or not, rtcap's OS limits, the generator's limits.
+ */
 export function limitContextOf(run: LimitRun): Omit<StepLimitContext, 'safe'> {
-  const g = (run.profile.resolved as { generator?: Partial<GeneratorLimits> } | null | undefined)?.generator;
+  const g = (run.profile.resolved as { generator?: Partial<GeneratorLimits> } | null | undefined)
+    ?.generator;
   return {
     generator: { ...DEFAULT_GENERATOR_LIMITS, ...g },
     slo_p95_ms: run.slo?.p95_ms ?? null,

@@ -7,7 +7,8 @@
  * under 200 ms" for a run means under 200 ms at every load level.
  *
  * A figure that was not measured fails the threshold: a gate must not pass on a missing
- * number (docs/ARCHITECTURE.md "Measurement rules": missing is null, never 0). So does a threshold that selects nothing.
+ * number (docs/ARCHITECTURE.md "Measurement rules": missing is null, never 0). So does a threshold
+ * that selects nothing.
  */
 import type { StepResult } from '../result/result.js';
 import { FigureError, figureText, parseFigure, selectSteps, type FigureRef } from './figure-ref.js';
@@ -37,9 +38,13 @@ export class ThresholdError extends Error {
 }
 
 /** Metrics that are ratios 0..1; `99.9%` on them means 0.999. */
-export const RATIO_METRICS: ReadonlySet<StepMetricName> = new Set(['delivery_rate', 'offered_ratio']);
+export const RATIO_METRICS: ReadonlySet<StepMetricName> = new Set([
+  'delivery_rate',
+  'offered_ratio',
+]);
 
-const EXPR = /^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\{[^}]*\})?)\s*(<=|>=|==|!=|<|>)\s*(-?[0-9][0-9_]*(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*(%?)\s*$/i;
+const EXPR =
+  /^\s*([A-Za-z_][A-Za-z0-9_.]*(?:\{[^}]*\})?)\s*(<=|>=|==|!=|<|>)\s*(-?[0-9][0-9_]*(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*(%?)\s*$/i;
 
 /** Throws FigureError as a ThresholdError naming the expression. */
 export function parseFigureOf(expression: string, text: string): FigureRef {
@@ -54,7 +59,10 @@ export function parseFigureOf(expression: string, text: string): FigureRef {
 export function parseThreshold(expression: string): Threshold {
   const m = EXPR.exec(expression);
   if (!m) {
-    throw new ThresholdError(expression, 'expected "<metric> <op> <number>", e.g. "p95_ms < 200"; ops: < <= > >= == !=');
+    throw new ThresholdError(
+      expression,
+      'expected "<metric> <op> <number>", e.g. "p95_ms < 200"; ops: < <= > >= == !=',
+    );
   }
   const [, figureSrc, op, numText, pct] = m;
   const figure = parseFigureOf(expression, figureSrc);
@@ -64,7 +72,10 @@ export function parseThreshold(expression: string): Threshold {
     const name = figure.kind === 'step' ? figure.metric : figureText(figure);
     if (figure.kind === 'step' && RATIO_METRICS.has(figure.metric)) value /= 100;
     else if (!name.endsWith('_pct')) {
-      throw new ThresholdError(expression, `"%" only applies to ratio or _pct metrics, not ${name}`);
+      throw new ThresholdError(
+        expression,
+        `"%" only applies to ratio or _pct metrics, not ${name}`,
+      );
     }
   }
   return { expression: expression.trim(), figure, op: op as ThresholdOp, value };
@@ -72,7 +83,9 @@ export function parseThreshold(expression: string): Threshold {
 
 /** The expression and abort_on_fail of a profile entry, whichever form it has. */
 export function thresholdSpec(s: ThresholdSpec): { expression: string; abortOnFail: boolean } {
-  return typeof s === 'string' ? { expression: s, abortOnFail: false } : { expression: s.threshold, abortOnFail: s.abort_on_fail ?? false };
+  return typeof s === 'string'
+    ? { expression: s, abortOnFail: false }
+    : { expression: s.threshold, abortOnFail: s.abort_on_fail ?? false };
 }
 
 export function compare(actual: number, op: ThresholdOp, bound: number): boolean {
@@ -104,7 +117,10 @@ export interface ThresholdContext {
   steps: readonly StepResult[];
   /** The run's scenario, for `{scenario:...}` selectors; unknown: they select every run. */
   scenario?: string;
-  /** Capacity row id → value (capacity.json `values`, or a run's own analysis); absent: capacity thresholds fail, saying so. */
+  /**
+   * Capacity row id → value (capacity.json `values`, or a run's own analysis); absent: capacity
+   * thresholds fail, saying so.
+   */
   capacity?: Readonly<Record<string, number | null>>;
 }
 
@@ -125,7 +141,11 @@ export interface ThresholdResult {
 
 export function evaluateOnStep(t: Threshold | string, step: StepResult): StepThresholdResult {
   const th = typeof t === 'string' ? parseThreshold(t) : t;
-  if (th.figure.kind !== 'step') throw new ThresholdError(th.expression, 'a capacity threshold is judged on the capacity table, not on a step');
+  if (th.figure.kind !== 'step')
+    throw new ThresholdError(
+      th.expression,
+      'a capacity threshold is judged on the capacity table, not on a step',
+    );
   const actual = STEP_METRICS[th.figure.metric](step);
   return { step: step.index, actual, pass: actual !== null && compare(actual, th.op, th.value) };
 }
@@ -152,13 +172,27 @@ export function fmtFigure(v: number | null): string {
   return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
 }
 
-function evaluateCapacity(th: Threshold & { figure: { kind: 'capacity' } }, ctx: ThresholdContext): ThresholdResult {
+function evaluateCapacity(
+  th: Threshold & { figure: { kind: 'capacity' } },
+  ctx: ThresholdContext,
+): ThresholdResult {
   const base = { threshold: th, applicable: true, steps: [], worst: null };
-  if (!ctx.capacity) return { ...base, pass: false, actual: null, summary: `${th.expression}: fail — no capacity table to judge it on` };
+  if (!ctx.capacity)
+    return {
+      ...base,
+      pass: false,
+      actual: null,
+      summary: `${th.expression}: fail — no capacity table to judge it on`,
+    };
   const actual = ctx.capacity[th.figure.row] ?? null;
   const pass = actual !== null && compare(actual, th.op, th.value);
   const shown = actual === null ? 'the row has no value' : fmtFigure(actual);
-  return { ...base, pass, actual, summary: `${th.expression}: ${pass ? 'pass' : 'fail'} (${shown})` };
+  return {
+    ...base,
+    pass,
+    actual,
+    summary: `${th.expression}: ${pass ? 'pass' : 'fail'} (${shown})`,
+  };
 }
 
 /** A threshold on a run: every selected step must pass. Nothing selected fails (nothing shown). */
@@ -167,13 +201,22 @@ export function evaluateOnRun(t: Threshold | string, run: ThresholdContext): Thr
   const fig = th.figure;
   if (fig.kind === 'capacity') return evaluateCapacity({ ...th, figure: fig }, run);
   const sel = selectSteps(fig, run.steps, run.scenario);
-  if (!sel.applicable) return { threshold: th, pass: true, applicable: false, steps: [], worst: null, summary: `${th.expression}: not applicable — ${sel.why}` };
+  if (!sel.applicable)
+    return {
+      threshold: th,
+      pass: true,
+      applicable: false,
+      steps: [],
+      worst: null,
+      summary: `${th.expression}: not applicable — ${sel.why}`,
+    };
   const steps = sel.steps.map((s) => evaluateOnStep(th, s));
   const pass = steps.length > 0 && steps.every((s) => s.pass);
   let worst: StepThresholdResult | null = null;
   for (const s of steps) if (!worst || badness(th, s.actual) > badness(th, worst.actual)) worst = s;
   const failing = steps.filter((s) => !s.pass);
-  const none = run.steps.length === 0 ? 'the run has no steps' : `no step matches ${figureText(fig)}`;
+  const none =
+    run.steps.length === 0 ? 'the run has no steps' : `no step matches ${figureText(fig)}`;
   const summary =
     steps.length === 0
       ? `${th.expression}: fail — ${none}`
@@ -183,11 +226,17 @@ export function evaluateOnRun(t: Threshold | string, run: ThresholdContext): Thr
   return { threshold: th, pass, applicable: true, steps, worst, summary };
 }
 
-/** How an abort_on_fail stop begins its reason (a run's abort_reason), so a campaign can tell it apart. */
+/**
+ * How an abort_on_fail stop begins its reason (a run's abort_reason), so a campaign can tell it
+ * apart.
+ */
 export const ABORT_ON_FAIL_PREFIX = 'threshold failed with abort_on_fail: ';
 
 /** All thresholds of a profile; throws ThresholdError naming the first unparsable one. */
-export function evaluateThresholds(specs: readonly ThresholdSpec[], run: ThresholdContext): { pass: boolean; results: ThresholdResult[] } {
+export function evaluateThresholds(
+  specs: readonly ThresholdSpec[],
+  run: ThresholdContext,
+): { pass: boolean; results: ThresholdResult[] } {
   const parsed = specs.map((s) => parseThreshold(thresholdSpec(s).expression));
   const results = parsed.map((t) => evaluateOnRun(t, run));
   return { pass: results.every((r) => r.pass), results };

@@ -34,9 +34,15 @@ export interface VerdictInput {
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   generator_offered_ratio: number | null;
-  /** The offered ratio per part of the load (traffic kind, joins), to name the parts that fell behind. */
+  /**
+   * The offered ratio per part of the load (traffic kind, joins), to name the parts that fell
+   * behind.
+   */
   generator_offered_by_part?: Record<string, number> | null;
-  /** Connections the step asked for: join success is (target − failed) ÷ target. Absent: any failure breaks. */
+  /**
+   * Connections the step asked for: join success is (target − failed) ÷ target. Absent: any failure
+   * breaks.
+   */
   connections_target?: number;
   /** Scheduled join time → ok reply, p95 of the step's joins; null when none joined. */
   join_latency_p95_ms?: number | null;
@@ -145,13 +151,21 @@ export function decideVerdict(
   // shortfall, and the failed connections below make the step broken.
   const refusedOutright = input.connections_joined === 0 && input.connections_failed > 0;
   if (offered !== null && offered < limits.min_offered_ratio && !refusedOutright) {
-    const behind = Object.entries(input.generator_offered_by_part ?? {}).filter(([, r]) => r < limits.min_offered_ratio);
-    const parts = behind.length ? ` (behind: ${behind.map(([part, r]) => `${partLabel(part)} ${fmtRatioPct(r)}`).join(', ')})` : '';
-    generator.push(`offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}${parts}`);
+    const behind = Object.entries(input.generator_offered_by_part ?? {}).filter(
+      ([, r]) => r < limits.min_offered_ratio,
+    );
+    const parts = behind.length
+      ? ` (behind: ${behind.map(([part, r]) => `${partLabel(part)} ${fmtRatioPct(r)}`).join(', ')})`
+      : '';
+    generator.push(
+      `offered ${fmtRatioPct(offered)} of the scheduled load < ${fmtRatioPct(limits.min_offered_ratio)}${parts}`,
+    );
   }
   const lag = input.generator_lag_p99_ms;
   if (lag !== null && lag > limits.max_event_loop_lag_p99_ms) {
-    generator.push(`generator event-loop lag p99 ${fmtMs(lag)} > ${fmtMs(limits.max_event_loop_lag_p99_ms)}`);
+    generator.push(
+      `generator event-loop lag p99 ${fmtMs(lag)} > ${fmtMs(limits.max_event_loop_lag_p99_ms)}`,
+    );
   }
   const gcpu = input.generator_cpu_pct;
   if (gcpu !== null && gcpu > limits.max_cpu_pct) {
@@ -159,11 +173,15 @@ export function decideVerdict(
   }
   const untracked = input.acks?.untracked ?? 0;
   if (untracked > 0) {
-    generator.push(`pending-ack state full: ${fmtInt(untracked)} send${untracked === 1 ? '' : 's'} not tracked`);
+    generator.push(
+      `pending-ack state full: ${fmtInt(untracked)} send${untracked === 1 ? '' : 's'} not tracked`,
+    );
   }
   const untrackedTracks = input.presence_tracks?.untracked ?? 0;
   if (untrackedTracks > 0) {
-    generator.push(`presence pending-track state full: ${fmtInt(untrackedTracks)} track${untrackedTracks === 1 ? '' : 's'} not tracked`);
+    generator.push(
+      `presence pending-track state full: ${fmtInt(untrackedTracks)} track${untrackedTracks === 1 ? '' : 's'} not tracked`,
+    );
   }
   const errno = generatorErrnoCounts(input.errors);
   const classified = input.error_classes.generator ?? 0;
@@ -184,11 +202,16 @@ export function decideVerdict(
   }
   // A send counts as taken only once acknowledged.
   const unacked = input.acks?.unacked ?? 0;
-  if (unacked > 0) broken.push(`${fmtInt(unacked)} send${unacked === 1 ? '' : 's'} never acknowledged`);
+  if (unacked > 0)
+    broken.push(`${fmtInt(unacked)} send${unacked === 1 ? '' : 's'} never acknowledged`);
   const refused = input.acks?.errors ?? 0;
-  if (refused > 0) broken.push(`${fmtInt(refused)} send${refused === 1 ? '' : 's'} refused (ack error)`);
+  if (refused > 0)
+    broken.push(`${fmtInt(refused)} send${refused === 1 ? '' : 's'} refused (ack error)`);
   const unanswered = input.presence_tracks?.unanswered ?? 0;
-  if (unanswered > 0) broken.push(`${fmtInt(unanswered)} presence track${unanswered === 1 ? '' : 's'} never answered`);
+  if (unanswered > 0)
+    broken.push(
+      `${fmtInt(unanswered)} presence track${unanswered === 1 ? '' : 's'} never answered`,
+    );
   if (input.connections_failed > 0) {
     const need = slo.join_success ?? 1;
     const target = input.connections_target ?? 0;
@@ -196,7 +219,10 @@ export function decideVerdict(
       broken.push(`${fmtInt(input.connections_failed)} connections failed or were rejected`);
     } else {
       const success = Math.max(0, target - input.connections_failed) / target;
-      if (success < need) broken.push(`joins ${fmtRatioPct(success)} succeeded < SLO ${fmtRatioPct(need)} (${fmtInt(input.connections_failed)} failed or rejected)`);
+      if (success < need)
+        broken.push(
+          `joins ${fmtRatioPct(success)} succeeded < SLO ${fmtRatioPct(need)} (${fmtInt(input.connections_failed)} failed or rejected)`,
+        );
     }
   }
   if (input.connections_disconnected > 0) {
@@ -214,10 +240,15 @@ export function decideVerdict(
   const p95 = input.latency_p95_ms;
   const p99 = input.latency_p99_ms;
   const byKind = Object.entries(input.latency_by_kind ?? {});
-  const latencies = byKind.length > 1 ? byKind.map(([kind, l]) => ({ name: `${kind} `, p95: l.p95_ms, p99: l.p99_ms })) : [{ name: '', p95, p99 }];
+  const latencies =
+    byKind.length > 1
+      ? byKind.map(([kind, l]) => ({ name: `${kind} `, p95: l.p95_ms, p99: l.p99_ms }))
+      : [{ name: '', p95, p99 }];
   for (const l of latencies) {
-    if (l.p95 !== null && l.p95 > slo.p95_ms) degraded.push(`${l.name}p95 ${fmtMs(l.p95)} > SLO ${fmtMs(slo.p95_ms)}`);
-    if (slo.p99_ms !== undefined && l.p99 !== null && l.p99 > slo.p99_ms) degraded.push(`${l.name}p99 ${fmtMs(l.p99)} > SLO ${fmtMs(slo.p99_ms)}`);
+    if (l.p95 !== null && l.p95 > slo.p95_ms)
+      degraded.push(`${l.name}p95 ${fmtMs(l.p95)} > SLO ${fmtMs(slo.p95_ms)}`);
+    if (slo.p99_ms !== undefined && l.p99 !== null && l.p99 > slo.p99_ms)
+      degraded.push(`${l.name}p99 ${fmtMs(l.p99)} > SLO ${fmtMs(slo.p99_ms)}`);
   }
 
   const jp95 = input.join_latency_p95_ms ?? null;
@@ -225,22 +256,40 @@ export function decideVerdict(
     degraded.push(`join p95 ${fmtMs(jp95)} > SLO ${fmtMs(slo.join_p95_ms)}`);
   }
   const jr = input.join_rate;
-  if (jr && jr.measured_per_s !== null && jr.ramp_ms >= MIN_JOIN_RAMP_MS && jr.measured_per_s < JOIN_RATE_KEPT * jr.offered_per_s) {
-    degraded.push(`joins ${fmtRate(jr.measured_per_s)} < ${fmtPct(JOIN_RATE_KEPT * 100, 0)} of the ${fmtRate(jr.offered_per_s)} offered: the server fell behind the join schedule`);
+  if (
+    jr &&
+    jr.measured_per_s !== null &&
+    jr.ramp_ms >= MIN_JOIN_RAMP_MS &&
+    jr.measured_per_s < JOIN_RATE_KEPT * jr.offered_per_s
+  ) {
+    degraded.push(
+      `joins ${fmtRate(jr.measured_per_s)} < ${fmtPct(JOIN_RATE_KEPT * 100, 0)} of the ${fmtRate(jr.offered_per_s)} offered: the server fell behind the join schedule`,
+    );
   }
 
   const also = (lines: string[]) => lines.map((l) => `also: ${l}`);
   if (generator.length > 0) {
-    return { verdict: 'generator-bound', reasons: [...generator, ...also(broken), ...also(degraded)] };
+    return {
+      verdict: 'generator-bound',
+      reasons: [...generator, ...also(broken), ...also(degraded)],
+    };
   }
   if (broken.length > 0) return { verdict: 'broken', reasons: [...broken, ...also(degraded)] };
   if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
   if (!somethingMeasured(input)) {
-    return { verdict: 'inconclusive', reasons: ['nothing measured: no delivery latency, no acknowledged send, no join'] };
+    return {
+      verdict: 'inconclusive',
+      reasons: ['nothing measured: no delivery latency, no acknowledged send, no join'],
+    };
   }
   const traffic = input.traffic;
   if (traffic && traffic.asked_per_s > 0 && traffic.sent === 0) {
-    return { verdict: 'inconclusive', reasons: [`nothing sent: ${fmtRate(traffic.asked_per_s)} asked for, none sent in the steady window; delivery and latency not measured`] };
+    return {
+      verdict: 'inconclusive',
+      reasons: [
+        `nothing sent: ${fmtRate(traffic.asked_per_s)} asked for, none sent in the steady window; delivery and latency not measured`,
+      ],
+    };
   }
 
   const parts: string[] = [];
@@ -249,7 +298,9 @@ export function decideVerdict(
   else if (jp95 !== null) {
     // A join-only step: what was measured are its joins.
     const rate = jr?.measured_per_s ?? null;
-    parts.push(`${rate !== null ? `joins ${fmtRate(rate)}, ` : ''}join p95 ${fmtMs(jp95)}${slo.join_p95_ms !== undefined ? ` within SLO ${fmtMs(slo.join_p95_ms)}` : ''}`);
+    parts.push(
+      `${rate !== null ? `joins ${fmtRate(rate)}, ` : ''}join p95 ${fmtMs(jp95)}${slo.join_p95_ms !== undefined ? ` within SLO ${fmtMs(slo.join_p95_ms)}` : ''}`,
+    );
   } else parts.push('no latency measured');
   // A ramp too short for its rate to be judged must not pass as if it had kept up: say so.
   if (jr && jr.measured_per_s !== null && jr.ramp_ms > 0 && jr.ramp_ms < MIN_JOIN_RAMP_MS) {
@@ -305,22 +356,40 @@ export function verdictInputFromStep(step: StepResult): VerdictInput {
     acks:
       step.messages?.unacked === undefined
         ? null
-        : { unacked: step.messages.unacked, errors: step.messages.ack_errors ?? 0, untracked: step.messages.ack_untracked ?? 0, acked: step.messages.acked ?? 0 },
+        : {
+            unacked: step.messages.unacked,
+            errors: step.messages.ack_errors ?? 0,
+            untracked: step.messages.ack_untracked ?? 0,
+            acked: step.messages.acked ?? 0,
+          },
   };
 }
 
 /** The presence-track counts of a recorded step (extra), null for results without them. */
 function presenceTracksOfStep(step: StepResult): VerdictInput['presence_tracks'] {
   const e = step.extra ?? {};
-  if (typeof e.presence_tracks_unanswered !== 'number' && typeof e.presence_tracks_untracked !== 'number') return null;
-  return { unanswered: Number(e.presence_tracks_unanswered ?? 0), untracked: Number(e.presence_tracks_untracked ?? 0) };
+  if (
+    typeof e.presence_tracks_unanswered !== 'number' &&
+    typeof e.presence_tracks_untracked !== 'number'
+  )
+    return null;
+  return {
+    unanswered: Number(e.presence_tracks_unanswered ?? 0),
+    untracked: Number(e.presence_tracks_untracked ?? 0),
+  };
 }
 
 /** Each kind's latency of a recorded step that carried several (extra.kinds); null otherwise. */
 function latencyByKindOfStep(step: StepResult): VerdictInput['latency_by_kind'] {
-  const kinds = step.extra?.kinds as Record<string, { latency_ms?: { p95?: number | null; p99?: number | null } }> | undefined;
+  const kinds = step.extra?.kinds as
+    Record<string, { latency_ms?: { p95?: number | null; p99?: number | null } }> | undefined;
   if (!kinds || Object.keys(kinds).length < 2) return null;
-  return Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, { p95_ms: v.latency_ms?.p95 ?? null, p99_ms: v.latency_ms?.p99 ?? null }]));
+  return Object.fromEntries(
+    Object.entries(kinds).map(([k, v]) => [
+      k,
+      { p95_ms: v.latency_ms?.p95 ?? null, p99_ms: v.latency_ms?.p99 ?? null },
+    ]),
+  );
 }
 
 /** The join-rate input of a recorded step; null for results written before joins were measured. */
@@ -328,7 +397,11 @@ function joinRateOfStep(step: StepResult): VerdictInput['join_rate'] {
   const offered = step.params?.join_rate;
   const scheduled = step.connections?.scheduled_joins;
   if (typeof offered !== 'number' || offered <= 0 || scheduled === undefined) return null;
-  return { measured_per_s: step.rates?.joins_per_s ?? null, offered_per_s: offered, ramp_ms: rampMs(scheduled, offered) };
+  return {
+    measured_per_s: step.rates?.joins_per_s ?? null,
+    offered_per_s: offered,
+    ramp_ms: rampMs(scheduled, offered),
+  };
 }
 
 /** How long a ramp of `scheduled` joins at `ratePerS` lasts, first due → last due. */
@@ -336,7 +409,10 @@ export function rampMs(scheduled: number, ratePerS: number): number {
   return scheduled > 1 && ratePerS > 0 ? ((scheduled - 1) / ratePerS) * 1000 : 0;
 }
 
-/** Verdicts that may stand for server capacity (docs/ARCHITECTURE.md "Verdicts and capacity": generator-bound never does). */
+/**
+ * Verdicts that may stand for server capacity (docs/ARCHITECTURE.md "Verdicts and capacity":
+ * generator-bound never does).
+ */
 export function isServerEvidence(verdict: Verdict): boolean {
   return verdict !== 'generator-bound';
 }

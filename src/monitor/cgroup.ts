@@ -34,7 +34,10 @@ export function cgroupPaths(text: string): Map<string, string> {
   return out;
 }
 
-/** The first file that exists: in the process's own cgroup, else at the mount root (namespaced containers). */
+/**
+ * The first file that exists: in the process's own cgroup, else at the mount root (namespaced
+ * containers).
+ */
 function firstOf(candidates: string[]): string | null {
   for (const c of candidates) {
     const v = read(c);
@@ -64,15 +67,28 @@ export function cgroupLimits(procSelfCgroup = read('/proc/self/cgroup') ?? ''): 
   if (unified !== undefined && read(join(ROOT, 'cgroup.controllers')) !== null) {
     return {
       cpuCores: parseCpuMax(firstOf([join(ROOT, unified, 'cpu.max'), join(ROOT, 'cpu.max')])),
-      memoryMb: parseMemoryBytes(firstOf([join(ROOT, unified, 'memory.max'), join(ROOT, 'memory.max')])),
+      memoryMb: parseMemoryBytes(
+        firstOf([join(ROOT, unified, 'memory.max'), join(ROOT, 'memory.max')]),
+      ),
     };
   }
   const cpuPath = paths.get('cpu') ?? '/';
   const memPath = paths.get('memory') ?? '/';
-  const quota = firstOf([join(ROOT, 'cpu', cpuPath, 'cpu.cfs_quota_us'), join(ROOT, 'cpu', 'cpu.cfs_quota_us')]);
-  const period = firstOf([join(ROOT, 'cpu', cpuPath, 'cpu.cfs_period_us'), join(ROOT, 'cpu', 'cpu.cfs_period_us')]);
+  const quota = firstOf([
+    join(ROOT, 'cpu', cpuPath, 'cpu.cfs_quota_us'),
+    join(ROOT, 'cpu', 'cpu.cfs_quota_us'),
+  ]);
+  const period = firstOf([
+    join(ROOT, 'cpu', cpuPath, 'cpu.cfs_period_us'),
+    join(ROOT, 'cpu', 'cpu.cfs_period_us'),
+  ]);
   return {
     cpuCores: quota && period && Number(quota) > 0 ? parseCpuMax(`${quota} ${period}`) : null,
-    memoryMb: parseMemoryBytes(firstOf([join(ROOT, 'memory', memPath, 'memory.limit_in_bytes'), join(ROOT, 'memory', 'memory.limit_in_bytes')])),
+    memoryMb: parseMemoryBytes(
+      firstOf([
+        join(ROOT, 'memory', memPath, 'memory.limit_in_bytes'),
+        join(ROOT, 'memory', 'memory.limit_in_bytes'),
+      ]),
+    ),
   };
 }

@@ -14,7 +14,10 @@ export interface GaugeSample {
 }
 
 /** The built-in server's poller gauges (src/server/metrics.ts). */
-export const POLLER_GAUGES = ['realtime_replication_poller_last_poll_ms', 'realtime_replication_poller_lag_ms'] as const;
+export const POLLER_GAUGES = [
+  'realtime_replication_poller_last_poll_ms',
+  'realtime_replication_poller_lag_ms',
+] as const;
 
 /** http(s)://host:port/metrics of a ws(s):// socket URL. */
 export function metricsUrlOf(socketUrl: string): string {
@@ -30,7 +33,10 @@ export class GaugeProbe {
     private readonly url: string,
     private readonly token: string | undefined,
     private readonly names: readonly string[],
-    private readonly fetchText: (url: string, headers: Record<string, string>) => Promise<string> = defaultFetch,
+    private readonly fetchText: (
+      url: string,
+      headers: Record<string, string>,
+    ) => Promise<string> = defaultFetch,
   ) {}
 
   /** One scrape; null when the endpoint did not answer. */
@@ -38,7 +44,10 @@ export class GaugeProbe {
     const t = Date.now();
     let text: string;
     try {
-      text = await this.fetchText(this.url, this.token ? { authorization: `Bearer ${this.token}` } : {});
+      text = await this.fetchText(
+        this.url,
+        this.token ? { authorization: `Bearer ${this.token}` } : {},
+      );
     } catch {
       return null;
     }
@@ -52,7 +61,12 @@ export class GaugeProbe {
 }
 
 /** The largest value of a gauge over samples in [fromMs, toMs], or null if none. */
-export function gaugeMax(samples: readonly GaugeSample[], name: string, fromMs: number, toMs: number): number | null {
+export function gaugeMax(
+  samples: readonly GaugeSample[],
+  name: string,
+  fromMs: number,
+  toMs: number,
+): number | null {
   let best: number | null = null;
   for (const s of samples) {
     if (s.t < fromMs || s.t > toMs) continue;

@@ -6,7 +6,10 @@
  */
 import { readFile } from 'node:fs/promises';
 
-/** All cores' jiffies since boot: busy (user, nice, system, irq, softirq, steal) and total (busy + idle + iowait). */
+/**
+ * All cores' jiffies since boot: busy (user, nice, system, irq, softirq, steal) and total (busy +
+ * idle + iowait).
+ */
 export interface CpuTicks {
   busy: number;
   total: number;
@@ -19,7 +22,11 @@ export interface CpuTicks {
 export function parseProcStat(text: string): CpuTicks | null {
   const line = text.split('\n').find((l) => l.startsWith('cpu '));
   if (!line) return null;
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map((x) => Number(x) || 0);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map((x) => Number(x) || 0);
   const busy = user + nice + system + irq + softirq + steal;
   return { busy, total: busy + idle + iowait };
 }
@@ -48,20 +55,29 @@ export interface IfaceBytes {
   txBytes: number;
 }
 
-/** Every interface's cumulative bytes from /proc/net/dev (rx is the 1st field after the colon, tx the 9th). */
+/**
+ * Every interface's cumulative bytes from /proc/net/dev (rx is the 1st field after the colon, tx
+ * the 9th).
+ */
 export function parseNetDev(text: string): IfaceBytes[] {
   const out: IfaceBytes[] = [];
   for (const line of text.split('\n').slice(2)) {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
-    const f = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const f = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     if (f.length < 9) continue;
     out.push({ iface: line.slice(0, colon).trim(), rxBytes: f[0], txBytes: f[8] });
   }
   return out;
 }
 
-/** The CPU model and the physical cores (distinct physical id + core id pairs) from /proc/cpuinfo. */
+/**
+ * The CPU model and the physical cores (distinct physical id + core id pairs) from /proc/cpuinfo.
+ */
 export function parseCpuinfo(text: string): { model: string | null; physicalCores: number | null } {
   const model = /^model name\s*:\s*(.+)$/m.exec(text)?.[1].trim() || null;
   const cores = new Set<string>();
@@ -73,7 +89,10 @@ export function parseCpuinfo(text: string): { model: string | null; physicalCore
   return { model, physicalCores: cores.size || null };
 }
 
-/** The distribution from /etc/os-release: NAME and VERSION_ID ("Debian GNU/Linux 12"); null when absent. */
+/**
+ * The distribution from /etc/os-release: NAME and VERSION_ID ("Debian GNU/Linux 12"); null when
+ * absent.
+ */
 export function parseOsRelease(text: string): string | null {
   const field = (k: string) => new RegExp(`^${k}="?([^"\n]*)"?$`, 'm').exec(text)?.[1] ?? '';
   return [field('NAME'), field('VERSION_ID')].filter(Boolean).join(' ') || null;
@@ -87,6 +106,12 @@ export interface HostCounters {
 
 /** One reading of the three files (Linux only; the caller knows the platform). */
 export async function readHostCounters(): Promise<HostCounters> {
-  const [stat, meminfo, netDev] = await Promise.all(['/proc/stat', '/proc/meminfo', '/proc/net/dev'].map((f) => readFile(f, 'utf8')));
-  return { cpu: parseProcStat(stat), memUsedBytes: parseMeminfoUsed(meminfo), net: parseNetDev(netDev) };
+  const [stat, meminfo, netDev] = await Promise.all(
+    ['/proc/stat', '/proc/meminfo', '/proc/net/dev'].map((f) => readFile(f, 'utf8')),
+  );
+  return {
+    cpu: parseProcStat(stat),
+    memUsedBytes: parseMeminfoUsed(meminfo),
+    net: parseNetDev(netDev),
+  };
 }

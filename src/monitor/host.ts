@@ -8,7 +8,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { cpuBusyPct, parseCpuinfo, parseOsRelease, readHostCounters, type CpuTicks, type IfaceBytes } from './host-counters.js';
+import {
+  cpuBusyPct,
+  parseCpuinfo,
+  parseOsRelease,
+  readHostCounters,
+  type CpuTicks,
+  type IfaceBytes,
+} from './host-counters.js';
 import { cgroupLimits } from './cgroup.js';
 import { r1, r2 } from '../util/round.js';
 
@@ -32,11 +39,21 @@ const loadSi = async () => (await import('systeminformation')).default;
 
 export async function describeHost(): Promise<HostDescription> {
   if (process.platform === 'linux') {
-    // From files: systeminformation spawns lscpu, dmesg, hostname and a dozen shells for this (≈ 0.15 CPU s a run).
-    const [cpuinfo, osRelease] = await Promise.all([readFile('/proc/cpuinfo', 'utf8').catch(() => ''), readFile('/etc/os-release', 'utf8').catch(() => '')]);
+    // From files: systeminformation spawns lscpu, dmesg, hostname and a dozen shells for this (≈
+    // 0.15 CPU s a run).
+    const [cpuinfo, osRelease] = await Promise.all([
+      readFile('/proc/cpuinfo', 'utf8').catch(() => ''),
+      readFile('/etc/os-release', 'utf8').catch(() => ''),
+    ]);
     const c = parseCpuinfo(cpuinfo);
     const distro = parseOsRelease(osRelease);
-    return describe({ cores: os.cpus().length, physicalCores: c.physicalCores, model: c.model ?? (os.cpus()[0]?.model || null), memBytes: os.totalmem(), platform: `linux ${os.release()}${distro ? ` (${distro})` : ''}` });
+    return describe({
+      cores: os.cpus().length,
+      physicalCores: c.physicalCores,
+      model: c.model ?? (os.cpus()[0]?.model || null),
+      memBytes: os.totalmem(),
+      platform: `linux ${os.release()}${distro ? ` (${distro})` : ''}`,
+    });
   }
   const si = await loadSi();
   const [cpu, mem, osInfo] = await Promise.all([si.cpu(), si.mem(), si.osInfo()]);
@@ -49,7 +66,13 @@ export async function describeHost(): Promise<HostDescription> {
   });
 }
 
-function describe(h: { cores: number; physicalCores: number | null; model: string | null; memBytes: number; platform: string }): HostDescription {
+function describe(h: {
+  cores: number;
+  physicalCores: number | null;
+  model: string | null;
+  memBytes: number;
+  platform: string;
+}): HostDescription {
   const limits = cgroupLimits();
   return {
     cores: h.cores,
@@ -72,7 +95,10 @@ export interface HostSample {
   loadAvg1m: number;
   /** Memory in use (active), MiB. */
   memUsedMb: number | null;
-  /** Bytes per second over the interval before t, summed over `interfaces`; null on the first sample. */
+  /**
+   * Bytes per second over the interval before t, summed over `interfaces`; null on the first
+   * sample.
+   */
   netTxBytesPerS: number | null;
   netRxBytesPerS: number | null;
   interfaces: string[];
@@ -89,14 +115,18 @@ export class HostSampler {
     return this.loopbackTarget ? iface === 'lo' : iface !== 'lo';
   }
 
-  /** The CPU counters at the previous sample (Linux): CPU % is over the interval between samples. */
+  /**
+   * The CPU counters at the previous sample (Linux): CPU % is over the interval between samples.
+   */
   private lastCpu: CpuTicks | null = null;
 
   async sample(): Promise<HostSample> {
     // On Linux from /proc (host-counters); elsewhere through systeminformation.
-    const { cpuPct, memUsedBytes, net } = process.platform === 'linux' ? await this.readLinux() : await readWithSi();
+    const { cpuPct, memUsedBytes, net } =
+      process.platform === 'linux' ? await this.readLinux() : await readWithSi();
     const t = Date.now();
-    // Rates from cumulative byte counters and our own clock, over the interval since the previous sample.
+    // Rates from cumulative byte counters and our own clock, over the interval since the previous
+    // sample.
     const used = net.filter((n) => this.pick(n.iface));
     const tx = used.reduce((a, n) => a + n.txBytes, 0);
     const rx = used.reduce((a, n) => a + n.rxBytes, 0);
@@ -119,7 +149,11 @@ export class HostSampler {
     };
   }
 
-  private async readLinux(): Promise<{ cpuPct: number | null; memUsedBytes: number | null; net: IfaceBytes[] }> {
+  private async readLinux(): Promise<{
+    cpuPct: number | null;
+    memUsedBytes: number | null;
+    net: IfaceBytes[];
+  }> {
     const c = await readHostCounters();
     // The first sample has no interval to be busy over: null, not the average since boot.
     const cpuPct = c.cpu && this.lastCpu ? cpuBusyPct(this.lastCpu, c.cpu) : null;
@@ -128,9 +162,17 @@ export class HostSampler {
   }
 }
 
-async function readWithSi(): Promise<{ cpuPct: number | null; memUsedBytes: number | null; net: IfaceBytes[] }> {
+async function readWithSi(): Promise<{
+  cpuPct: number | null;
+  memUsedBytes: number | null;
+  net: IfaceBytes[];
+}> {
   const si = await loadSi();
   const [load, mem] = await Promise.all([si.currentLoad(), si.mem()]);
   const net = await si.networkStats('*');
-  return { cpuPct: load.currentLoad, memUsedBytes: mem.active || null, net: net.map((n) => ({ iface: n.iface, rxBytes: n.rx_bytes, txBytes: n.tx_bytes })) };
+  return {
+    cpuPct: load.currentLoad,
+    memUsedBytes: mem.active || null,
+    net: net.map((n) => ({ iface: n.iface, rxBytes: n.rx_bytes, txBytes: n.tx_bytes })),
+  };
 }

@@ -58,7 +58,8 @@ export function fullestOpenFiles(pids: readonly number[], read = readOpenFiles):
   let best: OpenFiles | null = null;
   for (const pid of pids) {
     const o = read(pid);
-    if (o && (!best || fill(o) > fill(best) || (fill(o) === fill(best) && o.open > best.open))) best = o;
+    if (o && (!best || fill(o) > fill(best) || (fill(o) === fill(best) && o.open > best.open)))
+      best = o;
   }
   return best;
 }

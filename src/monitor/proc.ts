@@ -29,7 +29,13 @@ export function readProcStat(pid: number): ProcStat | null {
   const comm = text.slice(open + 1, close);
   const f = text.slice(close + 2).split(' ');
   // f[0] = state (field 3); utime = field 14, stime = 15, rss = 24 (1-based)
-  return { pid, ppid: Number(f[1]), comm, cpuTicks: Number(f[11]) + Number(f[12]), rssPages: Number(f[21]) };
+  return {
+    pid,
+    ppid: Number(f[1]),
+    comm,
+    cpuTicks: Number(f[11]) + Number(f[12]),
+    rssPages: Number(f[21]),
+  };
 }
 
 function allStats(): ProcStat[] {
@@ -62,12 +68,14 @@ export function processTree(rootPid: number, stats: ProcStat[] = allStats()): Pr
   return out;
 }
 
-const isDb = (s: ProcStat) => s.comm === 'postgres' || s.comm.startsWith('postgres:') || s.comm === 'pg_ctl';
+const isDb = (s: ProcStat) =>
+  s.comm === 'postgres' || s.comm.startsWith('postgres:') || s.comm === 'pg_ctl';
 
 export class ProcTreeSampler implements ResourceSampler {
   readonly source: string;
   private last: { t: number; cpu: number; dbCpu: number } | null = null;
-  // CPU of processes that exited between samples is lost to /proc; track per pid to avoid negative deltas.
+  // CPU of processes that exited between samples is lost to /proc; track per pid to avoid negative
+  // deltas.
   private lastByPid = new Map<number, number>();
 
   private readonly pageBytes: number;
@@ -86,7 +94,8 @@ export class ProcTreeSampler implements ResourceSampler {
   async sample(): Promise<ResourceSample> {
     const t = Date.now();
     const tree = processTree(this.rootPid);
-    if (tree.length === 0) return { t, cpuCores: null, rssMb: null, dbCpuCores: null, dbRssMb: null, openFiles: null };
+    if (tree.length === 0)
+      return { t, cpuCores: null, rssMb: null, dbCpuCores: null, dbRssMb: null, openFiles: null };
     // The server's processes nearest their open-file limit (the database's are not the server's).
     const openFiles = fullestOpenFiles(tree.filter((s) => !isDb(s)).map((s) => s.pid));
     let cpuDelta = 0;
@@ -111,7 +120,15 @@ export class ProcTreeSampler implements ResourceSampler {
     const prev = this.last;
     this.last = { t, cpu: 0, dbCpu: 0 };
     const mb = (pages: number) => (pages * this.pageBytes) / 1048576;
-    if (!prev) return { t, cpuCores: null, rssMb: mb(rss), dbCpuCores: null, dbRssMb: hasDb ? mb(dbRss) : null, openFiles };
+    if (!prev)
+      return {
+        t,
+        cpuCores: null,
+        rssMb: mb(rss),
+        dbCpuCores: null,
+        dbRssMb: hasDb ? mb(dbRss) : null,
+        openFiles,
+      };
     const seconds = Math.max(0.001, (t - prev.t) / 1000);
     return {
       t,

@@ -1,6 +1,6 @@
 /**
- * Samples a server's CPU and memory from a Prometheus endpoint (docs/ARCHITECTURE.md "Where server CPU
- * and memory come from"): the server's own /metrics (prom-client's process_* metrics, as the
+ * Samples a server's CPU and memory from a Prometheus endpoint (docs/ARCHITECTURE.md "Where server
+ * CPU and memory come from"): the server's own /metrics (prom-client's process_* metrics, as the
  * built-in server serves; Supabase Realtime's osmon_* and beam_memory_*), or node_exporter on
  * its machine (node_cpu_seconds_total, node_memory_*). The source actually used is named in
  * the report.
@@ -50,9 +50,16 @@ export function readResources(samples: MetricSample[], vcpus: number): Reading |
   const procCpu = by('process_cpu_seconds_total');
   const procRss = by('process_resident_memory_bytes');
   if (procCpu.length || procRss.length) {
-    return { cpuSeconds: procCpu.length ? sum(procCpu) : null, cpuCoresGauge: null, rssBytes: procRss.length ? sum(procRss) : null, source: 'process_cpu_seconds_total / process_resident_memory_bytes' };
+    return {
+      cpuSeconds: procCpu.length ? sum(procCpu) : null,
+      cpuCoresGauge: null,
+      rssBytes: procRss.length ? sum(procRss) : null,
+      source: 'process_cpu_seconds_total / process_resident_memory_bytes',
+    };
   }
-  const nodeCpu = by('node_cpu_seconds_total').filter((s) => s.labels.mode !== 'idle' && s.labels.mode !== 'iowait' && s.labels.mode !== 'steal');
+  const nodeCpu = by('node_cpu_seconds_total').filter(
+    (s) => s.labels.mode !== 'idle' && s.labels.mode !== 'iowait' && s.labels.mode !== 'steal',
+  );
   const memTotal = by('node_memory_MemTotal_bytes');
   const memAvail = by('node_memory_MemAvailable_bytes');
   if (nodeCpu.length) {
@@ -85,7 +92,10 @@ export class PrometheusSampler implements ResourceSampler {
     private readonly url: string,
     private readonly token: string | undefined,
     private readonly vcpus: number,
-    private readonly fetchText: (url: string, headers: Record<string, string>) => Promise<string> = defaultFetch,
+    private readonly fetchText: (
+      url: string,
+      headers: Record<string, string>,
+    ) => Promise<string> = defaultFetch,
   ) {
     this.source = `Prometheus endpoint ${redactUrl(url)}`;
   }
@@ -95,7 +105,10 @@ export class PrometheusSampler implements ResourceSampler {
     const empty = { t, cpuCores: null, rssMb: null, dbCpuCores: null, dbRssMb: null };
     let text: string;
     try {
-      text = await this.fetchText(this.url, this.token ? { authorization: `Bearer ${this.token}` } : {});
+      text = await this.fetchText(
+        this.url,
+        this.token ? { authorization: `Bearer ${this.token}` } : {},
+      );
     } catch {
       return empty;
     }
@@ -104,10 +117,17 @@ export class PrometheusSampler implements ResourceSampler {
     this.source = `Prometheus endpoint ${redactUrl(this.url)}: ${r.source}`;
     let cpuCores: number | null = r.cpuCoresGauge;
     if (r.cpuSeconds !== null) {
-      if (this.last && t > this.last.t) cpuCores = Math.max(0, (r.cpuSeconds - this.last.cpuSeconds) / ((t - this.last.t) / 1000));
+      if (this.last && t > this.last.t)
+        cpuCores = Math.max(0, (r.cpuSeconds - this.last.cpuSeconds) / ((t - this.last.t) / 1000));
       this.last = { t, cpuSeconds: r.cpuSeconds };
     }
-    return { t, cpuCores, rssMb: r.rssBytes === null ? null : r.rssBytes / 1048576, dbCpuCores: null, dbRssMb: null };
+    return {
+      t,
+      cpuCores,
+      rssMb: r.rssBytes === null ? null : r.rssBytes / 1048576,
+      dbCpuCores: null,
+      dbRssMb: null,
+    };
   }
 }
 
@@ -116,4 +136,3 @@ async function defaultFetch(url: string, headers: Record<string, string>): Promi
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   return res.text();
 }
-

@@ -13,7 +13,10 @@ import { r2 } from '../util/round.js';
 export interface ServerBasis {
   vcpus: number;
   memory_mb: number;
-  /** Where vcpus came from: the CPU affinity, a cgroup quota tighter than it, or the declared instance. */
+  /**
+   * Where vcpus came from: the CPU affinity, a cgroup quota tighter than it, or the declared
+   * instance.
+   */
   source: 'affinity' | 'cgroup' | 'declared';
   /** Where memory_mb came from: a cgroup limit, else the declared instance. */
   memory_source: 'cgroup' | 'declared';
@@ -48,7 +51,9 @@ export function cpuMaxCores(text: string): number | null {
   return q > 0 && p > 0 ? q / p : null;
 }
 
-/** A memory limit in bytes → MB; "max", or a v1 "unlimited" value above the host's memory → null. */
+/**
+ * A memory limit in bytes → MB; "max", or a v1 "unlimited" value above the host's memory → null.
+ */
 export function memoryLimitMb(text: string, hostMb: number): number | null {
   const t = text.trim();
   if (t === 'max' || t === '') return null;
@@ -56,7 +61,10 @@ export function memoryLimitMb(text: string, hostMb: number): number | null {
   return Number.isFinite(mb) && mb > 0 && mb < hostMb ? mb : null;
 }
 
-/** The cgroup directories of a pid for a controller (v2: the unified tree), leaf first, up to the root. */
+/**
+ * The cgroup directories of a pid for a controller (v2: the unified tree), leaf first, up to the
+ * root.
+ */
 function cgroupDirs(pid: number, controller: 'cpu' | 'memory', read: Read): string[] {
   const text = read(`/proc/${pid}/cgroup`);
   if (!text) return [];
@@ -107,8 +115,19 @@ function cgroupMemoryMb(pid: number, hostMb: number, read: Read): number | null 
   return best;
 }
 
-/** Combines the readings: the tighter of affinity and cgroup quota; a cgroup memory limit, else the declared memory. */
-export function basisFrom(r: { affinityCpus: number | null; cgroupCpus: number | null; cgroupMemoryMb: number | null; hostMemoryMb: number }, declared: { vcpus: number; memory_mb: number }): ServerBasis {
+/**
+ * Combines the readings: the tighter of affinity and cgroup quota; a cgroup memory limit, else the
+ * declared memory.
+ */
+export function basisFrom(
+  r: {
+    affinityCpus: number | null;
+    cgroupCpus: number | null;
+    cgroupMemoryMb: number | null;
+    hostMemoryMb: number;
+  },
+  declared: { vcpus: number; memory_mb: number },
+): ServerBasis {
   let vcpus = declared.vcpus;
   let source: ServerBasis['source'] = 'declared';
   if (r.affinityCpus !== null) {
@@ -121,27 +140,53 @@ export function basisFrom(r: { affinityCpus: number | null; cgroupCpus: number |
   }
   // Without a memory limit the server may take the host's memory, but a capacity planner sizes
   // the declared instance: memory % stays of the declared memory, marked so.
-  if (r.cgroupMemoryMb !== null) return { vcpus, memory_mb: Math.round(r.cgroupMemoryMb), source, memory_source: 'cgroup' };
+  if (r.cgroupMemoryMb !== null)
+    return { vcpus, memory_mb: Math.round(r.cgroupMemoryMb), source, memory_source: 'cgroup' };
   return { vcpus, memory_mb: declared.memory_mb, source, memory_source: 'declared' };
 }
 
 /** The basis of a local server process (built-in, or target.server_pid). */
-export function readServerBasis(pid: number, declared: { vcpus: number; memory_mb: number }, read: Read = readOrNull, hostMemoryMb = totalmem() / 1048576): ServerBasis {
+export function readServerBasis(
+  pid: number,
+  declared: { vcpus: number; memory_mb: number },
+  read: Read = readOrNull,
+  hostMemoryMb = totalmem() / 1048576,
+): ServerBasis {
   const status = read(`/proc/${pid}/status`);
   const m = status ? /^Cpus_allowed_list:\s*(\S+)/m.exec(status) : null;
-  return basisFrom({ affinityCpus: m ? cpuCount(m[1]) : null, cgroupCpus: cgroupCpus(pid, read), cgroupMemoryMb: cgroupMemoryMb(pid, hostMemoryMb, read), hostMemoryMb }, declared);
+  return basisFrom(
+    {
+      affinityCpus: m ? cpuCount(m[1]) : null,
+      cgroupCpus: cgroupCpus(pid, read),
+      cgroupMemoryMb: cgroupMemoryMb(pid, hostMemoryMb, read),
+      hostMemoryMb,
+    },
+    declared,
+  );
 }
 
 /** A remote server: what the profile declares. */
 export function declaredBasis(declared: { vcpus: number; memory_mb: number }): ServerBasis {
-  return { vcpus: declared.vcpus, memory_mb: declared.memory_mb, source: 'declared', memory_source: 'declared' };
+  return {
+    vcpus: declared.vcpus,
+    memory_mb: declared.memory_mb,
+    source: 'declared',
+    memory_source: 'declared',
+  };
 }
 
 /** Why the measured basis and the declared instance disagree, or null. */
-export function basisWarning(b: ServerBasis, declared: { vcpus: number; memory_mb: number }): string | null {
+export function basisWarning(
+  b: ServerBasis,
+  declared: { vcpus: number; memory_mb: number },
+): string | null {
   if (b.source === 'declared') return null;
   const parts: string[] = [];
-  if (b.vcpus !== declared.vcpus) parts.push(`${b.vcpus} vCPU (${b.source}) vs ${declared.vcpus} declared`);
-  if (b.memory_source === 'cgroup' && b.memory_mb !== declared.memory_mb) parts.push(`${b.memory_mb} MB (cgroup) vs ${declared.memory_mb} MB declared`);
-  return parts.length ? `the server can use ${parts.join(', ')}: CPU % and memory % are of what it can use` : null;
+  if (b.vcpus !== declared.vcpus)
+    parts.push(`${b.vcpus} vCPU (${b.source}) vs ${declared.vcpus} declared`);
+  if (b.memory_source === 'cgroup' && b.memory_mb !== declared.memory_mb)
+    parts.push(`${b.memory_mb} MB (cgroup) vs ${declared.memory_mb} MB declared`);
+  return parts.length
+    ? `the server can use ${parts.join(', ')}: CPU % and memory % are of what it can use`
+    : null;
 }

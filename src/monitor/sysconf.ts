@@ -23,20 +23,33 @@ export function kernelUnits(): KernelUnits {
   cached =
     pageBytes !== null && ticks !== null
       ? { pageBytes, clockTicksPerS: ticks, source: 'getconf' }
-      : { pageBytes: pageBytes ?? derivePageBytes(), clockTicksPerS: ticks ?? deriveClockTicks(), source: 'derived from /proc' };
+      : {
+          pageBytes: pageBytes ?? derivePageBytes(),
+          clockTicksPerS: ticks ?? deriveClockTicks(),
+          source: 'derived from /proc',
+        };
   return cached;
 }
 
 function getconf(name: string): number | null {
   try {
-    const v = Number(execFileSync('getconf', [name], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const v = Number(
+      execFileSync('getconf', [name], {
+        encoding: 'utf8',
+        timeout: 2000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim(),
+    );
     return Number.isInteger(v) && v > 0 ? v : null;
   } catch {
     return null;
   }
 }
 
-/** VmRSS (kB, /proc/self/status) over resident pages (/proc/self/statm), to the nearest power of two. */
+/**
+ * VmRSS (kB, /proc/self/status) over resident pages (/proc/self/statm), to the nearest power of
+ * two.
+ */
 export function derivePageBytes(): number {
   const rssKb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
   const pages = Number(readFileSync('/proc/self/statm', 'utf8').split(' ')[1]);

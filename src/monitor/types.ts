@@ -1,6 +1,7 @@
 /**
- * A resource sampler: where the server's CPU and memory come from (docs/ARCHITECTURE.md "Where server CPU and memory come from"). The report
- * names the source of every figure; a missing source gives null, never 0.
+ * A resource sampler: where the server's CPU and memory come from (docs/ARCHITECTURE.md "Where
+ * server CPU and memory come from"). The report names the source of every figure; a missing source
+ * gives null, never 0.
  */
 export interface ResourceSample {
   /** Epoch ms. */

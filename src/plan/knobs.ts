@@ -30,24 +30,40 @@ export interface KnobAdvice {
   knobs: KnobPlan[];
   /** Every recommendation applied at once; null when no knob has one. */
   all: InstancePlan | null;
-  /** The change that saves the most instances (or makes the workload possible); null: none helps. */
+  /**
+   * The change that saves the most instances (or makes the workload possible); null: none helps.
+   */
   best: KnobPlan | null;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
-/** The §8 value for a setting: db_pool sized for the workload's joins per tenant, quotas from the table. */
-function recommend(lim: SettingLimit, row: CapacityTableRow, capacity: CapacityFile, workload: Workload): { value: number | null; why: string } {
+/**
+ * The §8 value for a setting: db_pool sized for the workload's joins per tenant, quotas from the
+ * table.
+ */
+function recommend(
+  lim: SettingLimit,
+  row: CapacityTableRow,
+  capacity: CapacityFile,
+  workload: Workload,
+): { value: number | null; why: string } {
   if (lim.key === 'db_pool') {
     const demand = demandsOf(workload).find((d) => d.id === row.id);
     if (!demand) return { value: null, why: 'the workload asks no joins' };
     const share = demand.value / workload.tenants;
     const pool = Math.max(lim.today, Math.ceil(share / lim.per_unit - 1e-9));
-    return { value: pool, why: `§8: db_pool = join rate ÷ headroom × check time, for this workload's ${fmt(share)} joins/s per tenant: ⌈${fmt(share)} ÷ ${fmt(lim.per_unit)} per connection⌉` };
+    return {
+      value: pool,
+      why: `§8: db_pool = join rate ÷ headroom × check time, for this workload's ${fmt(share)} joins/s per tenant: ⌈${fmt(share)} ÷ ${fmt(lim.per_unit)} per connection⌉`,
+    };
   }
   const cfg = capacity.config.find((c) => c.key === lim.key);
   if (!cfg || cfg.value === null || cfg.bound === 'lower') {
-    return { value: null, why: `no §8 value for ${lim.setting}: ${cfg?.missing ?? (cfg?.bound === 'lower' ? 'its row reached no limit, measure higher' : 'not in the table')}` };
+    return {
+      value: null,
+      why: `no §8 value for ${lim.setting}: ${cfg?.missing ?? (cfg?.bound === 'lower' ? 'its row reached no limit, measure higher' : 'not in the table')}`,
+    };
   }
   return { value: cfg.value, why: `§8: ${cfg.display} (${cfg.reason})` };
 }
@@ -65,12 +81,15 @@ export function withSetting(capacity: CapacityFile, rowId: string, value: number
 
 function rowText(r: CapacityTableRow | undefined): string {
   if (!r?.setting_limit) return '—';
-  const w = r.setting_limit.without ? `; measured beside it ${r.setting_limit.without.display} (${r.setting_limit.without.limiting_factor})` : '';
+  const w = r.setting_limit.without
+    ? `; measured beside it ${r.setting_limit.without.display} (${r.setting_limit.without.limiting_factor})`
+    : '';
   return `${r.display} at ${r.setting_limit.setting} ${fmt(r.setting_limit.today)}${w}`;
 }
 
 /** Instances a plan needs, for ranking: Infinity when no count carries it. */
-const cost = (p: InstancePlan | null) => (p === null || p.instances === null ? Infinity : p.instances);
+const cost = (p: InstancePlan | null) =>
+  p === null || p.instances === null ? Infinity : p.instances;
 
 export function planKnobs(capacity: CapacityFile, workload: Workload): KnobAdvice {
   const today = planInstances(capacity, workload);
@@ -95,7 +114,10 @@ export function planKnobs(capacity: CapacityFile, workload: Workload): KnobAdvic
     });
   }
   const useful = knobs.filter((k) => k.plan !== null && cost(k.plan) < cost(today));
-  const best = useful.reduce<KnobPlan | null>((a, b) => (a === null || cost(b.plan) < cost(a.plan) ? b : a), null);
+  const best = useful.reduce<KnobPlan | null>(
+    (a, b) => (a === null || cost(b.plan) < cost(a.plan) ? b : a),
+    null,
+  );
   const anyRec = knobs.some((k) => k.recommended !== null);
   return { today, knobs, all: anyRec ? planInstances(all, workload) : null, best };
 }

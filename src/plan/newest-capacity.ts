@@ -18,7 +18,8 @@ export function newestCapacityFile(reportsDir: string): string | null {
     const path = join(reportsDir, name, 'capacity.json');
     try {
       const st = statSync(path);
-      if (st.isFile() && (best === null || st.mtimeMs > best.mtimeMs)) best = { path, mtimeMs: st.mtimeMs };
+      if (st.isFile() && (best === null || st.mtimeMs > best.mtimeMs))
+        best = { path, mtimeMs: st.mtimeMs };
     } catch {
       // no capacity table in this directory (a single run, a sweep)
     }

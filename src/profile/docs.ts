@@ -1,7 +1,7 @@
 /**
  * docs/PROFILE.md, generated from the zod schema so the reference lists what the schema says
- * (docs/ARCHITECTURE.md "Code rules": "one options schema"). `npm run docs:profile` rewrites it; test/profile/docs.test.ts
- * fails when it is stale.
+ * (docs/ARCHITECTURE.md "Code rules": "one options schema"). `npm run docs:profile` rewrites it;
+ * test/profile/docs.test.ts fails when it is stale.
  *
  *   node dist/profile/docs.js              print to stdout
  *   node dist/profile/docs.js FILE         write FILE (only once rendering succeeded)
@@ -9,7 +9,15 @@
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { formatDurationMs } from './duration.js';
-import { childSchema, fieldInfo, kindOf, objectShape, typeLabel, typeSchema, type Schema } from './introspect.js';
+import {
+  childSchema,
+  fieldInfo,
+  kindOf,
+  objectShape,
+  typeLabel,
+  typeSchema,
+  type Schema,
+} from './introspect.js';
 import { profileSchema } from './schema.js';
 
 interface Section {
@@ -18,7 +26,8 @@ interface Section {
   schema: Schema;
 }
 
-const anchor = (path: string): string => (path === '' ? 'top-level' : path.replace(/[^A-Za-z0-9_]+/g, '-').replace(/-+$/, ''));
+const anchor = (path: string): string =>
+  path === '' ? 'top-level' : path.replace(/[^A-Za-z0-9_]+/g, '-').replace(/-+$/, '');
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (s: string): string => `\`${s}\``;
 
@@ -28,7 +37,8 @@ function nestedObject(schema: Schema): { schema: Schema; suffix: string } | null
   if (kindOf(t) === 'object') return { schema: t, suffix: '' };
   if (kindOf(t) === 'array') {
     const item = childSchema(t, 0);
-    if (item !== null && kindOf(typeSchema(item)) === 'object') return { schema: typeSchema(item), suffix: '.<i>' };
+    if (item !== null && kindOf(typeSchema(item)) === 'object')
+      return { schema: typeSchema(item), suffix: '.<i>' };
   }
   return null;
 }
@@ -94,10 +104,16 @@ export function renderProfileDocs(): string {
     `- **\`\${ENV_VAR}\`** is expanded in ${fieldsWhere((s) => fieldInfo(s).meta.env === true)
       .map(code)
       .join(', ')}. An unset variable is an error; write \`$\${\` for a literal \`\${\`.`,
-    `- **Secrets** are written as \`"***"\` in result.json and never printed: ${fieldsWhere((s) => fieldInfo(s).meta.secret !== undefined)
+    `- **Secrets** are written as \`"***"\` in result.json and never printed: ${fieldsWhere(
+      (s) => fieldInfo(s).meta.secret !== undefined,
+    )
       .map((p) => {
         const secret = fieldInfo(fieldAt(p)).meta.secret;
-        return secret === 'url' ? `${code(p)} (password and apikey/token parameters)` : secret === 'keys' ? `${code(p)} (credential-like keys)` : code(p);
+        return secret === 'url'
+          ? `${code(p)} (password and apikey/token parameters)`
+          : secret === 'keys'
+            ? `${code(p)} (credential-like keys)`
+            : code(p);
       })
       .join(', ')}.`,
     '',
@@ -106,13 +122,17 @@ export function renderProfileDocs(): string {
     const title = section.path === '' ? 'Top level' : code(section.path);
     lines.push(`<a id="${anchor(section.path)}"></a>`, '', `## ${title}`, '');
     const listPath = section.path.endsWith('.<i>') ? section.path.slice(0, -'.<i>'.length) : null;
-    const own = section.path === '' ? undefined : fieldInfo(fieldAt(listPath ?? section.path)).description;
-    if (listPath !== null) lines.push(`Each item of ${code(listPath)}${own ? ` (${own})` : ''}:`, '');
+    const own =
+      section.path === '' ? undefined : fieldInfo(fieldAt(listPath ?? section.path)).description;
+    if (listPath !== null)
+      lines.push(`Each item of ${code(listPath)}${own ? ` (${own})` : ''}:`, '');
     else if (own) lines.push(`${own[0].toUpperCase()}${own.slice(1)}.`, '');
     lines.push('| Field | Type | Default | Description |', '|---|---|---|---|');
     for (const [key, child] of Object.entries(objectShape(section.schema) ?? {})) {
       const path = section.path === '' ? key : `${section.path}.${key}`;
-      lines.push(`| ${code(key)} | ${typeText(path, child)} | ${defaultText(child)} | ${cell(fieldInfo(child).description ?? '')} |`);
+      lines.push(
+        `| ${code(key)} | ${typeText(path, child)} | ${defaultText(child)} | ${cell(fieldInfo(child).description ?? '')} |`,
+      );
     }
     lines.push('');
   }
@@ -129,7 +149,8 @@ function fieldAt(path: string): Schema {
   return s;
 }
 
-const invokedAsScript = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+const invokedAsScript =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedAsScript) {
   const text = renderProfileDocs();
   const out = process.argv[2];

@@ -2,11 +2,15 @@
 export const DURATION_HINT = 'use e.g. 20s, 2m, 500ms or a number of seconds';
 
 /** The strings parseDurationMs reads, as a regular expression (for the JSON Schema). */
-export const DURATION_STRING_PATTERN = '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$';
+export const DURATION_STRING_PATTERN =
+  '^\\s*(?:\\d+(?:\\.\\d+)?|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** "20s", "1m30s", "500ms", "1.5s", "2h" or a number of seconds → milliseconds; null if not a duration. */
+/**
+ * "20s", "1m30s", "500ms", "1.5s", "2h" or a number of seconds → milliseconds; null if not a
+ * duration.
+ */
 export function parseDurationMs(v: number | string): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v * 1000 : null;
   const s = v.trim();

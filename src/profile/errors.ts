@@ -3,7 +3,9 @@
 export interface ProfileProblem {
   /** The profile's path (or "profile" for text without one), or `--set <arg>`. */
   source: string;
-  /** 1-based position in the file; null for a missing top-level field, a file or a --set problem. */
+  /**
+   * 1-based position in the file; null for a missing top-level field, a file or a --set problem.
+   */
   line: number | null;
   col: number | null;
   /** Dotted field path (`load.steps.0.duration`); null for YAML syntax and file problems. */
@@ -18,10 +20,17 @@ export function formatProblem(p: ProfileProblem): string {
   return p.field === null ? `${where}: ${p.message}` : `${where}: ${p.field}: ${p.message}`;
 }
 
-/** File problems first (those without a line, then by line and column), then --set problems in argument order. */
+/**
+ * File problems first (those without a line, then by line and column), then --set problems in
+ * argument order.
+ */
 function compareProblems(a: ProfileProblem, b: ProfileProblem): number {
   const rank = (p: ProfileProblem): number[] =>
-    p.setIndex !== null ? [2, p.setIndex, 0] : p.line === null ? [0, 0, 0] : [1, p.line, p.col ?? 0];
+    p.setIndex !== null
+      ? [2, p.setIndex, 0]
+      : p.line === null
+        ? [0, 0, 0]
+        : [1, p.line, p.col ?? 0];
   const ra = rank(a);
   const rb = rank(b);
   for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i] - rb[i];

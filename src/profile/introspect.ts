@@ -41,7 +41,15 @@ interface CheckDef {
 const defOf = (s: Schema): Def => s._zod.def as unknown as Def;
 
 /** Wrappers that change presence or default but not the type of the value. */
-const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch', 'nonoptional']);
+const WRAPPERS = new Set([
+  'optional',
+  'default',
+  'prefault',
+  'nullable',
+  'readonly',
+  'catch',
+  'nonoptional',
+]);
 
 export interface FieldInfo {
   /** The schema under optional/default/... wrappers. */
@@ -131,7 +139,9 @@ export function metaOf(schema: Schema): FieldMeta {
   return fieldInfo(schema).meta;
 }
 
-/** Every path (objects' keys; `<i>` for list items, `<key>` for map values) where `name` is a field. */
+/**
+ * Every path (objects' keys; `<i>` for list items, `<key>` for map values) where `name` is a field.
+ */
 export function placesOfField(root: Schema, name: string): string[] {
   const out: string[] = [];
   const visit = (s: Schema, prefix: string[]): void => {
@@ -164,9 +174,12 @@ function numberBounds(def: Def): NumberBounds {
   const b: NumberBounds = { int: false };
   for (const c of def.checks ?? []) {
     const cd = c._zod.def;
-    if (cd.check === 'number_format' && (cd.format === 'safeint' || cd.format === 'int32')) b.int = true;
-    if (cd.check === 'greater_than' && cd.value !== undefined) b.min = { value: cd.value, inclusive: cd.inclusive ?? false };
-    if (cd.check === 'less_than' && cd.value !== undefined) b.max = { value: cd.value, inclusive: cd.inclusive ?? false };
+    if (cd.check === 'number_format' && (cd.format === 'safeint' || cd.format === 'int32'))
+      b.int = true;
+    if (cd.check === 'greater_than' && cd.value !== undefined)
+      b.min = { value: cd.value, inclusive: cd.inclusive ?? false };
+    if (cd.check === 'less_than' && cd.value !== undefined)
+      b.max = { value: cd.value, inclusive: cd.inclusive ?? false };
   }
   return b;
 }

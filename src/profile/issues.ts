@@ -1,7 +1,16 @@
 /** zod issues → one plain-English message per problem, with the field path it belongs to. */
 import type { z } from 'zod';
 import { DURATION_HINT } from './duration.js';
-import { isIntegerSchema, metaOf, objectShape, placesOfField, schemaAt, typeLabel, type PathSegment, type Schema } from './introspect.js';
+import {
+  isIntegerSchema,
+  metaOf,
+  objectShape,
+  placesOfField,
+  schemaAt,
+  typeLabel,
+  type PathSegment,
+  type Schema,
+} from './introspect.js';
 import { looksSecretName, looksSecretValue, redactAt } from './secrets.js';
 import { REDACTED } from '../redact/redact.js';
 import { closestKey } from './suggest.js';
@@ -17,7 +26,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value at `path` in `data`, and whether the path exists. */
-export function valueAt(data: unknown, path: readonly PathSegment[]): { exists: boolean; value: unknown } {
+export function valueAt(
+  data: unknown,
+  path: readonly PathSegment[],
+): { exists: boolean; value: unknown } {
   let v: unknown = data;
   for (const seg of path) {
     if (Array.isArray(v) && Number(seg) < v.length) v = v[Number(seg)];
@@ -63,22 +75,32 @@ function unknownKeyMessage(root: Schema, objectPath: readonly PathSegment[], key
   // A right key at the wrong level (join_rate under target) is the next commonest slip.
   const places = placesOfField(root, key);
   if (places.length > 0) return `unknown field (${key} is a field of ${places.join(', ')})`;
-  if (allowed.length > 0 && allowed.length <= MAX_LISTED_KEYS) return `unknown field (known fields: ${allowed.join(', ')})`;
+  if (allowed.length > 0 && allowed.length <= MAX_LISTED_KEYS)
+    return `unknown field (known fields: ${allowed.join(', ')})`;
   return 'unknown field (see docs/PROFILE.md)';
 }
 
-function boundMessage(issue: { origin: string; inclusive?: boolean }, bound: number | bigint, side: 'min' | 'max'): string {
+function boundMessage(
+  issue: { origin: string; inclusive?: boolean },
+  bound: number | bigint,
+  side: 'min' | 'max',
+): string {
   const n = Number(bound);
   const plural = n === 1 ? '' : 's';
   switch (issue.origin) {
     case 'array':
     case 'set':
-      return side === 'min' ? `must have at least ${n} item${plural}` : `must have at most ${n} item${plural}`;
+      return side === 'min'
+        ? `must have at least ${n} item${plural}`
+        : `must have at most ${n} item${plural}`;
     case 'string':
       if (side === 'min' && n === 1) return 'must not be empty';
-      return side === 'min' ? `must be at least ${n} character${plural} long` : `must be at most ${n} character${plural} long`;
+      return side === 'min'
+        ? `must be at least ${n} character${plural} long`
+        : `must be at most ${n} character${plural} long`;
     default:
-      if (side === 'min') return issue.inclusive ? `must be at least ${n}` : `must be greater than ${n}`;
+      if (side === 'min')
+        return issue.inclusive ? `must be at least ${n}` : `must be greater than ${n}`;
       return issue.inclusive ? `must be at most ${n}` : `must be less than ${n}`;
   }
 }
@@ -88,12 +110,17 @@ function boundMessage(issue: { origin: string; inclusive?: boolean }, bound: num
  * read back for the "(got ...)" part so every message shows the offending value — redacted when
  * the field holds a secret.
  */
-export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: unknown, root: Schema): FieldProblem[] {
+export function problemsFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  data: unknown,
+  root: Schema,
+): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const issue of issues) {
     const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) as PathSegment[];
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(root, path, key), at: 'key' });
+      for (const key of issue.keys)
+        out.push({ path: [...path, key], message: unknownKeyMessage(root, path, key), at: 'key' });
       continue;
     }
     const { exists, value } = valueAt(data, path);
@@ -103,8 +130,16 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: un
     }
     // showValue prints no contents of a list or map, so only scalars need redacting.
     // A value under a credential-like name, or that reads as a credential, is never echoed either.
-    const masked = value !== null && value !== undefined && (looksSecretName(String(path[path.length - 1] ?? '')) || looksSecretValue(value));
-    const shown = typeof value === 'object' && value !== null ? value : masked ? REDACTED : redactAt(root, path, value);
+    const masked =
+      value !== null &&
+      value !== undefined &&
+      (looksSecretName(String(path[path.length - 1] ?? '')) || looksSecretValue(value));
+    const shown =
+      typeof value === 'object' && value !== null
+        ? value
+        : masked
+          ? REDACTED
+          : redactAt(root, path, value);
     const got = ` (got ${showValue(shown)})`;
     let message: string;
     switch (issue.code) {
@@ -120,8 +155,11 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: un
       case 'too_small': {
         // "greater than 0" for an integer reads better as "at least 1".
         const s = schemaAt(root, path);
-        const int = s !== null && isIntegerSchema(s) && issue.origin === 'number' && !issue.inclusive;
-        message = int ? `must be at least ${Number(issue.minimum) + 1}${got}` : `${boundMessage(issue, issue.minimum, 'min')}${got}`;
+        const int =
+          s !== null && isIntegerSchema(s) && issue.origin === 'number' && !issue.inclusive;
+        message = int
+          ? `must be at least ${Number(issue.minimum) + 1}${got}`
+          : `${boundMessage(issue, issue.minimum, 'min')}${got}`;
         break;
       }
       case 'too_big':
@@ -129,7 +167,8 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: un
         break;
       case 'invalid_format':
         if (issue.format === 'url') message = `must be a URL${got}`;
-        else if (issue.format === 'regex' && !issue.message.startsWith('Invalid')) message = `${issue.message}${got}`;
+        else if (issue.format === 'regex' && !issue.message.startsWith('Invalid'))
+          message = `${issue.message}${got}`;
         else message = `must be a valid ${issue.format}${got}`;
         break;
       case 'not_multiple_of':
@@ -138,7 +177,8 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], data: un
       case 'invalid_union': {
         // zod already reports the one branch that matched the type; this is "no branch matched".
         const s = schemaAt(root, path);
-        if (s !== null && metaOf(s).kind === 'duration') message = `not a duration: ${showValue(value)} (${DURATION_HINT})`;
+        if (s !== null && metaOf(s).kind === 'duration')
+          message = `not a duration: ${showValue(value)} (${DURATION_HINT})`;
         else message = `expected ${s ? typeLabel(s) : 'another type'}${got}`;
         break;
       }

@@ -20,7 +20,11 @@ const ENV_REFERENCE = '\\$\\{[^}]*\\}';
  * campaign, workload), with rtcap's own loader conventions: `${VAR}` references where the
  * loader expands them, durations as seconds or "20s".
  */
-export function inputJsonSchema(schema: z.ZodType, title: string, description: string): Record<string, unknown> {
+export function inputJsonSchema(
+  schema: z.ZodType,
+  title: string,
+  description: string,
+): Record<string, unknown> {
   const generated = z.toJSONSchema(schema, {
     io: 'input',
     target: 'draft-2020-12',
@@ -28,10 +32,12 @@ export function inputJsonSchema(schema: z.ZodType, title: string, description: s
       const js = ctx.jsonSchema as Record<string, unknown>;
       // A `${VAR}` reference is expanded before validation, so the file may hold one where
       // the value has a pattern (target.url: ws://…).
-      if (js.env === true && typeof js.pattern === 'string') js.pattern = `(?:${js.pattern})|${ENV_REFERENCE}`;
+      if (js.env === true && typeof js.pattern === 'string')
+        js.pattern = `(?:${js.pattern})|${ENV_REFERENCE}`;
       // A duration is a number of seconds or a string such as "20s" or "1m30s".
       if (js.kind === 'duration' && Array.isArray(js.anyOf)) {
-        for (const branch of js.anyOf as Record<string, unknown>[]) if (branch.type === 'string') branch.pattern = DURATION_STRING_PATTERN;
+        for (const branch of js.anyOf as Record<string, unknown>[])
+          if (branch.type === 'string') branch.pattern = DURATION_STRING_PATTERN;
       }
       // Strict validators (ajv strict mode, editors) refuse unknown keywords.
       for (const key of RTCAP_META_KEYS) delete js[key];
@@ -42,7 +48,11 @@ export function inputJsonSchema(schema: z.ZodType, title: string, description: s
 }
 
 export function profileJsonSchema(): Record<string, unknown> {
-  return inputJsonSchema(profileSchema, 'rtcap profile', 'A benchmark profile for rtcap; field reference: docs/PROFILE.md.');
+  return inputJsonSchema(
+    profileSchema,
+    'rtcap profile',
+    'A benchmark profile for rtcap; field reference: docs/PROFILE.md.',
+  );
 }
 
 /** A JSON Schema as a file holds it: two-space JSON and a final newline. */

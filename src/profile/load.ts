@@ -14,7 +14,14 @@ import { applySets, type SetOverride } from './overrides.js';
 import { parseYamlDocument } from './yaml-file.js';
 import { profileSchema, type Profile } from './schema.js';
 import { REDACTED, redactText, registerSecrets } from '../redact/redact.js';
-import { expandEnv, looksSecretName, looksSecretValue, redact, redactAt, secretValues } from './secrets.js';
+import {
+  expandEnv,
+  looksSecretName,
+  looksSecretValue,
+  redact,
+  redactAt,
+  secretValues,
+} from './secrets.js';
 
 export { ProfileError, type ProfileProblem } from './errors.js';
 
@@ -37,7 +44,10 @@ export interface LoadOptions {
   sets?: readonly string[];
   /** Environment for `${VAR}` expansion; process.env when omitted. */
   env?: NodeJS.ProcessEnv;
-  /** Check a profile whose variables are set elsewhere (CI, pods): an unset one is listed, not a problem. */
+  /**
+   * Check a profile whose variables are set elsewhere (CI, pods): an unset one is listed, not a
+   * problem.
+   */
   allowUnsetEnv?: boolean;
 }
 
@@ -59,12 +69,22 @@ export async function loadProfile(path: string, opts: LoadOptions = {}): Promise
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     const why = FILE_ERRORS[code] ?? (err as Error).message;
-    throw new ProfileError([{ source: path, line: null, col: null, field: null, message: `cannot read profile: ${why}`, setIndex: null }]);
+    throw new ProfileError([
+      {
+        source: path,
+        line: null,
+        col: null,
+        field: null,
+        message: `cannot read profile: ${why}`,
+        setIndex: null,
+      },
+    ]);
   }
   return parseProfile(text, { ...opts, path });
 }
 
-const fieldText = (path: readonly PathSegment[]): string => (path.length === 0 ? '(top level)' : path.join('.'));
+const fieldText = (path: readonly PathSegment[]): string =>
+  path.length === 0 ? '(top level)' : path.join('.');
 
 const startsWith = (path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean =>
   prefix.length <= path.length && prefix.every((seg, i) => String(seg) === String(path[i]));
@@ -77,12 +97,19 @@ const startsWith = (path: readonly PathSegment[], prefix: readonly PathSegment[]
 function echoSet(arg: string, path: readonly string[] | null, value: unknown): string {
   if (path === null) {
     // Not path=value: whatever follows a credential-like word is hidden.
-    const masked = /key|secret|token|passw|jwt|auth/i.test(arg) ? arg.replace(/([=:]).*$/, `$1${REDACTED}`) : arg;
+    const masked = /key|secret|token|passw|jwt|auth/i.test(arg)
+      ? arg.replace(/([=:]).*$/, `$1${REDACTED}`)
+      : arg;
     return redactText(masked);
   }
   const shown = redactAt(profileSchema, path, value);
-  if (JSON.stringify(shown) !== JSON.stringify(value)) return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
-  if (value !== null && value !== undefined && (path.some(looksSecretName) || looksSecretValue(value))) {
+  if (JSON.stringify(shown) !== JSON.stringify(value))
+    return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
+  if (
+    value !== null &&
+    value !== undefined &&
+    (path.some(looksSecretName) || looksSecretValue(value))
+  ) {
     // Hidden from every later line too (the terminal redaction), not only from this one.
     if (typeof value === 'string' || typeof value === 'number') registerSecrets([String(value)]);
     return `${path.join('.')}=${REDACTED}`;
@@ -90,7 +117,10 @@ function echoSet(arg: string, path: readonly string[] | null, value: unknown): s
   return arg;
 }
 
-export function parseProfile(text: string, opts: LoadOptions & { path?: string } = {}): LoadedProfile {
+export function parseProfile(
+  text: string,
+  opts: LoadOptions & { path?: string } = {},
+): LoadedProfile {
   const source = opts.path ?? 'profile';
   const { doc, lineCounter } = parseYamlDocument(text, source);
 
@@ -111,10 +141,29 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    throw new ProfileError([{ source, line: null, col: null, field: null, message: `invalid YAML: ${(err as Error).message}`, setIndex: null }]);
+    throw new ProfileError([
+      {
+        source,
+        line: null,
+        col: null,
+        field: null,
+        message: `invalid YAML: ${(err as Error).message}`,
+        setIndex: null,
+      },
+    ]);
   }
   if (data === null || data === undefined) {
-    throw new ProfileError([...problems, { source, line: null, col: null, field: null, message: 'the profile is empty', setIndex: null }]);
+    throw new ProfileError([
+      ...problems,
+      {
+        source,
+        line: null,
+        col: null,
+        field: null,
+        message: 'the profile is empty',
+        setIndex: null,
+      },
+    ]);
   }
 
   const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
@@ -128,10 +177,15 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
   const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
   const fieldProblems: FieldProblem[] = [
     ...envProblems.map((p): FieldProblem => ({ ...p, at: 'value' })),
-    // A field whose variable is unset would also fail validation on the unexpanded "${X}"; one line is enough.
-    ...(result.success ? [] : problemsFromIssues(result.error.issues, data, profileSchema)).filter((p) => !envPaths.has(p.path.join('.'))),
+    // A field whose variable is unset would also fail validation on the unexpanded "${X}"; one line
+    // is enough.
+    ...(result.success ? [] : problemsFromIssues(result.error.issues, data, profileSchema)).filter(
+      (p) => !envPaths.has(p.path.join('.')),
+    ),
   ];
-  problems.push(...fieldProblems.map((p) => placeProblem(p, doc, lineCounter, source, applied, sets)));
+  problems.push(
+    ...fieldProblems.map((p) => placeProblem(p, doc, lineCounter, source, applied, sets)),
+  );
   if (problems.length > 0) throw new ProfileError(problems);
   if (!result.success) throw new Error('unreachable: validation failed without issues');
 
@@ -146,12 +200,15 @@ export function parseProfile(text: string, opts: LoadOptions & { path?: string }
 /** Removes the value at `path` (a field whose variable is unset: validated as if absent). */
 function deleteAt(data: unknown, path: readonly PathSegment[]): void {
   let node: unknown = data;
-  for (const seg of path.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<PathSegment, unknown>)[seg] : undefined;
-  if (node && typeof node === 'object' && path.length > 0) delete (node as Record<PathSegment, unknown>)[path[path.length - 1]];
+  for (const seg of path.slice(0, -1))
+    node =
+      node && typeof node === 'object' ? (node as Record<PathSegment, unknown>)[seg] : undefined;
+  if (node && typeof node === 'object' && path.length > 0)
+    delete (node as Record<PathSegment, unknown>)[path[path.length - 1]];
 }
 
 const EMPTY_SET_HINT =
-  ": nothing follows \"=\" (an unset shell variable expands to nothing; write '${NAME}' in single quotes and rtcap names it)";
+  ': nothing follows "=" (an unset shell variable expands to nothing; write \'${NAME}\' in single quotes and rtcap names it)';
 
 /** Puts a field problem where the user can fix it: a line of the file, or a --set argument. */
 function placeProblem(
@@ -169,11 +226,29 @@ function placeProblem(
     if (startsWith(p.path, o.root)) {
       // `--set target.auth.apikey=$KEY` with KEY unset reaches us as nothing after "=": the
       // shell expanded it, so its name is lost; say how it most likely happened.
-      const hint = o.value === null && /\(got an empty value\)$/.test(p.message) ? EMPTY_SET_HINT : '';
-      return { source: `--set ${echoSet(o.arg, o.path, o.value)}`, line: null, col: null, field, message: p.message + hint, setIndex: sets.indexOf(o.arg) };
+      const hint =
+        o.value === null && /\(got an empty value\)$/.test(p.message) ? EMPTY_SET_HINT : '';
+      return {
+        source: `--set ${echoSet(o.arg, o.path, o.value)}`,
+        line: null,
+        col: null,
+        field,
+        message: p.message + hint,
+        setIndex: sets.indexOf(o.arg),
+      };
     }
   }
   const target = p.at === 'parent' ? p.path.slice(0, -1) : p.path;
-  const position = p.at === 'parent' && target.length === 0 ? null : locate(doc, lineCounter, target, p.at === 'key' ? 'key' : 'value');
-  return { source, line: position?.line ?? null, col: position?.col ?? null, field, message: p.message, setIndex: null };
+  const position =
+    p.at === 'parent' && target.length === 0
+      ? null
+      : locate(doc, lineCounter, target, p.at === 'key' ? 'key' : 'value');
+  return {
+    source,
+    line: position?.line ?? null,
+    col: position?.col ?? null,
+    field,
+    message: p.message,
+    setIndex: null,
+  };
 }

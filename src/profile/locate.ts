@@ -13,7 +13,12 @@ export interface Position {
  * exist in the document (a missing field) the deepest existing ancestor is returned, and null
  * when that ancestor is the document itself: a missing top-level field has no line to point at.
  */
-export function locate(doc: Document, lineCounter: LineCounter, path: readonly PathSegment[], at: 'key' | 'value'): Position | null {
+export function locate(
+  doc: Document,
+  lineCounter: LineCounter,
+  path: readonly PathSegment[],
+  at: 'key' | 'value',
+): Position | null {
   const pos = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, col };
@@ -31,13 +36,16 @@ export function locate(doc: Document, lineCounter: LineCounter, path: readonly P
     const last = i === path.length - 1;
     if (isAlias(node)) node = node.resolve(doc);
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === seg);
+      const pair = node.items.find(
+        (p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === seg,
+      );
       if (pair === undefined) return found;
       const keyStart = start(pair.key);
       if (last && at === 'key') return keyStart === null ? found : pos(keyStart);
       const value = pair.value;
       const valueStart = start(value);
-      const emptyValue = value === null || (isScalar(value) && value.value === null && value.source === '');
+      const emptyValue =
+        value === null || (isScalar(value) && value.value === null && value.source === '');
       const offset = emptyValue || valueStart === null ? keyStart : valueStart;
       // Nodes made by --set have no range: keep the last position that came from the file.
       if (offset !== null) found = pos(offset);

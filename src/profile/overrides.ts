@@ -2,7 +2,19 @@
  * `--set path=value` overrides, applied to the YAML document before validation so a value set
  * on the command line is checked by exactly the same schema as one written in the file.
  */
-import { isAlias, isMap, isScalar, isSeq, Pair, parseDocument, Scalar, YAMLMap, YAMLSeq, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  Pair,
+  parseDocument,
+  Scalar,
+  YAMLMap,
+  YAMLSeq,
+  type Document,
+  type Node,
+} from 'yaml';
 
 export interface SetOverride {
   /** The argument as given, e.g. `load.steps.0.connections=200`. */
@@ -48,12 +60,14 @@ export function parseSetArg(arg: string): Parsed {
 
 const keyText = (key: unknown): string => (isScalar(key) ? String(key.value) : String(key));
 
-const isEmpty = (n: unknown): boolean => n === null || n === undefined || (isScalar(n) && n.value === null);
+const isEmpty = (n: unknown): boolean =>
+  n === null || n === undefined || (isScalar(n) && n.value === null);
 
 const isIndex = (seg: string): boolean => /^(0|[1-9]\d*)$/.test(seg);
 
 function describeNode(n: unknown): string {
-  if (isScalar(n)) return n.value === null ? 'empty' : `${typeof n.value} ${JSON.stringify(n.value)}`;
+  if (isScalar(n))
+    return n.value === null ? 'empty' : `${typeof n.value} ${JSON.stringify(n.value)}`;
   if (isSeq(n)) return 'a list';
   if (isMap(n)) return 'a map';
   return 'not a map';
@@ -64,11 +78,16 @@ function describeNode(n: unknown): string {
  * segment is an index). A list index may be an existing item or the next one (append), nothing
  * further, so a typo in an index cannot silently create a sparse list.
  */
-function applyOne(doc: Document, path: string[], value: unknown): { root: string[] } | { error: string; at: string[] } {
+function applyOne(
+  doc: Document,
+  path: string[],
+  value: unknown,
+): { root: string[] } | { error: string; at: string[] } {
   if (isEmpty(doc.contents)) doc.contents = new YAMLMap();
   let node: unknown = doc.contents;
   let root: string[] | null = null;
-  const container = (nextSeg: string): YAMLMap | YAMLSeq => (isIndex(nextSeg) ? new YAMLSeq() : new YAMLMap());
+  const container = (nextSeg: string): YAMLMap | YAMLSeq =>
+    isIndex(nextSeg) ? new YAMLSeq() : new YAMLMap();
 
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
@@ -78,7 +97,10 @@ function applyOne(doc: Document, path: string[], value: unknown): { root: string
     const newNode = (): Node => (last ? (doc.createNode(value) as Node) : container(path[i + 1]));
 
     if (isAlias(node)) {
-      return { error: `is an alias (*${node.source}); set the anchored value instead`, at: parentPath };
+      return {
+        error: `is an alias (*${node.source}); set the anchored value instead`,
+        at: parentPath,
+      };
     }
     if (isMap(node)) {
       const pair = node.items.find((p) => keyText(p.key) === seg);
@@ -96,7 +118,11 @@ function applyOne(doc: Document, path: string[], value: unknown): { root: string
       }
     } else if (isSeq(node)) {
       const length = node.items.length;
-      if (!isIndex(seg)) return { error: `is a list; use an index 0..${length} instead of "${seg}"`, at: parentPath };
+      if (!isIndex(seg))
+        return {
+          error: `is a list; use an index 0..${length} instead of "${seg}"`,
+          at: parentPath,
+        };
       const index = Number(seg);
       if (index > length) {
         return {
@@ -117,14 +143,22 @@ function applyOne(doc: Document, path: string[], value: unknown): { root: string
         node = node.items[index];
       }
     } else {
-      return { error: `is ${describeNode(node)}, not a map; cannot set "${seg}" inside it`, at: parentPath };
+      return {
+        error: `is ${describeNode(node)}, not a map; cannot set "${seg}" inside it`,
+        at: parentPath,
+      };
     }
   }
   return { root: root ?? path };
 }
 
-/** Applies the overrides in order (a later one wins); returns what each touched, or the problems. */
-export function applySets(doc: Document, args: readonly string[]): { applied: SetOverride[]; problems: SetProblem[] } {
+/**
+ * Applies the overrides in order (a later one wins); returns what each touched, or the problems.
+ */
+export function applySets(
+  doc: Document,
+  args: readonly string[],
+): { applied: SetOverride[]; problems: SetProblem[] } {
   const applied: SetOverride[] = [];
   const problems: SetProblem[] = [];
   for (const arg of args) {
@@ -134,7 +168,14 @@ export function applySets(doc: Document, args: readonly string[]): { applied: Se
       continue;
     }
     const result = applyOne(doc, parsed.path, parsed.value);
-    if ('error' in result) problems.push({ arg, argPath: parsed.path, path: result.at, value: parsed.value, message: result.error });
+    if ('error' in result)
+      problems.push({
+        arg,
+        argPath: parsed.path,
+        path: result.at,
+        value: parsed.value,
+        message: result.error,
+      });
     else applied.push({ arg, path: parsed.path, value: parsed.value, root: result.root });
   }
   return { applied, problems };

@@ -3,7 +3,14 @@
  * (`env`, `secret`), so adding a credential field is one `.meta()` away from being hidden.
  */
 import { isCredentialKey, REDACTED, redactUrl, urlSecrets } from '../redact/redact.js';
-import { childSchema, fieldInfo, kindOf, typeSchema, type PathSegment, type Schema } from './introspect.js';
+import {
+  childSchema,
+  fieldInfo,
+  kindOf,
+  typeSchema,
+  type PathSegment,
+  type Schema,
+} from './introspect.js';
 
 export interface PathProblem {
   path: PathSegment[];
@@ -28,19 +35,31 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
     s.replace(/\$\$\{|\$\{([^}]*)\}/g, (match, name: string | undefined) => {
       if (match === '$${') return '${';
       if (name === undefined || !VAR_NAME.test(name)) {
-        problems.push({ path, message: `${JSON.stringify(match)} is not a variable reference (use \${NAME}, or $\${ for a literal \${)` });
+        problems.push({
+          path,
+          message: `${JSON.stringify(match)} is not a variable reference (use \${NAME}, or $\${ for a literal \${)`,
+        });
         return match;
       }
       const v = env[name];
-      // Set but empty is as useless as unset for a URL, key or header, and reads later as "got \"\"".
+      // Set but empty is as useless as unset for a URL, key or header, and reads later as "got
+      // \"\"".
       if (v === undefined || v === '') {
-        problems.push({ path, message: `environment variable ${name} is ${v === undefined ? 'not set' : 'set but empty'}`, ...(v === undefined ? { unset: name } : {}) });
+        problems.push({
+          path,
+          message: `environment variable ${name} is ${v === undefined ? 'not set' : 'set but empty'}`,
+          ...(v === undefined ? { unset: name } : {}),
+        });
         return match;
       }
       return v;
     });
 
-  const walk = (container: Record<string, unknown> | unknown[], schema: Schema, path: PathSegment[]): void => {
+  const walk = (
+    container: Record<string, unknown> | unknown[],
+    schema: Schema,
+    path: PathSegment[],
+  ): void => {
     const entries: [PathSegment, unknown][] = Array.isArray(container)
       ? container.map((v, i) => [i, v])
       : Object.entries(container);
@@ -54,7 +73,8 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
       if (fieldInfo(child).meta.env) {
         if (typeof value === 'string') set(expand(value, childPath));
         else if (isPlainObject(value)) {
-          for (const [k, v] of Object.entries(value)) if (typeof v === 'string') value[k] = expand(v, [...childPath, k]);
+          for (const [k, v] of Object.entries(value))
+            if (typeof v === 'string') value[k] = expand(v, [...childPath, k]);
         }
       } else if (isPlainObject(value) || Array.isArray(value)) {
         walk(value, child, childPath);
@@ -69,7 +89,10 @@ function redactKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactKeys);
   if (!isPlainObject(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, isCredentialKey(k) && v !== null && v !== undefined ? REDACTED : redactKeys(v)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      isCredentialKey(k) && v !== null && v !== undefined ? REDACTED : redactKeys(v),
+    ]),
   );
 }
 
@@ -115,7 +138,8 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
     const secret = fieldInfo(s).meta.secret;
     const rest = path.slice(i + 1);
     if (secret === 'value') return value === undefined || value === null ? value : REDACTED;
-    if (secret === 'url' && rest.length === 0) return typeof value === 'string' ? redactUrl(value) : value;
+    if (secret === 'url' && rest.length === 0)
+      return typeof value === 'string' ? redactUrl(value) : value;
     if (secret === 'keys') {
       if (rest.some((k) => typeof k === 'string' && isCredentialKey(k))) return REDACTED;
       return redactKeys(value);
@@ -125,16 +149,32 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
   return s !== null ? redact(value, s) : value;
 }
 
-/** A field name that reads as a credential, even one the schema does not know (`api_key`, `anon_key`). */
+/**
+ * A field name that reads as a credential, even one the schema does not know (`api_key`,
+ * `anon_key`).
+ */
 export function looksSecretName(name: string): boolean {
-  return isCredentialKey(name) || /(^|_)(api|anon|service|access|private)?_?key$|secret|(^|_)token$|passw|jwt|credential|bearer/i.test(name);
+  return (
+    isCredentialKey(name) ||
+    /(^|_)(api|anon|service|access|private)?_?key$|secret|(^|_)token$|passw|jwt|credential|bearer/i.test(
+      name,
+    )
+  );
 }
 
-/** A value that reads as a credential wherever it is written: a JWT, or a long run of key-like characters. */
+/**
+ * A value that reads as a credential wherever it is written: a JWT, or a long run of key-like
+ * characters.
+ */
 export function looksSecretValue(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   if (/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.test(value)) return true;
-  return /^[A-Za-z0-9_\-+/=.]{20,}$/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && !/^[a-z]+:\/\//.test(value);
+  return (
+    /^[A-Za-z0-9_\-+/=.]{20,}$/.test(value) &&
+    /[A-Za-z]/.test(value) &&
+    /\d/.test(value) &&
+    !/^[a-z]+:\/\//.test(value)
+  );
 }
 
 /** The values under credential keys of a header map, param map or tenant config, at any depth. */
@@ -142,7 +182,8 @@ function keyedSecrets(value: unknown, out: string[]): void {
   if (Array.isArray(value)) for (const v of value) keyedSecrets(v, out);
   else if (isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
-      if (isCredentialKey(k) && (typeof v === 'string' || typeof v === 'number')) out.push(String(v));
+      if (isCredentialKey(k) && (typeof v === 'string' || typeof v === 'number'))
+        out.push(String(v));
       else keyedSecrets(v, out);
     }
   }
@@ -154,7 +195,11 @@ function keyedSecrets(value: unknown, out: string[]): void {
  */
 export function secretValues(value: unknown, schema: Schema, out: string[] = []): string[] {
   const t = typeSchema(schema);
-  const entries: [PathSegment, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : [];
+  const entries: [PathSegment, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isPlainObject(value)
+      ? Object.entries(value)
+      : [];
   for (const [k, v] of entries) {
     const child = childSchema(t, k);
     if (child === null) {

@@ -58,12 +58,19 @@ export function normaliseUrl(input: string): { url: string; hosted: boolean } {
   try {
     u = new URL(input);
   } catch {
-    throw new StarterError(`"${input}" is not a URL: give the server's address, e.g. ws://127.0.0.1:4000/socket/websocket`);
+    throw new StarterError(
+      `"${input}" is not a URL: give the server's address, e.g. ws://127.0.0.1:4000/socket/websocket`,
+    );
   }
   const scheme = { 'ws:': 'ws', 'wss:': 'wss', 'http:': 'ws', 'https:': 'wss' }[u.protocol];
-  if (!scheme) throw new StarterError(`${u.protocol} URLs are not WebSocket servers: use ws://, wss://, http:// or https://`);
+  if (!scheme)
+    throw new StarterError(
+      `${u.protocol} URLs are not WebSocket servers: use ws://, wss://, http:// or https://`,
+    );
   if (u.username || u.password || u.search) {
-    throw new StarterError('give the URL without credentials or query parameters: keys go in environment variables (rtcap init prints which)');
+    throw new StarterError(
+      'give the URL without credentials or query parameters: keys go in environment variables (rtcap init prints which)',
+    );
   }
   const hosted = SUPABASE_HOST.test(u.hostname);
   let path = u.pathname.replace(/\/+$/, '');
@@ -76,7 +83,8 @@ export function normaliseUrl(input: string): { url: string; hosted: boolean } {
         `${scheme}://${u.host}/realtime/v1/websocket (behind the Supabase gateway)`,
     );
   }
-  if (hosted && scheme !== 'wss') throw new StarterError('hosted Supabase projects are reached over wss:// (https://)');
+  if (hosted && scheme !== 'wss')
+    throw new StarterError('hosted Supabase projects are reached over wss:// (https://)');
   return { url: `${scheme}://${u.host}${path}`, hosted };
 }
 
@@ -95,14 +103,25 @@ export function buildStarter(req: StarterRequest): Starter {
       `say which server ${url} is: --kind realtime (Supabase Realtime, self-hosted, or rtcap serve) or --kind phoenix (a plain Phoenix channels app)`,
     );
   }
-  if (hosted && kind !== 'supabase') throw new StarterError(`${url} is a hosted Supabase project: --kind supabase`);
+  if (hosted && kind !== 'supabase')
+    throw new StarterError(`${url} is a hosted Supabase project: --kind supabase`);
   if (kind === 'supabase' && !hosted) {
-    throw new StarterError(`--kind supabase is for hosted projects (https://<ref>.supabase.co); for ${url} use --kind realtime`);
+    throw new StarterError(
+      `--kind supabase is for hosted projects (https://<ref>.supabase.co); for ${url} use --kind realtime`,
+    );
   }
-  if (req.private && kind === 'phoenix') throw new StarterError('--private is a Supabase Realtime feature (RLS on realtime.messages); a Phoenix app authorises joins itself');
+  if (req.private && kind === 'phoenix')
+    throw new StarterError(
+      '--private is a Supabase Realtime feature (RLS on realtime.messages); a Phoenix app authorises joins itself',
+    );
   if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby');
-  if (req.topic) throw new StarterError('--topic is for Phoenix apps; Supabase kinds use realtime:bench (public) or realtime:room-<n> (private)');
-  return kind === 'supabase' ? hostedStarter(url, req.private === true) : realtimeStarter(url, req.private === true);
+  if (req.topic)
+    throw new StarterError(
+      '--topic is for Phoenix apps; Supabase kinds use realtime:bench (public) or realtime:room-<n> (private)',
+    );
+  return kind === 'supabase'
+    ? hostedStarter(url, req.private === true)
+    : realtimeStarter(url, req.private === true);
 }
 
 const HEADER = (title: string, url: string) =>
@@ -113,15 +132,26 @@ const HEADER = (title: string, url: string) =>
 
 function hostedStarter(url: string, priv: boolean): Starter {
   const q = HOSTED_FREE_QUOTAS;
-  const env = [{ name: 'SUPABASE_ANON_KEY', holds: 'the project\'s anon key (a JWT) or publishable key (sb_publishable_…): Project Settings → API Keys' }];
-  if (priv) env.push({ name: 'SUPABASE_JWT_SECRET', holds: 'the project\'s legacy JWT secret, to mint one `authenticated` token per connection: Project Settings → JWT Keys' });
+  const env = [
+    {
+      name: 'SUPABASE_ANON_KEY',
+      holds:
+        "the project's anon key (a JWT) or publishable key (sb_publishable_…): Project Settings → API Keys",
+    },
+  ];
+  if (priv)
+    env.push({
+      name: 'SUPABASE_JWT_SECRET',
+      holds:
+        "the project's legacy JWT secret, to mint one `authenticated` token per connection: Project Settings → JWT Keys",
+    });
   const auth = priv
     ? `  auth:\n    apikey: \${SUPABASE_ANON_KEY}     # the socket key\n    jwt_secret: \${SUPABASE_JWT_SECRET} # mints each connection's access_token (role authenticated)\n    role: authenticated\n`
     : `  auth:\n    apikey: \${SUPABASE_ANON_KEY}     # anon or publishable key; sent as ?apikey=\n    apikey_in: query\n`;
   // Free plan: at most 200 connections and 100 messages/s, where every delivery and every send
   // counts. 80 connections × 1 message/s is 80 deliveries + 1 send = 81 events/s: under it.
   const yaml =
-    HEADER('Hosted Supabase project: small steps that stay under the Free plan\'s quotas.', url) +
+    HEADER("Hosted Supabase project: small steps that stay under the Free plan's quotas.", url) +
     `# Quotas (Free: ${q.connections} connections, ${q.messagesPerS} messages/s, ${q.joinsPerS} joins/s; every delivery
 # counts): a step above your plan's quotas reads as server rejections, not as capacity.
 # rtcap cannot sample a hosted Realtime's CPU or memory: those figures stay null ("—").
@@ -151,7 +181,11 @@ slo: { p95_ms: 500 }
   const setup = [
     `export ${env.map((e) => e.name).join(' and ')} (${env.map((e) => e.holds).join('; ')}).`,
     'Realtime must be enabled for the project (Project Settings → Realtime); "Allow public access" must be on for public channels.',
-    ...(priv ? [`Private channels need RLS policies on realtime.messages; run this SQL in the SQL editor:\n${PRIVATE_CHANNEL_SQL}`] : []),
+    ...(priv
+      ? [
+          `Private channels need RLS policies on realtime.messages; run this SQL in the SQL editor:\n${PRIVATE_CHANNEL_SQL}`,
+        ]
+      : []),
     `Your plan's quotas (Free: ${q.connections} connections, ${q.messagesPerS} messages/s) cap what a run can show: past them rtcap reports rejections ("Too many connected users", "Too many messages per second").`,
   ];
   return { kind: 'supabase', url, yaml, env, setup };
@@ -162,11 +196,22 @@ function realtimeStarter(url: string, priv: boolean): Starter {
   metrics.protocol = metrics.protocol === 'wss:' ? 'https:' : 'http:';
   metrics.pathname = '/metrics';
   const env = [
-    { name: 'REALTIME_JWT_SECRET', holds: 'the tenant\'s JWT secret (API_JWT_SECRET; rtcap serve and the development stack use the published super-secret-jwt-token-with-at-least-32-characters-long)' },
-    { name: 'REALTIME_METRICS_TOKEN', holds: 'a JWT signed with the server\'s METRICS_JWT_SECRET, for its /metrics (server CPU and memory); leave metrics_url out if you have none' },
+    {
+      name: 'REALTIME_JWT_SECRET',
+      holds:
+        "the tenant's JWT secret (API_JWT_SECRET; rtcap serve and the development stack use the published super-secret-jwt-token-with-at-least-32-characters-long)",
+    },
+    {
+      name: 'REALTIME_METRICS_TOKEN',
+      holds:
+        "a JWT signed with the server's METRICS_JWT_SECRET, for its /metrics (server CPU and memory); leave metrics_url out if you have none",
+    },
   ];
   const yaml =
-    HEADER(`Supabase Realtime (self-hosted, or rtcap serve): a short ${priv ? 'private' : 'public'} broadcast ramp.`, url) +
+    HEADER(
+      `Supabase Realtime (self-hosted, or rtcap serve): a short ${priv ? 'private' : 'public'} broadcast ramp.`,
+      url,
+    ) +
     `# The tenant is the first label of the Host header (self-hosted development stack: realtime-dev).
 name: my-realtime
 scenario: ${priv ? 'broadcast-private' : 'broadcast-public'}
@@ -200,8 +245,12 @@ slo: { p95_ms: 200 }
 `;
   const setup = [
     `export REALTIME_JWT_SECRET and REALTIME_METRICS_TOKEN (${env[0].holds}; ${env[1].holds}).`,
-    'The tenant\'s quotas (max_concurrent_users, max_events_per_second, max_joins_per_second) must be above the steps, or they read as rejections: raise them in the tenant\'s settings for the benchmark.',
-    ...(priv ? [`Private channels need RLS policies on realtime.messages in the tenant's database:\n${PRIVATE_CHANNEL_SQL}`] : []),
+    "The tenant's quotas (max_concurrent_users, max_events_per_second, max_joins_per_second) must be above the steps, or they read as rejections: raise them in the tenant's settings for the benchmark.",
+    ...(priv
+      ? [
+          `Private channels need RLS policies on realtime.messages in the tenant's database:\n${PRIVATE_CHANNEL_SQL}`,
+        ]
+      : []),
   ];
   return { kind: 'realtime', url, yaml, env, setup };
 }

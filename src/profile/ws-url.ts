@@ -12,7 +12,11 @@ export function wsUrlProblem(url: string): string | null {
   const authority = url.replace(/^wss?:\/\//, '').split(/[/?#]/)[0];
   const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
   const port = /:([^:\]]*)$/.exec(hostPort.replace(/^\[[^\]]*\]/, ''))?.[1];
-  if (port !== undefined && port !== '' && (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)) {
+  if (
+    port !== undefined &&
+    port !== '' &&
+    (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+  ) {
     return `port ${JSON.stringify(port)} is not a port number (1–65535)`;
   }
   let parsed: URL;

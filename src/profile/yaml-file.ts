@@ -14,31 +14,65 @@ import { locate } from './locate.js';
  * The YAML document of `text` and its line counter, for locating fields; syntax errors throw,
  * alone, since they make every later position doubtful.
  */
-export function parseYamlDocument(text: string, source: string): { doc: Document.Parsed; lineCounter: LineCounter } {
+export function parseYamlDocument(
+  text: string,
+  source: string,
+): { doc: Document.Parsed; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    merge: true,
+  });
   if (doc.errors.length > 0) {
     throw new ProfileError(
       doc.errors.map((e) => {
         const { line, col } = lineCounter.linePos(e.pos[0]);
-        return { source, line, col, field: null, message: `invalid YAML: ${e.message}`, setIndex: null };
+        return {
+          source,
+          line,
+          col,
+          field: null,
+          message: `invalid YAML: ${e.message}`,
+          setIndex: null,
+        };
       }),
     );
   }
   return { doc, lineCounter };
 }
 
-export function parseYamlFile<S extends z.ZodType>(text: string, schema: S, source: string): z.output<S> {
+export function parseYamlFile<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  source: string,
+): z.output<S> {
   const { doc, lineCounter } = parseYamlDocument(text, source);
   const data: unknown = doc.toJS({ maxAliasCount: 1000 });
-  if (data === null || data === undefined) throw new ProfileError([{ source, line: null, col: null, field: null, message: 'the file is empty', setIndex: null }]);
+  if (data === null || data === undefined)
+    throw new ProfileError([
+      { source, line: null, col: null, field: null, message: 'the file is empty', setIndex: null },
+    ]);
   const result = schema.safeParse(data);
   if (result.success) return result.data;
-  const problems: ProfileProblem[] = problemsFromIssues(result.error.issues, data, schema).map((p) => {
-    const target = p.at === 'parent' ? p.path.slice(0, -1) : p.path;
-    const pos = p.at === 'parent' && target.length === 0 ? null : locate(doc, lineCounter, target, p.at === 'key' ? 'key' : 'value');
-    return { source, line: pos?.line ?? null, col: pos?.col ?? null, field: p.path.length ? p.path.join('.') : '(top level)', message: p.message, setIndex: null };
-  });
+  const problems: ProfileProblem[] = problemsFromIssues(result.error.issues, data, schema).map(
+    (p) => {
+      const target = p.at === 'parent' ? p.path.slice(0, -1) : p.path;
+      const pos =
+        p.at === 'parent' && target.length === 0
+          ? null
+          : locate(doc, lineCounter, target, p.at === 'key' ? 'key' : 'value');
+      return {
+        source,
+        line: pos?.line ?? null,
+        col: pos?.col ?? null,
+        field: p.path.length ? p.path.join('.') : '(top level)',
+        message: p.message,
+        setIndex: null,
+      };
+    },
+  );
   throw new ProfileError(problems);
 }
 
@@ -47,7 +81,16 @@ export function loadYamlFile<S extends z.ZodType>(path: string, schema: S): z.ou
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ProfileError([{ source: path, line: null, col: null, field: null, message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, setIndex: null }]);
+    throw new ProfileError([
+      {
+        source: path,
+        line: null,
+        col: null,
+        field: null,
+        message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        setIndex: null,
+      },
+    ]);
   }
   return parseYamlFile(text, schema, path);
 }

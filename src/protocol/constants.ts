@@ -1,7 +1,7 @@
 /**
  * Phoenix channels / Supabase Realtime protocol vocabulary. Every event name, topic
- * prefix, timeout and exact error string used by rtcap lives here (docs/ARCHITECTURE.md "Code rules").
- * Section numbers refer to ../shared/PROTOCOL.md.
+ * prefix, timeout and exact error string used by rtcap lives here (docs/ARCHITECTURE.md "Code
+ * rules"). Section numbers refer to ../shared/PROTOCOL.md.
  */
 
 export const VSN_1 = '1.0.0';
@@ -81,12 +81,14 @@ export const REASON = {
   tooManyJoins: 'Too many joins per second',
   connectError: 'Error connecting to Realtime',
   // join refusals (phx_reply error reason)
-  joinTokenExpired: (secondsAgo: number) => `InvalidJWTToken: Token has expired ${secondsAgo} seconds ago`,
+  joinTokenExpired: (secondsAgo: number) =>
+    `InvalidJWTToken: Token has expired ${secondsAgo} seconds ago`,
   joinClaimsRequired: 'InvalidJWTToken: Fields `role` and `exp` are required in JWT',
   joinExpInvalid: 'InvalidJWTToken: Token expiration time is invalid',
   joinMalformedJwt: 'MalformedJWT: The token provided is not a valid JWT',
   joinBadSignature: 'JwtSignatureError: Failed to validate JWT signature',
-  joinNoSigner: 'JwtSignerError: Failed to generate JWT signer, check your JWT secret or JWKS configuration',
+  joinNoSigner:
+    'JwtSignerError: Failed to generate JWT signer, check your JWT secret or JWKS configuration',
   joinUnauthorized: (subtopic: string) =>
     `Unauthorized: You do not have permissions to read from this Channel topic: ${subtopic}`,
   joinTooManyConnectedUsers: 'ConnectionRateLimitReached: Too many connected users',
@@ -99,13 +101,15 @@ export const REASON = {
   unknownChannelError: 'Unknown Error on Channel',
   joinTenantNotFound: 'TenantNotFound: Tenant with the given ID does not exist',
   joinTenantSuspended: 'RealtimeDisabledForTenant: Realtime disabled for this tenant',
-  joinDbUnavailable: 'UnableToConnectToProject: Realtime was unable to connect to the project database',
+  joinDbUnavailable:
+    'UnableToConnectToProject: Realtime was unable to connect to the project database',
   joinDbInitializing: 'InitializingProjectConnection: Connecting to the project database',
   joinRestarting: 'RealtimeRestarting: Realtime is restarting, please standby',
   /** The error reply of a failed presence push (§5.1). */
   presencePayloadNotMap: 'Presence track payload must be a map',
   // channel shutdown messages (§3.5) beyond the rate limits below
-  noLongerPermitted: (subtopic: string) => `You no longer have permission to read from this Channel topic: ${subtopic}`,
+  noLongerPermitted: (subtopic: string) =>
+    `You no longer have permission to read from this Channel topic: ${subtopic}`,
   dbUnavailable: 'Realtime was unable to connect to the project database',
   // system shutdown messages (§3.5)
   tooManyMessages: 'Too many messages per second',
@@ -122,7 +126,14 @@ export const REASON = {
  * WebSocket framing (RFC 6455 §5.2), for the client's own reader of server frames
  * (client/frame-reader.ts): the opcodes and header bits it reads.
  */
-export const WS_OPCODE = { continuation: 0x0, text: 0x1, binary: 0x2, close: 0x8, ping: 0x9, pong: 0xa } as const;
+export const WS_OPCODE = {
+  continuation: 0x0,
+  text: 0x1,
+  binary: 0x2,
+  close: 0x8,
+  ping: 0x9,
+  pong: 0xa,
+} as const;
 export const WS_FIN = 0x80;
 /** RSV1–3: set only by extensions (permessage-deflate), which rtcap's client never negotiates. */
 export const WS_RSV = 0x70;

@@ -44,7 +44,12 @@ export function encodeV1(frame: Frame, from: 'client' | 'server'): string {
       join_ref: frame.joinRef,
     });
   }
-  return JSON.stringify({ topic: frame.topic, event: frame.event, payload: frame.payload, ref: frame.ref });
+  return JSON.stringify({
+    topic: frame.topic,
+    event: frame.event,
+    payload: frame.payload,
+    ref: frame.ref,
+  });
 }
 
 export function decodeV1(text: string): Frame {
@@ -54,14 +59,22 @@ export function decodeV1(text: string): Frame {
   } catch {
     throw new FrameError('not JSON');
   }
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new FrameError('v1 frame is not a JSON object');
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+    throw new FrameError('v1 frame is not a JSON object');
   const o = obj as Record<string, unknown>;
   // The server requires topic, event, payload and ref to be present (§2.1).
   for (const key of ['topic', 'event', 'payload', 'ref'] as const) {
     if (!(key in o)) throw new FrameError(`v1 frame lacks "${key}"`);
   }
-  if (typeof o.topic !== 'string' || typeof o.event !== 'string') throw new FrameError('v1 topic and event must be strings');
-  return { joinRef: refOrNull(o.join_ref), ref: refOrNull(o.ref), topic: o.topic, event: o.event, payload: o.payload };
+  if (typeof o.topic !== 'string' || typeof o.event !== 'string')
+    throw new FrameError('v1 topic and event must be strings');
+  return {
+    joinRef: refOrNull(o.join_ref),
+    ref: refOrNull(o.ref),
+    topic: o.topic,
+    event: o.event,
+    payload: o.payload,
+  };
 }
 
 // ---------------------------------------------------------------- v2: JSON arrays (§2.2)
@@ -80,14 +93,23 @@ export function decodeV2(text: string): Frame {
   // The server accepts arrays of at least five elements (§2.2).
   if (!Array.isArray(arr) || arr.length < 5) throw new FrameError('v2 frame is not an array of 5');
   const [joinRef, ref, topic, event, payload] = arr as unknown[];
-  if (typeof topic !== 'string' || typeof event !== 'string') throw new FrameError('v2 topic and event must be strings');
+  if (typeof topic !== 'string' || typeof event !== 'string')
+    throw new FrameError('v2 topic and event must be strings');
   return { joinRef: refOrNull(joinRef), ref: refOrNull(ref), topic, event, payload };
 }
 
 // ---------------------------------------------------------------- v2 binary (§2.3)
 
 export type BinaryFrame =
-  | { kind: 0; from: 'client'; joinRef: string; ref: string; topic: string; event: string; data: Uint8Array }
+  | {
+      kind: 0;
+      from: 'client';
+      joinRef: string;
+      ref: string;
+      topic: string;
+      event: string;
+      data: Uint8Array;
+    }
   | { kind: 0; from: 'server'; joinRef: string; topic: string; event: string; data: Uint8Array }
   | { kind: 1; joinRef: string; ref: string; topic: string; status: string; data: Uint8Array }
   | { kind: 2; topic: string; event: string; data: Uint8Array }
@@ -144,7 +166,8 @@ function parseMetadata(text: string): Record<string, unknown> | null {
   } catch {
     throw new FrameError('binary frame metadata is not JSON');
   }
-  if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new FrameError('binary frame metadata is not an object');
+  if (m === null || typeof m !== 'object' || Array.isArray(m))
+    throw new FrameError('binary frame metadata is not an object');
   return m as Record<string, unknown>;
 }
 
@@ -158,14 +181,36 @@ export function decodeBinary(buf: Uint8Array, from: 'client' | 'server'): Binary
     case KIND.push: {
       if (from === 'client') {
         const [jl, rl, tl, el] = [r.u8(), r.u8(), r.u8(), r.u8()];
-        return { kind: 0, from, joinRef: r.str(jl), ref: r.str(rl), topic: r.str(tl), event: r.str(el), data: r.rest() };
+        return {
+          kind: 0,
+          from,
+          joinRef: r.str(jl),
+          ref: r.str(rl),
+          topic: r.str(tl),
+          event: r.str(el),
+          data: r.rest(),
+        };
       }
       const [jl, tl, el] = [r.u8(), r.u8(), r.u8()];
-      return { kind: 0, from, joinRef: r.str(jl), topic: r.str(tl), event: r.str(el), data: r.rest() };
+      return {
+        kind: 0,
+        from,
+        joinRef: r.str(jl),
+        topic: r.str(tl),
+        event: r.str(el),
+        data: r.rest(),
+      };
     }
     case KIND.reply: {
       const [jl, rl, tl, sl] = [r.u8(), r.u8(), r.u8(), r.u8()];
-      return { kind: 1, joinRef: r.str(jl), ref: r.str(rl), topic: r.str(tl), status: r.str(sl), data: r.rest() };
+      return {
+        kind: 1,
+        joinRef: r.str(jl),
+        ref: r.str(rl),
+        topic: r.str(tl),
+        status: r.str(sl),
+        data: r.rest(),
+      };
     }
     case KIND.broadcast: {
       const [tl, el] = [r.u8(), r.u8()];
@@ -178,7 +223,16 @@ export function decodeBinary(buf: Uint8Array, from: 'client' | 'server'): Binary
       const topic = r.str(tl);
       const userEvent = r.str(ul);
       const metadata = parseMetadata(r.str(ml));
-      return { kind: 3, joinRef, ref, topic, userEvent, metadata, encoding: enc, payload: r.rest() };
+      return {
+        kind: 3,
+        joinRef,
+        ref,
+        topic,
+        userEvent,
+        metadata,
+        encoding: enc,
+        payload: r.rest(),
+      };
     }
     case KIND.userBroadcast: {
       const [tl, ul, ml, enc] = [r.u8(), r.u8(), r.u8(), r.u8()];
@@ -221,40 +275,74 @@ export interface UserBroadcast {
 }
 
 function payloadBytes(b: UserBroadcast): { bytes: Uint8Array; encoding: number } {
-  if (b.payload instanceof Uint8Array) return { bytes: b.payload, encoding: b.encoding ?? ENCODING.binary };
+  if (b.payload instanceof Uint8Array)
+    return { bytes: b.payload, encoding: b.encoding ?? ENCODING.binary };
   return { bytes: textEncoder.encode(JSON.stringify(b.payload)), encoding: ENCODING.json };
 }
 
 /** Kind 3: the user-broadcast push current realtime-js sends for every `broadcast` (§2.3). */
-export function encodeUserBroadcastPush(b: UserBroadcast & { joinRef: string | null; ref: string | null }): Uint8Array {
+export function encodeUserBroadcastPush(
+  b: UserBroadcast & { joinRef: string | null; ref: string | null },
+): Uint8Array {
   const jr = field(b.joinRef ?? '', 'join_ref');
   const ref = field(b.ref ?? '', 'ref');
   const topic = field(b.topic, 'topic');
   const ev = field(b.userEvent, 'user event');
-  const meta = field(b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '', 'metadata');
+  const meta = field(
+    b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '',
+    'metadata',
+  );
   const { bytes, encoding } = payloadBytes(b);
-  return concat([KIND.userBroadcastPush, jr.length, ref.length, topic.length, ev.length, meta.length, encoding], [jr, ref, topic, ev, meta, bytes]);
+  return concat(
+    [KIND.userBroadcastPush, jr.length, ref.length, topic.length, ev.length, meta.length, encoding],
+    [jr, ref, topic, ev, meta, bytes],
+  );
 }
 
 /** Kind 4: what the server fans out to v2 subscribers when the sender used kind 3 (§2.3). */
 export function encodeUserBroadcast(b: UserBroadcast): Uint8Array {
   const topic = field(b.topic, 'topic');
   const ev = field(b.userEvent, 'user event');
-  const meta = field(b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '', 'metadata');
+  const meta = field(
+    b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '',
+    'metadata',
+  );
   const { bytes, encoding } = payloadBytes(b);
-  return concat([KIND.userBroadcast, topic.length, ev.length, meta.length, encoding], [topic, ev, meta, bytes]);
+  return concat(
+    [KIND.userBroadcast, topic.length, ev.length, meta.length, encoding],
+    [topic, ev, meta, bytes],
+  );
 }
 
 /** Kind 1 reply, server → client, for servers that answer binary pushes in binary. */
-export function encodeBinaryReply(f: { joinRef: string; ref: string; topic: string; status: string; data: Uint8Array }): Uint8Array {
-  const parts = [field(f.joinRef, 'join_ref'), field(f.ref, 'ref'), field(f.topic, 'topic'), field(f.status, 'status')];
+export function encodeBinaryReply(f: {
+  joinRef: string;
+  ref: string;
+  topic: string;
+  status: string;
+  data: Uint8Array;
+}): Uint8Array {
+  const parts = [
+    field(f.joinRef, 'join_ref'),
+    field(f.ref, 'ref'),
+    field(f.topic, 'topic'),
+    field(f.status, 'status'),
+  ];
   return concat([KIND.reply, ...parts.map((p) => p.length)], [...parts, f.data]);
 }
 
 /** Kind 0 push, client → client or server → client layout. */
-export function encodeBinaryPush(f: { joinRef: string; ref?: string; topic: string; event: string; data: Uint8Array }, from: 'client' | 'server'): Uint8Array {
+export function encodeBinaryPush(
+  f: { joinRef: string; ref?: string; topic: string; event: string; data: Uint8Array },
+  from: 'client' | 'server',
+): Uint8Array {
   if (from === 'client') {
-    const parts = [field(f.joinRef, 'join_ref'), field(f.ref ?? '', 'ref'), field(f.topic, 'topic'), field(f.event, 'event')];
+    const parts = [
+      field(f.joinRef, 'join_ref'),
+      field(f.ref ?? '', 'ref'),
+      field(f.topic, 'topic'),
+      field(f.event, 'event'),
+    ];
     return concat([KIND.push, ...parts.map((p) => p.length)], [...parts, f.data]);
   }
   const parts = [field(f.joinRef, 'join_ref'), field(f.topic, 'topic'), field(f.event, 'event')];
@@ -262,7 +350,11 @@ export function encodeBinaryPush(f: { joinRef: string; ref?: string; topic: stri
 }
 
 /** Kind 2 broadcast, server → client. */
-export function encodeBinaryBroadcast(f: { topic: string; event: string; data: Uint8Array }): Uint8Array {
+export function encodeBinaryBroadcast(f: {
+  topic: string;
+  event: string;
+  data: Uint8Array;
+}): Uint8Array {
   const parts = [field(f.topic, 'topic'), field(f.event, 'event')];
   return concat([KIND.broadcast, ...parts.map((p) => p.length)], [...parts, f.data]);
 }
@@ -271,9 +363,12 @@ export function encodeBinaryBroadcast(f: { topic: string; event: string; data: U
  * The broadcast payload a client sees for a kind 3/4 frame: realtime-js decodes kind 4 into
  * `{type:"broadcast", event, payload, meta?}` (§2.3).
  */
-export function userBroadcastPayload(
-  f: { userEvent: string; metadata: Record<string, unknown> | null; encoding: number; payload: Uint8Array },
-): { type: 'broadcast'; event: string; payload: unknown; meta?: Record<string, unknown> } {
+export function userBroadcastPayload(f: {
+  userEvent: string;
+  metadata: Record<string, unknown> | null;
+  encoding: number;
+  payload: Uint8Array;
+}): { type: 'broadcast'; event: string; payload: unknown; meta?: Record<string, unknown> } {
   let payload: unknown = f.payload;
   if (f.encoding === ENCODING.json) {
     try {
@@ -282,7 +377,12 @@ export function userBroadcastPayload(
       throw new FrameError('user broadcast JSON payload does not parse');
     }
   }
-  const out: { type: 'broadcast'; event: string; payload: unknown; meta?: Record<string, unknown> } = {
+  const out: {
+    type: 'broadcast';
+    event: string;
+    payload: unknown;
+    meta?: Record<string, unknown>;
+  } = {
     type: 'broadcast',
     event: f.userEvent,
     payload,
@@ -295,23 +395,54 @@ export function userBroadcastPayload(
 export function binaryToFrame(b: BinaryFrame): Frame {
   switch (b.kind) {
     case 0:
-      return { joinRef: b.joinRef, ref: b.from === 'client' ? b.ref : null, topic: b.topic, event: b.event, payload: b.data };
+      return {
+        joinRef: b.joinRef,
+        ref: b.from === 'client' ? b.ref : null,
+        topic: b.topic,
+        event: b.event,
+        payload: b.data,
+      };
     case 1:
-      return { joinRef: b.joinRef, ref: b.ref, topic: b.topic, event: EV.reply, payload: { status: b.status, response: b.data } };
+      return {
+        joinRef: b.joinRef,
+        ref: b.ref,
+        topic: b.topic,
+        event: EV.reply,
+        payload: { status: b.status, response: b.data },
+      };
     case 2:
       return { joinRef: null, ref: null, topic: b.topic, event: b.event, payload: b.data };
     case 3:
-      return { joinRef: b.joinRef || null, ref: b.ref || null, topic: b.topic, event: EV.broadcast, payload: userBroadcastPayload(b) };
+      return {
+        joinRef: b.joinRef || null,
+        ref: b.ref || null,
+        topic: b.topic,
+        event: EV.broadcast,
+        payload: userBroadcastPayload(b),
+      };
     case 4:
-      return { joinRef: null, ref: null, topic: b.topic, event: EV.broadcast, payload: userBroadcastPayload(b) };
+      return {
+        joinRef: null,
+        ref: null,
+        topic: b.topic,
+        event: EV.broadcast,
+        payload: userBroadcastPayload(b),
+      };
   }
 }
 
 /** One entry point for text or binary data of either vsn. */
-export function decodeFrame(data: string | Uint8Array, isBinary: boolean, vsn: Vsn, from: 'client' | 'server'): Frame {
+export function decodeFrame(
+  data: string | Uint8Array,
+  isBinary: boolean,
+  vsn: Vsn,
+  from: 'client' | 'server',
+): Frame {
   if (isBinary) {
     if (vsn === VSN_1) throw new FrameError('binary frame on a vsn 1.0.0 socket');
-    return binaryToFrame(decodeBinary(typeof data === 'string' ? textEncoder.encode(data) : data, from));
+    return binaryToFrame(
+      decodeBinary(typeof data === 'string' ? textEncoder.encode(data) : data, from),
+    );
   }
   const text = typeof data === 'string' ? data : textDecoder.decode(data);
   return vsn === VSN_1 ? decodeV1(text) : decodeV2(text);

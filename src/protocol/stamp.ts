@@ -1,16 +1,16 @@
 /**
  * rtcap's bench stamp: every measured message carries `{"id":seq,"s":stream,"t":ms}` in its
- * user payload (seed 002 method; docs/ARCHITECTURE.md "Measurement rules"). `t` is the scheduled send
- * time in epoch ms with sub-ms precision, `s` names the sending stream (one per sender and
+ * user payload (seed 002 method; docs/ARCHITECTURE.md "Measurement rules"). `t` is the scheduled
+ * send time in epoch ms with sub-ms precision, `s` names the sending stream (one per sender and
  * topic), `id` is the sequence number within the stream.
  *
  * The receive hot path must not JSON-parse every delivery: `scanStamp` finds the three keys
  * in the raw frame bytes, whatever the encoding (v1 object, v2 array, v2 binary kind 4) and
  * whatever key order the server's JSON encoder chose (Elixir's Jason sorts small maps).
  * The keys `"id":`, `"s":` and `"t":` are found outside the padding (the string under key `p`)
- * because rtcap pads with `x` characters only and no Phoenix envelope key is spelled that way. Other traffic rtcap
- * stamps (presence metas, database rows) uses other key names, so cannot be mistaken
- * for a broadcast stamp.
+ * because rtcap pads with `x` characters only and no Phoenix envelope key is spelled that way.
+ * Other traffic rtcap stamps (presence metas, database rows) uses other key names, so cannot be
+ * mistaken for a broadcast stamp.
  */
 import { r3 } from '../util/round.js';
 
@@ -22,7 +22,9 @@ export interface Stamp {
 
 const PAD_CHAR = 'x';
 
-/** A padding string reused across sends of one size: repeat() per message costs at 100 KB payloads. */
+/**
+ * A padding string reused across sends of one size: repeat() per message costs at 100 KB payloads.
+ */
 export class StampEncoder {
   private pad = '';
   private padFor = -1;
@@ -75,7 +77,8 @@ function parseNumberAt(buf: Uint8Array, pos: number): number {
     }
     int += frac / scale;
   }
-  // Exponent forms (1.7e12) come from encoders that shorten floats; rare, so parse them the slow way.
+  // Exponent forms (1.7e12) come from encoders that shorten floats; rare, so parse them the slow
+  // way.
   if (pos < n && (buf[pos] === 0x65 || buf[pos] === 0x45)) return NaN;
   return neg ? -int : int;
 }
@@ -116,13 +119,23 @@ export function scanStamp(buf: Buffer, out: Stamp): boolean {
     if (c === 0x74 /* t */ && buf[i + 2] === QUOTE && buf[i + 3] === COLON) {
       t = numberAt(buf, i + 4);
       found |= 1;
-    } else if (c === 0x69 /* i */ && buf[i + 2] === 0x64 /* d */ && buf[i + 3] === QUOTE && buf[i + 4] === COLON) {
+    } else if (
+      c === 0x69 /* i */ &&
+      buf[i + 2] === 0x64 /* d */ &&
+      buf[i + 3] === QUOTE &&
+      buf[i + 4] === COLON
+    ) {
       id = parseNumberAt(buf, i + 5);
       found |= 2;
     } else if (c === 0x73 /* s */ && buf[i + 2] === QUOTE && buf[i + 3] === COLON) {
       stream = parseNumberAt(buf, i + 4);
       found |= 4;
-    } else if (c === 0x70 /* p */ && buf[i + 2] === QUOTE && buf[i + 3] === COLON && buf[i + 4] === QUOTE) {
+    } else if (
+      c === 0x70 /* p */ &&
+      buf[i + 2] === QUOTE &&
+      buf[i + 3] === COLON &&
+      buf[i + 4] === QUOTE
+    ) {
       const close = buf.indexOf(QUOTE, i + 5);
       if (close < 0) break;
       i = close;

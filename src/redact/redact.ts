@@ -16,7 +16,18 @@ export const REDACTED = '***';
 export function isCredentialKey(key: string): boolean {
   const k = key.toLowerCase().replace(/-/g, '_');
   return (
-    ['authorization', 'proxy_authorization', 'cookie', 'apikey', 'api_key', 'x_api_key', 'jwt', 'pwd', 'passwd', 'pass'].includes(k) ||
+    [
+      'authorization',
+      'proxy_authorization',
+      'cookie',
+      'apikey',
+      'api_key',
+      'x_api_key',
+      'jwt',
+      'pwd',
+      'passwd',
+      'pass',
+    ].includes(k) ||
     k.includes('secret') ||
     k.includes('password') ||
     k.endsWith('token')
@@ -34,7 +45,10 @@ const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{10,}/g;
 // libpq keyword strings ("host=... password=...") and similar key=value text.
 const KEYWORD_PASSWORD = /\b(password|passwd|pwd)(\s*=\s*)('[^']*'|"[^"]*"|[^\s&,;"']+)/gi;
 
-/** Hides the password of `user:pass@` and credential query parameters of a URL; keeps the rest readable. */
+/**
+ * Hides the password of `user:pass@` and credential query parameters of a URL; keeps the rest
+ * readable.
+ */
 export function redactUrl(url: string): string {
   return redactPatterns(url);
 }
@@ -42,7 +56,9 @@ export function redactUrl(url: string): string {
 function redactPatterns(text: string): string {
   return text
     .replace(USERINFO, `$1:${REDACTED}@`)
-    .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) => (value && value !== REDACTED && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m))
+    .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) =>
+      value && value !== REDACTED && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m,
+    )
     .replace(JWT_LIKE, REDACTED)
     .replace(BEARER, `$1${REDACTED}`)
     .replace(KEYWORD_PASSWORD, `$1$2${REDACTED}`);
@@ -55,7 +71,10 @@ function redactPatterns(text: string): string {
 const known = new Set<string>();
 let knownSorted: string[] = [];
 
-/** Shorter values are not hidden verbatim: replacing every "ab" in a report would garble it (the patterns still apply). */
+/**
+ * Shorter values are not hidden verbatim: replacing every "ab" in a report would garble it (the
+ * patterns still apply).
+ */
 export const MIN_KNOWN_SECRET_LENGTH = 4;
 
 /** Adds values to hide wherever they appear, in the forms they take in URLs and JSON too. */

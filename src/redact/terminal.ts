@@ -12,7 +12,15 @@ export function redactWrites(stream: NodeJS.WriteStream): void {
   if ((stream as { __rtcapRedacted?: boolean }).__rtcapRedacted) return;
   (stream as { __rtcapRedacted?: boolean }).__rtcapRedacted = true;
   stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : null;
-    return (original as (c: unknown, ...r: unknown[]) => boolean)(text === null ? chunk : redactText(text), ...rest);
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString('utf8')
+          : null;
+    return (original as (c: unknown, ...r: unknown[]) => boolean)(
+      text === null ? chunk : redactText(text),
+      ...rest,
+    );
   }) as Write;
 }

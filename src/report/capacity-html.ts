@@ -21,8 +21,15 @@ function evidenceCell(r: CapacityTableRow): string {
  * `runs`: each source's result by its `dir` as the table names it; with them the page opens with
  * one chart per §7 row (report/capacity-charts), without them it is the tables alone.
  */
-export function renderCapacityHtml(f: CapacityFile, title = 'Capacity', runs: ReadonlyMap<string, RunResult> = new Map()): string {
-  const charts = runs.size > 0 ? `<h2 id="row-charts">One chart per row</h2>\n<p>Each row's steps against its driver: server memory or CPU where a fitted resource line bounds it, else first-receipt p95; dashed: the knee (first step not stable), the row's value, and the safe line or SLO. Colours are verdicts (green stable, orange degraded, red broken, grey generator-bound).</p>\n${rowChartsHtml(rowCharts(f.rows, runs, f.safe_lines))}\n` : '';
+export function renderCapacityHtml(
+  f: CapacityFile,
+  title = 'Capacity',
+  runs: ReadonlyMap<string, RunResult> = new Map(),
+): string {
+  const charts =
+    runs.size > 0
+      ? `<h2 id="row-charts">One chart per row</h2>\n<p>Each row's steps against its driver: server memory or CPU where a fitted resource line bounds it, else first-receipt p95; dashed: the knee (first step not stable), the row's value, and the safe line or SLO. Colours are verdicts (green stable, orange degraded, red broken, grey generator-bound).</p>\n${rowChartsHtml(rowCharts(f.rows, runs, f.safe_lines))}\n`
+      : '';
   const rows = f.rows
     .map((r) => {
       const cls = r.value === null ? ' class="v-broken"' : '';
@@ -40,7 +47,9 @@ export function renderCapacityHtml(f: CapacityFile, title = 'Capacity', runs: Re
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-${capacityHeader(f).map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+${capacityHeader(f)
+  .map((l) => `<p>${escapeHtml(l)}</p>`)
+  .join('\n')}
 ${charts}<h2 id="capacity">Recommended capacity (seed 002 §7)</h2>
 ${table}
 <h2 id="config">Configuration (seed 002 §8)</h2>

@@ -11,7 +11,9 @@ import { renderMarkdownTable, type ReportTable } from './table.js';
 export function rowEvidenceText(r: CapacityTableRow): string {
   if (!r.evidence) return `no value: ${r.reason ?? 'not measured'}`;
   const e = r.evidence;
-  const steps = e.steps.length ? ` step${e.steps.length === 1 ? '' : 's'} ${e.steps.join(', ')}` : '';
+  const steps = e.steps.length
+    ? ` step${e.steps.length === 1 ? '' : 's'} ${e.steps.join(', ')}`
+    : '';
   return `${e.run_id}${steps}: ${e.text}`;
 }
 
@@ -21,7 +23,14 @@ export function capacityTableOf(f: CapacityFile): ReportTable {
     title: 'Recommended capacity (seed 002 §7)',
     columns: ['#', 'Dimension', 'Recommended', 'Limiting factor', 'Rule', 'Evidence'],
     align: ['right', 'left', 'right', 'left', 'left', 'left'],
-    rows: f.rows.map((r) => [String(r.no), r.dimension, r.display, rowLimitWords(r), r.rule_text, rowEvidenceText(r)]),
+    rows: f.rows.map((r) => [
+      String(r.no),
+      r.dimension,
+      r.display,
+      rowLimitWords(r),
+      r.rule_text,
+      rowEvidenceText(r),
+    ]),
   };
 }
 
@@ -36,7 +45,13 @@ export function configTableOf(f: CapacityFile): ReportTable {
     title: 'Configuration (seed 002 §8)',
     columns: ['Setting', 'Recommended', 'Why', 'Benefit', 'Evidence'],
     align: ['left', 'right', 'left', 'left', 'left'],
-    rows: f.config.map((c) => [c.setting, c.display, c.missing ? c.missing : c.reason, c.benefit, configEvidence(c)]),
+    rows: f.config.map((c) => [
+      c.setting,
+      c.display,
+      c.missing ? c.missing : c.reason,
+      c.benefit,
+      configEvidence(c),
+    ]),
   };
 }
 
@@ -46,7 +61,15 @@ export function sourcesTableOf(f: CapacityFile): ReportTable {
     title: 'Runs',
     columns: ['Directory', 'Run', 'Profile', 'Scenario', 'Kind', 'Status', 'Steps'],
     align: ['left', 'left', 'left', 'left', 'left', 'left', 'right'],
-    rows: f.sources.map((s) => [s.dir, s.run_id, s.profile, s.scenario, s.sweep ? 'sweep' : 'run', s.status, String(s.steps)]),
+    rows: f.sources.map((s) => [
+      s.dir,
+      s.run_id,
+      s.profile,
+      s.scenario,
+      s.sweep ? 'sweep' : 'run',
+      s.status,
+      String(s.steps),
+    ]),
   };
 }
 
@@ -59,11 +82,30 @@ export function capacityHeader(f: CapacityFile): string[] {
 }
 
 export function renderCapacityMarkdown(f: CapacityFile): string {
-  const out = ['# Capacity', '', ...capacityHeader(f).flatMap((l) => [l, '']), '## Recommended capacity (seed 002 §7)', '', renderMarkdownTable(capacityTableOf(f)), ''];
+  const out = [
+    '# Capacity',
+    '',
+    ...capacityHeader(f).flatMap((l) => [l, '']),
+    '## Recommended capacity (seed 002 §7)',
+    '',
+    renderMarkdownTable(capacityTableOf(f)),
+    '',
+  ];
   const notes = f.rows.flatMap((r) => r.notes.map((n) => `- Row ${r.no} (${r.id}): ${n}`));
-  const fits = f.rows.filter((r) => r.evidence?.fit).map((r) => `- Row ${r.no} fit: ${r.evidence!.fit}`);
+  const fits = f.rows
+    .filter((r) => r.evidence?.fit)
+    .map((r) => `- Row ${r.no} fit: ${r.evidence!.fit}`);
   if (notes.length || fits.length) out.push('### Notes', '', ...fits, ...notes, '');
-  out.push('## Configuration (seed 002 §8)', '', renderMarkdownTable(configTableOf(f)), '', '## Runs', '', renderMarkdownTable(sourcesTableOf(f)), '');
+  out.push(
+    '## Configuration (seed 002 §8)',
+    '',
+    renderMarkdownTable(configTableOf(f)),
+    '',
+    '## Runs',
+    '',
+    renderMarkdownTable(sourcesTableOf(f)),
+    '',
+  );
   return out.join('\n');
 }
 
@@ -71,6 +113,9 @@ export function renderCapacityMarkdown(f: CapacityFile): string {
 export function renderCapacityTerminal(f: CapacityFile): string {
   const w = Math.max(...f.rows.map((r) => r.dimension.length));
   return f.rows
-    .map((r) => `${String(r.no).padStart(2)}  ${r.dimension.padEnd(w)}  ${r.value === null ? `— (${r.reason})` : `${r.display} (${rowLimitWords(r, { remedy: false })})`}`)
+    .map(
+      (r) =>
+        `${String(r.no).padStart(2)}  ${r.dimension.padEnd(w)}  ${r.value === null ? `— (${r.reason})` : `${r.display} (${rowLimitWords(r, { remedy: false })})`}`,
+    )
     .join('\n');
 }

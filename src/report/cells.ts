@@ -4,7 +4,13 @@
  */
 import type { SafeLines } from '../model/capacity.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
-import { fewSampleKeys, isFewSamples, MIN_SAMPLES_BEYOND, samplesNeeded, type PercentileKey } from '../result/percentile-samples.js';
+import {
+  fewSampleKeys,
+  isFewSamples,
+  MIN_SAMPLES_BEYOND,
+  samplesNeeded,
+  type PercentileKey,
+} from '../result/percentile-samples.js';
 import type { Percentiles, StepResult } from '../result/result.js';
 
 /**
@@ -18,8 +24,10 @@ export function verdictCell(step: StepResult, safe: SafeLines): string {
   if (step.verdict === 'inconclusive') parts[0] = 'inconclusive — nothing measured';
   if (step.verdict === 'stable') {
     const over: string[] = [];
-    if (step.server?.mem_pct != null && step.server.mem_pct >= safe.mem_pct) over.push(`memory over ${fmtPct(safe.mem_pct, 0)}`);
-    if (step.server?.cpu_pct != null && step.server.cpu_pct >= safe.cpu_pct) over.push(`CPU over ${fmtPct(safe.cpu_pct, 0)}`);
+    if (step.server?.mem_pct != null && step.server.mem_pct >= safe.mem_pct)
+      over.push(`memory over ${fmtPct(safe.mem_pct, 0)}`);
+    if (step.server?.cpu_pct != null && step.server.cpu_pct >= safe.cpu_pct)
+      over.push(`CPU over ${fmtPct(safe.cpu_pct, 0)}`);
     if (over.length) parts.push(`near limit: ${over.join(', ')} safe line`);
   }
   if (step.complete === false) parts.push(INCOMPLETE_LABEL);
@@ -30,7 +38,10 @@ export function verdictCell(step: StepResult, safe: SafeLines): string {
 export const FEW_SAMPLES_MARK = '†';
 
 /** A percentile in ms, marked "†" when it rests on too few samples: "1,316 ms †". */
-export function percentileCell(p: Partial<Percentiles> | null | undefined, key: PercentileKey): string {
+export function percentileCell(
+  p: Partial<Percentiles> | null | undefined,
+  key: PercentileKey,
+): string {
   const v = p?.[key];
   return v != null && isFewSamples(p?.count, key) ? `${fmtMs(v)} ${FEW_SAMPLES_MARK}` : fmtMs(v);
 }
@@ -46,9 +57,16 @@ export function latencyTriple(p: Partial<Percentiles> | null | undefined): strin
  * when none is marked.
  */
 export function fewSamplesNote(steps: readonly StepResult[]): string | null {
-  const marked = steps.filter((s) => s.latency_ms?.p95 != null && fewSampleKeys(s.latency_ms.count).some((k) => k !== 'p999'));
+  const marked = steps.filter(
+    (s) => s.latency_ms?.p95 != null && fewSampleKeys(s.latency_ms.count).some((k) => k !== 'p999'),
+  );
   if (marked.length === 0) return null;
-  const which = marked.map((s) => `step ${s.index}: ${fmtInt(s.latency_ms.count)} messages (${fewSampleKeys(s.latency_ms.count).filter((k) => k !== 'p999').join(', ')})`);
+  const which = marked.map(
+    (s) =>
+      `step ${s.index}: ${fmtInt(s.latency_ms.count)} messages (${fewSampleKeys(s.latency_ms.count)
+        .filter((k) => k !== 'p999')
+        .join(', ')})`,
+  );
   return `${FEW_SAMPLES_MARK} marks a percentile resting on too few samples: a pN needs at least ${MIN_SAMPLES_BEYOND} samples beyond it (p50 ${fmtInt(samplesNeeded('p50'))}, p95 ${fmtInt(samplesNeeded('p95'))}, p99 ${fmtInt(samplesNeeded('p99'))}, p99.9 ${fmtInt(samplesNeeded('p999'))}); below that it is the largest few samples, not a percentile. First-receipt latency of ${which.join('; ')}.`;
 }
 
@@ -56,7 +74,9 @@ export function fewSamplesNote(steps: readonly StepResult[]): string | null {
 export function deliveryCell(step: StepResult): string {
   const r = fmtRatioPct(step.delivery_rate);
   const lost = step.messages?.lost ?? 0;
-  return step.delivery_rate !== null && step.delivery_rate < 1 && lost > 0 ? `${r} (${fmtInt(lost)} lost)` : r;
+  return step.delivery_rate !== null && step.delivery_rate < 1 && lost > 0
+    ? `${r} (${fmtInt(lost)} lost)`
+    : r;
 }
 
 /** Joined connections, or "23,800 of 25,000" when some did not join. */
@@ -69,5 +89,7 @@ export function connectionsCell(step: StepResult): string {
 
 /** The step's label unless it is the default "step N". */
 export function stepName(step: StepResult): string {
-  return step.label && step.label !== `step ${step.index}` ? `${step.index} · ${step.label}` : String(step.index);
+  return step.label && step.label !== `step ${step.index}`
+    ? `${step.index} · ${step.label}`
+    : String(step.index);
 }

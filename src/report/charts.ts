@@ -68,7 +68,12 @@ function echartsLib(): Echarts {
  * are renamed from the chart id and the order of appearance: output depends on input only,
  * and the SVGs of one page still do not share ids (clip paths and styles stay apart).
  */
-export function renderSvg(id: string, option: EChartsOption, width = CHART_WIDTH, height = CHART_HEIGHT): string {
+export function renderSvg(
+  id: string,
+  option: EChartsOption,
+  width = CHART_WIDTH,
+  height = CHART_HEIGHT,
+): string {
   const chart = echartsLib().init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
     chart.setOption({ animation: false, textStyle: { fontFamily: 'sans-serif' }, ...option });
@@ -76,16 +81,18 @@ export function renderSvg(id: string, option: EChartsOption, width = CHART_WIDTH
     // Class names carry a second global counter ("zr0-cls-7"): number them in order of appearance.
     const seen = new Map<string, string>();
     const perKind = new Map<string, number>();
-    return chart.renderToSVGString().replace(/\bzr\d+-([a-z]+-?)(\d+)\b/g, (token, kind: string) => {
-      let out = seen.get(token);
-      if (out === undefined) {
-        const n = perKind.get(kind) ?? 0;
-        perKind.set(kind, n + 1);
-        out = `${prefix}${kind}${n}`;
-        seen.set(token, out);
-      }
-      return out;
-    });
+    return chart
+      .renderToSVGString()
+      .replace(/\bzr\d+-([a-z]+-?)(\d+)\b/g, (token, kind: string) => {
+        let out = seen.get(token);
+        if (out === undefined) {
+          const n = perKind.get(kind) ?? 0;
+          perKind.set(kind, n + 1);
+          out = `${prefix}${kind}${n}`;
+          seen.set(token, out);
+        }
+        return out;
+      });
   } finally {
     chart.dispose();
   }
@@ -99,17 +106,29 @@ export function primaryDriver(result: RunResult): { metric: StepMetricName | nul
   let best: { metric: StepMetricName; label: string; n: number } | null = null;
   for (const d of CAPACITY_DIMENSIONS) {
     if (!d.scenarios.includes(result.profile.scenario)) continue;
-    // The row's measured figure, or what the steps asked for when it was not measured (older results).
-    const counts = [d.value, d.driver].map((metric) => ({ metric, n: new Set(result.steps.map((s) => STEP_METRICS[metric](s)).filter((v) => v !== null)).size }));
+    // The row's measured figure, or what the steps asked for when it was not measured (older
+    // results).
+    const counts = [d.value, d.driver].map((metric) => ({
+      metric,
+      n: new Set(result.steps.map((s) => STEP_METRICS[metric](s)).filter((v) => v !== null)).size,
+    }));
     const pick = counts.find((c) => c.n >= 2) ?? counts.find((c) => c.n >= 1);
-    if (pick && (!best || pick.n > best.n)) best = { metric: pick.metric, label: d.label.split(' — ').pop()!, n: pick.n };
+    if (pick && (!best || pick.n > best.n))
+      best = { metric: pick.metric, label: d.label.split(' — ').pop()!, n: pick.n };
   }
   return best ? { metric: best.metric, label: best.label } : { metric: null, label: 'step' };
 }
 
 /** A load axis from zero (echarts' `scale` would give a one-step run an axis of 0.4–1.6). */
 function loadAxis(label: string, metric: StepMetricName | null) {
-  return { type: 'value' as const, name: label, nameLocation: 'middle' as const, nameGap: 30, min: 0, ...(metric === null ? { minInterval: 1 } : {}) };
+  return {
+    type: 'value' as const,
+    name: label,
+    nameLocation: 'middle' as const,
+    nameGap: 30,
+    min: 0,
+    ...(metric === null ? { minInterval: 1 } : {}),
+  };
 }
 
 function xOf(step: StepResult, metric: StepMetricName | null): number | null {
@@ -122,12 +141,19 @@ const baseGrid = { left: 70, right: 70, top: 50, bottom: 55, containLabel: false
 const legend = { top: 8, type: 'scroll' as const, itemGap: 28 };
 
 /** One scatter series per verdict, so colour and legend say which points count. */
-function verdictScatter(steps: readonly StepResult[], x: (s: StepResult) => number | null, y: (s: StepResult) => number | null) {
+function verdictScatter(
+  steps: readonly StepResult[],
+  x: (s: StepResult) => number | null,
+  y: (s: StepResult) => number | null,
+) {
   return VERDICTS.map((v) => ({
     type: 'scatter' as const,
     name: VERDICT_LABEL[v],
     symbolSize: 9,
-    itemStyle: v === 'generator-bound' ? { color: 'transparent', borderColor: VERDICT_COLOURS[v], borderWidth: 2 } : { color: VERDICT_COLOURS[v] },
+    itemStyle:
+      v === 'generator-bound'
+        ? { color: 'transparent', borderColor: VERDICT_COLOURS[v], borderWidth: 2 }
+        : { color: VERDICT_COLOURS[v] },
     data: steps
       .filter((s) => s.verdict === v)
       .map((s) => [x(s), y(s)] as [number | null, number | null])
@@ -135,7 +161,9 @@ function verdictScatter(steps: readonly StepResult[], x: (s: StepResult) => numb
   })).filter((s) => s.data.length > 0);
 }
 
-/** First-receive p50/p95/p99 per step against the load, with the SLO (log scale: ms to tens of s). */
+/**
+ * First-receive p50/p95/p99 per step against the load, with the SLO (log scale: ms to tens of s).
+ */
 export function latencyVsLoadChart(result: RunResult): Chart {
   const { metric, label } = primaryDriver(result);
   const title = `First-receive latency vs ${label}`;
@@ -144,11 +172,26 @@ export function latencyVsLoadChart(result: RunResult): Chart {
       .map((s) => [xOf(s, metric), s.latency_ms?.[k] ?? null, s.verdict] as const)
       .filter((p) => p[0] !== null && p[1] !== null && p[1] > 0)
       .sort((a, b) => a[0]! - b[0]!)
-      .map(([x, y, v]) => ({ value: [x, y], itemStyle: v === 'generator-bound' ? { color: VERDICT_COLOURS['generator-bound'] } : undefined }));
-  const series = (['p50', 'p95', 'p99'] as const).map((k) => ({ type: 'line' as const, name: k, data: pts(k), symbolSize: 7 }));
-  if (series.every((s) => s.data.length === 0)) return { id: 'latency-vs-load', title, svg: null, caption: 'No latency was measured.' };
+      .map(([x, y, v]) => ({
+        value: [x, y],
+        itemStyle:
+          v === 'generator-bound' ? { color: VERDICT_COLOURS['generator-bound'] } : undefined,
+      }));
+  const series = (['p50', 'p95', 'p99'] as const).map((k) => ({
+    type: 'line' as const,
+    name: k,
+    data: pts(k),
+    symbolSize: 7,
+  }));
+  if (series.every((s) => s.data.length === 0))
+    return { id: 'latency-vs-load', title, svg: null, caption: 'No latency was measured.' };
   const slo = result.slo.p95_ms;
-  (series[1] as Record<string, unknown>).markLine = { symbol: 'none', lineStyle: { type: 'dashed', color: '#c62828' }, label: { formatter: `SLO p95 ${slo} ms` }, data: [{ yAxis: slo }] };
+  (series[1] as Record<string, unknown>).markLine = {
+    symbol: 'none',
+    lineStyle: { type: 'dashed', color: '#c62828' },
+    label: { formatter: `SLO p95 ${slo} ms` },
+    data: [{ yAxis: slo }],
+  };
   return {
     id: 'latency-vs-load',
     title,
@@ -159,7 +202,8 @@ export function latencyVsLoadChart(result: RunResult): Chart {
       yAxis: { type: 'log', name: 'ms', logBase: 10 },
       series,
     }),
-    caption: 'From the scheduled send time (no coordinated omission). Grey points are generator-bound steps: not server capacity.',
+    caption:
+      'From the scheduled send time (no coordinated omission). Grey points are generator-bound steps: not server capacity.',
   };
 }
 
@@ -167,8 +211,18 @@ export function latencyVsLoadChart(result: RunResult): Chart {
 export function deliveryVsLoadChart(result: RunResult): Chart {
   const { metric, label } = primaryDriver(result);
   const title = `Delivery vs ${label}`;
-  const series = verdictScatter(result.steps, (s) => xOf(s, metric), (s) => (s.delivery_rate === null ? null : s.delivery_rate * 100));
-  if (series.length === 0) return { id: 'delivery-vs-load', title, svg: null, caption: 'No message was expected in any step: delivery is not defined.' };
+  const series = verdictScatter(
+    result.steps,
+    (s) => xOf(s, metric),
+    (s) => (s.delivery_rate === null ? null : s.delivery_rate * 100),
+  );
+  if (series.length === 0)
+    return {
+      id: 'delivery-vs-load',
+      title,
+      svg: null,
+      caption: 'No message was expected in any step: delivery is not defined.',
+    };
   return {
     id: 'delivery-vs-load',
     title,
@@ -177,7 +231,20 @@ export function deliveryVsLoadChart(result: RunResult): Chart {
       grid: baseGrid,
       xAxis: loadAxis(label, metric),
       yAxis: { type: 'value', name: 'delivery %', max: 100, scale: true },
-      series: [...series, { type: 'line', name: 'SLO', data: [], markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c62828' }, label: { formatter: `SLO ${result.slo.delivery_rate * 100}%` }, data: [{ yAxis: result.slo.delivery_rate * 100 }] } }],
+      series: [
+        ...series,
+        {
+          type: 'line',
+          name: 'SLO',
+          data: [],
+          markLine: {
+            symbol: 'none',
+            lineStyle: { type: 'dashed', color: '#c62828' },
+            label: { formatter: `SLO ${result.slo.delivery_rate * 100}%` },
+            data: [{ yAxis: result.slo.delivery_rate * 100 }],
+          },
+        },
+      ],
     }),
     caption: 'Received ÷ expected, each message counted once per member joined when it was sent.',
   };
@@ -191,18 +258,53 @@ function resourceFitChart(
   safeLine: number,
   what: { y: StepMetricName; x: StepMetricName; yName: string; xName: string; title: string },
 ): Chart {
-  const series: EChartsOption['series'] = verdictScatter(result.steps, (s) => STEP_METRICS[what.x](s), (s) => STEP_METRICS[what.y](s));
-  if (series.length === 0) return { id, title: what.title, svg: null, caption: `No step had both ${what.xName} and ${what.yName} measured.` };
-  const xs = result.steps.map((s) => STEP_METRICS[what.x](s)).filter((v): v is number => v !== null);
+  const series: EChartsOption['series'] = verdictScatter(
+    result.steps,
+    (s) => STEP_METRICS[what.x](s),
+    (s) => STEP_METRICS[what.y](s),
+  );
+  if (series.length === 0)
+    return {
+      id,
+      title: what.title,
+      svg: null,
+      caption: `No step had both ${what.xName} and ${what.yName} measured.`,
+    };
+  const xs = result.steps
+    .map((s) => STEP_METRICS[what.x](s))
+    .filter((v): v is number => v !== null);
   let caption = fit?.text ?? 'No fit.';
   const f = fit?.fit ?? null;
   if (f && isLinear(f)) {
     const cross = f.slope > 0 ? (safeLine - f.intercept) / f.slope : null;
-    const x1 = Math.max(...xs, f.x_max, cross !== null && cross > 0 ? Math.min(cross, 2 * f.x_max) : 0);
+    const x1 = Math.max(
+      ...xs,
+      f.x_max,
+      cross !== null && cross > 0 ? Math.min(cross, 2 * f.x_max) : 0,
+    );
     const x0 = Math.min(0, ...xs);
-    series.push({ type: 'line', name: 'fit', showSymbol: false, lineStyle: { color: '#1565c0' }, data: [[x0, predict(f, x0)], [x1, predict(f, x1)]] });
+    series.push({
+      type: 'line',
+      name: 'fit',
+      showSymbol: false,
+      lineStyle: { color: '#1565c0' },
+      data: [
+        [x0, predict(f, x0)],
+        [x1, predict(f, x1)],
+      ],
+    });
   }
-  series.push({ type: 'line', name: `safe line ${safeLine} %`, data: [], markLine: { symbol: 'none', lineStyle: { type: 'dashed', color: '#c62828' }, label: { formatter: `safe ${safeLine} %` }, data: [{ yAxis: safeLine }] } });
+  series.push({
+    type: 'line',
+    name: `safe line ${safeLine} %`,
+    data: [],
+    markLine: {
+      symbol: 'none',
+      lineStyle: { type: 'dashed', color: '#c62828' },
+      label: { formatter: `safe ${safeLine} %` },
+      data: [{ yAxis: safeLine }],
+    },
+  });
   caption += ` Safe line ${safeLine} %. Only stable steps enter the fit.`;
   return {
     id,
@@ -219,29 +321,42 @@ function resourceFitChart(
 }
 
 export function cpuVsDeliveriesChart(result: RunResult, analysis: Analysis): Chart {
-  return resourceFitChart('cpu-vs-deliveries', result, analysis.fits.find((f) => f.spec.id === 'cpu_vs_deliveries'), analysis.safe_lines.cpu_pct, {
-    x: 'delivered_per_s',
-    y: 'cpu_pct',
-    xName: 'deliveries/s',
-    yName: 'server CPU',
-    title: 'Server CPU vs deliveries/s',
-  });
+  return resourceFitChart(
+    'cpu-vs-deliveries',
+    result,
+    analysis.fits.find((f) => f.spec.id === 'cpu_vs_deliveries'),
+    analysis.safe_lines.cpu_pct,
+    {
+      x: 'delivered_per_s',
+      y: 'cpu_pct',
+      xName: 'deliveries/s',
+      yName: 'server CPU',
+      title: 'Server CPU vs deliveries/s',
+    },
+  );
 }
 
 export function memoryVsConnectionsChart(result: RunResult, analysis: Analysis): Chart {
-  return resourceFitChart('memory-vs-connections', result, analysis.fits.find((f) => f.spec.id === 'memory_vs_connections'), analysis.safe_lines.mem_pct, {
-    x: 'connections',
-    y: 'mem_pct',
-    xName: 'connections',
-    yName: 'server memory',
-    title: 'Server memory vs connections',
-  });
+  return resourceFitChart(
+    'memory-vs-connections',
+    result,
+    analysis.fits.find((f) => f.spec.id === 'memory_vs_connections'),
+    analysis.safe_lines.mem_pct,
+    {
+      x: 'connections',
+      y: 'mem_pct',
+      xName: 'connections',
+      yName: 'server memory',
+      title: 'Server memory vs connections',
+    },
+  );
 }
 
 /** Per-second timeline in three stacked panels: connections & joins/s, sent & delivered/s, p95. */
 export function timelineChart(points: readonly TimeseriesPoint[]): Chart {
   const title = 'Per-second timeline';
-  if (points.length === 0) return { id: 'timeline', title, svg: null, caption: 'No timeseries.ndjson points.' };
+  if (points.length === 0)
+    return { id: 'timeline', title, svg: null, caption: 'No timeseries.ndjson points.' };
   const t0 = Math.min(...points.map((p) => p.t));
   const at = (f: (p: TimeseriesPoint) => number | null) => points.map((p) => [p.t - t0, f(p)]);
   const panels = [
@@ -252,8 +367,15 @@ export function timelineChart(points: readonly TimeseriesPoint[]): Chart {
   const grid = panels.map((p) => ({ left: 80, right: 70, top: p.top, height: 105 }));
   // Step boundaries, so a reader can line the timeline up with the step tables.
   const boundaries: { xAxis: number }[] = [];
-  for (let i = 1; i < points.length; i++) if (points[i].step !== points[i - 1].step) boundaries.push({ xAxis: points[i].t - t0 });
-  const stepLines = { symbol: 'none', silent: true, lineStyle: { type: 'dotted', color: '#888' }, label: { show: false }, data: boundaries };
+  for (let i = 1; i < points.length; i++)
+    if (points[i].step !== points[i - 1].step) boundaries.push({ xAxis: points[i].t - t0 });
+  const stepLines = {
+    symbol: 'none',
+    silent: true,
+    lineStyle: { type: 'dotted', color: '#888' },
+    label: { show: false },
+    data: boundaries,
+  };
   return {
     id: 'timeline',
     title,
@@ -262,24 +384,78 @@ export function timelineChart(points: readonly TimeseriesPoint[]): Chart {
       {
         legend,
         grid,
-        xAxis: panels.map((_, i) => ({ type: 'value' as const, gridIndex: i, name: i === 2 ? 's from start' : '', nameLocation: 'middle' as const, nameGap: 25, min: 0 })),
+        xAxis: panels.map((_, i) => ({
+          type: 'value' as const,
+          gridIndex: i,
+          name: i === 2 ? 's from start' : '',
+          nameLocation: 'middle' as const,
+          nameGap: 25,
+          min: 0,
+        })),
         // sent/s is deliveries ÷ members: on the delivered/s scale it would be a flat line at 0.
         yAxis: [
           ...panels.map((p, i) => ({ type: 'value' as const, gridIndex: i, name: p.name })),
-          { type: 'value' as const, gridIndex: 1, name: 'sent/s', position: 'right' as const, splitLine: { show: false } },
+          {
+            type: 'value' as const,
+            gridIndex: 1,
+            name: 'sent/s',
+            position: 'right' as const,
+            splitLine: { show: false },
+          },
         ],
         series: [
-          { type: 'line', name: 'connections open', xAxisIndex: 0, yAxisIndex: 0, showSymbol: false, data: at((p) => p.connections_open), markLine: stepLines },
-          { type: 'line', name: 'joins/s', xAxisIndex: 0, yAxisIndex: 0, showSymbol: false, data: at((p) => p.joins_per_s) },
-          { type: 'line', name: 'delivered/s', xAxisIndex: 1, yAxisIndex: 1, showSymbol: false, data: at((p) => p.delivered_per_s), markLine: stepLines },
-          { type: 'line', name: 'sent/s (right axis)', xAxisIndex: 1, yAxisIndex: 3, showSymbol: false, lineStyle: { type: 'dashed' }, data: at((p) => p.sent_per_s) },
-          { type: 'line', name: 'delivery p95', xAxisIndex: 2, yAxisIndex: 2, showSymbol: false, connectNulls: false, data: at((p) => p.delivery_p95_ms), markLine: stepLines },
+          {
+            type: 'line',
+            name: 'connections open',
+            xAxisIndex: 0,
+            yAxisIndex: 0,
+            showSymbol: false,
+            data: at((p) => p.connections_open),
+            markLine: stepLines,
+          },
+          {
+            type: 'line',
+            name: 'joins/s',
+            xAxisIndex: 0,
+            yAxisIndex: 0,
+            showSymbol: false,
+            data: at((p) => p.joins_per_s),
+          },
+          {
+            type: 'line',
+            name: 'delivered/s',
+            xAxisIndex: 1,
+            yAxisIndex: 1,
+            showSymbol: false,
+            data: at((p) => p.delivered_per_s),
+            markLine: stepLines,
+          },
+          {
+            type: 'line',
+            name: 'sent/s (right axis)',
+            xAxisIndex: 1,
+            yAxisIndex: 3,
+            showSymbol: false,
+            lineStyle: { type: 'dashed' },
+            data: at((p) => p.sent_per_s),
+          },
+          {
+            type: 'line',
+            name: 'delivery p95',
+            xAxisIndex: 2,
+            yAxisIndex: 2,
+            showSymbol: false,
+            connectNulls: false,
+            data: at((p) => p.delivery_p95_ms),
+            markLine: stepLines,
+          },
         ] as EChartsOption['series'],
       },
       CHART_WIDTH,
       520,
     ),
-    caption: 'Dotted lines mark step boundaries. Gaps are seconds without a measurement, not zeros.',
+    caption:
+      'Dotted lines mark step boundaries. Gaps are seconds without a measurement, not zeros.',
   };
 }
 
@@ -291,8 +467,16 @@ function bucketLabels(le: readonly number[]): string[] {
 /** Send-to-first-receive histogram per step, from StepResult.latency_histogram_ms. */
 export function latencyHistogramChart(result: RunResult): Chart {
   const title = 'First-receive latency histogram';
-  const withHist = result.steps.filter((s) => s.latency_histogram_ms && s.latency_histogram_ms.counts.length > 0);
-  if (withHist.length === 0) return { id: 'latency-histogram', title, svg: null, caption: 'The result has no latency histograms (latency_histogram_ms).' };
+  const withHist = result.steps.filter(
+    (s) => s.latency_histogram_ms && s.latency_histogram_ms.counts.length > 0,
+  );
+  if (withHist.length === 0)
+    return {
+      id: 'latency-histogram',
+      title,
+      svg: null,
+      caption: 'The result has no latency histograms (latency_histogram_ms).',
+    };
   const le = withHist[0].latency_histogram_ms!.le_ms;
   const same = withHist.filter((s) => s.latency_histogram_ms!.le_ms.join() === le.join());
   return {
@@ -321,15 +505,28 @@ export function latencyHistogramChart(result: RunResult): Chart {
 export function resourcesChart(result: RunResult): Chart {
   const title = 'Server and generator resources per step';
   const steps = result.steps;
-  const cats = steps.map((s) => `${s.index}${s.verdict === 'generator-bound' ? ' (gen-bound)' : ''}`);
+  const cats = steps.map(
+    (s) => `${s.index}${s.verdict === 'generator-bound' ? ' (gen-bound)' : ''}`,
+  );
   const col = (f: (s: StepResult) => number | null | undefined) => steps.map((s) => f(s) ?? null);
   const series = [
     { type: 'bar' as const, name: 'server CPU %', data: col((s) => s.server?.cpu_pct) },
     { type: 'bar' as const, name: 'server memory %', data: col((s) => s.server?.mem_pct) },
     { type: 'bar' as const, name: 'generator CPU %', data: col((s) => s.generator?.cpu_pct) },
-    { type: 'line' as const, name: 'generator lag p99 ms', yAxisIndex: 1, data: col((s) => s.generator?.event_loop_lag_p99_ms) },
+    {
+      type: 'line' as const,
+      name: 'generator lag p99 ms',
+      yAxisIndex: 1,
+      data: col((s) => s.generator?.event_loop_lag_p99_ms),
+    },
   ].filter((s) => s.data.some((v) => v !== null));
-  if (series.length === 0) return { id: 'resources', title, svg: null, caption: 'Neither the server nor the generator was sampled.' };
+  if (series.length === 0)
+    return {
+      id: 'resources',
+      title,
+      svg: null,
+      caption: 'Neither the server nor the generator was sampled.',
+    };
   return {
     id: 'resources',
     title,
@@ -348,7 +545,11 @@ export function resourcesChart(result: RunResult): Chart {
 }
 
 /** Every chart of the report, in page order. */
-export function allCharts(result: RunResult, analysis: Analysis, timeseries: readonly TimeseriesPoint[]): Chart[] {
+export function allCharts(
+  result: RunResult,
+  analysis: Analysis,
+  timeseries: readonly TimeseriesPoint[],
+): Chart[] {
   return [
     latencyVsLoadChart(result),
     deliveryVsLoadChart(result),

@@ -31,14 +31,19 @@ function tableHtml(lines: string[]): string {
   const align = head.map((_, i) => (rule?.[i]?.endsWith(':') ? 'right' : 'left'));
   const rows = lines.slice(rule ? 2 : 1).map(splitRow);
   const th = head.map((c, i) => `<th class="${align[i]}">${escapeHtml(c)}</th>`).join('');
-  const tr = rows.map((r) => `<tr>${r.map((c, i) => `<td class="${align[i] ?? 'left'}">${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
+  const tr = rows
+    .map(
+      (r) =>
+        `<tr>${r.map((c, i) => `<td class="${align[i] ?? 'left'}">${escapeHtml(c)}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table><thead><tr>${th}</tr></thead>\n<tbody>\n${tr}\n</tbody></table>`;
 }
 
 export function markdownSubsetToHtml(md: string): string {
   const out: string[] = [];
   const lines = md.split('\n');
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i];
     const h = /^(#{1,3}) (.*)$/.exec(line);
     if (h) {
@@ -50,7 +55,8 @@ export function markdownSubsetToHtml(md: string): string {
       out.push(tableHtml(block));
     } else if (line.startsWith('- ')) {
       const items: string[] = [];
-      while (i < lines.length && lines[i].startsWith('- ')) items.push(`<li>${escapeHtml(lines[i++].slice(2))}</li>`);
+      while (i < lines.length && lines[i].startsWith('- '))
+        items.push(`<li>${escapeHtml(lines[i++].slice(2))}</li>`);
       out.push(`<ul>${items.join('')}</ul>`);
     } else if (line.trim()) {
       out.push(`<p>${escapeHtml(line.trim())}</p>`);

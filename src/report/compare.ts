@@ -6,7 +6,15 @@
  * difference in figures then says nothing about the server.
  */
 import { analyzeRun, analysisOptionsFromProfile } from '../model/analysis.js';
-import { DASH, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
+import {
+  DASH,
+  fmtInt,
+  fmtMs,
+  fmtPct,
+  fmtRate,
+  fmtRatioPct,
+  INCOMPLETE_LABEL,
+} from '../model/format.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { GateResult } from '../model/gates.js';
 import type { RunResult, StepResult } from '../result/result.js';
@@ -27,20 +35,80 @@ const sign = (d: number) => (d > 0 ? '+' : d < 0 ? '−' : '±');
 const abs = (f: (v: number) => string) => (d: number) => `${sign(d)}${f(Math.abs(d))}`;
 
 const METRICS: MetricSpec[] = [
-  { metric: 'connections', label: 'connections joined', fmt: fmtInt, delta: abs(fmtInt), better: 'higher' },
-  { metric: 'failed', label: 'connections failed', fmt: fmtInt, delta: abs(fmtInt), better: 'lower' },
-  { metric: 'disconnected', label: 'disconnected', fmt: fmtInt, delta: abs(fmtInt), better: 'lower' },
-  { metric: 'sent_per_s', label: 'sent/s', fmt: fmtRate, delta: abs((v) => fmtRate(v)), better: 'none' },
-  { metric: 'delivered_per_s', label: 'delivered/s', fmt: fmtRate, delta: abs((v) => fmtRate(v)), better: 'none' },
-  { metric: 'delivery_rate', label: 'delivery', fmt: fmtRatioPct, delta: (d) => `${sign(d)}${Math.abs(d * 100).toFixed(2)} pp`, better: 'higher' },
+  {
+    metric: 'connections',
+    label: 'connections joined',
+    fmt: fmtInt,
+    delta: abs(fmtInt),
+    better: 'higher',
+  },
+  {
+    metric: 'failed',
+    label: 'connections failed',
+    fmt: fmtInt,
+    delta: abs(fmtInt),
+    better: 'lower',
+  },
+  {
+    metric: 'disconnected',
+    label: 'disconnected',
+    fmt: fmtInt,
+    delta: abs(fmtInt),
+    better: 'lower',
+  },
+  {
+    metric: 'sent_per_s',
+    label: 'sent/s',
+    fmt: fmtRate,
+    delta: abs((v) => fmtRate(v)),
+    better: 'none',
+  },
+  {
+    metric: 'delivered_per_s',
+    label: 'delivered/s',
+    fmt: fmtRate,
+    delta: abs((v) => fmtRate(v)),
+    better: 'none',
+  },
+  {
+    metric: 'delivery_rate',
+    label: 'delivery',
+    fmt: fmtRatioPct,
+    delta: (d) => `${sign(d)}${Math.abs(d * 100).toFixed(2)} pp`,
+    better: 'higher',
+  },
   { metric: 'p50_ms', label: 'first receive p50', fmt: fmtMs, delta: abs(fmtMs), better: 'lower' },
   { metric: 'p95_ms', label: 'first receive p95', fmt: fmtMs, delta: abs(fmtMs), better: 'lower' },
   { metric: 'p99_ms', label: 'first receive p99', fmt: fmtMs, delta: abs(fmtMs), better: 'lower' },
-  { metric: 'fanout_p95_ms', label: 'fan-out span p95', fmt: fmtMs, delta: abs(fmtMs), better: 'lower' },
-  { metric: 'cpu_pct', label: 'server CPU', fmt: (v) => fmtPct(v), delta: (d) => `${sign(d)}${Math.abs(d).toFixed(1)} pp`, better: 'lower' },
-  { metric: 'mem_pct', label: 'server memory', fmt: (v) => fmtPct(v), delta: (d) => `${sign(d)}${Math.abs(d).toFixed(1)} pp`, better: 'lower' },
+  {
+    metric: 'fanout_p95_ms',
+    label: 'fan-out span p95',
+    fmt: fmtMs,
+    delta: abs(fmtMs),
+    better: 'lower',
+  },
+  {
+    metric: 'cpu_pct',
+    label: 'server CPU',
+    fmt: (v) => fmtPct(v),
+    delta: (d) => `${sign(d)}${Math.abs(d).toFixed(1)} pp`,
+    better: 'lower',
+  },
+  {
+    metric: 'mem_pct',
+    label: 'server memory',
+    fmt: (v) => fmtPct(v),
+    delta: (d) => `${sign(d)}${Math.abs(d).toFixed(1)} pp`,
+    better: 'lower',
+  },
   { metric: 'errors', label: 'errors', fmt: fmtInt, delta: abs(fmtInt), better: 'lower' },
-  { metric: 'generator_cpu_pct', label: 'generator CPU', fmt: (v) => fmtPct(v, 0), delta: (d) => `${sign(d)}${Math.abs(d).toFixed(0)} pp`, better: 'none' },
+  {
+    metric: 'generator_cpu_pct',
+    label: 'generator CPU',
+    fmt: (v) => fmtPct(v, 0),
+    delta: (d) => `${sign(d)}${Math.abs(d).toFixed(0)} pp`,
+    better: 'none',
+  },
 ];
 
 export interface ComparisonCell {
@@ -76,7 +144,7 @@ export interface Comparison {
 function judge(d: number | null, better: Better): ComparisonCell['judgement'] {
   if (d === null || better === 'none') return null;
   if (d === 0) return 'same';
-  return (d > 0) === (better === 'higher') ? 'better' : 'worse';
+  return d > 0 === (better === 'higher') ? 'better' : 'worse';
 }
 
 function paramsDiffer(a: StepResult, b: StepResult): string[] {
@@ -104,9 +172,16 @@ function runCaveats(a: RunResult, b: RunResult): string[] {
   diff('target', a.target.url, b.target.url);
   diff('server sampling', a.target.server_sampling, b.target.server_sampling);
   diff('generator workers', a.generator.workers, b.generator.workers);
-  if (a.steps.length !== b.steps.length) out.push(`step count differs: ${a.steps.length} → ${b.steps.length}; only steps present in both are compared`);
-  for (const [name, r] of [['A', a], ['B', b]] as const) {
-    if (r.status !== 'completed') out.push(`run ${name} is ${r.status}${r.abort_reason ? ` (${r.abort_reason})` : ''}`);
+  if (a.steps.length !== b.steps.length)
+    out.push(
+      `step count differs: ${a.steps.length} → ${b.steps.length}; only steps present in both are compared`,
+    );
+  for (const [name, r] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
+    if (r.status !== 'completed')
+      out.push(`run ${name} is ${r.status}${r.abort_reason ? ` (${r.abort_reason})` : ''}`);
   }
   return out;
 }
@@ -125,12 +200,25 @@ export function compareRuns(a: RunResult, b: RunResult): Comparison {
       return { label: m.label, a: va, b: vb, delta, relative, judgement: judge(delta, m.better) };
     });
     const untrusted: string[] = [];
-    for (const [name, st] of [['A', sa], ['B', sb]] as const) {
-      if (st.verdict === 'generator-bound') untrusted.push(`${name} is generator-bound (not server capacity)`);
-      if (st.verdict === 'inconclusive') untrusted.push(`${name} is inconclusive (nothing measured)`);
+    for (const [name, st] of [
+      ['A', sa],
+      ['B', sb],
+    ] as const) {
+      if (st.verdict === 'generator-bound')
+        untrusted.push(`${name} is generator-bound (not server capacity)`);
+      if (st.verdict === 'inconclusive')
+        untrusted.push(`${name} is inconclusive (nothing measured)`);
       if (st.complete === false) untrusted.push(`${name} is ${INCOMPLETE_LABEL}`);
     }
-    steps.push({ index: sa.index, label: sa.label, verdict_a: sa.verdict, verdict_b: sb.verdict, params_differ: paramsDiffer(sa, sb), untrusted, cells });
+    steps.push({
+      index: sa.index,
+      label: sa.label,
+      verdict_a: sa.verdict,
+      verdict_b: sb.verdict,
+      params_differ: paramsDiffer(sa, sb),
+      untrusted,
+      cells,
+    });
   }
   return { caveats: runCaveats(a, b), steps };
 }
@@ -138,11 +226,25 @@ export function compareRuns(a: RunResult, b: RunResult): Comparison {
 function stepTable(s: StepComparison): ReportTable {
   const rows = s.cells.map((c, i) => {
     const m = METRICS[i];
-    const rel = c.relative === null || c.delta === 0 ? '' : ` (${sign(c.relative)}${Math.abs(c.relative * 100).toFixed(1)}%)`;
-    const d = c.delta === null ? DASH : c.delta === 0 ? '0' : `${m.delta(c.delta)}${m.metric === 'delivery_rate' || m.metric.endsWith('_pct') ? '' : rel}`;
+    const rel =
+      c.relative === null || c.delta === 0
+        ? ''
+        : ` (${sign(c.relative)}${Math.abs(c.relative * 100).toFixed(1)}%)`;
+    const d =
+      c.delta === null
+        ? DASH
+        : c.delta === 0
+          ? '0'
+          : `${m.delta(c.delta)}${m.metric === 'delivery_rate' || m.metric.endsWith('_pct') ? '' : rel}`;
     return [c.label, m.fmt(c.a), m.fmt(c.b), d, c.judgement ?? ''];
   });
-  rows.unshift(['verdict', s.verdict_a ?? DASH, s.verdict_b ?? DASH, s.verdict_a === s.verdict_b ? 'same' : `${s.verdict_a} → ${s.verdict_b}`, '']);
+  rows.unshift([
+    'verdict',
+    s.verdict_a ?? DASH,
+    s.verdict_b ?? DASH,
+    s.verdict_a === s.verdict_b ? 'same' : `${s.verdict_a} → ${s.verdict_b}`,
+    '',
+  ]);
   return {
     id: `compare-step-${s.index}`,
     title: `Step ${s.index}${s.label && s.label !== `step ${s.index}` ? ` · ${s.label}` : ''}`,
@@ -150,8 +252,12 @@ function stepTable(s: StepComparison): ReportTable {
     align: ['left', 'right', 'right', 'right', 'left'],
     rows,
     notes: [
-      ...(s.params_differ.length ? [`Not like for like — the load differs: ${s.params_differ.join(', ')}.`] : []),
-      ...s.untrusted.map((u) => `${u}: differences in this step say nothing certain about the server.`),
+      ...(s.params_differ.length
+        ? [`Not like for like — the load differs: ${s.params_differ.join(', ')}.`]
+        : []),
+      ...s.untrusted.map(
+        (u) => `${u}: differences in this step say nothing certain about the server.`,
+      ),
     ],
   };
 }
@@ -177,10 +283,18 @@ export function renderComparison(a: RunResult, b: RunResult, gates?: ComparisonG
       columns: ['', 'A', 'B'],
       align: ['left', 'left', 'left'],
       rows: [
-        ['profile', `${a.profile.name} (${a.profile.scenario})`, `${b.profile.name} (${b.profile.scenario})`],
+        [
+          'profile',
+          `${a.profile.name} (${a.profile.scenario})`,
+          `${b.profile.name} (${b.profile.scenario})`,
+        ],
         ['status', a.status, b.status],
         ['target', a.target.url, b.target.url],
-        ['instance', `${a.target.instance.vcpus} vCPU / ${fmtInt(a.target.instance.memory_mb)} MiB`, `${b.target.instance.vcpus} vCPU / ${fmtInt(b.target.instance.memory_mb)} MiB`],
+        [
+          'instance',
+          `${a.target.instance.vcpus} vCPU / ${fmtInt(a.target.instance.memory_mb)} MiB`,
+          `${b.target.instance.vcpus} vCPU / ${fmtInt(b.target.instance.memory_mb)} MiB`,
+        ],
         ['started', a.started_at, b.started_at],
         ['steps', String(a.steps.length), String(b.steps.length)],
       ],
@@ -192,7 +306,13 @@ export function renderComparison(a: RunResult, b: RunResult, gates?: ComparisonG
   out.push('## Steps', '');
   for (const s of c.steps) {
     const t = stepTable(s);
-    out.push(`### ${t.title}`, '', renderMarkdownTable(t), '', ...(t.notes ?? []).map((n) => `${n}\n`));
+    out.push(
+      `### ${t.title}`,
+      '',
+      renderMarkdownTable(t),
+      '',
+      ...(t.notes ?? []).map((n) => `${n}\n`),
+    );
   }
   const aa = analyzeRun(a, analysisOptionsFromProfile(a.profile.resolved));
   const ab = analyzeRun(b, analysisOptionsFromProfile(b.profile.resolved));

@@ -13,9 +13,13 @@ import { findKnee } from '../model/knee.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
-/** The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow. */
+/**
+ * The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow.
+ */
 export function driverOf(steps: readonly StepResult[]): StepMetricName {
-  return steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0) ? 'expected_per_s' : 'connections_target';
+  return steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0)
+    ? 'expected_per_s'
+    : 'connections_target';
 }
 
 function sloText(r: RunResult): string {
@@ -28,7 +32,9 @@ function sloText(r: RunResult): string {
 function carried(s: StepResult, bound: '' | '≥ '): string {
   const deliveries = s.rates?.delivered_per_s;
   const conns = fmtInt(s.connections?.joined);
-  return deliveries != null && deliveries > 0 ? `${bound}${fmtInt(deliveries)} deliveries/s to ${bound}${conns} connections` : `${bound}${conns} connections`;
+  return deliveries != null && deliveries > 0
+    ? `${bound}${fmtInt(deliveries)} deliveries/s to ${bound}${conns} connections`
+    : `${bound}${conns} connections`;
 }
 
 function stepName(s: StepResult): string {
@@ -36,22 +42,33 @@ function stepName(s: StepResult): string {
   return `step ${s.index} (${fmtInt(s.connections?.target)} connections${load ? `, ${fmtInt(load)} deliveries/s asked` : ''})`;
 }
 
-/** The step's own first reason: not an "also:" line, nor the incomplete label the verdict shows anyway. */
+/**
+ * The step's own first reason: not an "also:" line, nor the incomplete label the verdict shows
+ * anyway.
+ */
 function reasonOf(s: StepResult): string {
-  return s.verdict_reasons.find((x) => !x.startsWith('also:') && !x.startsWith(INCOMPLETE_LABEL)) ?? s.verdict;
+  return (
+    s.verdict_reasons.find((x) => !x.startsWith('also:') && !x.startsWith(INCOMPLETE_LABEL)) ??
+    s.verdict
+  );
 }
 
 export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {
   const who = r.target.builtin ? 'The built-in server on this machine' : 'The server';
   const steps = r.steps;
-  if (steps.length === 0) return `No step ran${r.abort_reason ? `: ${r.abort_reason}` : ''}, so nothing was measured.`;
+  if (steps.length === 0)
+    return `No step ran${r.abort_reason ? `: ${r.abort_reason}` : ''}, so nothing was measured.`;
   const knee = findKnee(steps, driverOf(steps));
   const byIndex = new Map(steps.map((s) => [s.index, s]));
 
   if (!knee.safe) {
-    const failed = steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ?? steps.find((s) => s.verdict !== 'stable') ?? steps[0];
+    const failed =
+      steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ??
+      steps.find((s) => s.verdict !== 'stable') ??
+      steps[0];
     const why = reasonOf(failed);
-    const what = failed.complete === false ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
+    const what =
+      failed.complete === false ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
     const aborted = r.abort_reason ? `; the run was aborted: ${r.abort_reason}` : '';
     if (failed.verdict === 'generator-bound') {
       return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${aborted}.`;

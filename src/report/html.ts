@@ -13,7 +13,12 @@ import { buildSummary } from './summary.js';
 import type { ReportTable } from './table.js';
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 const VERDICT_CLASS = /^(stable|degraded|broken|generator-bound|inconclusive)\b/;
@@ -25,7 +30,10 @@ export function renderTableHtml(t: ReportTable): string {
     .map((r) => {
       const cells = r.map((c, i) => {
         // Colour verdict cells so a generator-bound or broken step cannot be mistaken for capacity.
-        const v = t.columns[i] === 'verdict' || t.columns[i] === 'step verdict' ? VERDICT_CLASS.exec(c)?.[1] : undefined;
+        const v =
+          t.columns[i] === 'verdict' || t.columns[i] === 'step verdict'
+            ? VERDICT_CLASS.exec(c)?.[1]
+            : undefined;
         const cls = [align(i), v ? `v-${v}` : ''].filter(Boolean).join(' ');
         return `<td class="${cls}">${escapeHtml(c)}</td>`;
       });
@@ -64,13 +72,21 @@ figure.chart { margin: 0; border: 1px solid var(--line); padding: 8px; } figure.
 figcaption, .empty { color: var(--muted); font-size: 13px; } nav a { margin-right: 12px; }
 `;
 
-export function renderReportHtml(result: RunResult, timeseries: TimeseriesPoint[], opts?: AnalysisOptions): string {
+export function renderReportHtml(
+  result: RunResult,
+  timeseries: TimeseriesPoint[],
+  opts?: AnalysisOptions,
+): string {
   const s = buildSummary(result, opts);
   const charts = allCharts(result, s.analysis, timeseries);
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(s.title)}</h1>`);
-  parts.push(`<table class="header"><tbody>${s.header.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}</tbody></table>`);
-  parts.push('<nav><a href="#notes">Notes</a><a href="#section">Tables</a><a href="#charts">Charts</a><a href="#capacity">Capacity</a><a href="#steps">All steps</a><a href="#errors">Errors</a></nav>');
+  parts.push(
+    `<table class="header"><tbody>${s.header.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')}</tbody></table>`,
+  );
+  parts.push(
+    '<nav><a href="#notes">Notes</a><a href="#section">Tables</a><a href="#charts">Charts</a><a href="#capacity">Capacity</a><a href="#steps">All steps</a><a href="#errors">Errors</a></nav>',
+  );
   parts.push('<h2 id="notes">Notes — read first</h2>');
   parts.push(
     s.notes.length
@@ -83,7 +99,11 @@ export function renderReportHtml(result: RunResult, timeseries: TimeseriesPoint[
   parts.push('<h2 id="charts">Charts</h2>');
   parts.push(`<div class="charts">\n${charts.map(renderChart).join('\n')}\n</div>`);
   parts.push('<h2 id="capacity">Recommended capacity and configuration</h2>');
-  parts.push(s.capacity ? renderTableHtml(s.capacity) : '<p>No dimension was measured: no driver took two or more values on steps that count.</p>');
+  parts.push(
+    s.capacity
+      ? renderTableHtml(s.capacity)
+      : '<p>No dimension was measured: no driver took two or more values on steps that count.</p>',
+  );
   if (s.advice) parts.push(renderTableHtml(s.advice));
   const fits = s.analysis.fits.map((f) => `<li class="fit">${escapeHtml(f.text)}</li>`).join('');
   if (fits) parts.push(`<h3>Fits</h3><ul>${fits}</ul>`);

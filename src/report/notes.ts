@@ -11,17 +11,27 @@ import type { RunResult, StepResult } from '../result/result.js';
 function list(steps: StepResult[], all?: readonly StepResult[]): string {
   if (all && steps.length > 2 && steps.length === all.length) return `All ${steps.length} steps`;
   const ids = steps.map((s) => s.index);
-  return ids.length === 1 ? `Step ${ids[0]}` : `Steps ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
+  return ids.length === 1
+    ? `Step ${ids[0]}`
+    : `Steps ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
 }
 
-export function collectNotes(result: RunResult, analysis: Analysis, extra: string[] = []): string[] {
+export function collectNotes(
+  result: RunResult,
+  analysis: Analysis,
+  extra: string[] = [],
+): string[] {
   const notes: string[] = [];
   const steps = result.steps;
 
   if (result.status === 'aborted') {
-    notes.push(`The run was aborted${result.abort_reason ? `: ${result.abort_reason}` : ''}. Figures cover the steps that ran; none of them is a finished sweep.`);
+    notes.push(
+      `The run was aborted${result.abort_reason ? `: ${result.abort_reason}` : ''}. Figures cover the steps that ran; none of them is a finished sweep.`,
+    );
   } else if (result.status === 'interrupted') {
-    notes.push(`The run was interrupted${result.abort_reason ? `: ${result.abort_reason}` : ''}. Figures cover the steps that ran.`);
+    notes.push(
+      `The run was interrupted${result.abort_reason ? `: ${result.abort_reason}` : ''}. Figures cover the steps that ran.`,
+    );
   } else if (result.status === 'running') {
     notes.push('The run had not finished when this was written: figures are partial.');
   }
@@ -30,51 +40,91 @@ export function collectNotes(result: RunResult, analysis: Analysis, extra: strin
   if (few) notes.push(few);
 
   const incomplete = steps.filter((s) => s.complete === false);
-  if (incomplete.length) notes.push(`${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`);
+  if (incomplete.length)
+    notes.push(
+      `${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`,
+    );
 
   for (const s of steps.filter((x) => x.verdict === 'generator-bound')) {
     const why = (s.verdict_reasons ?? []).filter((r) => !r.startsWith('also:')).join('; ');
-    notes.push(`Step ${s.index} is generator-bound${why ? ` (${why})` : ''}: the load generator fell behind, so its figures are not server capacity; no fit or capacity row uses it.`);
+    notes.push(
+      `Step ${s.index} is generator-bound${why ? ` (${why})` : ''}: the load generator fell behind, so its figures are not server capacity; no fit or capacity row uses it.`,
+    );
   }
   const broken = steps.filter((s) => s.verdict === 'broken');
-  if (broken.length) notes.push(`${list(broken)} ${broken.length === 1 ? 'is' : 'are'} broken: ${broken.length === 1 ? 'its' : 'their'} throughput is shown as measured but is not capacity (errors never count as throughput).`);
+  if (broken.length)
+    notes.push(
+      `${list(broken)} ${broken.length === 1 ? 'is' : 'are'} broken: ${broken.length === 1 ? 'its' : 'their'} throughput is shown as measured but is not capacity (errors never count as throughput).`,
+    );
 
   if (!result.target.server_sampling) {
-    notes.push('Server CPU and memory were not sampled (no local pid, no process of this user listening on a loopback URL\'s port, no metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.');
+    notes.push(
+      'Server CPU and memory were not sampled (no local pid, no process of this user listening on a loopback URL\'s port, no metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.',
+    );
   } else {
     const noCpu = steps.filter((s) => s.server?.cpu_pct == null);
     const noMem = steps.filter((s) => s.server?.mem_pct == null);
     if (noCpu.length) notes.push(`${list(noCpu, steps)}: server CPU not sampled (shown as "—").`);
-    if (noMem.length) notes.push(`${list(noMem, steps)}: server memory not sampled (shown as "—").`);
+    if (noMem.length)
+      notes.push(`${list(noMem, steps)}: server memory not sampled (shown as "—").`);
   }
-  const noGen = steps.filter((s) => s.generator?.cpu_pct == null && s.generator?.event_loop_lag_p99_ms == null && s.generator?.offered_ratio == null);
-  if (noGen.length) notes.push(`${list(noGen, steps)}: the generator's own health was not measured, so a generator-bound step could go unnoticed.`);
+  const noGen = steps.filter(
+    (s) =>
+      s.generator?.cpu_pct == null &&
+      s.generator?.event_loop_lag_p99_ms == null &&
+      s.generator?.offered_ratio == null,
+  );
+  if (noGen.length)
+    notes.push(
+      `${list(noGen, steps)}: the generator's own health was not measured, so a generator-bound step could go unnoticed.`,
+    );
 
   if (result.target.builtin && !result.target.cpus) {
-    notes.push('The built-in server shared this machine\'s cores with the generator (no server CPU pinning): the two compete for CPU, and server CPU % includes that contention.');
+    notes.push(
+      "The built-in server shared this machine's cores with the generator (no server CPU pinning): the two compete for CPU, and server CPU % includes that contention.",
+    );
   }
 
   for (const s of steps) {
     const m = s.messages;
     if (!m) continue;
     const bits: string[] = [];
-    if (m.late > 0) bits.push(`${fmtInt(m.late)} sends later than the late threshold (latency is still counted from the scheduled time)`);
-    if (m.send_failed > 0) bits.push(`${fmtInt(m.send_failed)} sends failed to write (not counted as sent)`);
-    if (m.reordered > 0) bits.push(`${fmtInt(m.reordered)} deliveries arrived after a later message of the same stream (reordered; counted as delivered)`);
+    if (m.late > 0)
+      bits.push(
+        `${fmtInt(m.late)} sends later than the late threshold (latency is still counted from the scheduled time)`,
+      );
+    if (m.send_failed > 0)
+      bits.push(`${fmtInt(m.send_failed)} sends failed to write (not counted as sent)`);
+    if (m.reordered > 0)
+      bits.push(
+        `${fmtInt(m.reordered)} deliveries arrived after a later message of the same stream (reordered; counted as delivered)`,
+      );
     if (m.duplicates > 0) bits.push(`${fmtInt(m.duplicates)} duplicate receipts`);
     if (m.unexpected > 0) bits.push(`${fmtInt(m.unexpected)} unexpected receipts`);
-    if ((s.generator?.late_joins ?? 0) > 0) bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);
-    const apart = m.duplicates > 0 || m.unexpected > 0 ? ' Duplicates and unexpected receipts are counted apart, never as delivered.' : '';
+    if ((s.generator?.late_joins ?? 0) > 0)
+      bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);
+    const apart =
+      m.duplicates > 0 || m.unexpected > 0
+        ? ' Duplicates and unexpected receipts are counted apart, never as delivered.'
+        : '';
     if (bits.length) notes.push(`Step ${s.index}: ${bits.join('; ')}.${apart}`);
-    if (m.expected === 0 && m.sent > 0) notes.push(`Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`);
+    if (m.expected === 0 && m.sent > 0)
+      notes.push(
+        `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`,
+      );
   }
 
   for (const f of analysis.fits) {
-    if (f.fit?.n === 2) notes.push(`${f.spec.y_label} vs ${f.spec.x_label} rests on two steps: a line through two points has R² 1 whatever the data; measure more steps before trusting its slope.`);
+    if (f.fit?.n === 2)
+      notes.push(
+        `${f.spec.y_label} vs ${f.spec.x_label} rests on two steps: a line through two points has R² 1 whatever the data; measure more steps before trusting its slope.`,
+      );
   }
   for (const row of analysis.capacity) {
     if (row.knee.stable_above_knee.length) {
-      notes.push(`${row.dimension}: step${row.knee.stable_above_knee.length === 1 ? '' : 's'} ${row.knee.stable_above_knee.map((p) => p.step).join(', ')} ran stable above the first failure at step ${row.knee.first_unsafe?.step}; the recommendation stays below that failure.`);
+      notes.push(
+        `${row.dimension}: step${row.knee.stable_above_knee.length === 1 ? '' : 's'} ${row.knee.stable_above_knee.map((p) => p.step).join(', ')} ran stable above the first failure at step ${row.knee.first_unsafe?.step}; the recommendation stays below that failure.`,
+      );
     }
   }
   return [...notes, ...extra];

@@ -6,12 +6,17 @@
 import type { PhaseEvidence, QuotaRow, QuotasReport } from '../run/quotas/vocabulary.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
 
-const num = (x: number) => (Number.isInteger(x) ? x.toLocaleString('en-US') : Number(x.toPrecision(4)).toLocaleString('en-US'));
+const num = (x: number) =>
+  Number.isInteger(x)
+    ? x.toLocaleString('en-US')
+    : Number(x.toPrecision(4)).toLocaleString('en-US');
 
 /** "25.6 of 32 joins/s": measured beside declared; "—" when not measured. */
 export function offeredCell(p: PhaseEvidence, unit: string): string {
   const skipped = p.skipped > 0 ? ` (${num(p.skipped)} skipped)` : '';
-  return p.offered === null ? `— of ${num(p.target)} ${unit}` : `${num(p.offered)} of ${num(p.target)} ${unit}${skipped}`;
+  return p.offered === null
+    ? `— of ${num(p.target)} ${unit}`
+    : `${num(p.offered)} of ${num(p.target)} ${unit}${skipped}`;
 }
 
 function resultCell(r: QuotaRow): string {
@@ -37,11 +42,19 @@ export function quotasTable(report: QuotasReport): ReportTable {
 }
 
 export function renderQuotasMarkdown(report: QuotasReport): string {
-  const out = [`# rtcap quotas: ${report.profile.name}`, '', `Target ${report.target.url || '—'}${report.target.builtin ? ' (built-in server)' : ''}; ${report.started_at} – ${report.finished_at}.`, ''];
+  const out = [
+    `# rtcap quotas: ${report.profile.name}`,
+    '',
+    `Target ${report.target.url || '—'}${report.target.builtin ? ' (built-in server)' : ''}; ${report.started_at} – ${report.finished_at}.`,
+    '',
+  ];
   if (report.abort_reason) out.push(`**Could not finish:** ${report.abort_reason}`, '');
   const by = (k: QuotaRow['result']) => report.rows.filter((r) => r.result === k).length;
   const inconclusive = by('inconclusive') ? `, ${by('inconclusive')} inconclusive` : '';
-  out.push(`**${report.result.toUpperCase()}** — ${by('pass')} of ${report.rows.length} quotas as declared${inconclusive}.`, '');
+  out.push(
+    `**${report.result.toUpperCase()}** — ${by('pass')} of ${report.rows.length} quotas as declared${inconclusive}.`,
+    '',
+  );
   if (report.rows.length) out.push(renderMarkdownTable(quotasTable(report)), '');
   const s = report.settings;
   out.push(

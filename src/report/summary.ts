@@ -4,7 +4,12 @@
  * and §8 advice tables, errors by verbatim reason, and the notes that say which figures
  * not to trust. `buildSummary` gives the same content as data for the HTML report.
  */
-import { analysisOptionsFromProfile, analyzeRun, type Analysis, type AnalysisOptions } from '../model/analysis.js';
+import {
+  analysisOptionsFromProfile,
+  analyzeRun,
+  type Analysis,
+  type AnalysisOptions,
+} from '../model/analysis.js';
 import { DASH, fmtInt, fmtMs, fmtRatioPct } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
 import { collectNotes } from './notes.js';
@@ -38,15 +43,28 @@ function headerRows(r: RunResult): [string, string][] {
   if (r.slo.p99_ms !== undefined) slo.push(`p99 ≤ ${fmtMs(r.slo.p99_ms)}`);
   slo.push(`delivery ≥ ${fmtRatioPct(r.slo.delivery_rate)}`);
   const limits = [
-    g.limits.open_files_per_process != null ? `${fmtInt(g.limits.open_files_per_process)} open files per process` : null,
-    g.limits.ephemeral_ports != null ? `${fmtInt(g.limits.ephemeral_ports)} ephemeral ports per source address` : null,
+    g.limits.open_files_per_process != null
+      ? `${fmtInt(g.limits.open_files_per_process)} open files per process`
+      : null,
+    g.limits.ephemeral_ports != null
+      ? `${fmtInt(g.limits.ephemeral_ports)} ephemeral ports per source address`
+      : null,
   ].filter(Boolean);
   return [
     ['run', r.run_id],
     ['status', statusText(r)],
-    ['scenario', `${r.profile.scenario} (profile ${r.profile.name}${r.profile.path ? `, ${r.profile.path}` : ''})`],
-    ['target', `${t.url} — ${t.builtin ? 'built-in server' : 'external server'}; vsn ${t.vsn}, dialect ${t.dialect}, topic ${t.topic}`],
-    ['instance', `${t.instance.vcpus} vCPU / ${fmtInt(t.instance.memory_mb)} MiB (basis of server CPU % and memory %)${t.cpus ? `; server on cpus ${t.cpus}` : ''}`],
+    [
+      'scenario',
+      `${r.profile.scenario} (profile ${r.profile.name}${r.profile.path ? `, ${r.profile.path}` : ''})`,
+    ],
+    [
+      'target',
+      `${t.url} — ${t.builtin ? 'built-in server' : 'external server'}; vsn ${t.vsn}, dialect ${t.dialect}, topic ${t.topic}`,
+    ],
+    [
+      'instance',
+      `${t.instance.vcpus} vCPU / ${fmtInt(t.instance.memory_mb)} MiB (basis of server CPU % and memory %)${t.cpus ? `; server on cpus ${t.cpus}` : ''}`,
+    ],
     ['server sampling', t.server_sampling ?? 'not sampled'],
     [
       'generator',
@@ -66,13 +84,20 @@ function segmentRows(r: RunResult): [string, string][] {
   let same = 0;
   let other = 0;
   for (const s of r.steps) {
-    const scope = s.extra.latency_scope as { receipts_same_machine?: number; receipts_other_machine?: number } | undefined;
+    const scope = s.extra.latency_scope as
+      { receipts_same_machine?: number; receipts_other_machine?: number } | undefined;
     same += scope?.receipts_same_machine ?? 0;
     other += scope?.receipts_other_machine ?? 0;
   }
   return [
-    ['segments', `${seg.count} (run ${seg.run}) on ${[...new Set(seg.hosts)].join(', ')}; ${seg.workers} generator processes`],
-    ['clocks', `${seg.clocks} (${fmtInt(same)} receipts timed, ${fmtInt(other)} from another machine counted only)`],
+    [
+      'segments',
+      `${seg.count} (run ${seg.run}) on ${[...new Set(seg.hosts)].join(', ')}; ${seg.workers} generator processes`,
+    ],
+    [
+      'clocks',
+      `${seg.clocks} (${fmtInt(same)} receipts timed, ${fmtInt(other)} from another machine counted only)`,
+    ],
   ];
 }
 
@@ -83,8 +108,16 @@ function capacityTableOf(a: Analysis): ReportTable | null {
     title: 'Recommended capacity (seed 002 §7)',
     columns: ['no.', 'dimension', 'recommended', 'limiting factor', 'evidence'],
     align: ['right', 'left', 'right', 'left', 'left'],
-    rows: a.capacity.map((c) => [String(c.no), c.dimension, c.display, limitWords(c.limit), c.evidence]),
-    notes: [`Safe lines: CPU ${a.safe_lines.cpu_pct} %, memory ${a.safe_lines.mem_pct} %. A value is the smaller of the fit's crossing and the highest stable step before the first failure, rounded down; never above a stable step measured.`],
+    rows: a.capacity.map((c) => [
+      String(c.no),
+      c.dimension,
+      c.display,
+      limitWords(c.limit),
+      c.evidence,
+    ]),
+    notes: [
+      `Safe lines: CPU ${a.safe_lines.cpu_pct} %, memory ${a.safe_lines.mem_pct} %. A value is the smaller of the fit's crossing and the highest stable step before the first failure, rounded down; never above a stable step measured.`,
+    ],
   };
 }
 
@@ -116,7 +149,9 @@ function errorsTableOf(r: RunResult): ReportTable | null {
     title: 'Errors by reason (verbatim)',
     columns: ['reason', 'count', 'steps'],
     align: ['left', 'right', 'left'],
-    rows: [...byReason].sort((a, b) => b[1].count - a[1].count).map(([reason, e]) => [reason, fmtInt(e.count), e.steps.join(', ')]),
+    rows: [...byReason]
+      .sort((a, b) => b[1].count - a[1].count)
+      .map(([reason, e]) => [reason, fmtInt(e.count), e.steps.join(', ')]),
   };
 }
 
@@ -145,16 +180,35 @@ function mdTableBlock(t: ReportTable, level: string): string {
 export function renderSummaryMarkdown(result: RunResult, opts?: AnalysisOptions): string {
   const s = buildSummary(result, opts);
   const out: string[] = [`# ${s.title}`, ''];
-  out.push(renderMarkdownTable({ id: 'header', title: '', columns: ['', ''], align: ['left', 'left'], rows: s.header }), '');
+  out.push(
+    renderMarkdownTable({
+      id: 'header',
+      title: '',
+      columns: ['', ''],
+      align: ['left', 'left'],
+      rows: s.header,
+    }),
+    '',
+  );
   if (s.section) {
     out.push(`## ${s.section.title}`, '');
     for (const t of s.section.tables) out.push(mdTableBlock(t, '###'), '');
   }
   out.push(mdTableBlock(s.steps, '##'), '');
-  out.push(s.capacity ? mdTableBlock(s.capacity, '##') : '## Recommended capacity (seed 002 §7)\n\nNo dimension was measured: no driver took two or more values on steps that count.', '');
+  out.push(
+    s.capacity
+      ? mdTableBlock(s.capacity, '##')
+      : '## Recommended capacity (seed 002 §7)\n\nNo dimension was measured: no driver took two or more values on steps that count.',
+    '',
+  );
   if (s.advice) out.push(mdTableBlock(s.advice, '##'), '');
   out.push(s.errors ? mdTableBlock(s.errors, '##') : '## Errors by reason (verbatim)\n\nNone.', '');
   out.push('## Notes', '');
-  out.push(s.notes.length ? s.notes.map((n) => `- ${n}`).join('\n') : '- None: every step was measured in full by a generator that kept up.', '');
+  out.push(
+    s.notes.length
+      ? s.notes.map((n) => `- ${n}`).join('\n')
+      : '- None: every step was measured in full by a generator that kept up.',
+    '',
+  );
   return out.join('\n');
 }

@@ -50,6 +50,11 @@ export function renderTextTable(t: ReportTable, maxCell = 60): string {
   const rows = [t.columns, ...t.rows].map((r) => r.map(cut));
   const widths = t.columns.map((_, i) => Math.max(...rows.map((r) => width(r[i] ?? ''))));
   return rows
-    .map((r) => r.map((c, i) => pad(c ?? '', widths[i], alignOf(t, i))).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => pad(c ?? '', widths[i], alignOf(t, i)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }

@@ -8,7 +8,13 @@
 import { fmtInt, fmtMs } from '../model/format.js';
 import type { RunResult, StepResult, Verdict } from '../result/result.js';
 
-const MARK: Record<Verdict, string> = { stable: '●', degraded: '▲', broken: '✕', 'generator-bound': '○', inconclusive: '?' };
+const MARK: Record<Verdict, string> = {
+  stable: '●',
+  degraded: '▲',
+  broken: '✕',
+  'generator-bound': '○',
+  inconclusive: '?',
+};
 const INCOMPLETE_MARK = '◌';
 const SLO_CHAR = '┄';
 const LABEL_W = 10;
@@ -27,7 +33,10 @@ export function niceCeil(v: number): number {
   return 10 * p;
 }
 
-function loadOf(steps: readonly StepResult[]): { label: string; x: (s: StepResult) => number | null } {
+function loadOf(steps: readonly StepResult[]): {
+  label: string;
+  x: (s: StepResult) => number | null;
+} {
   const flows = steps.some((s) => (s.rates?.delivered_per_s ?? 0) > 0);
   return flows
     ? { label: 'deliveries/s', x: (s) => s.rates?.delivered_per_s ?? null }
@@ -56,7 +65,10 @@ export function latencyLoadChart(r: RunResult, width: number, height = 9): strin
   const lo = 10 ** Math.floor(Math.log10(Math.min(...ys)));
   let hi = 10 ** Math.ceil(Math.log10(Math.max(...ys)));
   if (hi <= lo) hi = lo * 10;
-  const rowOf = (y: number) => Math.round(((Math.log10(y) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (height - 1));
+  const rowOf = (y: number) =>
+    Math.round(
+      ((Math.log10(y) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (height - 1),
+    );
   const xMax = niceCeil(Math.max(...points.map((p) => p.x)));
   const colOf = (x: number) => Math.min(plotW - 1, Math.round((x / xMax) * (plotW - 1)));
 
@@ -66,7 +78,8 @@ export function latencyLoadChart(r: RunResult, width: number, height = 9): strin
   for (const p of points) grid[rowOf(p.y)][colOf(p.x)] = p.mark;
 
   const labels = new Map<number, string>();
-  for (let d = lo; d <= hi * 1.0001; d *= 10) labels.set(rowOf(d), shortMs(Number(d.toPrecision(1))));
+  for (let d = lo; d <= hi * 1.0001; d *= 10)
+    labels.set(rowOf(d), shortMs(Number(d.toPrecision(1))));
   labels.set(rowOf(slo), `SLO ${fmtMs(slo)}`.replace(' ms', 'ms'));
 
   const lines = [`first-receipt p95 (log scale) vs ${load.label}, one marker per step:`];

@@ -22,7 +22,8 @@ export interface TerminalOptions {
 }
 
 /** The latency the table's p50/p95/p99 are, named as the live progress line names its own. */
-export const LATENCY_LEGEND = 'p50/p95/p99: first-receipt latency (scheduled send → first receipt of each message); the live line showed every receipt';
+export const LATENCY_LEGEND =
+  'p50/p95/p99: first-receipt latency (scheduled send → first receipt of each message); the live line showed every receipt';
 
 const SHORT_VERDICT: Record<string, string> = {
   stable: 'stable',
@@ -32,16 +33,48 @@ const SHORT_VERDICT: Record<string, string> = {
   inconclusive: 'INCONCLUSIVE (nothing measured)',
 };
 
-export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions, term: TerminalOptions = {}): string {
+export function renderTerminalSummary(
+  result: RunResult,
+  opts?: AnalysisOptions,
+  term: TerminalOptions = {},
+): string {
   const analysis = analyzeRun(result, opts ?? analysisOptionsFromProfile(result.profile.resolved));
   const status = result.abort_reason ? `${result.status}: ${result.abort_reason}` : result.status;
-  const lines = [`rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`];
+  const lines = [
+    `rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`,
+  ];
   lines.push(
     renderTextTable({
       id: 'terminal',
       title: '',
-      columns: ['step', 'joined/target', 'sent/s', 'deliv/s', 'delivery', 'p50', 'p95', 'p99', 'srv cpu', 'srv mem', 'gen cpu', 'verdict'],
-      align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+      columns: [
+        'step',
+        'joined/target',
+        'sent/s',
+        'deliv/s',
+        'delivery',
+        'p50',
+        'p95',
+        'p99',
+        'srv cpu',
+        'srv mem',
+        'gen cpu',
+        'verdict',
+      ],
+      align: [
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'left',
+      ],
       rows: result.steps.map((s) => [
         String(s.index) + (s.complete === false ? '*' : ''),
         `${fmtInt(s.connections?.joined)}/${fmtInt(s.connections?.target)}`,
@@ -63,7 +96,8 @@ export function renderTerminalSummary(result: RunResult, opts?: AnalysisOptions,
   if (few) lines.push(few);
   if (result.steps.some((s) => s.complete === false)) lines.push(`* ${INCOMPLETE_LABEL}`);
   for (const f of analysis.fits) if (f.fit) lines.push(`fit: ${f.text}`);
-  for (const c of analysis.capacity) lines.push(`capacity: ${c.dimension} ${c.display} (${limitWords(c.limit, { remedy: false })})`);
+  for (const c of analysis.capacity)
+    lines.push(`capacity: ${c.dimension} ${c.display} (${limitWords(c.limit, { remedy: false })})`);
   for (const a of analysis.advice) lines.push(`advice: ${a.setting} = ${a.display}`);
   const chart = latencyLoadChart(result, term.width ?? DEFAULT_CHART_WIDTH);
   if (chart) lines.push('', ...chart, '');

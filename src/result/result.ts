@@ -6,7 +6,10 @@
 
 export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 
-/** `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never capacity. */
+/**
+ * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never
+ * capacity.
+ */
 export type Verdict = 'stable' | 'degraded' | 'broken' | 'generator-bound' | 'inconclusive';
 export type RunStatus = 'running' | 'completed' | 'aborted' | 'interrupted';
 
@@ -92,7 +95,9 @@ export interface StepResult {
     disconnected: number;
     /** Open at the end of the step. */
     open_at_end: number;
-    /** Scheduled join time → ok reply of the step's joins (a reconnect: from when it was reopened). */
+    /**
+     * Scheduled join time → ok reply of the step's joins (a reconnect: from when it was reopened).
+     */
     join_latency_ms: Percentiles;
     /** Joins the step's ramp scheduled (new connections); absent in older results. */
     scheduled_joins?: number;
@@ -120,11 +125,19 @@ export interface StepResult {
     lost: number;
     /** Received for ids this run did not send, or by a connection outside its membership. */
     unexpected: number;
-    /** Acked sends (load.ack): acknowledged within load.ack_timeout. A send counts as taken only once acknowledged. */
+    /**
+     * Acked sends (load.ack): acknowledged within load.ack_timeout. A send counts as taken only
+     * once acknowledged.
+     */
     acked: number;
-    /** Acked sends with no reply within load.ack_timeout or by the end of the step (absent in older results). */
+    /**
+     * Acked sends with no reply within load.ack_timeout or by the end of the step (absent in older
+     * results).
+     */
     unacked?: number;
-    /** Acked sends the server refused (an error reply; its reason is in errors as "ack error: …"). */
+    /**
+     * Acked sends the server refused (an error reply; its reason is in errors as "ack error: …").
+     */
     ack_errors?: number;
     /** Sends made while the generator's pending-ack state was full: never matched to a reply. */
     ack_untracked?: number;
@@ -157,7 +170,10 @@ export interface StepResult {
      * the N first attempts answered ok. Null with fewer than two. Reconnects are not in it.
      */
     joins_per_s: number | null;
-    /** Reconnects that joined, per second from ramp start to drain end; null when the step does not reconnect. */
+    /**
+     * Reconnects that joined, per second from ramp start to drain end; null when the step does not
+     * reconnect.
+     */
     rejoins_per_s?: number | null;
     /** Highest 60 s sliding mean seen in the step (seed 002 reports 60 s means). */
     delivered_per_s_60s_max: number | null;
@@ -174,7 +190,12 @@ export interface StepResult {
      * What cpu_pct and mem_pct are of: for a local server what it can use (CPU affinity, cgroup
      * quota and memory limit), else the declared instance. Absent in older results.
      */
-    basis?: { vcpus: number; memory_mb: number; source: 'affinity' | 'cgroup' | 'declared'; memory_source: 'cgroup' | 'declared' };
+    basis?: {
+      vcpus: number;
+      memory_mb: number;
+      source: 'affinity' | 'cgroup' | 'declared';
+      memory_source: 'cgroup' | 'declared';
+    };
     /**
      * The server process nearest its open-file limit over the whole step (ramp to drain): the
      * most files it had open at a once-a-second sample, its soft open-file limit (null:
@@ -202,9 +223,15 @@ export interface StepResult {
     offered_by_part?: Record<string, number>;
     late_joins: number;
     rss_mb: number | null;
-    /** Sum of the generator processes' RSS, highest second of the steady window (MiB). Absent in older results. */
+    /**
+     * Sum of the generator processes' RSS, highest second of the steady window (MiB). Absent in
+     * older results.
+     */
     rss_mb_total?: number | null;
-    /** (rss_mb_total − the processes' RSS before any connection) ÷ connections joined, KiB. Absent in older results. */
+    /**
+     * (rss_mb_total − the processes' RSS before any connection) ÷ connections joined, KiB. Absent
+     * in older results.
+     */
     rss_per_connection_kb?: number | null;
     workers: number;
     /**
@@ -254,8 +281,14 @@ export interface RunResult {
     workers: number;
     cpus: string | null;
     source_addresses: string[];
-    limits: { open_files_per_process: number | null; ephemeral_ports: number | null; port_range: string | null };
-    /** From systeminformation when the run starts (monitor/host), with the cgroup limits that apply. */
+    limits: {
+      open_files_per_process: number | null;
+      ephemeral_ports: number | null;
+      port_range: string | null;
+    };
+    /**
+     * From systeminformation when the run starts (monitor/host), with the cgroup limits that apply.
+     */
     host: {
       cores: number;
       memory_mb: number;
@@ -286,7 +319,10 @@ export interface TimeseriesPoint {
   joined: number;
   joins_per_s: number;
   sent_per_s: number;
-  /** Acks (load.ack) received this second, by ack time; absent in results written before acks were counted. */
+  /**
+   * Acks (load.ack) received this second, by ack time; absent in results written before acks were
+   * counted.
+   */
   acked_per_s?: number;
   /** Acks still awaited at the end of this second. */
   acks_pending?: number;

@@ -40,7 +40,9 @@ export class AbortFunnel {
 
 /** Rejects with an abort after `ms` (unref'd). */
 export function timeoutAfter(ms: number, what: string): Promise<never> {
-  return new Promise((_, reject) => setTimeout(() => reject(new Abort('aborted', what)), ms).unref());
+  return new Promise((_, reject) =>
+    setTimeout(() => reject(new Abort('aborted', what)), ms).unref(),
+  );
 }
 
 /** `p`'s value, or null after `ms`: for asking parts that may no longer answer. */
@@ -55,7 +57,10 @@ export function withinOrNull<T>(p: Promise<T>, ms: number): Promise<T | null> {
 export async function raceTimer<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<F>((r) => (timer = setTimeout(() => r(fallback), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<F>((r) => (timer = setTimeout(() => r(fallback), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

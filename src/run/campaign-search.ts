@@ -14,9 +14,15 @@ import { parseYamlDocument } from '../profile/yaml-file.js';
 const DEFAULTS = sweepSchema.parse({ driver: 'connections', max: 1 });
 
 /** The line of `entries.<i>.search.<field>` (or the nearest ancestor) in the campaign file. */
-function lineOf(campaignPath: string, path: Array<string | number>): { line: number | null; col: number | null } {
+function lineOf(
+  campaignPath: string,
+  path: Array<string | number>,
+): { line: number | null; col: number | null } {
   try {
-    const { doc, lineCounter } = parseYamlDocument(readFileSync(campaignPath, 'utf8'), campaignPath);
+    const { doc, lineCounter } = parseYamlDocument(
+      readFileSync(campaignPath, 'utf8'),
+      campaignPath,
+    );
     const pos = locate(doc, lineCounter, path, 'value');
     return { line: pos?.line ?? null, col: pos?.col ?? null };
   } catch {
@@ -29,18 +35,35 @@ function lineOf(campaignPath: string, path: Array<string | number>): { line: num
  * An entry's search is always a search: explicit `values` of the profile are dropped unless
  * the entry gives its own. Throws ProfileError naming the field and its campaign line.
  */
-export function entrySweep(profileSweep: Sweep | undefined, entry: CampaignEntry, index: number, campaignPath: string): Sweep {
-  const own = Object.fromEntries(Object.entries(entry.search ?? {}).filter(([, v]) => v !== undefined)) as Partial<Sweep>;
-  const base: Partial<Sweep> = profileSweep ? { ...profileSweep } : { ...DEFAULTS, driver: undefined, max: undefined };
+export function entrySweep(
+  profileSweep: Sweep | undefined,
+  entry: CampaignEntry,
+  index: number,
+  campaignPath: string,
+): Sweep {
+  const own = Object.fromEntries(
+    Object.entries(entry.search ?? {}).filter(([, v]) => v !== undefined),
+  ) as Partial<Sweep>;
+  const base: Partial<Sweep> = profileSweep
+    ? { ...profileSweep }
+    : { ...DEFAULTS, driver: undefined, max: undefined };
   if (!('values' in own)) delete base.values;
   const merged = { ...base, ...own } as Partial<Sweep>;
   const fail = (field: string, message: string): never => {
     const path = ['entries', index, 'search', field];
-    const at = lineOf(campaignPath, entry.search && field in entry.search ? path : path.slice(0, 3));
-    throw new ProfileError([{ source: campaignPath, ...at, field: path.join('.'), message, setIndex: null }]);
+    const at = lineOf(
+      campaignPath,
+      entry.search && field in entry.search ? path : path.slice(0, 3),
+    );
+    throw new ProfileError([
+      { source: campaignPath, ...at, field: path.join('.'), message, setIndex: null },
+    ]);
   };
-  if (merged.driver === undefined) fail('driver', 'required: the profile has no sweep: section to take it from');
-  if (!merged.values && merged.max === undefined) fail('max', 'required for a search (the profile\'s sweep: section has none)');
-  if (merged.start !== undefined && merged.max !== undefined && merged.start > merged.max) fail('start', `start ${merged.start} is above max ${merged.max}`);
+  if (merged.driver === undefined)
+    fail('driver', 'required: the profile has no sweep: section to take it from');
+  if (!merged.values && merged.max === undefined)
+    fail('max', "required for a search (the profile's sweep: section has none)");
+  if (merged.start !== undefined && merged.max !== undefined && merged.start > merged.max)
+    fail('start', `start ${merged.start} is above max ${merged.max}`);
   return merged as Sweep;
 }

@@ -11,7 +11,8 @@ export const CAMPAIGN_STATE_SCHEMA = 'rtcap.campaign/v1';
 
 /** running: started and not finished (a crash leaves it so: resumed as interrupted). */
 /** skipped: the campaign's budget was spent before the entry started. */
-export type EntryStatus = 'pending' | 'running' | 'completed' | 'aborted' | 'interrupted' | 'skipped';
+export type EntryStatus =
+  'pending' | 'running' | 'completed' | 'aborted' | 'interrupted' | 'skipped';
 
 export interface EntryState {
   /** From 1, the order of the campaign file. */
@@ -27,7 +28,9 @@ export interface EntryState {
   /** Wall time of every attempt together. */
   wall_s: number;
   attempts: number;
-  /** A search's time budget as given to its last attempt (the entry's, within the campaign's), s. */
+  /**
+   * A search's time budget as given to its last attempt (the entry's, within the campaign's), s.
+   */
   budget_s?: number | null;
   /** Why a skipped entry did not run. */
   skip_reason?: string;
@@ -41,7 +44,9 @@ export interface CampaignState {
   finished_at: string | null;
   /** stopped: an entry's abort_on_fail threshold failed, and the entries after it were not run. */
   status: 'running' | 'completed' | 'interrupted' | 'stopped';
-  /** Why the campaign stopped early (an abort_on_fail threshold, with its entry); absent otherwise. */
+  /**
+   * Why the campaign stopped early (an abort_on_fail threshold, with its entry); absent otherwise.
+   */
   stop_reason?: string;
   resumed_at: string[];
   entries: EntryState[];
@@ -87,12 +92,16 @@ export function planCampaign(campaign: Campaign, campaignPath: string, now: Date
  */
 export function resumeState(saved: CampaignState, fresh: CampaignState, now: Date): CampaignState {
   if (saved.entries.length !== fresh.entries.length) {
-    throw new Error(`the campaign has ${fresh.entries.length} entries, the directory ${saved.entries.length}: it changed since it was started`);
+    throw new Error(
+      `the campaign has ${fresh.entries.length} entries, the directory ${saved.entries.length}: it changed since it was started`,
+    );
   }
   for (const [i, e] of fresh.entries.entries()) {
     const s = saved.entries[i];
     if (s.profile !== e.profile || s.sweep !== e.sweep || s.dir !== e.dir) {
-      throw new Error(`entry ${e.index} is ${e.name} (${e.sweep ? 'sweep' : 'run'}) in the campaign but ${s.name} (${s.sweep ? 'sweep' : 'run'}) in the directory: it changed since it was started`);
+      throw new Error(
+        `entry ${e.index} is ${e.name} (${e.sweep ? 'sweep' : 'run'}) in the campaign but ${s.name} (${s.sweep ? 'sweep' : 'run'}) in the directory: it changed since it was started`,
+      );
     }
   }
   return {
@@ -101,7 +110,9 @@ export function resumeState(saved: CampaignState, fresh: CampaignState, now: Dat
     finished_at: null,
     resumed_at: [...saved.resumed_at, now.toISOString()],
     // A crash leaves an entry `running`: it was interrupted.
-    entries: saved.entries.map((e) => (e.status === 'running' ? { ...e, status: 'interrupted' } : e)),
+    entries: saved.entries.map((e) =>
+      e.status === 'running' ? { ...e, status: 'interrupted' } : e,
+    ),
   };
 }
 
@@ -110,7 +121,8 @@ export function readCampaignState(dir: string): CampaignState | string {
   if (!existsSync(path)) return `${dir}: no campaign.json there`;
   try {
     const s = JSON.parse(readFileSync(path, 'utf8')) as CampaignState;
-    if (s.schema !== CAMPAIGN_STATE_SCHEMA || !Array.isArray(s.entries)) return `${path}: not an rtcap campaign (schema ${JSON.stringify(s.schema)})`;
+    if (s.schema !== CAMPAIGN_STATE_SCHEMA || !Array.isArray(s.entries))
+      return `${path}: not an rtcap campaign (schema ${JSON.stringify(s.schema)})`;
     return s;
   } catch (e) {
     return `${path}: not readable JSON (${(e as Error).message})`;

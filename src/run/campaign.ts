@@ -21,7 +21,10 @@ import { entrySweep } from './campaign-search.js';
 import { runSweep, sweepConfig } from './sweep.js';
 
 /** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */
-export type EntryRunOptions = Omit<RunOptions, 'profile' | 'profilePath' | 'redactedProfile' | 'outDir' | 'runId'>;
+export type EntryRunOptions = Omit<
+  RunOptions,
+  'profile' | 'profilePath' | 'redactedProfile' | 'outDir' | 'runId'
+>;
 
 export interface CampaignOptions {
   campaign: Campaign;
@@ -48,7 +51,10 @@ export interface CampaignOutcome {
  * Every entry's profile loaded with the campaign's and the entry's overrides, an entry's
  * `search:` over its sweep section; throws ProfileError or SweepError.
  */
-export async function loadEntries(campaign: Campaign, state: CampaignState): Promise<LoadedProfile[]> {
+export async function loadEntries(
+  campaign: Campaign,
+  state: CampaignState,
+): Promise<LoadedProfile[]> {
   const out: LoadedProfile[] = [];
   for (const [i, e] of state.entries.entries()) {
     const entry = campaign.entries[i];
@@ -86,8 +92,14 @@ export function measuredSources(dir: string, state: CampaignState): Source[] {
   return out;
 }
 
-/** capacity.json, capacity.md and report.html from the entries measured so far; null when none is. */
-export function writeCampaignCapacity(dir: string, state: CampaignState, table: TableOptions = {}): { capacity: CapacityFile | null; unlike: string[] } {
+/**
+ * capacity.json, capacity.md and report.html from the entries measured so far; null when none is.
+ */
+export function writeCampaignCapacity(
+  dir: string,
+  state: CampaignState,
+  table: TableOptions = {},
+): { capacity: CapacityFile | null; unlike: string[] } {
   const sources = measuredSources(dir, state);
   if (sources.length === 0) return { capacity: null, unlike: [] };
   const unlike = checkLikeForLike(sources);
@@ -106,29 +118,52 @@ export function campaignBudgetLeftMs(campaign: Campaign, state: CampaignState): 
   return campaign.budget - state.entries.reduce((ms, e) => ms + e.wall_s * 1000, 0);
 }
 
-/** A search entry's budget: its own (or its sweep section's), no more than the campaign has left. */
+/**
+ * A search entry's budget: its own (or its sweep section's), no more than the campaign has left.
+ */
 export function entryBudgetMs(own: number | undefined, left: number | null): number | undefined {
   if (left === null) return own;
   return Math.max(0, own === undefined ? left : Math.min(own, left));
 }
 
-async function runEntry(opts: CampaignOptions, entry: EntryState, loaded: LoadedProfile): Promise<RunOutcome> {
+async function runEntry(
+  opts: CampaignOptions,
+  entry: EntryState,
+  loaded: LoadedProfile,
+): Promise<RunOutcome> {
   const dir = join(opts.dir, entry.dir);
-  const common = { ...opts.run, profile: loaded.profile, profilePath: loaded.path, redactedProfile: loaded.redacted, outDir: dir };
+  const common = {
+    ...opts.run,
+    profile: loaded.profile,
+    profilePath: loaded.path,
+    redactedProfile: loaded.redacted,
+    outDir: dir,
+  };
   if (entry.sweep) {
     const prev = existsSync(join(dir, 'result.json')) ? readResultFile(dir) : null;
     const resumeFrom = prev && typeof prev !== 'string' && prev.steps.length > 0 ? prev : undefined;
     if (!resumeFrom) rmSync(dir, { recursive: true, force: true });
-    const budget = entryBudgetMs(opts.campaign.entries[entry.index - 1].budget ?? loaded.profile.sweep?.budget, campaignBudgetLeftMs(opts.campaign, opts.state));
+    const budget = entryBudgetMs(
+      opts.campaign.entries[entry.index - 1].budget ?? loaded.profile.sweep?.budget,
+      campaignBudgetLeftMs(opts.campaign, opts.state),
+    );
     entry.budget_s = budget === undefined ? null : Math.round(budget / 1000);
-    return runSweep({ ...common, resumeFrom, budgetMs: budget, spentBeforeMs: entry.wall_s * 1000 });
+    return runSweep({
+      ...common,
+      resumeFrom,
+      budgetMs: budget,
+      spentBeforeMs: entry.wall_s * 1000,
+    });
   }
   // A run's later steps build on its earlier ones: an interrupted run starts again.
   rmSync(dir, { recursive: true, force: true });
   return runBenchmark(common);
 }
 
-export async function runCampaign(opts: CampaignOptions, loaded: readonly LoadedProfile[]): Promise<CampaignOutcome> {
+export async function runCampaign(
+  opts: CampaignOptions,
+  loaded: readonly LoadedProfile[],
+): Promise<CampaignOutcome> {
   const { state } = opts;
   const started = Date.now();
   const clock = opts.clock ?? (() => (Date.now() - started) / 1000);
@@ -146,7 +181,9 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
     if (left !== null && left <= 0) {
       entry.status = 'skipped';
       entry.skip_reason = `the campaign's budget (${Math.round(opts.campaign.budget! / 1000)} s) was spent before it started`;
-      opts.run.log(`campaign ${state.name}: entry ${entry.index}/${state.entries.length} ${entry.name} skipped — ${entry.skip_reason}`);
+      opts.run.log(
+        `campaign ${state.name}: entry ${entry.index}/${state.entries.length} ${entry.name} skipped — ${entry.skip_reason}`,
+      );
       writeCampaignState(opts.dir, state);
       continue;
     }
@@ -161,7 +198,12 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
     entry.exit_code = code;
     // A run stopped by an abort_on_fail threshold exits 99 like one that merely failed a threshold
     // at the end, but it did not run all its steps: it is aborted (and a resume runs it again).
-    entry.status = code === EXIT.interrupted ? 'interrupted' : (code === EXIT.ok || code === EXIT.thresholds) && outcome.result.status === 'completed' ? 'completed' : 'aborted';
+    entry.status =
+      code === EXIT.interrupted
+        ? 'interrupted'
+        : (code === EXIT.ok || code === EXIT.thresholds) && outcome.result.status === 'completed'
+          ? 'completed'
+          : 'aborted';
     writeCampaignState(opts.dir, state);
     const table = writeCampaignCapacity(opts.dir, state, opts.table);
     for (const u of table.unlike) opts.run.log(`campaign: not like for like, no table: ${u}`);
@@ -185,6 +227,12 @@ export async function runCampaign(opts: CampaignOptions, loaded: readonly Loaded
   const { capacity, unlike } = writeCampaignCapacity(opts.dir, state, opts.table);
   // A skipped entry leaves its rows unmeasured: the table is not whole.
   const aborted = state.entries.some((e) => e.status === 'aborted' || e.status === 'skipped');
-  const exitCode = interrupted ? EXIT.interrupted : stopReason ? EXIT.thresholds : unlike.length > 0 || aborted ? EXIT.aborted : EXIT.ok;
+  const exitCode = interrupted
+    ? EXIT.interrupted
+    : stopReason
+      ? EXIT.thresholds
+      : unlike.length > 0 || aborted
+        ? EXIT.aborted
+        : EXIT.ok;
   return { state, capacity, unlike, exitCode };
 }

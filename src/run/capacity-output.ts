@@ -12,7 +12,10 @@ import { renderCapacityMarkdown } from '../report/capacity.js';
 import type { RunResult } from '../result/result.js';
 import { readResultFile } from './output.js';
 
-/** Run directories under `dir`: itself when it holds result.json, else its subdirectories that do (sorted). */
+/**
+ * Run directories under `dir`: itself when it holds result.json, else its subdirectories that do
+ * (sorted).
+ */
 export function runDirsUnder(dir: string): string[] {
   if (existsSync(join(dir, 'result.json'))) return [dir];
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
@@ -38,7 +41,9 @@ export function loadSources(dirs: readonly string[]): { sources: Source[]; probl
   return { sources, problems };
 }
 
-/** Source directories as seen from `outDir`, so the links of capacity.md and report.html work there. */
+/**
+ * Source directories as seen from `outDir`, so the links of capacity.md and report.html work there.
+ */
 export function relativeTo(outDir: string, sources: readonly Source[]): Source[] {
   return sources.map((s) => ({ ...s, dir: relative(resolve(outDir), resolve(s.dir)) || '.' }));
 }

@@ -23,9 +23,22 @@ export const FILE_KINDS = ['profile', 'campaign', 'workload'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
 
 const SCHEMAS: Record<FileKind, { schema: z.ZodType; title: string; description: string }> = {
-  profile: { schema: profileSchema, title: 'rtcap profile', description: 'A benchmark profile for rtcap; field reference: docs/PROFILE.md.' },
-  campaign: { schema: campaignSchema, title: 'rtcap campaign', description: 'Profiles and sweeps run in order into one directory (rtcap campaign); README "The whole capacity table".' },
-  workload: { schema: workloadSchema, title: 'rtcap workload', description: "A workload's peak demands for rtcap plan; rules in docs/CAPACITY.md." },
+  profile: {
+    schema: profileSchema,
+    title: 'rtcap profile',
+    description: 'A benchmark profile for rtcap; field reference: docs/PROFILE.md.',
+  },
+  campaign: {
+    schema: campaignSchema,
+    title: 'rtcap campaign',
+    description:
+      'Profiles and sweeps run in order into one directory (rtcap campaign); README "The whole capacity table".',
+  },
+  workload: {
+    schema: workloadSchema,
+    title: 'rtcap workload',
+    description: "A workload's peak demands for rtcap plan; rules in docs/CAPACITY.md.",
+  },
 };
 
 /** The JSON Schema of one kind of file (`rtcap schema --kind`). */
@@ -35,7 +48,14 @@ export function fileJsonSchema(kind: FileKind): Record<string, unknown> {
 }
 
 /** Keys only a workload has at its top level (profiles have scenario/load, campaigns entries). */
-const WORKLOAD_KEYS = ['connections', 'public', 'private', 'presence', 'reconnect', 'message_bytes'];
+const WORKLOAD_KEYS = [
+  'connections',
+  'public',
+  'private',
+  'presence',
+  'reconnect',
+  'message_bytes',
+];
 
 /** The kind of a file by what it holds; a profile when it cannot tell (its errors then say why). */
 export function kindOfFile(path: string): FileKind {
@@ -105,7 +125,10 @@ async function checkProfile(
 }
 
 /** Checks one file of `kind` (found from its content when not given). */
-export async function checkFile(path: string, opts: { kind?: FileKind; sets?: readonly string[] } = {}): Promise<FileCheck> {
+export async function checkFile(
+  path: string,
+  opts: { kind?: FileKind; sets?: readonly string[] } = {},
+): Promise<FileCheck> {
   const kind = opts.kind ?? kindOfFile(path);
   const out: FileCheck = { kind, problems: [], unset: [] };
   if (kind === 'profile') {

@@ -1,4 +1,6 @@
-/** Sizing the load generator for the run (processes, source addresses) against this host's limits. */
+/**
+ * Sizing the load generator for the run (processes, source addresses) against this host's limits.
+ */
 import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js';
 import { planBurstWorkers } from '../load/burst-plan.js';
 import type { Segment } from '../load/segment.js';
@@ -12,7 +14,9 @@ export function setUpGenerator(args: {
   requestedSourceAddresses: string[] | undefined;
   loopbackTarget: boolean;
   generatorCpus: string | null;
-  /** The steps known at the start (a sweep's later steps are checked as they come: run/step-phases). */
+  /**
+   * The steps known at the start (a sweep's later steps are checked as they come: run/step-phases).
+   */
   plans: StepPlan[];
   /** Cores the generator may use (its --generator-cpus, else the host's). */
   cores: number;
@@ -29,8 +33,14 @@ export function setUpGenerator(args: {
     limits,
   });
   if (args.requestedWorkers === 'auto') {
-    // One broadcast's burst per process within the lag limit, where the cores allow (load/burst-plan).
-    const burst = planBurstWorkers({ plans: args.plans, workers: gen.workers, cores: args.cores, segment: args.segment });
+    // One broadcast's burst per process within the lag limit, where the cores allow
+    // (load/burst-plan).
+    const burst = planBurstWorkers({
+      plans: args.plans,
+      workers: gen.workers,
+      cores: args.cores,
+      segment: args.segment,
+    });
     if (burst.note) {
       gen.workers = burst.workers;
       gen.maxConnectionsPerWorker = Math.ceil(args.maxConnections / burst.workers);
@@ -38,7 +48,9 @@ export function setUpGenerator(args: {
     }
   }
   args.result.generator.workers = gen.workers;
-  args.result.generator.source_addresses = gen.sourceAddresses.length ? gen.sourceAddresses : ['(kernel default)'];
+  args.result.generator.source_addresses = gen.sourceAddresses.length
+    ? gen.sourceAddresses
+    : ['(kernel default)'];
   args.result.generator.limits = {
     open_files_per_process: limits.openFilesPerProcess,
     ephemeral_ports: limits.ephemeralPorts,

@@ -42,7 +42,11 @@ export function startInserts(opts: {
   mine?: (localStream: number) => boolean;
 }): InsertRun {
   const { traffic, step } = opts;
-  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize ?? 4, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.poolSize ?? 4,
+    connectionTimeoutMillis: 10_000,
+  });
   pool.on('error', () => undefined);
   const byStream = new Map<number, { sched: number[]; actual: number[] }>();
   const stats: InsertStats = { scheduled: 0, sent: 0, failed: 0, late: 0, errors: {} };
@@ -87,7 +91,10 @@ export function startInserts(opts: {
         const body = changeBody(streamId(step, row.stream), row.seq);
         const prev = tailOf.get(row.stream) ?? Promise.resolve();
         const q = prev.then(() => pool.query(traffic.sql, [row.roomId, body, due]));
-        tailOf.set(row.stream, q.catch(() => undefined));
+        tailOf.set(
+          row.stream,
+          q.catch(() => undefined),
+        );
         const p = q
           .then(
             () => {
@@ -112,7 +119,8 @@ export function startInserts(opts: {
         k++;
         if (now > giveUpAtMs) stopped = true;
       }
-      if (!stopped && k < traffic.count) setTimeout(tick, Math.max(0, schedule.timeOf(k) - nowMs()));
+      if (!stopped && k < traffic.count)
+        setTimeout(tick, Math.max(0, schedule.timeOf(k) - nowMs()));
       else void finish();
     };
     setTimeout(tick, Math.max(0, opts.startMs - nowMs()));

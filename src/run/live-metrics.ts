@@ -22,11 +22,16 @@ import type { RunObserver } from './runner.js';
 import type { SecondRecord } from './timeline.js';
 
 /** Upper bounds of the latency buckets, in seconds (1 ms … 10 s). */
-export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const LATENCY_BUCKETS_S = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
 const LATENCY_BUCKETS_MS = LATENCY_BUCKETS_S.map((s) => s * 1000);
 const PHASES: TimeseriesPoint['phase'][] = ['ramp', 'warmup', 'steady', 'drain'];
 
-/** A cumulative histogram with counts known per bucket (prom-client's Histogram only takes single observations). */
+/**
+ * A cumulative histogram with counts known per bucket (prom-client's Histogram only takes single
+ * observations).
+ */
 class BucketHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
@@ -45,41 +50,86 @@ class BucketHistogram {
   }
 
   get() {
-    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+    const values: Array<{
+      labels: Record<string, string | number>;
+      value: number;
+      metricName: string;
+    }> = [];
     let cumulative = 0;
     for (let i = 0; i < this.counts.length; i++) {
       cumulative += this.counts[i];
-      values.push({ labels: { le: i < LATENCY_BUCKETS_S.length ? LATENCY_BUCKETS_S[i] : '+Inf' }, value: cumulative, metricName: `${this.name}_bucket` });
+      values.push({
+        labels: { le: i < LATENCY_BUCKETS_S.length ? LATENCY_BUCKETS_S[i] : '+Inf' },
+        value: cumulative,
+        metricName: `${this.name}_bucket`,
+      });
     }
     values.push({ labels: {}, value: this.sumS, metricName: `${this.name}_sum` });
     values.push({ labels: {}, value: cumulative, metricName: `${this.name}_count` });
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values,
+    };
   }
 }
 
 /** The metric objects of one registry. */
 function metricsOf(registry: Registry) {
   const registers = [registry];
-  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers });
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
-  const latency = new BucketHistogram('rtcap_delivery_latency_seconds', 'Latency of every delivery, stamped send time to receipt (HDR per second, summed).');
+  const counter = (name: string, help: string, labelNames: string[] = []) =>
+    new Counter({ name, help, labelNames, registers });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers });
+  const latency = new BucketHistogram(
+    'rtcap_delivery_latency_seconds',
+    'Latency of every delivery, stamped send time to receipt (HDR per second, summed).',
+  );
   registry.registerMetric(latency as never);
   return {
-    connections: gauge('rtcap_connections', 'Connections at the end of the last second, by state: open (WebSocket open) and joined (channel joined).', ['state']),
+    connections: gauge(
+      'rtcap_connections',
+      'Connections at the end of the last second, by state: open (WebSocket open) and joined (channel joined).',
+      ['state'],
+    ),
     joins: counter('rtcap_joins_total', 'Channel joins that succeeded.'),
     sends: counter('rtcap_sends_total', 'Messages sent by the generator (written to a socket).'),
     acks: counter('rtcap_acks_total', 'Sends the server acknowledged (load.ack), by ack time.'),
-    deliveries: counter('rtcap_deliveries_total', 'Deliveries received (first and later receipts of a message by a member; no duplicates).'),
-    losses: counter('rtcap_losses_total', "Expected deliveries never received, added when a step's ledgers are merged (end of each step)."),
-    disconnects: counter('rtcap_disconnects_total', 'Connections closed by the server or the network.'),
-    errors: counter('rtcap_errors_total', 'Errors by reason (verbatim server reasons, classified network errors).', ['reason']),
+    deliveries: counter(
+      'rtcap_deliveries_total',
+      'Deliveries received (first and later receipts of a message by a member; no duplicates).',
+    ),
+    losses: counter(
+      'rtcap_losses_total',
+      "Expected deliveries never received, added when a step's ledgers are merged (end of each step).",
+    ),
+    disconnects: counter(
+      'rtcap_disconnects_total',
+      'Connections closed by the server or the network.',
+    ),
+    errors: counter(
+      'rtcap_errors_total',
+      'Errors by reason (verbatim server reasons, classified network errors).',
+      ['reason'],
+    ),
     step: gauge('rtcap_step', 'Current step, from 1.'),
     stepTarget: gauge('rtcap_step_target_connections', 'Connections the current step asks for.'),
     phase: gauge('rtcap_phase', '1 for the phase the current step is in.', ['phase']),
     stepsDone: counter('rtcap_steps_completed_total', 'Steps finished, by verdict.', ['verdict']),
-    generatorCpu: gauge('rtcap_generator_cpu_percent', 'Busiest generator process CPU, percent of one core.'),
-    generatorLag: gauge('rtcap_generator_event_loop_lag_p99_seconds', 'Highest generator event-loop delay p99 of the last second.'),
-    serverCpu: gauge('rtcap_server_cpu_percent', 'Server CPU, percent of the instance (null seconds leave it unchanged).'),
+    generatorCpu: gauge(
+      'rtcap_generator_cpu_percent',
+      'Busiest generator process CPU, percent of one core.',
+    ),
+    generatorLag: gauge(
+      'rtcap_generator_event_loop_lag_p99_seconds',
+      'Highest generator event-loop delay p99 of the last second.',
+    ),
+    serverCpu: gauge(
+      'rtcap_server_cpu_percent',
+      'Server CPU, percent of the instance (null seconds leave it unchanged).',
+    ),
     serverRss: gauge('rtcap_server_rss_bytes', 'Server resident memory.'),
     latency,
   };
@@ -109,7 +159,9 @@ export class LiveMetrics implements RunObserver {
     const buckets = hist.totalCount > 0 ? compactHistogram(hist, LATENCY_BUCKETS_MS).counts : [];
     const sumS = hist.totalCount > 0 ? (hist.mean * hist.totalCount) / 1e6 : 0;
     const reasons = new Map<string, number>();
-    for (const w of rec.workers) for (const [k, v] of Object.entries(w.errorReasons)) reasons.set(k, (reasons.get(k) ?? 0) + v);
+    for (const w of rec.workers)
+      for (const [k, v] of Object.entries(w.errorReasons))
+        reasons.set(k, (reasons.get(k) ?? 0) + v);
     for (const m of this.sets) {
       m.connections.set({ state: 'open' }, p.connections_open);
       m.connections.set({ state: 'joined' }, p.joined);
@@ -140,7 +192,11 @@ export class LiveMetrics implements RunObserver {
 
   /** The exposition text for a scraper's Accept header, with its content type. */
   async render(accept: string | undefined): Promise<{ contentType: string; body: string }> {
-    const registry: Registry<OpenMetricsContentType> | Registry = accept?.includes('application/openmetrics-text') ? this.openMetrics : this.prometheus;
+    const registry: Registry<OpenMetricsContentType> | Registry = accept?.includes(
+      'application/openmetrics-text',
+    )
+      ? this.openMetrics
+      : this.prometheus;
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

@@ -15,13 +15,19 @@ export interface LiveMetricsServer {
   close(): Promise<void>;
 }
 
-export async function serveLiveMetrics(opts: { port: number; host?: string; metrics?: LiveMetrics }): Promise<LiveMetricsServer> {
+export async function serveLiveMetrics(opts: {
+  port: number;
+  host?: string;
+  metrics?: LiveMetrics;
+}): Promise<LiveMetricsServer> {
   const metrics = opts.metrics ?? new LiveMetrics();
   const host = opts.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('rtcap serves its live metrics at /metrics\n');
+      res
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end('rtcap serves its live metrics at /metrics\n');
       return;
     }
     metrics.render(req.headers.accept).then(
@@ -32,7 +38,13 @@ export async function serveLiveMetrics(opts: { port: number; host?: string; metr
   // A scraper's keep-alive socket must not hold the process open after the run.
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(`--metrics-port ${opts.port}: cannot listen on ${host}:${opts.port} (${e.code ?? e.message})`)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `--metrics-port ${opts.port}: cannot listen on ${host}:${opts.port} (${e.code ?? e.message})`,
+        ),
+      ),
+    );
     server.listen(opts.port, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

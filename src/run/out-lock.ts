@@ -24,7 +24,9 @@ export class OutDirLocked extends Error {
     readonly dir: string,
     readonly holder: LockHolder,
   ) {
-    super(`${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another --out`);
+    super(
+      `${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another --out`,
+    );
   }
 }
 
@@ -42,7 +44,10 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** The lock's holder, or null when there is no lock or only a stale one (its pid is gone, or unreadable). */
+/**
+ * The lock's holder, or null when there is no lock or only a stale one (its pid is gone, or
+ * unreadable).
+ */
 export function liveHolder(dir: string): LockHolder | null {
   let holder: LockHolder;
   try {
@@ -63,7 +68,11 @@ export function liveHolder(dir: string): LockHolder | null {
  */
 export function lockOutDir(dir: string): () => void {
   const path = join(dir, LOCK_FILE);
-  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+  };
   // Two tries: the second after removing a stale lock; a racer that took it meanwhile wins.
   for (let attempt = 0; ; attempt++) {
     try {
@@ -96,7 +105,10 @@ export function lockOutDir(dir: string): () => void {
   return release;
 }
 
-/** The releases of the locks this process holds: a run that exits without releasing still gives them back. */
+/**
+ * The releases of the locks this process holds: a run that exits without releasing still gives them
+ * back.
+ */
 const heldLocks = new Set<() => void>();
 let exitHooked = false;
 

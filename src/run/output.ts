@@ -3,7 +3,17 @@
  * run killed at any moment leaves a readable file), timeseries.ndjson (appended every second),
  * summary.md, and the built-in server's log.
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
@@ -27,7 +37,8 @@ export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: str
   } catch (e) {
     return `${path}: not readable JSON (${(e as Error).message})`;
   }
-  if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps)) return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
+  if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps))
+    return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
   return r;
 }
 
@@ -40,7 +51,8 @@ export function prepareOutDir(dir: string, force: boolean): string | null {
   if (!statSync(dir).isDirectory()) return `--out ${dir}: exists and is not a directory`;
   // A directory a live run writes into is refused even with --force (it would be emptied under it).
   const holder = liveHolder(dir);
-  if (holder) return `--out ${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another directory`;
+  if (holder)
+    return `--out ${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another directory`;
   // A stale lock (its run was killed) is not a file of a run.
   const entries = readdirSync(dir).filter((name) => name !== LOCK_FILE);
   if (entries.length === 0) return null;

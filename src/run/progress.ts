@@ -7,7 +7,8 @@
 import type { TimeseriesPoint } from '../result/result.js';
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
-const ms = (v: number | null) => (v === null ? '—' : v < 10 ? `${v.toFixed(1)} ms` : `${Math.round(v)} ms`);
+const ms = (v: number | null) =>
+  v === null ? '—' : v < 10 ? `${v.toFixed(1)} ms` : `${Math.round(v)} ms`;
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v)}%`);
 
 export class Progress {
@@ -19,9 +20,14 @@ export class Progress {
     private readonly enabled: boolean,
   ) {}
 
-  update(p: TimeseriesPoint, ctx: { steps: number; target: number; elapsedInPhaseS: number; phaseLengthS: number | null }): void {
+  update(
+    p: TimeseriesPoint,
+    ctx: { steps: number; target: number; elapsedInPhaseS: number; phaseLengthS: number | null },
+  ): void {
     if (!this.enabled) return;
-    const phase = ctx.phaseLengthS ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s` : p.phase;
+    const phase = ctx.phaseLengthS
+      ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s`
+      : p.phase;
     const line =
       `step ${p.step}/${ctx.steps} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
       `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · every-receipt p95 ${ms(p.delivery_p95_ms)} · ` +

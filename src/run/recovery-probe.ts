@@ -69,16 +69,40 @@ function median(xs: number[]): number | null {
 }
 
 /** One probe: connect, join the probe topic, `messages` round trips one after the other, close. */
-export async function probeOnce(target: ProbeTarget, messages: number, tokens: TokenSource): Promise<ProbeSample> {
+export async function probeOnce(
+  target: ProbeTarget,
+  messages: number,
+  tokens: TokenSource,
+): Promise<ProbeSample> {
   const at = new Date().toISOString();
-  const empty = (error: string): ProbeSample => ({ at, sent: 0, received: 0, p50_ms: null, max_ms: null, error });
+  const empty = (error: string): ProbeSample => ({
+    at,
+    sent: 0,
+    received: 0,
+    p50_ms: null,
+    max_ms: null,
+    error,
+  });
   let arrived: ((atMs: number) => void) | null = null;
-  const q: QuotaTarget = { socketUrl: target.socketUrl, headers: target.headers, vsn: target.vsn, tokens, apikeyIn: target.tokens.apikeyIn, replyTimeoutMs: target.joinTimeoutMs, tls: target.tls };
-  const opened = await QConn.open(0, q, { onBroadcast: (_c, topic, atMs) => topic === PROBE_TOPIC && arrived?.(atMs) });
+  const q: QuotaTarget = {
+    socketUrl: target.socketUrl,
+    headers: target.headers,
+    vsn: target.vsn,
+    tokens,
+    apikeyIn: target.tokens.apikeyIn,
+    replyTimeoutMs: target.joinTimeoutMs,
+    tls: target.tls,
+  };
+  const opened = await QConn.open(0, q, {
+    onBroadcast: (_c, topic, atMs) => topic === PROBE_TOPIC && arrived?.(atMs),
+  });
   if (!opened.ok) return empty(`probe connection refused: ${opened.reason}`);
   const conn = opened.conn;
   try {
-    const joined = await conn.join(PROBE_TOPIC, { broadcast: { ack: false, self: true }, private: false });
+    const joined = await conn.join(PROBE_TOPIC, {
+      broadcast: { ack: false, self: true },
+      private: false,
+    });
     if (!joined.ok) return empty(`probe join refused: ${joined.reason}`);
     const latencies: number[] = [];
     let sent = 0;
@@ -91,7 +115,15 @@ export async function probeOnce(target: ProbeTarget, messages: number, tokens: T
           resolve(atMs);
         };
       });
-      if (!conn.push(PROBE_TOPIC, EV.broadcast, { type: EV.broadcast, event: 'rtcap-probe', payload: { i } }, false)) break;
+      if (
+        !conn.push(
+          PROBE_TOPIC,
+          EV.broadcast,
+          { type: EV.broadcast, event: 'rtcap-probe', payload: { i } },
+          false,
+        )
+      )
+        break;
       sent++;
       const atMs = await back;
       arrived = null;
@@ -99,7 +131,14 @@ export async function probeOnce(target: ProbeTarget, messages: number, tokens: T
       latencies.push(atMs - t0);
     }
     const round = (v: number | null) => (v === null ? null : r1(v));
-    return { at, sent, received: latencies.length, p50_ms: round(median(latencies)), max_ms: round(latencies.length ? Math.max(...latencies) : null), error: null };
+    return {
+      at,
+      sent,
+      received: latencies.length,
+      p50_ms: round(median(latencies)),
+      max_ms: round(latencies.length ? Math.max(...latencies) : null),
+      error: null,
+    };
   } finally {
     await closed(conn);
   }
@@ -115,7 +154,11 @@ async function closed(conn: QConn): Promise<void> {
 }
 
 /** Whether a probe shows the server back at its baseline. */
-export function isRecovered(sample: ProbeSample, baseline: ProbeSample, cfg: Sweep['recovery']): boolean {
+export function isRecovered(
+  sample: ProbeSample,
+  baseline: ProbeSample,
+  cfg: Sweep['recovery'],
+): boolean {
   if (sample.error !== null || sample.sent === 0 || sample.received < sample.sent) return false;
   if (sample.p50_ms === null || baseline.p50_ms === null) return false;
   return sample.p50_ms <= baseline.p50_ms * cfg.latency_factor + cfg.latency_margin_ms;
@@ -139,7 +182,14 @@ export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
   const now = a.now ?? nowMs;
   const t0 = now();
   const tokens = new TokenSource(a.target.tokens);
-  const record: RecoveryRecord = { baseline_step: a.baseline?.step ?? null, baseline: a.baseline?.sample ?? null, probes: [], wait_ms: 0, recovered: null, note: null };
+  const record: RecoveryRecord = {
+    baseline_step: a.baseline?.step ?? null,
+    baseline: a.baseline?.sample ?? null,
+    probes: [],
+    wait_ms: 0,
+    recovered: null,
+    note: null,
+  };
   for (;;) {
     const sample = await probeOnce(a.target, a.cfg.messages, tokens);
     record.probes.push(sample);

@@ -1,4 +1,6 @@
-/** The run's result.json as it starts, and how it is saved with its artefacts after every change. */
+/**
+ * The run's result.json as it starts, and how it is saved with its artefacts after every change.
+ */
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { Profile } from '../profile/schema.js';
@@ -34,7 +36,12 @@ export function initialResult(args: {
     started_at: args.startedAt.toISOString(),
     finished_at: null,
     rtcap_version: rtcapVersion(),
-    profile: { name: profile.name, scenario: profile.scenario, path: args.profilePath, resolved: args.redactedProfile },
+    profile: {
+      name: profile.name,
+      scenario: profile.scenario,
+      path: args.profilePath,
+      resolved: args.redactedProfile,
+    },
     target: {
       url: '',
       builtin: args.builtin,
@@ -50,7 +57,12 @@ export function initialResult(args: {
       cpus: args.generatorCpus,
       source_addresses: [],
       limits: { open_files_per_process: null, ephemeral_ports: null, port_range: null },
-      host: { cores: os.cpus().length, memory_mb: Math.round(os.totalmem() / 1048576), node: process.version, platform: `${os.platform()} ${os.release()}` },
+      host: {
+        cores: os.cpus().length,
+        memory_mb: Math.round(os.totalmem() / 1048576),
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+      },
     },
     slo: profile.slo,
     steps: [...(args.previousSteps ?? [])],

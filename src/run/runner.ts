@@ -31,9 +31,20 @@ import type { ProbeTarget } from './recovery-probe.js';
 import { basisWarning, declaredBasis, readServerBasis } from '../monitor/server-basis.js';
 import { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
-import { removeDeadRunLeftovers, StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
+import {
+  removeDeadRunLeftovers,
+  StartCancelled,
+  startBuiltinServer,
+  type BuiltinServer,
+} from './target.js';
 import { describeHost } from '../monitor/host.js';
-import { builtinConfigOf, checkMinting, socketOf, tlsOf, tokenConfigOf } from './target-connection.js';
+import {
+  builtinConfigOf,
+  checkMinting,
+  socketOf,
+  tlsOf,
+  tokenConfigOf,
+} from './target-connection.js';
 import { Timeline, type SecondRecord } from './timeline.js';
 import { SHARD_FILE } from '../shard/format.js';
 import { segmentSchedule } from './segment-schedule.js';
@@ -60,7 +71,10 @@ export interface RunOptions {
   /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
   signal?: AbortSignal;
   renderSummary?: (r: RunResult) => string;
-  /** Computed before every write of result.json and stored as `result.analysis` (fits, knees, capacity, advice). */
+  /**
+   * Computed before every write of result.json and stored as `result.analysis` (fits, knees,
+   * capacity, advice).
+   */
   analyze?: (r: RunResult) => unknown;
   /**
    * Writes the other artefacts (report.html, ...) into the run directory after a step that
@@ -79,11 +93,19 @@ export interface RunOptions {
    * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
    * generator can be sized up front.
    */
-  nextStep?: (r: RunResult, target: ProbeTarget & { sleep: (ms: number) => Promise<void> }) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
-  /** Called with each step's result before it is kept and saved (a sweep marks what it knows of it). */
+  nextStep?: (
+    r: RunResult,
+    target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
+  ) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
+  /**
+   * Called with each step's result before it is kept and saved (a sweep marks what it knows of it).
+   */
   annotateStep?: (step: StepResult) => void;
   maxConnections?: number;
-  /** Steps already done (a resumed sweep): kept in the result, not run again; profile.load.steps starts with their specs. */
+  /**
+   * Steps already done (a resumed sweep): kept in the result, not run again; profile.load.steps
+   * starts with their specs.
+   */
   previousSteps?: RunResult['steps'];
   /** Suffix of the result's run id and directory (e.g. a sweep's). */
   runId?: string;
@@ -131,7 +153,6 @@ export interface RunOutcome {
 
 export const EXIT = { ok: 0, usage: 2, aborted: 3, thresholds: 99, interrupted: 130 } as const;
 
-
 /** What the run started; stopped in reverse order however the run ends. */
 interface Started {
   server: BuiltinServer | null;
@@ -139,7 +160,10 @@ interface Started {
   samplers: RunSamplers;
 }
 
-/** How long the built-in server gets for its orderly shutdown after an interrupt before its group is killed. */
+/**
+ * How long the built-in server gets for its orderly shutdown after an interrupt before its group is
+ * killed.
+ */
 const INTERRUPT_STOP_GRACE_MS = 2_500;
 
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
@@ -152,7 +176,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
   const serverCpus = opts.serverCpus ?? null;
   const generatorCpus = opts.generatorCpus ?? null;
-  const generatorCores = (generatorCpus ? countCpuList(generatorCpus) : null) ?? availableParallelism();
+  const generatorCores =
+    (generatorCpus ? countCpuList(generatorCpus) : null) ?? availableParallelism();
 
   const state: RunState = { status: 'running', abortReason: null };
   const result = initialResult({
@@ -166,7 +191,15 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     generatorCpus,
     previousSteps: opts.previousSteps,
   });
-  const saveWith = resultSaver({ result, state, writer, log, analyze: opts.analyze, renderSummary: opts.renderSummary, renderArtifacts: opts.renderArtifacts });
+  const saveWith = resultSaver({
+    result,
+    state,
+    writer,
+    log,
+    analyze: opts.analyze,
+    renderSummary: opts.renderSummary,
+    renderArtifacts: opts.renderArtifacts,
+  });
   const save = () => saveWith({ artifacts: false });
   save();
   opts.observer?.start?.(result);
@@ -182,10 +215,16 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
 
   try {
     // ---- the generator host (systeminformation; os figures stay if it cannot answer)
-    result.generator.host = { ...result.generator.host, ...(await describeHost().catch(() => ({}))) };
+    result.generator.host = {
+      ...result.generator.host,
+      ...(await describeHost().catch(() => ({}))),
+    };
     // ---- what killed runs left under the temp directory
     const removed = await removeDeadRunLeftovers();
-    if (removed.length) log(`removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of runs that are gone: ${removed.join(', ')}`);
+    if (removed.length)
+      log(
+        `removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of runs that are gone: ${removed.join(', ')}`,
+      );
     // ---- target
     const server = await startTarget(opts, writer, funnel, serverCpus);
     started.server = server;
@@ -195,7 +234,9 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     const sampler = serverSamplerFor(profile, local);
     result.target.server_sampling = sampler?.source ?? null;
     const localPid = local?.pid ?? null;
-    const basis = localPid ? readServerBasis(localPid, profile.target.instance) : declaredBasis(profile.target.instance);
+    const basis = localPid
+      ? readServerBasis(localPid, profile.target.instance)
+      : declaredBasis(profile.target.instance);
     const basisWarned = basisWarning(basis, profile.target.instance);
     if (basisWarned) log(`warning: ${basisWarned}`);
     const tokens = tokenConfigOf(profile, server !== null);
@@ -212,58 +253,115 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       generatorCpus,
       plans,
       cores: generatorCores,
-      ...(opts.segment ? { segment: { index: opts.segment.index, count: opts.segment.count } } : {}),
+      ...(opts.segment
+        ? { segment: { index: opts.segment.index, count: opts.segment.count } }
+        : {}),
       result,
       log,
     });
-    const stepsLabel = opts.nextStep ? 'steps decided as it goes' : `${plans.length} step${plans.length === 1 ? '' : 's'}`;
-    log(`target: ${redactText(socketUrl)} · ${profile.scenario} · ${stepsLabel} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`);
+    const stepsLabel = opts.nextStep
+      ? 'steps decided as it goes'
+      : `${plans.length} step${plans.length === 1 ? '' : 's'}`;
+    log(
+      `target: ${redactText(socketUrl)} · ${profile.scenario} · ${stepsLabel} · up to ${maxConnections.toLocaleString('en-US')} connections${serverCpus ? ` · server on CPUs ${serverCpus}` : ''}`,
+    );
     for (const w of gen.warnings) log(`warning: ${w}`);
     if (generatorCpus) pin(process.pid, generatorCpus);
     save();
 
     // ---- timeline and samplers
     const health = new StepHealth();
-    const timeline = new Timeline(gen.workers, () => ({ step: live.step, phase: live.phase }), basis, (rec) => {
-      writer.appendTimeseries(rec.point);
-      const clock: PhaseClock = { elapsedS: (nowMs() - live.phaseStartMs) / 1000, lengthS: live.phaseLengthS, steps: opts.nextStep ? 0 : plans.length };
-      opts.observer?.second(rec, plans[live.step]?.connections ?? 0, clock);
-      progress.update(rec.point, {
-        steps: clock.steps,
-        target: plans[live.step]?.connections ?? 0,
-        elapsedInPhaseS: clock.elapsedS,
-        phaseLengthS: clock.lengthS,
-      });
-      // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
-      const why = plans[live.step] ? health.check(rec, live.phase, plans[live.step].connections) : null;
-      if (why) funnel.abort('aborted', why);
-    });
+    const timeline = new Timeline(
+      gen.workers,
+      () => ({ step: live.step, phase: live.phase }),
+      basis,
+      (rec) => {
+        writer.appendTimeseries(rec.point);
+        const clock: PhaseClock = {
+          elapsedS: (nowMs() - live.phaseStartMs) / 1000,
+          lengthS: live.phaseLengthS,
+          steps: opts.nextStep ? 0 : plans.length,
+        };
+        opts.observer?.second(rec, plans[live.step]?.connections ?? 0, clock);
+        progress.update(rec.point, {
+          steps: clock.steps,
+          target: plans[live.step]?.connections ?? 0,
+          elapsedInPhaseS: clock.elapsedS,
+          phaseLengthS: clock.lengthS,
+        });
+        // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
+        const why = plans[live.step]
+          ? health.check(rec, live.phase, plans[live.step].connections)
+          : null;
+        if (why) funnel.abort('aborted', why);
+      },
+    );
     await started.samplers.startServer(sampler, (x) => timeline.addServerSample(x));
     await started.samplers.startHost(isLoopbackHost(targetUrl));
-    // Steps that insert rows (Postgres Changes) report the server's poller figures when it exposes them.
+    // Steps that insert rows (Postgres Changes) report the server's poller figures when it exposes
+    // them.
     if (plans.some((p) => p.inserts !== null)) {
-      started.samplers.startGauges(server ? metricsUrlOf(server.url) : (profile.target.metrics_url ?? null), server ? undefined : profile.target.metrics_token);
+      started.samplers.startGauges(
+        server ? metricsUrlOf(server.url) : (profile.target.metrics_url ?? null),
+        server ? undefined : profile.target.metrics_token,
+      );
     }
 
     // ---- generator processes
     const v8Args = youngGenerationArgs(plans, opts.nextStep !== undefined);
-    if (v8Args.length) log(`generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`);
+    if (v8Args.length)
+      log(
+        `generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`,
+      );
     const pool = new WorkerPool(gen.workers, generatorCpus, v8Args);
     started.pool = pool;
     pool.on('second', (s: SecondStats) => timeline.add(s));
-    pool.on('fatal', (m: string) => funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`));
+    pool.on('fatal', (m: string) =>
+      funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`),
+    );
     const seg = opts.segment;
-    await funnel.race(pool.start((w) => ({ type: 'init', workerIndex: w, workers: gen.workers, ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}), profile, url: socketUrl, headers, sourceAddresses: gen.sourceAddresses, tokens, tls })));
+    await funnel.race(
+      pool.start((w) => ({
+        type: 'init',
+        workerIndex: w,
+        workers: gen.workers,
+        ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}),
+        profile,
+        url: socketUrl,
+        headers,
+        sourceAddresses: gen.sourceAddresses,
+        tokens,
+        tls,
+      })),
+    );
     if (seg) {
       shard = new ShardRecorder({
-        identity: { run: seg.run, profileName: profile.name, profileHash: profileHash(opts.redactedProfile), segment: seg.index, segments: seg.count },
+        identity: {
+          run: seg.run,
+          profileName: profile.name,
+          profileHash: profileHash(opts.redactedProfile),
+          segment: seg.index,
+          segments: seg.count,
+        },
         workers: gen.workers,
-        run: { profile: opts.redactedProfile, profilePath: opts.profilePath, builtin: server !== null, targetUrl: result.target.url, status: 'running', abortReason: null, finishedAt: null },
+        run: {
+          profile: opts.redactedProfile,
+          profilePath: opts.profilePath,
+          builtin: server !== null,
+          targetUrl: result.target.url,
+          status: 'running',
+          abortReason: null,
+          finishedAt: null,
+        },
       });
       const rec = shard;
       pool.on('second', (s: SecondStats) => rec.second(s));
       if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, funnel, log);
-      if (opts.nextStep) throw new Abort('aborted', 'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps');
+      if (opts.nextStep)
+        throw new Abort(
+          'aborted',
+          'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps',
+        );
     }
 
     // ---- steps
@@ -279,8 +377,17 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
       current: 0,
       // Each insert stream's rows are made by one segment (all of them on one machine).
       insertsMine: (stream) => insertSegmentOf(stream, seg?.count ?? 1) === (seg?.index ?? 0),
-      schedule: seg?.startAtMs != null && !opts.nextStep ? segmentSchedule(seg.startAtMs, profile, plans) : null,
-      burstWarning: (plan) => burstWarning(plan, gen.workers, generatorCores, seg ? { index: seg.index, count: seg.count } : undefined),
+      schedule:
+        seg?.startAtMs != null && !opts.nextStep
+          ? segmentSchedule(seg.startAtMs, profile, plans)
+          : null,
+      burstWarning: (plan) =>
+        burstWarning(
+          plan,
+          gen.workers,
+          generatorCores,
+          seg ? { index: seg.index, count: seg.count } : undefined,
+        ),
     };
     const saveAll = (artifacts = false) => {
       saveWith({ artifacts });
@@ -288,10 +395,39 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     };
     // What was sampled beside the processes: the samplers' live arrays, read at each step's end.
     const s = started.samplers;
-    const resources: ShardResources = { serverSamples: s.serverSamples, serverSource: sampler?.source ?? null, serverBasis: basis, gaugeSamples: s.gaugeSamples, hostSamples: s.hostSamples, generatorIdleRssMb: runner.pool.idleRssMb };
+    const resources: ShardResources = {
+      serverSamples: s.serverSamples,
+      serverSource: sampler?.source ?? null,
+      serverBasis: basis,
+      gaugeSamples: s.gaugeSamples,
+      hostSamples: s.hostSamples,
+      generatorIdleRssMb: runner.pool.idleRssMb,
+    };
     shard?.resources(resources);
-    const probe = { socketUrl, headers, vsn: profile.target.vsn, tokens, tls, joinTimeoutMs: profile.target.join_timeout, sleep: (ms: number) => funnel.sleep(ms) };
-    await walkSteps({ opts, plans, result, state, save: saveAll, shard, runner, health, progress, gen, resources, builtin: server !== null, probe });
+    const probe = {
+      socketUrl,
+      headers,
+      vsn: profile.target.vsn,
+      tokens,
+      tls,
+      joinTimeoutMs: profile.target.join_timeout,
+      sleep: (ms: number) => funnel.sleep(ms),
+    };
+    await walkSteps({
+      opts,
+      plans,
+      result,
+      state,
+      save: saveAll,
+      shard,
+      runner,
+      health,
+      progress,
+      gen,
+      resources,
+      builtin: server !== null,
+      probe,
+    });
     if (state.status === 'running') state.status = 'completed';
   } catch (e) {
     state.status = e instanceof Abort ? e.status : 'aborted';
@@ -312,23 +448,46 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     shard?.write(writer.path(SHARD_FILE), state.status, state.abortReason, result.finished_at);
   }
   if (state.abortReason) log(`run ${state.status}: ${state.abortReason}`);
-  const exitCode = state.status === 'aborted' ? (state.stoppedByThreshold ? EXIT.thresholds : EXIT.aborted) : state.status === 'interrupted' ? EXIT.interrupted : EXIT.ok;
+  const exitCode =
+    state.status === 'aborted'
+      ? state.stoppedByThreshold
+        ? EXIT.thresholds
+        : EXIT.aborted
+      : state.status === 'interrupted'
+        ? EXIT.interrupted
+        : EXIT.ok;
   return { result, dir: writer.dir, exitCode, release: writer.release };
 }
 
 /** A segment waits for the common start time; one that is already past it says by how much. */
-async function waitForStart(startAtMs: number, funnel: AbortFunnel, log: (line: string) => void): Promise<void> {
+async function waitForStart(
+  startAtMs: number,
+  funnel: AbortFunnel,
+  log: (line: string) => void,
+): Promise<void> {
   const waitMs = startAtMs - nowMs();
   if (waitMs > 0) {
-    log(`waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${new Date(startAtMs).toISOString()}`);
+    log(
+      `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${new Date(startAtMs).toISOString()}`,
+    );
     await funnel.sleep(waitMs);
   } else {
-    log(`warning: this segment starts ${(-waitMs / 1000).toFixed(1)} s after --start-at ${new Date(startAtMs).toISOString()}`);
+    log(
+      `warning: this segment starts ${(-waitMs / 1000).toFixed(1)} s after --start-at ${new Date(startAtMs).toISOString()}`,
+    );
   }
 }
 
-/** The built-in server when the profile names no URL (null otherwise); a server that dies aborts the run. */
-async function startTarget(opts: RunOptions, writer: RunWriter, funnel: AbortFunnel, serverCpus: string | null): Promise<BuiltinServer | null> {
+/**
+ * The built-in server when the profile names no URL (null otherwise); a server that dies aborts the
+ * run.
+ */
+async function startTarget(
+  opts: RunOptions,
+  writer: RunWriter,
+  funnel: AbortFunnel,
+  serverCpus: string | null,
+): Promise<BuiltinServer | null> {
   const { profile, log } = opts;
   if (opts.url ?? profile.target.url) return null;
   log('starting the built-in server (rtcap serve)…');
@@ -342,11 +501,14 @@ async function startTarget(opts: RunOptions, writer: RunWriter, funnel: AbortFun
     logPath: writer.path('server.log'),
     signal: opts.signal,
   }).catch((e: unknown) => {
-    if (e instanceof StartCancelled) throw new Abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
+    if (e instanceof StartCancelled)
+      throw new Abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
     throw new Abort('aborted', errorLine(e));
   });
   server.exited.then((why) => funnel.abort('aborted', why));
-  log(`built-in server: ${server.url} (pid ${server.pid}, ${server.workers} worker${server.workers === 1 ? '' : 's'}${server.database ? `, database ${server.database}` : ''})`);
+  log(
+    `built-in server: ${server.url} (pid ${server.pid}, ${server.workers} worker${server.workers === 1 ? '' : 's'}${server.database ? `, database ${server.database}` : ''})`,
+  );
   return server;
 }
 
@@ -374,10 +536,13 @@ async function walkSteps(args: {
   const { opts, plans, result, state, runner } = args;
   const { profile } = opts;
   const scenario = getScenario(profile.scenario);
-  // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their specs).
+  // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their
+  // specs).
   for (let i = opts.previousSteps?.length ?? 0; ; i++) {
     if (i >= profile.load.steps.length) {
-      const spec = opts.nextStep ? await runner.funnel.race(Promise.resolve(opts.nextStep(result, args.probe))) : null;
+      const spec = opts.nextStep
+        ? await runner.funnel.race(Promise.resolve(opts.nextStep(result, args.probe)))
+        : null;
       if (!spec) break;
       profile.load.steps.push(spec);
       runner.pool.broadcast({ type: 'step', index: i, spec });
@@ -385,7 +550,13 @@ async function walkSteps(args: {
     const plan = (plans[i] ??= scenario.plan(profile, i));
     runner.live.step = i;
     args.health.reset();
-    const run: StepRun = await runStepPhases(runner, i, plan, i > 0 ? plans[i - 1] : undefined, () => opts.freshConnections?.(result, i) ?? false);
+    const run: StepRun = await runStepPhases(
+      runner,
+      i,
+      plan,
+      i > 0 ? plans[i - 1] : undefined,
+      () => opts.freshConnections?.(result, i) ?? false,
+    );
     if (run.abort) {
       state.status = run.abort.status;
       state.abortReason = run.abort.message;
@@ -393,9 +564,25 @@ async function walkSteps(args: {
     runner.timeline.flush();
     if (run.collected) {
       // The step as a shard holds it; its result is built by the same function rtcap merge uses.
-      const part: ShardStep = { step: i, window: run.window, complete: run.complete, collected: run.collected, inserts: run.inserts?.sends ?? [], insertStats: run.inserts?.stats ?? null };
+      const part: ShardStep = {
+        step: i,
+        window: run.window,
+        complete: run.complete,
+        collected: run.collected,
+        inserts: run.inserts?.sends ?? [],
+        insertStats: run.inserts?.stats ?? null,
+      };
       args.shard?.step(part);
-      const step = shardStepResult(part, { profile, plan, timeline: runner.timeline, resources: [args.resources], workers: args.gen.workers, segments: opts.segment?.count ?? 1, builtin: args.builtin, previousSteps: result.steps });
+      const step = shardStepResult(part, {
+        profile,
+        plan,
+        timeline: runner.timeline,
+        resources: [args.resources],
+        workers: args.gen.workers,
+        segments: opts.segment?.count ?? 1,
+        builtin: args.builtin,
+        previousSteps: result.steps,
+      });
       opts.annotateStep?.(step);
       result.steps.push(step);
       runner.timeline.forgetUntil(run.window.drainEnd + 1000);
@@ -408,13 +595,22 @@ async function walkSteps(args: {
       );
     }
     // abort_on_fail (k6): a threshold that already fails on a finished step stops the run here.
-    const stopWhy = state.status === 'running' ? thresholdAbortReason(profile.thresholds, { steps: result.steps, scenario: profile.scenario }) : null;
+    const stopWhy =
+      state.status === 'running'
+        ? thresholdAbortReason(profile.thresholds, {
+            steps: result.steps,
+            scenario: profile.scenario,
+          })
+        : null;
     if (stopWhy) {
       state.status = 'aborted';
       state.abortReason = stopWhy;
       state.stoppedByThreshold = true;
     }
-    args.save(state.status === 'running' && (opts.nextStep !== undefined || i + 1 < profile.load.steps.length));
+    args.save(
+      state.status === 'running' &&
+        (opts.nextStep !== undefined || i + 1 < profile.load.steps.length),
+    );
     opts.onStep?.(result);
     if (state.status !== 'running') break;
   }

@@ -32,21 +32,37 @@ export interface LocalServer {
  * given (target.server_pid), or — for a loopback URL only, never a remote one — the process
  * listening on the URL's port (a server the user started by hand).
  */
-export function localServerOf(profile: Profile, startedPid: number | null, targetUrl: string): LocalServer | null {
+export function localServerOf(
+  profile: Profile,
+  startedPid: number | null,
+  targetUrl: string,
+): LocalServer | null {
   const given = startedPid ?? profile.target.server_pid ?? null;
   if (given) return { pid: given, source: `local process tree of pid ${given} (/proc)` };
   if (!isLoopbackHost(targetUrl)) return null;
   const url = new URL(targetUrl);
-  const port = Number(url.port) || (url.protocol === 'wss:' || url.protocol === 'https:' ? 443 : 80);
+  const port =
+    Number(url.port) || (url.protocol === 'wss:' || url.protocol === 'https:' ? 443 : 80);
   const pid = findListeningPid(port);
   if (pid === null) return null;
-  return { pid, source: `pid ${pid} found listening on ${url.hostname}:${port}, its process tree sampled (/proc)` };
+  return {
+    pid,
+    source: `pid ${pid} found listening on ${url.hostname}:${port}, its process tree sampled (/proc)`,
+  };
 }
 
 /** A local server is sampled from /proc; a remote one from its metrics, if any. */
-export function serverSamplerFor(profile: Profile, local: LocalServer | null): ResourceSampler | null {
+export function serverSamplerFor(
+  profile: Profile,
+  local: LocalServer | null,
+): ResourceSampler | null {
   if (local) return new ProcTreeSampler(local.pid, undefined, local.source);
-  if (profile.target.metrics_url) return new PrometheusSampler(profile.target.metrics_url, profile.target.metrics_token, profile.target.instance.vcpus);
+  if (profile.target.metrics_url)
+    return new PrometheusSampler(
+      profile.target.metrics_url,
+      profile.target.metrics_token,
+      profile.target.instance.vcpus,
+    );
   return null;
 }
 
@@ -57,7 +73,10 @@ export class RunSamplers {
   private timers: NodeJS.Timeout[] = [];
 
   /** Takes a first server sample (CPU needs two) and samples every second after it. */
-  async startServer(sampler: ResourceSampler | null, onSample: (s: ResourceSample) => void): Promise<void> {
+  async startServer(
+    sampler: ResourceSampler | null,
+    onSample: (s: ResourceSample) => void,
+  ): Promise<void> {
     if (!sampler) return;
     await sampler.sample();
     this.timers.push(

@@ -16,12 +16,17 @@ export interface StepTimes {
   steadyStartMs: number;
 }
 
-export function segmentSchedule(startAtMs: number, profile: Pick<Profile, 'load'>, plans: ReadonlyArray<Pick<StepPlan, 'connections' | 'joinRatePerS' | 'durationMs'>>): StepTimes[] {
+export function segmentSchedule(
+  startAtMs: number,
+  profile: Pick<Profile, 'load'>,
+  plans: ReadonlyArray<Pick<StepPlan, 'connections' | 'joinRatePerS' | 'durationMs'>>,
+): StepTimes[] {
   const out: StepTimes[] = [];
   let t = startAtMs;
   let current = 0;
   for (const p of plans) {
-    const rampMs = p.connections > current ? ((p.connections - current) / p.joinRatePerS) * 1000 : 0;
+    const rampMs =
+      p.connections > current ? ((p.connections - current) / p.joinRatePerS) * 1000 : 0;
     const steadyStartMs = t + rampMs + ALIGN_MARGIN_MS + profile.load.warmup;
     out.push({ rampStartMs: t, steadyStartMs });
     t = steadyStartMs + p.durationMs + profile.load.drain + ALIGN_MARGIN_MS;

@@ -9,7 +9,9 @@ import type { Phase } from './live-state.js';
 export class StepHealth {
   private readonly errors = new Map<string, number>();
   private joinedPeak = 0;
-  /** Joined connections that went without rtcap closing them, this step (the workers' disconnects). */
+  /**
+   * Joined connections that went without rtcap closing them, this step (the workers' disconnects).
+   */
   private disconnects = 0;
 
   /** At the start of every step. */
@@ -22,17 +24,29 @@ export class StepHealth {
   /** Takes one second of the timeline; returns why the run must stop, or null. */
   check(rec: SecondRecord, phase: Phase, targetConnections: number): string | null {
     for (const wkr of rec.workers) {
-      for (const [k, v] of Object.entries(wkr.errorReasons)) this.errors.set(k, (this.errors.get(k) ?? 0) + v);
+      for (const [k, v] of Object.entries(wkr.errorReasons))
+        this.errors.set(k, (this.errors.get(k) ?? 0) + v);
       this.disconnects += wkr.disconnects ?? 0;
     }
     this.joinedPeak = Math.max(this.joinedPeak, rec.point.joined);
     const errorsSoFar = [...this.errors.values()].reduce((a, b) => a + b, 0);
-    if (phase === 'ramp' && rec.point.joined === 0 && this.joinedPeak === 0 && errorsSoFar >= Math.min(20, targetConnections)) {
+    if (
+      phase === 'ramp' &&
+      rec.point.joined === 0 &&
+      this.joinedPeak === 0 &&
+      errorsSoFar >= Math.min(20, targetConnections)
+    ) {
       return `no connection could join: ${topError(this.errors)}`;
     }
     // Lost, not closed: none open and some dropped by the other side. Connections rtcap closed
     // itself (a new topology's reset, a step's shrink) are no loss, whatever second they fall in.
-    if ((phase === 'steady' || phase === 'drain') && this.joinedPeak > 0 && this.disconnects > 0 && rec.point.joined === 0 && rec.point.connections_open === 0) {
+    if (
+      (phase === 'steady' || phase === 'drain') &&
+      this.joinedPeak > 0 &&
+      this.disconnects > 0 &&
+      rec.point.joined === 0 &&
+      rec.point.connections_open === 0
+    ) {
       return `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost: ${topError(this.errors)}`;
     }
     return null;

@@ -42,15 +42,27 @@ export interface StepRunner {
   stepsSuffix: string;
   /** Connections open (joined or joining) now, carried from step to step. */
   current: number;
-  /** The local insert streams whose rows this coordinator inserts (a segmented run: its share, load/segment insertSegmentOf). */
+  /**
+   * The local insert streams whose rows this coordinator inserts (a segmented run: its share,
+   * load/segment insertSegmentOf).
+   */
   insertsMine: (localStream: number) => boolean;
-  /** Segments with --start-at: each step's ramp and steady start on the shared schedule (run/segment-schedule). */
+  /**
+   * Segments with --start-at: each step's ramp and steady start on the shared schedule
+   * (run/segment-schedule).
+   */
   schedule: StepTimes[] | null;
-  /** Why one broadcast of this step is too large a burst for a generator process (load/burst-plan); null when it is not. */
+  /**
+   * Why one broadcast of this step is too large a burst for a generator process (load/burst-plan);
+   * null when it is not.
+   */
   burstWarning?: (plan: StepPlan) => string | null;
 }
 
-/** Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at most. */
+/**
+ * Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at
+ * most.
+ */
 async function closedDown(r: StepRunner, n: number, sinceMs: number): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 500) {
     await r.funnel.sleep(500);
@@ -66,14 +78,32 @@ async function closeAll(r: StepRunner, i: number): Promise<void> {
   await closedDown(r, 0, closedAt);
 }
 
-/** A step whose connections join other topics or configs, or that asks for fresh ones, starts from none. */
-async function resetConnections(r: StepRunner, i: number, plan: StepPlan, before: StepPlan | undefined, fresh: () => boolean): Promise<void> {
-  if (r.current > 0 && plan.topology !== undefined && before?.topology !== undefined && plan.topology !== before.topology) {
-    r.log(`step ${i + 1}: new topology — closing ${r.current.toLocaleString('en-US')} connections to join them again`);
+/**
+ * A step whose connections join other topics or configs, or that asks for fresh ones, starts from
+ * none.
+ */
+async function resetConnections(
+  r: StepRunner,
+  i: number,
+  plan: StepPlan,
+  before: StepPlan | undefined,
+  fresh: () => boolean,
+): Promise<void> {
+  if (
+    r.current > 0 &&
+    plan.topology !== undefined &&
+    before?.topology !== undefined &&
+    plan.topology !== before.topology
+  ) {
+    r.log(
+      `step ${i + 1}: new topology — closing ${r.current.toLocaleString('en-US')} connections to join them again`,
+    );
     await closeAll(r, i);
   }
   if (r.current > 0 && fresh()) {
-    r.log(`step ${i + 1}: starting from fresh connections — closing ${r.current.toLocaleString('en-US')} first`);
+    r.log(
+      `step ${i + 1}: starting from fresh connections — closing ${r.current.toLocaleString('en-US')} first`,
+    );
     await closeAll(r, i);
     // The server must have let the old sockets go (file descriptors, users) before new
     // ones arrive; then two more seconds.
@@ -83,18 +113,35 @@ async function resetConnections(r: StepRunner, i: number, plan: StepPlan, before
 
 /** Ramp up at the join rate, or close the connections the step no longer has. */
 async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): Promise<void> {
-  r.live.enter('ramp', plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null);
+  r.live.enter(
+    'ramp',
+    plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null,
+  );
   const burst = r.burstWarning?.(plan) ?? null;
   if (burst) r.log(`warning: step ${i + 1}: ${burst}`);
-  r.log(`step ${i + 1}${r.stepsSuffix}: ${plan.label} — ramp ${r.current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`);
+  r.log(
+    `step ${i + 1}${r.stepsSuffix}: ${plan.label} — ramp ${r.current.toLocaleString('en-US')} → ${plan.connections.toLocaleString('en-US')} connections at ${plan.joinRatePerS}/s`,
+  );
   const at = r.schedule?.[i];
   if (at && at.rampStartMs > nowMs()) await r.funnel.sleep(at.rampStartMs - nowMs());
   if (plan.connections > r.current) {
     w.rampStart = Math.max(at?.rampStartMs ?? 0, nowMs() + 50);
     // Bounded: every connection either joins, fails, or times out after join_timeout.
-    const rampBudgetMs = ((plan.connections - r.current) / plan.joinRatePerS) * 1000 + r.profile.target.join_timeout * 2 + 10_000;
-    const ramp = await r.funnel.race(Promise.race([r.pool.ramp(i, r.current, plan.connections, w.rampStart), timeoutAfter(rampBudgetMs, `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`)]));
-    if (ramp.joined === 0) throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
+    const rampBudgetMs =
+      ((plan.connections - r.current) / plan.joinRatePerS) * 1000 +
+      r.profile.target.join_timeout * 2 +
+      10_000;
+    const ramp = await r.funnel.race(
+      Promise.race([
+        r.pool.ramp(i, r.current, plan.connections, w.rampStart),
+        timeoutAfter(
+          rampBudgetMs,
+          `ramp did not finish within ${Math.round(rampBudgetMs / 1000)} s`,
+        ),
+      ]),
+    );
+    if (ramp.joined === 0)
+      throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
   } else if (plan.connections < r.current) {
     const closedAt = nowMs();
     r.pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });
@@ -105,29 +152,79 @@ async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): 
 }
 
 /** The steady window: the processes' sends and the coordinator's inserts, on one schedule. */
-async function steady(r: StepRunner, i: number, plan: StepPlan, w: StepWindow, run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] }): Promise<void> {
+async function steady(
+  r: StepRunner,
+  i: number,
+  plan: StepPlan,
+  w: StepWindow,
+  run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] },
+): Promise<void> {
   r.live.enter('steady', plan.durationMs / 1000);
   const at = r.schedule?.[i];
-  if (at && at.steadyStartMs > nowMs() + 100) r.log(`step ${i + 1}: sends start at ${new Date(at.steadyStartMs).toISOString()} with every segment's`);
-  else if (at) r.log(`warning: step ${i + 1}: this segment is ${((nowMs() + 100 - at.steadyStartMs) / 1000).toFixed(1)} s behind the shared schedule`);
+  if (at && at.steadyStartMs > nowMs() + 100)
+    r.log(
+      `step ${i + 1}: sends start at ${new Date(at.steadyStartMs).toISOString()} with every segment's`,
+    );
+  else if (at)
+    r.log(
+      `warning: step ${i + 1}: this segment is ${((nowMs() + 100 - at.steadyStartMs) / 1000).toFixed(1)} s behind the shared schedule`,
+    );
   w.steadyStart = Math.max(at?.steadyStartMs ?? 0, nowMs() + 100);
   w.steadyEnd = w.steadyStart + plan.durationMs;
   if (plan.inserts && plan.inserts.count > 0) {
-    if (!r.dbConnectionString) throw new Abort('aborted', `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`);
-    // Loaded here: only Postgres Changes steps insert, and the database client costs every other run its start-up.
+    if (!r.dbConnectionString)
+      throw new Abort(
+        'aborted',
+        `scenario ${r.profile.scenario} inserts rows but no database is known: set target.database_url (or run against the built-in server)`,
+      );
+    // Loaded here: only Postgres Changes steps insert, and the database client costs every other
+    // run its start-up.
     const { startInserts } = await import('./inserts.js');
-    run.inserts = startInserts({ traffic: plan.inserts, step: i, startMs: w.steadyStart, durationMs: plan.durationMs, connectionString: r.dbConnectionString, lateThresholdMs: r.profile.load.late_threshold, mine: r.insertsMine });
+    run.inserts = startInserts({
+      traffic: plan.inserts,
+      step: i,
+      startMs: w.steadyStart,
+      durationMs: plan.durationMs,
+      connectionString: r.dbConnectionString,
+      lateThresholdMs: r.profile.load.late_threshold,
+      mine: r.insertsMine,
+    });
   }
   const sendsDone = r.pool.send(i, w.steadyStart);
   await r.funnel.sleep(w.steadyEnd - nowMs());
-  await r.funnel.race(Promise.race([sendsDone, timeoutAfter(plan.durationMs + 5000, 'senders did not finish')]));
-  if (run.inserts) run.insertResult = await r.funnel.race(Promise.race([run.inserts.done, timeoutAfter(plan.durationMs + 15_000, 'database inserts did not finish')]));
+  await r.funnel.race(
+    Promise.race([sendsDone, timeoutAfter(plan.durationMs + 5000, 'senders did not finish')]),
+  );
+  if (run.inserts)
+    run.insertResult = await r.funnel.race(
+      Promise.race([
+        run.inserts.done,
+        timeoutAfter(plan.durationMs + 15_000, 'database inserts did not finish'),
+      ]),
+    );
 }
 
-/** `fresh` is asked (once the topology is settled) whether the step starts from fresh connections. */
-export async function runStepPhases(r: StepRunner, i: number, plan: StepPlan, before: StepPlan | undefined, fresh: () => boolean): Promise<StepRun> {
-  const w: StepWindow = { rampStart: nowMs(), rampEnd: 0, steadyStart: 0, steadyEnd: 0, drainEnd: 0 };
-  const run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] } = { inserts: null, insertResult: null };
+/**
+ * `fresh` is asked (once the topology is settled) whether the step starts from fresh connections.
+ */
+export async function runStepPhases(
+  r: StepRunner,
+  i: number,
+  plan: StepPlan,
+  before: StepPlan | undefined,
+  fresh: () => boolean,
+): Promise<StepRun> {
+  const w: StepWindow = {
+    rampStart: nowMs(),
+    rampEnd: 0,
+    steadyStart: 0,
+    steadyEnd: 0,
+    drainEnd: 0,
+  };
+  const run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] } = {
+    inserts: null,
+    insertResult: null,
+  };
   // Every phase ran once the drain ended; an abort while collecting keeps the step complete.
   let complete = false;
   try {
@@ -143,7 +240,9 @@ export async function runStepPhases(r: StepRunner, i: number, plan: StepPlan, be
     }
     await steady(r, i, plan, w, run);
     r.live.enter('drain', r.profile.load.drain / 1000);
-    await drain(r.timeline, w.steadyEnd, r.profile.load.settle, r.profile.load.drain, (ms) => r.funnel.sleep(ms));
+    await drain(r.timeline, w.steadyEnd, r.profile.load.settle, r.profile.load.drain, (ms) =>
+      r.funnel.sleep(ms),
+    );
     w.drainEnd = nowMs();
     complete = true;
     const collected = await r.funnel.race(r.pool.collect(i));

@@ -1,10 +1,10 @@
 /**
  * Builds a StepResult from what the generator processes collected (and the coordinator's own
  * inserts), the per-second timeline and the server samples of the step's windows. Every
- * figure is measured; missing ones are null (docs/ARCHITECTURE.md "Measurement rules"). Each figure is made by one function
- * in ./figures (docs/FIGURES.md holds their definitions); this file only assembles them. The
- * headline figures are those of the step's primary traffic kind; a step carrying several kinds
- * has each in extra.kinds.
+ * figure is measured; missing ones are null (docs/ARCHITECTURE.md "Measurement rules"). Each figure
+ * is made by one function in ./figures (docs/FIGURES.md holds their definitions); this file only
+ * assembles them. The headline figures are those of the step's primary traffic kind; a step
+ * carrying several kinds has each in extra.kinds.
  */
 import type { SendRecord } from '../measure/aggregate.js';
 import { compactHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
@@ -24,12 +24,38 @@ import { joinFigures, joinOfferedRatio, joinsPerS, rejoinsPerS } from '../measur
 import { rampMs } from '../model/verdict.js';
 import type { InsertStats } from './inserts.js';
 import { mergeErrors } from './figures/errors.js';
-import { deliveryRateOf, figuresByKind, kindSummary, primaryOf, type FiguresByKind, type KindFigures } from './figures/kinds.js';
+import {
+  deliveryRateOf,
+  figuresByKind,
+  kindSummary,
+  primaryOf,
+  type FiguresByKind,
+  type KindFigures,
+} from './figures/kinds.js';
 import { mergeHistograms, pickPercentiles } from './figures/latency.js';
 import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
-import { offeredByPart, offeredInWindow, offeredRatio, scheduledOfKind, sendOfferedRatio } from './figures/offered.js';
-import { deliveredPerS, deliveredPerS60sMax, drainBacklog, lastReceipts, sentPerS, stepRates } from './figures/rates.js';
-import { databaseFigures, generatorFigures, openFilesField, samplesInWindow, serverFigures } from './figures/resources.js';
+import {
+  offeredByPart,
+  offeredInWindow,
+  offeredRatio,
+  scheduledOfKind,
+  sendOfferedRatio,
+} from './figures/offered.js';
+import {
+  deliveredPerS,
+  deliveredPerS60sMax,
+  drainBacklog,
+  lastReceipts,
+  sentPerS,
+  stepRates,
+} from './figures/rates.js';
+import {
+  databaseFigures,
+  generatorFigures,
+  openFilesField,
+  samplesInWindow,
+  serverFigures,
+} from './figures/resources.js';
 import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
 import { r3, r6, sumOf } from './figures/round.js';
@@ -55,7 +81,10 @@ export interface StepContext {
   ackLatency: Histogram;
   commitLatency: Histogram;
   insertStats: InsertStats | null;
-  /** The target is the built-in server rtcap started, so its tenant config is profile.target.server.config. */
+  /**
+   * The target is the built-in server rtcap started, so its tenant config is
+   * profile.target.server.config.
+   */
   builtin: boolean;
   /** The run's earlier steps (mixed: each component's solo step). */
   previous: readonly StepResult[];
@@ -72,7 +101,10 @@ export interface StepInputs {
   insertStats: InsertStats | null;
   window: StepWindow;
   steadySeconds: SecondRecord[];
-  /** Sum of the generator processes' RSS before any connection (MiB), for generator.rss_per_connection_kb. */
+  /**
+   * Sum of the generator processes' RSS before any connection (MiB), for
+   * generator.rss_per_connection_kb.
+   */
   generatorIdleRssMb?: number | null;
   stepSeconds: SecondRecord[];
   serverSamples: ResourceSample[];
@@ -101,13 +133,32 @@ export function buildStepResult(args: StepInputs): StepResult {
   const membersAtSteady = membersAt(byKey, w.steadyStart);
   const allSends: SendRecord[] = [...collected.flatMap((c) => c.sends), ...args.inserts];
   const segments = args.segments ?? 1;
-  const origin = segments > 1 ? { processSegments: collected.map((c) => c.segment ?? 0), senderSegmentOf: senderSegmentOf(plan, segments) } : null;
-  const kinds: FiguresByKind = figuresByKind({ collected, sends: allSends, primaryKind: plan.primaryKind, info: streamInfoOf(plan, byKey), origin });
+  const origin =
+    segments > 1
+      ? {
+          processSegments: collected.map((c) => c.segment ?? 0),
+          senderSegmentOf: senderSegmentOf(plan, segments),
+        }
+      : null;
+  const kinds: FiguresByKind = figuresByKind({
+    collected,
+    sends: allSends,
+    primaryKind: plan.primaryKind,
+    info: streamInfoOf(plan, byKey),
+    origin,
+  });
   const primary = primaryOf(kinds, plan.primaryKind);
   const figures = primary.figures;
 
-  const scheduled = plan.primaryKind === 'changes' ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled);
-  const offered = offeredInWindow(allSends, (stream) => kindOfStream(stream) === plan.primaryKind, w.steadyEnd);
+  const scheduled =
+    plan.primaryKind === 'changes'
+      ? (args.insertStats?.scheduled ?? 0)
+      : sum((c) => c.sendStats.scheduled);
+  const offered = offeredInWindow(
+    allSends,
+    (stream) => kindOfStream(stream) === plan.primaryKind,
+    w.steadyEnd,
+  );
   const lateJoins = sum((c) => c.connections.lateJoins);
   const scheduledJoins = sum((c) => c.connections.scheduledJoins);
   const joins = joinFigures(collected);
@@ -117,7 +168,10 @@ export function buildStepResult(args: StepInputs): StepResult {
   const parts: Record<string, number | null> = {};
   for (const kind of Object.keys(kinds) as TrafficKind[]) {
     const own = offeredInWindow(allSends, (stream) => kindOfStream(stream) === kind, w.steadyEnd);
-    parts[kind] = sendOfferedRatio(scheduledOfKind(kind, plan, args.insertStats?.scheduled ?? 0), own);
+    parts[kind] = sendOfferedRatio(
+      scheduledOfKind(kind, plan, args.insertStats?.scheduled ?? 0),
+      own,
+    );
   }
   parts.joins = joinOfferedRatio(scheduledJoins, joins.behindSchedule);
   const ratio = offeredRatio(Object.values(parts));
@@ -134,11 +188,24 @@ export function buildStepResult(args: StepInputs): StepResult {
   const deliveryRate = deliveryRateOf(figures);
   const failed = sum((c) => c.connections.failed);
   const disconnected = sum((c) => c.connections.disconnected);
-  const generator = generatorFigures({ steadySeconds: args.steadySeconds, workers: args.workers, lagsP99Ms: collected.map((c) => c.lagP99Ms), offeredRatio: ratio, offeredByPart: offeredByPart(parts), lateJoins, idleRssMb: args.generatorIdleRssMb ?? null, joined: membersAtSteady });
+  const generator = generatorFigures({
+    steadySeconds: args.steadySeconds,
+    workers: args.workers,
+    lagsP99Ms: collected.map((c) => c.lagP99Ms),
+    offeredRatio: ratio,
+    offeredByPart: offeredByPart(parts),
+    lateJoins,
+    idleRssMb: args.generatorIdleRssMb ?? null,
+    joined: membersAtSteady,
+  });
   if (args.hostSamples) generator.host = hostFigures(args.hostSamples, w);
-  const ackRequested = profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
+  const ackRequested =
+    profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
   const acks = ackFigures(collected);
-  const presenceTracks = { unanswered: sum((c) => c.presenceTracks?.unanswered ?? 0), untracked: sum((c) => c.presenceTracks?.untracked ?? 0) };
+  const presenceTracks = {
+    unanswered: sum((c) => c.presenceTracks?.unanswered ?? 0),
+    untracked: sum((c) => c.presenceTracks?.untracked ?? 0),
+  };
   const decision = decideVerdict(
     verdictInputs({
       kinds,
@@ -148,7 +215,11 @@ export function buildStepResult(args: StepInputs): StepResult {
       membersAtSteady,
       joinedInStep,
       joinLatencyP95Ms: joinLatency.p95,
-      joinRate: { measured_per_s: joinsPerSecond, offered_per_s: plan.joinRatePerS, ramp_ms: rampMs(scheduledJoins, plan.joinRatePerS) },
+      joinRate: {
+        measured_per_s: joinsPerSecond,
+        offered_per_s: plan.joinRatePerS,
+        ramp_ms: rampMs(scheduledJoins, plan.joinRatePerS),
+      },
       failed,
       disconnected,
       errors,
@@ -156,7 +227,13 @@ export function buildStepResult(args: StepInputs): StepResult {
       generator,
       acks: ackRequested ? acks : null,
       presenceTracks,
-      traffic: { asked_per_s: (plan.broadcasts?.ratePerS ?? 0) + (plan.presence?.ratePerS ?? 0) + (plan.inserts?.ratePerS ?? 0), sent: allSends.length },
+      traffic: {
+        asked_per_s:
+          (plan.broadcasts?.ratePerS ?? 0) +
+          (plan.presence?.ratePerS ?? 0) +
+          (plan.inserts?.ratePerS ?? 0),
+        sent: allSends.length,
+      },
     }),
     profile.slo,
     profile.generator,
@@ -191,7 +268,9 @@ export function buildStepResult(args: StepInputs): StepResult {
     ack_errors: sum((c) => c.acks.errors),
     presence_tracks_unanswered: presenceTracks.unanswered,
     presence_tracks_untracked: presenceTracks.untracked,
-    ack_latency_ms: histograms.ack.totalCount ? pickPercentiles(percentilesOf(histograms.ack)) : null,
+    ack_latency_ms: histograms.ack.totalCount
+      ? pickPercentiles(percentilesOf(histograms.ack))
+      : null,
     send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
     offered_sends_in_window: offered,
     drain_ms: Math.round(w.drainEnd - w.steadyEnd),
@@ -204,7 +283,10 @@ export function buildStepResult(args: StepInputs): StepResult {
               {
                 ...kindSummary(v),
                 sent_per_s: sentPerS(allSends, k, w),
-                delivered_per_s: deliveredPerS(k, args.steadySeconds, { received: v.figures.received, steadyS }),
+                delivered_per_s: deliveredPerS(k, args.steadySeconds, {
+                  received: v.figures.received,
+                  steadyS,
+                }),
                 delivered_per_s_60s_max: deliveredPerS60sMax(k, args.stepSeconds),
                 offered_ratio: parts[k] === null || parts[k] === undefined ? null : r3(parts[k]!),
               },
@@ -221,7 +303,12 @@ export function buildStepResult(args: StepInputs): StepResult {
     params: plan.params,
     verdict: decision.verdict,
     verdict_reasons: reasons,
-    window: { ramp_start: w.rampStart, steady_start: w.steadyStart, steady_end: w.steadyEnd, drain_end: w.drainEnd },
+    window: {
+      ramp_start: w.rampStart,
+      steady_start: w.steadyStart,
+      steady_end: w.steadyEnd,
+      drain_end: w.drainEnd,
+    },
     complete: args.complete,
     connections: {
       target: plan.connections,
@@ -238,7 +325,10 @@ export function buildStepResult(args: StepInputs): StepResult {
       scheduled,
       sent: figures.sent,
       send_failed: figures.sendFailed,
-      late: plan.primaryKind === 'changes' ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
+      late:
+        plan.primaryKind === 'changes'
+          ? (args.insertStats?.late ?? 0)
+          : sum((c) => c.sendStats.late),
       expected: figures.expected,
       received: figures.received,
       reordered: sum((c) => c.receipts.reordered),
@@ -256,12 +346,25 @@ export function buildStepResult(args: StepInputs): StepResult {
     delivery_latency_ms: percentilesOf(primary.deliveryHistogram),
     fanout_span_ms: percentilesOf(figures.fanoutSpan),
     latency_histogram_ms: compactHistogram(figures.firstLatency, HISTOGRAM_LE_MS),
-    rates: stepRates({ figures, sends: allSends, primaryKind: plan.primaryKind, window: w, steadySeconds: args.steadySeconds, stepSeconds: args.stepSeconds,
+    rates: stepRates({
+      figures,
+      sends: allSends,
+      primaryKind: plan.primaryKind,
+      window: w,
+      steadySeconds: args.steadySeconds,
+      stepSeconds: args.stepSeconds,
       joinsPerS: joinsPerSecond,
       rejoinsPerS: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
       ackRequested,
     }),
-    server: { ...serverFigures(samples, args.serverBasis ?? declaredBasis(profile.target.instance), args.serverSource), ...openFilesField(args.serverSamples, w) },
+    server: {
+      ...serverFigures(
+        samples,
+        args.serverBasis ?? declaredBasis(profile.target.instance),
+        args.serverSource,
+      ),
+      ...openFilesField(args.serverSamples, w),
+    },
     database: databaseFigures(samples),
     drain: drainBacklog(lastReceipts(collected), w, args.stepSeconds),
     generator,

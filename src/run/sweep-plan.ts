@@ -50,8 +50,7 @@ export type SweepStopKind =
   | 'broken-run';
 
 export type SweepDecision =
-  | { value: number; phase: SweepPhase; scale?: number }
-  | { stop: string; kind: SweepStopKind };
+  { value: number; phase: SweepPhase; scale?: number } | { stop: string; kind: SweepStopKind };
 
 function trailing<T>(xs: readonly T[], pred: (x: T) => boolean): number {
   let n = 0;
@@ -59,7 +58,9 @@ function trailing<T>(xs: readonly T[], pred: (x: T) => boolean): number {
   return n;
 }
 
-/** Steps that stand for their value: not superseded by a longer run, not a failure while recovering. */
+/**
+ * Steps that stand for their value: not superseded by a longer run, not a failure while recovering.
+ */
 export function evidenceOf(history: readonly SweepHistoryItem[]): SweepHistoryItem[] {
   return history.filter((h, i) => {
     if (h.recovering && h.verdict !== 'stable') return false;
@@ -75,12 +76,23 @@ export function evidenceOf(history: readonly SweepHistoryItem[]): SweepHistoryIt
  * `connections_target` reads it, so every driver gets the same rules as the capacity table.
  */
 export function sweepKnee(history: readonly SweepHistoryItem[]): Knee {
-  const probes = evidenceOf(history).map((h) => ({ index: h.step, verdict: h.verdict, params: { connections: h.value } }) as unknown as StepResult);
+  const probes = evidenceOf(history).map(
+    (h) =>
+      ({
+        index: h.step,
+        verdict: h.verdict,
+        params: { connections: h.value },
+      }) as unknown as StepResult,
+  );
   return findKnee(probes, 'connections_target');
 }
 
 /** Scale a step short of min_samples is run again at; null when it is not short or cannot grow. */
-export function lengthenedScale(cfg: Sweep, last: SweepHistoryItem, maxScale: number): number | null {
+export function lengthenedScale(
+  cfg: Sweep,
+  last: SweepHistoryItem,
+  maxScale: number,
+): number | null {
   if (cfg.values || cfg.min_samples <= 0) return null;
   if (last.verdict !== 'stable' && last.verdict !== 'degraded') return null;
   if (last.samples == null || last.samples >= cfg.min_samples) return null;
@@ -94,30 +106,47 @@ export function lengthenedScale(cfg: Sweep, last: SweepHistoryItem, maxScale: nu
  * The next step of a sweep, or why it stops. Pure: the same history always gives the same
  * answer. `maxScale`: how far a step may be lengthened for min_samples (sweep-spec).
  */
-export function planNextSweepStep(cfg: Sweep, history: readonly SweepHistoryItem[], startValue: number, maxScale = 1): SweepDecision {
+export function planNextSweepStep(
+  cfg: Sweep,
+  history: readonly SweepHistoryItem[],
+  startValue: number,
+  maxScale = 1,
+): SweepDecision {
   const d = cfg.driver;
-  if (history.length >= cfg.max_steps) return { stop: `sweep.max_steps (${cfg.max_steps}) reached`, kind: 'max-steps' };
+  if (history.length >= cfg.max_steps)
+    return { stop: `sweep.max_steps (${cfg.max_steps}) reached`, kind: 'max-steps' };
   const scale = history.length ? (history[history.length - 1].scale ?? 1) : 1;
   // Once a step was lengthened, the steps after it keep its length.
-  const at = (x: { value: number; phase: SweepPhase }): SweepDecision => (scale !== 1 ? { ...x, scale } : x);
+  const at = (x: { value: number; phase: SweepPhase }): SweepDecision =>
+    scale !== 1 ? { ...x, scale } : x;
   const brokenRun = trailing(evidenceOf(history), (h) => h.verdict === 'broken');
 
   if (cfg.values) {
-    if (brokenRun >= cfg.stop_after_broken) return { stop: `${brokenRun} consecutive broken steps (sweep.stop_after_broken ${cfg.stop_after_broken})`, kind: 'broken-run' };
-    if (history.length >= cfg.values.length) return { stop: `all ${cfg.values.length} values run`, kind: 'values-done' };
+    if (brokenRun >= cfg.stop_after_broken)
+      return {
+        stop: `${brokenRun} consecutive broken steps (sweep.stop_after_broken ${cfg.stop_after_broken})`,
+        kind: 'broken-run',
+      };
+    if (history.length >= cfg.values.length)
+      return { stop: `all ${cfg.values.length} values run`, kind: 'values-done' };
     return { value: cfg.values[history.length], phase: 'explicit' };
   }
 
   const max = cfg.max!;
-  if (history.length === 0) return { value: roundDriver(d, Math.min(startValue, max)), phase: 'grow' };
+  if (history.length === 0)
+    return { value: roundDriver(d, Math.min(startValue, max)), phase: 'grow' };
   const last = history[history.length - 1];
   const longer = lengthenedScale(cfg, last, maxScale);
   if (longer !== null) return { value: last.value, phase: 'lengthen', scale: longer };
   // A failure measured while the server still carried the last step's backlog: once more.
-  if (last.recovering && last.verdict !== 'stable' && last.phase !== 'retry') return at({ value: last.value, phase: 'retry' });
+  if (last.recovering && last.verdict !== 'stable' && last.phase !== 'retry')
+    return at({ value: last.value, phase: 'retry' });
   let generatorLimit: number | null = null;
   if (last.verdict === 'generator-bound') {
-    const runs = trailing(history, (h) => h.value === last.value && h.verdict === 'generator-bound');
+    const runs = trailing(
+      history,
+      (h) => h.value === last.value && h.verdict === 'generator-bound',
+    );
     if (runs <= cfg.generator_bound_retries) return at({ value: last.value, phase: 'retry' });
     generatorLimit = last.value;
   }
@@ -125,7 +154,11 @@ export function planNextSweepStep(cfg: Sweep, history: readonly SweepHistoryItem
   return 'stop' in next ? next : at(next);
 }
 
-function searchStep(cfg: Sweep, history: readonly SweepHistoryItem[], generatorLimit: number | null): SweepDecision {
+function searchStep(
+  cfg: Sweep,
+  history: readonly SweepHistoryItem[],
+  generatorLimit: number | null,
+): SweepDecision {
   const d = cfg.driver;
   const f = (v: number) => fmtDriver(d, v);
   const max = cfg.max!;
@@ -137,11 +170,19 @@ function searchStep(cfg: Sweep, history: readonly SweepHistoryItem[], generatorL
   const highest = Math.max(...history.map((h) => h.value));
   const judged = evidence.filter((h) => isJudged(h.verdict));
   const brokenRun = trailing(evidence, (h) => h.verdict === 'broken');
-  if (judged.length > 0 && judged.every((h) => h.verdict === 'broken') && evidence[0]?.verdict === 'broken') {
-    return { stop: `the first value, ${d} ${f(evidence[0].value)}, was already broken: lower sweep.start`, kind: 'first-broken' };
+  if (
+    judged.length > 0 &&
+    judged.every((h) => h.verdict === 'broken') &&
+    evidence[0]?.verdict === 'broken'
+  ) {
+    return {
+      stop: `the first value, ${d} ${f(evidence[0].value)}, was already broken: lower sweep.start`,
+      kind: 'first-broken',
+    };
   }
 
-  const growthOver = inBisection || generatorLimit !== null || highest >= max || brokenRun >= cfg.stop_after_broken;
+  const growthOver =
+    inBisection || generatorLimit !== null || highest >= max || brokenRun >= cfg.stop_after_broken;
   if (!growthOver) {
     const next = roundDriver(d, Math.min(highest * cfg.factor, max));
     if (next > highest) return { value: next, phase: 'grow' };
@@ -153,25 +194,43 @@ function searchStep(cfg: Sweep, history: readonly SweepHistoryItem[], generatorL
       ? `knee between ${d} ${f(k.last_stable.value)} (stable, step ${k.last_stable.step}) and ${f(k.first_broken.value)} (broken, step ${k.first_broken.step})`
       : '';
   if (generatorLimit !== null && inBisection) {
-    return { stop: `generator-bound at ${d} ${f(generatorLimit)} during bisection${found(knee) ? `; ${found(knee)}` : ''}`, kind: 'generator-bound' };
+    return {
+      stop: `generator-bound at ${d} ${f(generatorLimit)} during bisection${found(knee) ? `; ${found(knee)}` : ''}`,
+      kind: 'generator-bound',
+    };
   }
   if (knee.bracket) return bisect(cfg, knee, judged, tried, found(knee));
   if (generatorLimit !== null) {
-    return { stop: `generator-bound at ${d} ${f(generatorLimit)} after ${cfg.generator_bound_retries + 1} tries, with no broken step: the generator, not the server, limits this sweep (use --workers or another machine)`, kind: 'generator-bound' };
+    return {
+      stop: `generator-bound at ${d} ${f(generatorLimit)} after ${cfg.generator_bound_retries + 1} tries, with no broken step: the generator, not the server, limits this sweep (use --workers or another machine)`,
+      kind: 'generator-bound',
+    };
   }
-  if (!knee.last_stable) return { stop: `no stable step at any value up to ${f(highest)}`, kind: 'no-stable-step' };
-  return { stop: `reached sweep.max (${d} ${f(max)}) with no broken step: no knee at or below ${f(max)}`, kind: 'range-end' };
+  if (!knee.last_stable)
+    return { stop: `no stable step at any value up to ${f(highest)}`, kind: 'no-stable-step' };
+  return {
+    stop: `reached sweep.max (${d} ${f(max)}) with no broken step: no knee at or below ${f(max)}`,
+    kind: 'range-end',
+  };
 }
 
 /**
  * Between the last stable and the first broken value; when that midpoint already ran (a
  * degraded step), narrow the stable → degraded transition just above the last stable.
  */
-function bisect(cfg: Sweep, knee: Knee, judged: readonly SweepHistoryItem[], tried: ReadonlySet<number>, found: string): SweepDecision {
+function bisect(
+  cfg: Sweep,
+  knee: Knee,
+  judged: readonly SweepHistoryItem[],
+  tried: ReadonlySet<number>,
+  found: string,
+): SweepDecision {
   const d = cfg.driver;
   const f = (v: number) => fmtDriver(d, v);
   const [lo, hi] = knee.bracket!;
-  const degradedAbove = judged.filter((h) => h.verdict === 'degraded' && h.value > lo && h.value < hi).map((h) => h.value);
+  const degradedAbove = judged
+    .filter((h) => h.verdict === 'degraded' && h.value > lo && h.value < hi)
+    .map((h) => h.value);
   const brackets: Array<[number, number]> = [knee.bracket!];
   if (degradedAbove.length) brackets.push([lo, Math.min(...degradedAbove)]);
   let narrowEnough = true;
@@ -182,7 +241,9 @@ function bisect(cfg: Sweep, knee: Knee, judged: readonly SweepHistoryItem[], tri
     const v = roundDriver(d, mid);
     if (v > b[0] && v < b[1] && !tried.has(v)) return { value: v, phase: 'bisect' };
   }
-  const latency = degradedAbove.length ? `; latency first: degraded from ${f(Math.min(...degradedAbove))}` : '';
+  const latency = degradedAbove.length
+    ? `; latency first: degraded from ${f(Math.min(...degradedAbove))}`
+    : '';
   return {
     stop: narrowEnough
       ? `${found}${latency}, within sweep.resolution ${cfg.resolution * 100} %`

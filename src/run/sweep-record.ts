@@ -6,7 +6,12 @@
 import type { SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { RecoveryRecord } from './recovery-probe.js';
-import { sweepKnee, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './sweep-plan.js';
+import {
+  sweepKnee,
+  type SweepHistoryItem,
+  type SweepPhase,
+  type SweepStopKind,
+} from './sweep-plan.js';
 
 /** What a step's judged percentile rested on, and what the search did about it. */
 export interface SweepSamples {
@@ -35,14 +40,19 @@ export interface SweepKneePoint {
   value: number;
 }
 
-/** What result.json keeps of a sweep (`result.sweep`), enough to resume it and to report its knee. */
+/**
+ * What result.json keeps of a sweep (`result.sweep`), enough to resume it and to report its knee.
+ */
 export interface SweepRecord {
   driver: SweepDriver;
   mode: 'values' | 'search';
   points: SweepPoint[];
   /** Why the sweep ended; null while it runs. */
   stop_reason: string | null;
-  /** The kind of that reason (budget-spent and range-end make the rows lower bounds); null while it runs. */
+  /**
+   * The kind of that reason (budget-spent and range-end make the rows lower bounds); null while it
+   * runs.
+   */
   stop_kind?: SweepStopKind | null;
   /** The time budget (sweep.budget or the campaign entry's), seconds; null: none. */
   budget_s?: number | null;
@@ -60,7 +70,11 @@ export interface SweepRecord {
 export type SweepResult = RunResult & { sweep?: SweepRecord };
 
 /** The sweep's steps so far as the planner reads them (run/sweep-plan). */
-export function historyOf(record: SweepRecord, steps: readonly StepResult[], maxScale = Infinity): SweepHistoryItem[] {
+export function historyOf(
+  record: SweepRecord,
+  steps: readonly StepResult[],
+  maxScale = Infinity,
+): SweepHistoryItem[] {
   const out: SweepHistoryItem[] = [];
   for (const s of steps) {
     const p = record.points.find((x) => x.step === s.index);
@@ -82,8 +96,14 @@ export function historyOf(record: SweepRecord, steps: readonly StepResult[], max
 
 export function kneeRecord(history: readonly SweepHistoryItem[]): SweepRecord['knee'] {
   const k = sweepKnee(history);
-  const pt = (p: { step: number; value: number } | null) => (p ? { step: p.step, value: p.value } : null);
-  return { last_stable: pt(k.last_stable), first_broken: pt(k.first_broken), safe: pt(k.safe), first_unsafe: pt(k.first_unsafe) };
+  const pt = (p: { step: number; value: number } | null) =>
+    p ? { step: p.step, value: p.value } : null;
+  return {
+    last_stable: pt(k.last_stable),
+    first_broken: pt(k.first_broken),
+    safe: pt(k.safe),
+    first_unsafe: pt(k.first_unsafe),
+  };
 }
 
 /** The sweep's knee from a result (null when the result is not a sweep's). */
@@ -105,4 +125,3 @@ export function stepsUpToKnee(result: SweepResult): StepResult[] {
     .map((h) => result.steps.find((s) => s.index === h.step)!)
     .filter(Boolean);
 }
-

@@ -8,9 +8,18 @@ import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
 /** How a sweep chose a step's value (sweep-plan decides; a step's spec records it). */
 export type SweepPhase = 'explicit' | 'grow' | 'retry' | 'bisect' | 'lengthen';
 
-const INTEGER_DRIVERS: ReadonlySet<SweepDriver> = new Set(['connections', 'payload_bytes', 'members', 'subscribers', 'rooms']);
+const INTEGER_DRIVERS: ReadonlySet<SweepDriver> = new Set([
+  'connections',
+  'payload_bytes',
+  'members',
+  'subscribers',
+  'rooms',
+]);
 
-/** A lengthened step runs at most this many times load.steps.0's duration, unless sweep.max_duration says. */
+/**
+ * A lengthened step runs at most this many times load.steps.0's duration, unless sweep.max_duration
+ * says.
+ */
 export const DEFAULT_MAX_SCALE = 4;
 
 /** Integer drivers to whole numbers; rates and shares to 3 significant figures. */
@@ -24,7 +33,11 @@ export function fmtDriver(driver: SweepDriver, v: number): string {
 }
 
 /** The driver's value in a step spec (or the profile default it falls back to). */
-export function templateValue(profile: Profile, template: Step, driver: SweepDriver): number | undefined {
+export function templateValue(
+  profile: Profile,
+  template: Step,
+  driver: SweepDriver,
+): number | undefined {
   switch (driver) {
     case 'connections':
     case 'subscribers':
@@ -69,7 +82,14 @@ export function maxScaleOf(cfg: Sweep, template: Step): number {
  * load.steps.0's (connections grow with the rate), so a faster rate is judged over as many
  * seconds. `scale` lengthens the step: its duration, or a join-rate step's ramp.
  */
-export function sweepStepSpec(template: Step, driver: SweepDriver, value: number, phase: SweepPhase, scale = 1, ctx?: SpecContext): Step {
+export function sweepStepSpec(
+  template: Step,
+  driver: SweepDriver,
+  value: number,
+  phase: SweepPhase,
+  scale = 1,
+  ctx?: SpecContext,
+): Step {
   const spec: Step = { ...template, label: `${driver} ${fmtDriver(driver, value)} (${phase})` };
   if (driver !== 'join_rate' && scale !== 1) spec.duration = Math.round(template.duration * scale);
   switch (driver) {
@@ -109,7 +129,12 @@ export function sweepStepSpec(template: Step, driver: SweepDriver, value: number
   return spec;
 }
 
-function joinRateConnections(template: Step, rate: number, scale: number, ctx: SpecContext): number {
+function joinRateConnections(
+  template: Step,
+  rate: number,
+  scale: number,
+  ctx: SpecContext,
+): number {
   const rampS = template.connections / ctx.baseJoinRate;
   return Math.max(1, Math.round(rate * rampS * scale));
 }
@@ -120,6 +145,7 @@ export function sweepMaxConnections(cfg: Sweep, template: Step, ctx?: SpecContex
   if (cfg.driver === 'connections' || cfg.driver === 'subscribers') return Math.ceil(top);
   if (cfg.driver === 'members' && template.rooms) return template.rooms * Math.ceil(top);
   if (cfg.driver === 'rooms' && template.members) return template.members * Math.ceil(top);
-  if (cfg.driver === 'join_rate' && ctx) return joinRateConnections(template, top, maxScaleOf(cfg, template), ctx);
+  if (cfg.driver === 'join_rate' && ctx)
+    return joinRateConnections(template, top, maxScaleOf(cfg, template), ctx);
   return template.connections;
 }

@@ -6,7 +6,12 @@
  */
 import type { Profile, Step, Sweep } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import { waitForRecovery, type ProbeSample, type ProbeTarget, type RecoveryRecord } from './recovery-probe.js';
+import {
+  waitForRecovery,
+  type ProbeSample,
+  type ProbeTarget,
+  type RecoveryRecord,
+} from './recovery-probe.js';
 import { historyOf, kneeRecord, type SweepRecord, type SweepSamples } from './sweep-record.js';
 import { evidenceOf, planNextSweepStep, type SweepHistoryItem } from './sweep-plan.js';
 import { fmtDriver, maxScaleOf, sweepStepSpec, type SpecContext } from './sweep-spec.js';
@@ -25,14 +30,21 @@ export interface SweepStepsArgs {
 }
 
 /** The percentile a step's verdict rests on and its sample count; null when none is judged. */
-export function judgedSamples(step: StepResult, scenario: string): { judged: SweepSamples['judged']; count: number } | null {
-  if (scenario === 'join-rate') return { judged: 'join p95', count: step.connections.join_latency_ms.count };
+export function judgedSamples(
+  step: StepResult,
+  scenario: string,
+): { judged: SweepSamples['judged']; count: number } | null {
+  if (scenario === 'join-rate')
+    return { judged: 'join p95', count: step.connections.join_latency_ms.count };
   const n = step.latency_ms?.count ?? 0;
   return n > 0 ? { judged: 'latency p95', count: n } : null;
 }
 
 /** The probe before the first stable step that stands as evidence: what "recovered" means. */
-export function baselineOf(record: SweepRecord, history: readonly SweepHistoryItem[]): { step: number; sample: ProbeSample } | null {
+export function baselineOf(
+  record: SweepRecord,
+  history: readonly SweepHistoryItem[],
+): { step: number; sample: ProbeSample } | null {
   for (const h of evidenceOf(history)) {
     if (h.verdict !== 'stable') continue;
     const probes = record.points.find((p) => p.step === h.step)?.recovery?.probes ?? [];
@@ -78,13 +90,18 @@ export class SweepSteps {
     const spent = this.a.spentBeforeMs + (this.now() - this.t0);
     const last = r.steps[r.steps.length - 1];
     const lastScale = this.a.record.points.find((p) => p.step === last?.index)?.scale ?? 1;
-    const lastWall = last ? Math.max(0, last.window.drain_end - last.window.ramp_start) * (nextScale / lastScale) : 0;
+    const lastWall = last
+      ? Math.max(0, last.window.drain_end - last.window.ramp_start) * (nextScale / lastScale)
+      : 0;
     if (spent < budget && spent + lastWall <= budget) return null;
     const s = (ms: number) => `${Math.round(ms / 1000)} s`;
     return `budget spent: ${s(spent)} of ${s(budget)} used${spent < budget ? `, and the next step would take about ${s(lastWall)}` : ''}`;
   }
 
-  async next(r: RunResult, target: ProbeTarget & { sleep: (ms: number) => Promise<void> }): Promise<Step | null> {
+  async next(
+    r: RunResult,
+    target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
+  ): Promise<Step | null> {
     const { cfg, record } = this.a;
     const history = historyOf(record, r.steps, this.maxScale);
     record.knee = kneeRecord(history);
@@ -93,19 +110,38 @@ export class SweepSteps {
     const scale = decision.scale ?? 1;
     const budget = this.budgetStop(r, scale);
     if (budget !== null) {
-      const knee = record.knee?.last_stable && record.knee.first_broken ? `; knee between ${fmtDriver(cfg.driver, record.knee.last_stable.value)} and ${fmtDriver(cfg.driver, record.knee.first_broken.value)} (not narrowed to sweep.resolution)` : '';
+      const knee =
+        record.knee?.last_stable && record.knee.first_broken
+          ? `; knee between ${fmtDriver(cfg.driver, record.knee.last_stable.value)} and ${fmtDriver(cfg.driver, record.knee.first_broken.value)} (not narrowed to sweep.resolution)`
+          : '';
       return this.stop(r, `${budget}${knee}`, 'budget-spent');
     }
     const index = r.steps.length + 1;
     if (decision.phase === 'lengthen') this.supersede(r, index, scale);
     let recovery: RecoveryRecord | undefined;
     if (!cfg.values && cfg.recovery.probe) {
-      recovery = await waitForRecovery({ target, cfg: cfg.recovery, baseline: baselineOf(record, history), sleep: target.sleep });
-      if (recovery.recovered === false || recovery.wait_ms > 2_000) this.a.say(`sweep: recovery probe before step ${index} — ${recovery.note ?? `back to the baseline after ${(recovery.wait_ms / 1000).toFixed(1)} s`}`);
+      recovery = await waitForRecovery({
+        target,
+        cfg: cfg.recovery,
+        baseline: baselineOf(record, history),
+        sleep: target.sleep,
+      });
+      if (recovery.recovered === false || recovery.wait_ms > 2_000)
+        this.a.say(
+          `sweep: recovery probe before step ${index} — ${recovery.note ?? `back to the baseline after ${(recovery.wait_ms / 1000).toFixed(1)} s`}`,
+        );
     }
     record.points = record.points.filter((p) => p.step < index);
-    record.points.push({ step: index, value: decision.value, phase: decision.phase, ...(scale !== 1 ? { scale } : {}), ...(recovery ? { recovery } : {}) });
-    this.a.say(`sweep: step ${index} — ${cfg.driver} ${fmtDriver(cfg.driver, decision.value)} (${decision.phase}${scale !== 1 ? `, ${scale}× longer` : ''})`);
+    record.points.push({
+      step: index,
+      value: decision.value,
+      phase: decision.phase,
+      ...(scale !== 1 ? { scale } : {}),
+      ...(recovery ? { recovery } : {}),
+    });
+    this.a.say(
+      `sweep: step ${index} — ${cfg.driver} ${fmtDriver(cfg.driver, decision.value)} (${decision.phase}${scale !== 1 ? `, ${scale}× longer` : ''})`,
+    );
     return this.specOf(decision.value, decision.phase, scale);
   }
 
@@ -115,8 +151,13 @@ export class SweepSteps {
     const point = this.a.record.points.find((p) => p.step === last.index);
     const action = `run again ${scale}× as long as load.steps.0 (step ${index})`;
     if (point?.samples) point.samples.action = action;
-    last.search = { ...(last.search ?? { recovered: null, recovery_wait_ms: null, notes: [] }), superseded_by: index };
-    last.search.notes.push(`${point?.samples?.judged ?? 'percentile'} on ${point?.samples?.count ?? 0} samples, below sweep.min_samples ${this.a.cfg.min_samples}: ${action}`);
+    last.search = {
+      ...(last.search ?? { recovered: null, recovery_wait_ms: null, notes: [] }),
+      superseded_by: index,
+    };
+    last.search.notes.push(
+      `${point?.samples?.judged ?? 'percentile'} on ${point?.samples?.count ?? 0} samples, below sweep.min_samples ${this.a.cfg.min_samples}: ${action}`,
+    );
   }
 
   /** The marks of a step just measured: its recovery and its samples. */
@@ -130,9 +171,23 @@ export class SweepSteps {
     if (samples && !this.a.cfg.values) {
       const short = samples.count < min;
       const atCap = (point.scale ?? 1) >= this.maxScale;
-      point.samples = { ...samples, min, action: short && atCap ? `at the longest allowed (${Number(this.maxScale.toPrecision(3))}× load.steps.0, sweep.max_duration): judged on too few samples` : null };
-      if (short && atCap) notes.push(`${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}; the step is at its longest (sweep.max_duration)`);
+      point.samples = {
+        ...samples,
+        min,
+        action:
+          short && atCap
+            ? `at the longest allowed (${Number(this.maxScale.toPrecision(3))}× load.steps.0, sweep.max_duration): judged on too few samples`
+            : null,
+      };
+      if (short && atCap)
+        notes.push(
+          `${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}; the step is at its longest (sweep.max_duration)`,
+        );
     }
-    step.search = { recovered: point.recovery?.recovered ?? null, recovery_wait_ms: point.recovery?.wait_ms ?? null, notes };
+    step.search = {
+      recovered: point.recovery?.recovered ?? null,
+      recovery_wait_ms: point.recovery?.wait_ms ?? null,
+      notes,
+    };
   }
 }

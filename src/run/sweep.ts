@@ -14,12 +14,31 @@ import { join } from 'node:path';
 import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import { runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
-import { historyOf, kneeRecord, type SweepPoint, type SweepRecord, type SweepResult } from './sweep-record.js';
+import {
+  historyOf,
+  kneeRecord,
+  type SweepPoint,
+  type SweepRecord,
+  type SweepResult,
+} from './sweep-record.js';
 import { sweepMaxConnections, templateValue } from './sweep-spec.js';
 import { SweepSteps } from './sweep-steps.js';
 
-export { planNextSweepStep, sweepKnee, type SweepDecision, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './sweep-plan.js';
-export { fmtDriver, roundDriver, sweepMaxConnections, sweepStepSpec, templateValue } from './sweep-spec.js';
+export {
+  planNextSweepStep,
+  sweepKnee,
+  type SweepDecision,
+  type SweepHistoryItem,
+  type SweepPhase,
+  type SweepStopKind,
+} from './sweep-plan.js';
+export {
+  fmtDriver,
+  roundDriver,
+  sweepMaxConnections,
+  sweepStepSpec,
+  templateValue,
+} from './sweep-spec.js';
 export * from './sweep-record.js';
 
 export class SweepError extends Error {
@@ -29,24 +48,39 @@ export class SweepError extends Error {
   }
 }
 
-export interface SweepOptions extends Omit<RunOptions, 'nextStep' | 'maxConnections' | 'previousSteps' | 'runId'> {
+export interface SweepOptions extends Omit<
+  RunOptions,
+  'nextStep' | 'maxConnections' | 'previousSteps' | 'runId'
+> {
   /** A sweep's result.json to continue (its directory must be `outDir`). */
   resumeFrom?: SweepResult;
   /** Called with the sweep's decision before each step and when it stops. */
   onDecision?: (line: string) => void;
-  /** Time budget in ms, over sweep.budget (a campaign entry's); no step starts that would end past it. */
+  /**
+   * Time budget in ms, over sweep.budget (a campaign entry's); no step starts that would end past
+   * it.
+   */
   budgetMs?: number;
   /** What earlier attempts of this sweep spent of the budget (a resumed campaign entry). */
   spentBeforeMs?: number;
 }
 
-/** Resolves the sweep section and its first value; throws SweepError for a profile that cannot sweep. */
+/**
+ * Resolves the sweep section and its first value; throws SweepError for a profile that cannot
+ * sweep.
+ */
 export function sweepConfig(profile: Profile): { cfg: Sweep; template: Step; start: number } {
   const cfg = profile.sweep;
-  if (!cfg) throw new SweepError('the profile has no `sweep:` section (driver, and values or max): see docs/PROFILE.md');
+  if (!cfg)
+    throw new SweepError(
+      'the profile has no `sweep:` section (driver, and values or max): see docs/PROFILE.md',
+    );
   const template = profile.load.steps[0];
-  const start = cfg.values ? cfg.values[0] : (cfg.start ?? templateValue(profile, template, cfg.driver));
-  if (start === undefined) throw new SweepError(`sweep.start: required, load.steps.0 has no ${cfg.driver}`);
+  const start = cfg.values
+    ? cfg.values[0]
+    : (cfg.start ?? templateValue(profile, template, cfg.driver));
+  if (start === undefined)
+    throw new SweepError(`sweep.start: required, load.steps.0 has no ${cfg.driver}`);
   return { cfg, template, start };
 }
 
@@ -54,9 +88,14 @@ export function sweepConfig(profile: Profile): { cfg: Sweep; template: Step; sta
  * Steps of a previous attempt to keep: the complete ones before the first cut-short step,
  * with their sweep points. The timeseries of the dropped step is cut so it is not shown twice.
  */
-export function resumableSteps(prev: SweepResult, cfg: Sweep): { steps: StepResult[]; points: SweepPoint[] } {
+export function resumableSteps(
+  prev: SweepResult,
+  cfg: Sweep,
+): { steps: StepResult[]; points: SweepPoint[] } {
   if (prev.sweep && prev.sweep.driver !== cfg.driver) {
-    throw new SweepError(`cannot resume: that run swept ${prev.sweep.driver}, the profile sweeps ${cfg.driver}`);
+    throw new SweepError(
+      `cannot resume: that run swept ${prev.sweep.driver}, the profile sweeps ${cfg.driver}`,
+    );
   }
   const steps: StepResult[] = [];
   for (const s of prev.steps) {
@@ -66,10 +105,18 @@ export function resumableSteps(prev: SweepResult, cfg: Sweep): { steps: StepResu
   const points: SweepPoint[] = [];
   for (const s of steps) {
     const p = prev.sweep?.points.find((x) => x.step === s.index);
-    const fromParams = (cfg.driver === 'subscribers' ? s.params.connections : s.params[cfg.driver]) as number | undefined;
+    const fromParams = (
+      cfg.driver === 'subscribers' ? s.params.connections : s.params[cfg.driver]
+    ) as number | undefined;
     const value = p?.value ?? (typeof fromParams === 'number' ? fromParams : null);
-    if (value === null) throw new SweepError(`cannot resume: step ${s.index} has no ${cfg.driver} value`);
-    points.push({ ...p, step: s.index, value, phase: p?.phase ?? (cfg.values ? 'explicit' : 'grow') });
+    if (value === null)
+      throw new SweepError(`cannot resume: step ${s.index} has no ${cfg.driver} value`);
+    points.push({
+      ...p,
+      step: s.index,
+      value,
+      phase: p?.phase ?? (cfg.values ? 'explicit' : 'grow'),
+    });
   }
   return { steps, points };
 }
@@ -92,21 +139,42 @@ function truncateTimeseries(dir: string, keepSteps: number): void {
   renameSync(tmp, path);
 }
 
-export async function runSweep(opts: SweepOptions): Promise<RunOutcome & { result: SweepResult; sweep: SweepRecord }> {
+export async function runSweep(
+  opts: SweepOptions,
+): Promise<RunOutcome & { result: SweepResult; sweep: SweepRecord }> {
   const { cfg, template, start } = sweepConfig(opts.profile);
   const profile: Profile = structuredClone(opts.profile);
   const budgetMs = opts.budgetMs ?? cfg.budget ?? null;
-  const record: SweepRecord = { driver: cfg.driver, mode: cfg.values ? 'values' : 'search', points: [], stop_reason: null, stop_kind: null, budget_s: budgetMs === null ? null : budgetMs / 1000, knee: null, resumed_at: [] };
+  const record: SweepRecord = {
+    driver: cfg.driver,
+    mode: cfg.values ? 'values' : 'search',
+    points: [],
+    stop_reason: null,
+    stop_kind: null,
+    budget_s: budgetMs === null ? null : budgetMs / 1000,
+    knee: null,
+    resumed_at: [],
+  };
   let previous: StepResult[] = [];
   if (opts.resumeFrom) {
-    if (!opts.outDir) throw new SweepError('a resumed sweep writes into the directory it resumes (outDir)');
+    if (!opts.outDir)
+      throw new SweepError('a resumed sweep writes into the directory it resumes (outDir)');
     const kept = resumableSteps(opts.resumeFrom, cfg);
     previous = kept.steps;
     record.points = kept.points;
     record.resumed_at = [...(opts.resumeFrom.sweep?.resumed_at ?? []), new Date().toISOString()];
     truncateTimeseries(opts.outDir, previous.length);
   }
-  const steps = new SweepSteps({ profile, cfg, template, start, record, say: opts.onDecision ?? opts.log, budgetMs, spentBeforeMs: opts.spentBeforeMs ?? 0 });
+  const steps = new SweepSteps({
+    profile,
+    cfg,
+    template,
+    start,
+    record,
+    say: opts.onDecision ?? opts.log,
+    budgetMs,
+    spentBeforeMs: opts.spentBeforeMs ?? 0,
+  });
   profile.load.steps = record.points.map((p) => steps.specOf(p.value, p.phase, p.scale));
   const attach = (r: RunResult) => {
     (r as SweepResult).sweep = record;
@@ -127,7 +195,9 @@ export async function runSweep(opts: SweepOptions): Promise<RunOutcome & { resul
     // or a bisection below a broken value would run short of members without knowing it.
     freshConnections: (r) => {
       const last = r.steps[r.steps.length - 1];
-      return last !== undefined && (last.connections.failed > 0 || last.connections.disconnected > 0);
+      return (
+        last !== undefined && (last.connections.failed > 0 || last.connections.disconnected > 0)
+      );
     },
     onStep: (r) => {
       attach(r);
@@ -137,6 +207,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunOutcome & { resul
   const result = outcome.result as SweepResult;
   attach(result);
   record.knee = kneeRecord(historyOf(record, result.steps));
-  if (record.stop_reason === null && result.status !== 'completed') record.stop_reason = `run ${result.status}${result.abort_reason ? `: ${result.abort_reason}` : ''} (resume with --resume ${outcome.dir})`;
+  if (record.stop_reason === null && result.status !== 'completed')
+    record.stop_reason = `run ${result.status}${result.abort_reason ? `: ${result.abort_reason}` : ''} (resume with --resume ${outcome.dir})`;
   return { ...outcome, result, sweep: record };
 }

@@ -12,7 +12,8 @@ import { BUILTIN_JWT_SECRET } from './target.js';
 /** The built-in server signs with its own secret unless the profile brings a key or token. */
 export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
   const auth = profile.target.auth;
-  // The tokens in token files are secrets too: hidden wherever they turn up (an error quoting a refused token).
+  // The tokens in token files are secrets too: hidden wherever they turn up (an error quoting a
+  // refused token).
   for (const file of [auth?.token_file, profile.private.user_token_file]) {
     try {
       if (file) registerSecrets(readTokenFile(file));
@@ -22,7 +23,11 @@ export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
   }
   return {
     apikey: auth?.apikey,
-    jwtSecret: auth?.jwt_secret ?? (builtin && !auth?.apikey && !auth?.token_file && !auth?.private_key_file ? BUILTIN_JWT_SECRET : undefined),
+    jwtSecret:
+      auth?.jwt_secret ??
+      (builtin && !auth?.apikey && !auth?.token_file && !auth?.private_key_file
+        ? BUILTIN_JWT_SECRET
+        : undefined),
     privateKeyFile: auth?.private_key_file,
     alg: auth?.private_key_file ? auth.alg : undefined,
     kid: auth?.kid,
@@ -40,7 +45,10 @@ export async function checkMinting(tokens: TokenConfig): Promise<void> {
   await new TokenSource({ ...tokens, apikey: undefined, tokenFile: undefined }).tokenFor(0);
 }
 
-/** The built-in server's tenant config: the profile's, plus the public key of target.auth.private_key_file. */
+/**
+ * The built-in server's tenant config: the profile's, plus the public key of
+ * target.auth.private_key_file.
+ */
 export async function builtinConfigOf(profile: Profile): Promise<Record<string, unknown>> {
   const auth = profile.target.auth;
   const config = profile.target.server.config;
@@ -57,14 +65,27 @@ export function tlsOf(profile: Profile): TlsOptions | undefined {
     try {
       return readFileSync(path);
     } catch (e) {
-      throw new Error(`target.tls.${field} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `target.tls.${field} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   };
-  return { ca: read('ca', t.ca), cert: read('cert', t.cert), key: read('key', t.key), rejectUnauthorized: !t.insecure };
+  return {
+    ca: read('ca', t.ca),
+    cert: read('cert', t.cert),
+    key: read('key', t.key),
+    rejectUnauthorized: !t.insecure,
+  };
 }
 
-export function socketOf(profile: Profile, targetUrl: string): { socketUrl: string; headers: Record<string, string> } {
-  const socketUrl = buildSocketUrl(targetUrl, { vsn: profile.target.vsn, params: profile.target.params });
+export function socketOf(
+  profile: Profile,
+  targetUrl: string,
+): { socketUrl: string; headers: Record<string, string> } {
+  const socketUrl = buildSocketUrl(targetUrl, {
+    vsn: profile.target.vsn,
+    params: profile.target.params,
+  });
   const headers: Record<string, string> = { ...profile.target.headers };
   if (profile.target.host) headers.host = profile.target.host;
   return { socketUrl, headers };

@@ -7,7 +7,14 @@
  * directory of the run, removed when the server is stopped — however the run ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  createWriteStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,9 +32,13 @@ export interface BuiltinServer {
   workers: number;
   /** Redacted, for logs and reports. */
   database: string | null;
-  /** Unredacted connection string for rtcap's own loaders (Postgres Changes inserts); never logged. */
+  /**
+   * Unredacted connection string for rtcap's own loaders (Postgres Changes inserts); never logged.
+   */
   databaseConnectionString: string | null;
-  /** Orderly shutdown (SIGTERM), its whole process group killed after `graceMs`; its files removed. */
+  /**
+   * Orderly shutdown (SIGTERM), its whole process group killed after `graceMs`; its files removed.
+   */
   stop(graceMs?: number): Promise<void>;
   /** Resolves if the server process exits before stop() is called. */
   exited: Promise<string>;
@@ -56,7 +67,9 @@ export async function startBuiltinServer(opts: {
   startTimeoutMs?: number;
   /** More `rtcap serve` flags (e.g. `rtcap quotas` passes the rate tick it checks against). */
   extraArgs?: string[];
-  /** Aborting it stops the server whatever it is doing, and the start rejects with StartCancelled. */
+  /**
+   * Aborting it stops the server whatever it is doing, and the start rejects with StartCancelled.
+   */
   signal?: AbortSignal;
 }): Promise<BuiltinServer> {
   if (opts.signal?.aborted) throw new StartCancelled();
@@ -70,7 +83,19 @@ export async function startBuiltinServer(opts: {
   registerSecrets([BUILTIN_JWT_SECRET]);
   registerSecrets(configSecrets(opts.config));
 
-  const args = [binEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', '--ready-json', '--exit-with-stdin', '--workers', String(opts.workers), ...(opts.extraArgs ?? [])];
+  const args = [
+    binEntry(),
+    'serve',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--ready-json',
+    '--exit-with-stdin',
+    '--workers',
+    String(opts.workers),
+    ...(opts.extraArgs ?? []),
+  ];
   if (Object.keys(opts.config).length > 0) {
     const configPath = join(privateDir, 'server-config.json');
     writeFileSync(configPath, JSON.stringify(opts.config, null, 2), { mode: 0o600 });
@@ -122,10 +147,13 @@ export async function startBuiltinServer(opts: {
     if (!logEnded) log.end();
     logEnded = true;
   };
-  /** Kills whatever of the server is left (its Postgres too), then removes the private directory. */
+  /**
+   * Kills whatever of the server is left (its Postgres too), then removes the private directory.
+   */
   const reap = async (graceMs: number) => {
     await raceTimer(childGone, graceMs, undefined);
-    // Postgres gets a moment for its own fast shutdown (it got the group's SIGINT or its server's stop).
+    // Postgres gets a moment for its own fast shutdown (it got the group's SIGINT or its server's
+    // stop).
     await groupGone(childRunning() ? 0 : 2_000);
     signalGroup('SIGKILL');
     await groupGone(2_000);
@@ -158,7 +186,8 @@ export async function startBuiltinServer(opts: {
 
   let ready: { port: number; url: string; workers?: number; database?: string | null };
   const cancel = () => {
-    // Still starting: the whole group (server, initdb/cp, Postgres) gets SIGINT, Postgres's fast shutdown.
+    // Still starting: the whole group (server, initdb/cp, Postgres) gets SIGINT, Postgres's fast
+    // shutdown.
     stopping = true;
     signalGroup('SIGINT');
   };
@@ -169,7 +198,11 @@ export async function startBuiltinServer(opts: {
       const timer = setTimeout(() => {
         stopping = true;
         signalGroup('SIGINT');
-        reject(new Error(`built-in server did not become ready within ${timeoutMs / 1000} s (log: ${opts.logPath})`));
+        reject(
+          new Error(
+            `built-in server did not become ready within ${timeoutMs / 1000} s (log: ${opts.logPath})`,
+          ),
+        );
       }, timeoutMs);
       const rl = createInterface({ input: child.stdout! });
       rl.on('line', (line) => {
@@ -187,8 +220,17 @@ export async function startBuiltinServer(opts: {
       child.on('exit', (code, signal) => {
         clearTimeout(timer);
         if (opts.signal?.aborted) return reject(new StartCancelled());
-        // The stderr lines may still be arriving: give them a moment, then name the cause in one line.
-        setTimeout(() => reject(new Error(`built-in server could not start (${signal ?? `code ${code}`}): ${causeOf(tail)} (log: ${opts.logPath})`)), 100);
+        // The stderr lines may still be arriving: give them a moment, then name the cause in one
+        // line.
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `built-in server could not start (${signal ?? `code ${code}`}): ${causeOf(tail)} (log: ${opts.logPath})`,
+              ),
+            ),
+          100,
+        );
       });
       child.on('error', (e) => {
         clearTimeout(timer);

@@ -15,13 +15,21 @@ export interface SecondRecord {
   point: TimeseriesPoint;
   workers: SecondStats[];
   server: ResourceSample | null;
-  /** The 60 s sliding mean of deliveries per second of each traffic kind (TRAFFIC_KINDS order), as `point.delivered_per_s_60s` is of all. */
+  /**
+   * The 60 s sliding mean of deliveries per second of each traffic kind (TRAFFIC_KINDS order), as
+   * `point.delivered_per_s_60s` is of all.
+   */
   deliveredPerS60sByKind?: number[];
 }
 
-/** One second's deliveries of each kind over every process (a line without the split counts all its deliveries for every kind). */
+/**
+ * One second's deliveries of each kind over every process (a line without the split counts all its
+ * deliveries for every kind).
+ */
 export function deliveredByKind(list: readonly SecondStats[]): number[] {
-  return TRAFFIC_KINDS.map((_, ki) => list.reduce((a, w) => a + (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received), 0));
+  return TRAFFIC_KINDS.map((_, ki) =>
+    list.reduce((a, w) => a + (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received), 0),
+  );
 }
 
 export class Timeline {
@@ -92,13 +100,19 @@ export class Timeline {
       delivery_p99_ms: p.p99,
       errors: sum((s) => s.errors),
       disconnects: sum((s) => s.disconnects),
-      server_cpu_pct: server?.cpuCores != null ? r1((server.cpuCores / this.instance.vcpus) * 100) : null,
+      server_cpu_pct:
+        server?.cpuCores != null ? r1((server.cpuCores / this.instance.vcpus) * 100) : null,
       server_rss_mb: server?.rssMb != null ? r1(server.rssMb) : null,
       generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
       generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
     };
     const byKind = deliveredByKind(list);
-    const rec = { point, workers: list, server, deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => r1(m.push(byKind[ki]))) };
+    const rec = {
+      point,
+      workers: list,
+      server,
+      deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => r1(m.push(byKind[ki]))),
+    };
     this.emit(rec);
     // Kept for the step's figures without the second's latency histogram: the step's latency
     // comes from the ledgers the processes hand over at collect, and a kept histogram was the
@@ -121,4 +135,3 @@ export class Timeline {
     return this.seconds.filter((r) => r.point.t * 1000 >= fromMs && (r.point.t + 1) * 1000 <= toMs);
   }
 }
-

@@ -14,13 +14,25 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { BroadcastPrivateExtra } from '../result/extra.js';
-import { countAt, joinReplyHistogram, latencySummary, privateTopic, reconnectPolicy, roomTopology, stepErrors, userClaims } from './common.js';
+import {
+  countAt,
+  joinReplyHistogram,
+  latencySummary,
+  privateTopic,
+  reconnectPolicy,
+  roomTopology,
+  stepErrors,
+  userClaims,
+} from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
   const { rooms, members, connections } = roomTopology(s);
-  if (connections > KIND_STRIDE) throw new Error(`step ${step + 1}: ${connections} connections: each member is a stream, at most ${KIND_STRIDE} per step`);
+  if (connections > KIND_STRIDE)
+    throw new Error(
+      `step ${step + 1}: ${connections} connections: each member is a stream, at most ${KIND_STRIDE} per step`,
+    );
   const roomRatePerS = s.room_send_rate ?? (rooms > 0 ? s.send_rate / rooms : 0);
   const sendRatePerS = roomRatePerS * rooms;
   const durationMs = s.duration;
@@ -54,7 +66,11 @@ export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
     },
     presence: null,
     inserts: null,
-    streamInfo: (local) => ({ key: topics[roomOf(local - firstStream)] ?? '', excludeSender: !profile.load.self, sender: local - firstStream }),
+    streamInfo: (local) => ({
+      key: topics[roomOf(local - firstStream)] ?? '',
+      excludeSender: !profile.load.self,
+      sender: local - firstStream,
+    }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     topology: `broadcast-private:${profile.private.topic_prefix}:${members}`,
@@ -73,17 +89,19 @@ export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
   };
 }
 
-
 export const broadcastPrivate: Scenario = {
   name: 'broadcast-private',
   seedSection: '§2 Broadcast over private channels',
-  describe: 'rooms × members on private (RLS-authorised) topics, each room sending at a rate spread over its members: sends/s, deliveries/s, first-receive latency, delivery, connections vs memory',
+  describe:
+    'rooms × members on private (RLS-authorised) topics, each room sending at a rate spread over its members: sends/s, deliveries/s, first-receive latency, delivery, connections vs memory',
   plan: planBroadcastPrivate,
   extra(ctx): Record<string, unknown> {
     const p = ctx.plan.params;
     let denied = 0;
-    // RLS refusals of joins; a refused write is dropped without a reply (§4.1), so it shows as lost.
-    for (const [reason, n] of stepErrors(ctx.collected)) if (reason.includes('Unauthorized: ')) denied += n;
+    // RLS refusals of joins; a refused write is dropped without a reply (§4.1), so it shows as
+    // lost.
+    for (const [reason, n] of stepErrors(ctx.collected))
+      if (reason.includes('Unauthorized: ')) denied += n;
     return {
       rooms: Number(p.rooms),
       members_per_room: Number(p.members),

@@ -27,7 +27,12 @@ export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
     payloadBytes,
     topicOf: () => topic,
     joinConfigOf: () => ({ private: false }),
-    broadcasts: { ratePerS: sendRatePerS, count, senderOf: (k) => ({ conn: 0, stream, seq: k }), relay: true },
+    broadcasts: {
+      ratePerS: sendRatePerS,
+      count,
+      senderOf: (k) => ({ conn: 0, stream, seq: k }),
+      relay: true,
+    },
     presence: null,
     inserts: null,
     streamInfo: () => ({ key: topic, excludeSender: !profile.load.self, sender: 0 }),
@@ -48,6 +53,7 @@ export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
 export const broadcastPublic: Scenario = {
   name: 'broadcast-public',
   seedSection: '§1 Broadcast over WebSocket (public)',
-  describe: 'N connections on one topic, one sender at R msg/s: connections vs memory, deliveries/s vs CPU, latency and delivery',
+  describe:
+    'N connections on one topic, one sender at R msg/s: connections vs memory, deliveries/s vs CPU, latency and delivery',
   plan: planBroadcastPublic,
 };

@@ -6,7 +6,10 @@ import type { Profile } from '../profile/schema.js';
 import { countAt } from './common.js';
 import type { InsertTraffic } from './types.js';
 
-/** Unfiltered rows spread over this many streams: rows of one stream are inserted one after another (inserts.ts). */
+/**
+ * Unfiltered rows spread over this many streams: rows of one stream are inserted one after another
+ * (inserts.ts).
+ */
 export const INSERT_LANES = 4;
 
 /** The loader's default INSERT: the built-in server's bench tables have these columns. */
@@ -16,9 +19,18 @@ export function defaultInsertSql(profile: Profile): string {
 }
 
 /** The binding a subscriber joins with (§7.2): with `filtered`, `<filter_column>=eq.<room>`. */
-export function changesBinding(profile: Profile, room: number, filtered: boolean): { event: string; schema: string; table: string; filter?: string } {
+export function changesBinding(
+  profile: Profile,
+  room: number,
+  filtered: boolean,
+): { event: string; schema: string; table: string; filter?: string } {
   const c = profile.changes;
-  return { event: c.event, schema: c.schema, table: c.table, ...(filtered ? { filter: `${c.filter_column}=eq.${room}` } : {}) };
+  return {
+    event: c.event,
+    schema: c.schema,
+    table: c.table,
+    ...(filtered ? { filter: `${c.filter_column}=eq.${room}` } : {}),
+  };
 }
 
 /** Membership key of a subscriber (StepPlan.changesKeyOf): one per room when filtered. */
@@ -41,7 +53,16 @@ export function changesPerRound(rooms: number, filtered: boolean): number {
  * state. Filtered: room r's rows are stream r; unfiltered: rows take INSERT_LANES streams in
  * turn. `roomId` ($1) is the row's room either way.
  */
-export function changeRows(profile: Profile, opts: { ratePerS: number; durationMs: number; rooms: number; filtered: boolean; streamOf: (n: number) => number }): InsertTraffic | null {
+export function changeRows(
+  profile: Profile,
+  opts: {
+    ratePerS: number;
+    durationMs: number;
+    rooms: number;
+    filtered: boolean;
+    streamOf: (n: number) => number;
+  },
+): InsertTraffic | null {
   const perRound = changesPerRound(opts.rooms, opts.filtered);
   const count = Math.floor(countAt(opts.ratePerS, opts.durationMs) / perRound) * perRound;
   if (opts.ratePerS <= 0 || count === 0) return null;
@@ -50,6 +71,10 @@ export function changeRows(profile: Profile, opts: { ratePerS: number; durationM
     ratePerS: opts.ratePerS,
     count,
     sql: profile.changes.insert_sql ?? defaultInsertSql(profile),
-    rowOf: (k) => ({ stream: opts.streamOf(k % lanes), seq: Math.floor(k / lanes), roomId: k % opts.rooms }),
+    rowOf: (k) => ({
+      stream: opts.streamOf(k % lanes),
+      seq: Math.floor(k / lanes),
+      roomId: k % opts.rooms,
+    }),
   };
 }

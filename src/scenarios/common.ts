@@ -2,7 +2,12 @@
  * Pieces every scenario plan shares.
  */
 import type { StepCollected } from '../load/ipc.js';
-import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  percentilesOf,
+  type Histogram,
+} from '../measure/histogram.js';
 import { REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
 import type { Profile, Step } from '../profile/schema.js';
 import type { LatencySummaryMs } from '../result/extra.js';
@@ -12,7 +17,13 @@ import { r1 } from '../util/round.js';
 export function reconnectPolicy(profile: Profile): ReconnectPolicy | null {
   const r = profile.load.reconnect;
   if (!r?.enabled) return null;
-  return { initialBackoffMs: r.initial_backoff, maxBackoffMs: r.max_backoff, multiplier: r.multiplier, jitter: r.jitter, maxAttempts: r.max_attempts };
+  return {
+    initialBackoffMs: r.initial_backoff,
+    maxBackoffMs: r.max_backoff,
+    multiplier: r.multiplier,
+    jitter: r.jitter,
+    maxAttempts: r.max_attempts,
+  };
 }
 
 /** Messages in a steady window of `durationMs` at `ratePerS`. */
@@ -20,10 +31,12 @@ export function countAt(ratePerS: number, durationMs: number): number {
   return Math.floor((ratePerS * durationMs) / 1000);
 }
 
-// ---------------------------------------------------------------- private channels, rooms, step figures
-// (broadcast-private, join-rate, payload-size, write-only)
+// ---------------------------------------------------------------- private channels, rooms, step
+// figures (broadcast-private, join-rate, payload-size, write-only)
 
-/** A private topic on the wire: `realtime:<private.topic_prefix><name>` (docs/PROTOCOL.md §3.1, §6). */
+/**
+ * A private topic on the wire: `realtime:<private.topic_prefix><name>` (docs/PROTOCOL.md §3.1, §6).
+ */
 export function privateTopic(profile: Profile, name: string): string {
   return `${REALTIME_TOPIC_PREFIX}${profile.private.topic_prefix}${name}`;
 }
@@ -75,14 +88,16 @@ export function latencySummary(h: Histogram | null): LatencySummaryMs | null {
 /** The merged join reply latency (push → ok reply) of a step's successful joins. */
 export function joinReplyHistogram(collected: readonly StepCollected[]): Histogram {
   const h = createHistogram();
-  for (const c of collected) if (c.joinReplyLatencyHistogram) h.add(decodeHistogram(c.joinReplyLatencyHistogram));
+  for (const c of collected)
+    if (c.joinReplyLatencyHistogram) h.add(decodeHistogram(c.joinReplyLatencyHistogram));
   return h;
 }
 
 /** A step's errors by verbatim reason, summed over generator processes. */
 export function stepErrors(collected: readonly StepCollected[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const c of collected) for (const [k, v] of Object.entries(c.errors)) out.set(k, (out.get(k) ?? 0) + v);
+  for (const c of collected)
+    for (const [k, v] of Object.entries(c.errors)) out.set(k, (out.get(k) ?? 0) + v);
   return out;
 }
 
@@ -98,7 +113,10 @@ export function senderBacklogBytes(payloadBytes: number): number {
   return Math.max(65_536, 2 * payloadBytes);
 }
 
-/** "200.4 ms", "5,222 ms": a latency in a sentence, never rounded onto the bound it is compared with. */
+/**
+ * "200.4 ms", "5,222 ms": a latency in a sentence, never rounded onto the bound it is compared
+ * with.
+ */
 export function msText(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms).toLocaleString('en-US')} ms` : `${r1(ms)} ms`;
 }

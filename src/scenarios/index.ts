@@ -16,7 +16,9 @@ for (const s of [broadcastPrivate, payloadSize, joinRate, writeOnly]) registry.s
 export function getScenario(name: ScenarioName | string): Scenario {
   const s = registry.get(name);
   if (!s) {
-    throw new Error(`scenario "${name}" is not implemented yet (available: ${[...registry.keys()].join(', ')})`);
+    throw new Error(
+      `scenario "${name}" is not implemented yet (available: ${[...registry.keys()].join(', ')})`,
+    );
   }
   return s;
 }

@@ -18,23 +18,47 @@
 import type { Profile } from '../profile/schema.js';
 import type { MixedComponent, MixedExtra } from '../result/extra.js';
 import type { StepContext } from '../run/step-result.js';
-import { changeRows, changesBinding, changesKey, changesPerRound, subscriberClaims } from './changes.js';
+import {
+  changeRows,
+  changesBinding,
+  changesKey,
+  changesPerRound,
+  subscriberClaims,
+} from './changes.js';
 import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './common.js';
 import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
 import { DEFAULT_UPDATE_SHARE } from './presence.js';
-import { KIND_STRIDE, kindOfStream, kindStream, type Scenario, type StepPlan, type TrafficKind } from './types.js';
+import {
+  KIND_STRIDE,
+  kindOfStream,
+  kindStream,
+  type Scenario,
+  type StepPlan,
+  type TrafficKind,
+} from './types.js';
 import { r1, r6 } from '../util/round.js';
 
 export type MixedComponentName = MixedComponent['name'];
-export const MIXED_COMPONENTS: readonly MixedComponentName[] = ['broadcast', 'presence', 'postgres-changes'];
+export const MIXED_COMPONENTS: readonly MixedComponentName[] = [
+  'broadcast',
+  'presence',
+  'postgres-changes',
+];
 
-const KIND_OF: Record<MixedComponentName, TrafficKind> = { broadcast: 'broadcast', presence: 'presence', 'postgres-changes': 'changes' };
+const KIND_OF: Record<MixedComponentName, TrafficKind> = {
+  broadcast: 'broadcast',
+  presence: 'presence',
+  'postgres-changes': 'changes',
+};
 
 export function planMixed(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
   const layout = roomLayout(s, step);
   const { connections, rooms, members } = layout;
-  if (connections > KIND_STRIDE) throw new Error(`load.steps.${step}: mixed holds at most ${KIND_STRIDE} connections per step (one stream per sender)`);
+  if (connections > KIND_STRIDE)
+    throw new Error(
+      `load.steps.${step}: mixed holds at most ${KIND_STRIDE} connections per step (one stream per sender)`,
+    );
   const components = MIXED_COMPONENTS.filter((c) => (s.components ?? MIXED_COMPONENTS).includes(c));
   const has = (c: MixedComponentName) => components.includes(c);
   const filtered = s.filtered ?? false;
@@ -49,13 +73,26 @@ export function planMixed(profile: Profile, step: number): StepPlan {
   const share = s.update_share ?? DEFAULT_UPDATE_SHARE;
   const updatesPerS = has('presence') ? connections * share : 0;
   const insertRatePerS = has('postgres-changes') ? (s.insert_rate ?? 0) : 0;
-  const inserts = connections > 0 ? changeRows(profile, { ratePerS: insertRatePerS, durationMs, rooms, filtered, streamOf: (n) => kindStream('changes', n) }) : null;
+  const inserts =
+    connections > 0
+      ? changeRows(profile, {
+          ratePerS: insertRatePerS,
+          durationMs,
+          rooms,
+          filtered,
+          streamOf: (n) => kindStream('changes', n),
+        })
+      : null;
   const perRound = changesPerRound(rooms, filtered);
   const rotating = (kind: TrafficKind) => (k: number) => {
     const r = rotatingSender(k, layout);
     return { conn: r.conn, stream: kindStream(kind, r.conn), seq: r.seq };
   };
-  const primaryKind: TrafficKind = has('postgres-changes') ? 'changes' : has('presence') ? 'presence' : 'broadcast';
+  const primaryKind: TrafficKind = has('postgres-changes')
+    ? 'changes'
+    : has('presence')
+      ? 'presence'
+      : 'broadcast';
   const c = profile.changes;
   return {
     step,
@@ -74,18 +111,38 @@ export function planMixed(profile: Profile, step: number): StepPlan {
     }),
     userClaimsOf: (conn) => subscriberClaims(profile, conn),
     changesKeyOf: (conn) => changesKey(roomOf(conn), filtered),
-    broadcasts: broadcastPerS > 0 && connections > 0 ? { ratePerS: broadcastPerS, count: countAt(broadcastPerS, durationMs), senderOf: rotating('broadcast') } : null,
-    presence: updatesPerS > 0 ? { ratePerS: updatesPerS, count: countAt(updatesPerS, durationMs), senderOf: rotating('presence') } : null,
+    broadcasts:
+      broadcastPerS > 0 && connections > 0
+        ? {
+            ratePerS: broadcastPerS,
+            count: countAt(broadcastPerS, durationMs),
+            senderOf: rotating('broadcast'),
+          }
+        : null,
+    presence:
+      updatesPerS > 0
+        ? {
+            ratePerS: updatesPerS,
+            count: countAt(updatesPerS, durationMs),
+            senderOf: rotating('presence'),
+          }
+        : null,
     inserts,
     streamInfo: (local) => {
       const kind = kindOfStream(local);
       const n = local - kindStream(kind, 0);
-      if (kind === 'changes') return { key: changesKey(n, filtered), excludeSender: false, sender: null };
-      return { key: topicOf(n), excludeSender: kind === 'broadcast' && !profile.load.self, sender: n };
+      if (kind === 'changes')
+        return { key: changesKey(n, filtered), excludeSender: false, sender: null };
+      return {
+        key: topicOf(n),
+        excludeSender: kind === 'broadcast' && !profile.load.self,
+        sender: n,
+      };
     },
     primaryKind,
     reconnect: reconnectPolicy(profile),
-    // The components a step carries do not change what connections join: solo and mixed steps share them.
+    // The components a step carries do not change what connections join: solo and mixed steps share
+    // them.
     topology: `mixed:${members}:${filtered}:${c.schema}.${c.table}:${c.event}`,
     params: {
       connections,
@@ -106,18 +163,25 @@ export function planMixed(profile: Profile, step: number): StepPlan {
 }
 
 /** The latest earlier step that ran `name` alone, and its latency. */
-function soloLatency(ctx: StepContext, name: MixedComponentName): MixedComponent['solo_latency_ms'] {
+function soloLatency(
+  ctx: StepContext,
+  name: MixedComponentName,
+): MixedComponent['solo_latency_ms'] {
   for (let i = ctx.previous.length - 1; i >= 0; i--) {
     const prev = ctx.previous[i];
     if (prev.params.components !== name) continue;
-    const comp = ((prev.extra as Partial<MixedExtra>).components ?? []).find((x) => x.name === name);
+    const comp = ((prev.extra as Partial<MixedExtra>).components ?? []).find(
+      (x) => x.name === name,
+    );
     if (comp) return comp.latency_ms;
   }
   return null;
 }
 
 export function mixedExtra(ctx: StepContext): Record<string, unknown> {
-  const names = String(ctx.plan.params.components ?? '').split('+').filter((n): n is MixedComponentName => (MIXED_COMPONENTS as readonly string[]).includes(n));
+  const names = String(ctx.plan.params.components ?? '')
+    .split('+')
+    .filter((n): n is MixedComponentName => (MIXED_COMPONENTS as readonly string[]).includes(n));
   const steadyS = steadySeconds(ctx.window);
   const solo = names.length === 1;
   const components = names.map((name) => {
@@ -125,8 +189,13 @@ export function mixedExtra(ctx: StepContext): Record<string, unknown> {
     const f = k?.figures;
     return {
       name,
-      // Every receipt from the scheduled send (or insert) time: rooms make "first receipt" one of a few.
-      latency_ms: latencySummary(k?.deliveryHistogram ?? null) ?? { p50: null, p95: null, p99: null },
+      // Every receipt from the scheduled send (or insert) time: rooms make "first receipt" one of a
+      // few.
+      latency_ms: latencySummary(k?.deliveryHistogram ?? null) ?? {
+        p50: null,
+        p95: null,
+        p99: null,
+      },
       solo_latency_ms: solo ? null : soloLatency(ctx, name),
       delivery_rate: f && f.expected > 0 ? r6(f.received / f.expected) : null,
       delivered_per_s: f ? r1(f.received / steadyS) : null,
@@ -142,7 +211,8 @@ export function mixedExtra(ctx: StepContext): Record<string, unknown> {
 export const mixed: Scenario = {
   name: 'mixed',
   seedSection: '§6 mixed load (CDC 2.6 s → 15 s beside broadcast and presence)',
-  describe: 'broadcast + presence + Postgres Changes on the same connections, each solo and then together: how each one\'s latency and delivery move against its solo run',
+  describe:
+    "broadcast + presence + Postgres Changes on the same connections, each solo and then together: how each one's latency and delivery move against its solo run",
   plan: planMixed,
   extra: mixedExtra,
 };

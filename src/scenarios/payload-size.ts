@@ -17,7 +17,12 @@ import type { Scenario, StepPlan } from './types.js';
 export function planPayloadSize(profile: Profile, step: number): StepPlan {
   const plan = planBroadcastPublic(profile, step);
   const s = profile.load.steps[step];
-  return { ...plan, label: s.label ?? `${bytesLabel(plan.payloadBytes)} × ${s.send_rate}/s to ${plan.params.receivers} receivers` };
+  return {
+    ...plan,
+    label:
+      s.label ??
+      `${bytesLabel(plan.payloadBytes)} × ${s.send_rate}/s to ${plan.params.receivers} receivers`,
+  };
 }
 
 /** 64 B, 1 KB, 100 KB, 1.5 MB (the seed's spelling of sizes). */
@@ -46,11 +51,16 @@ export interface SenderSideInput {
 export function senderSideEvidence(i: SenderSideInput): string[] {
   const n = (v: number) => v.toLocaleString('en-US');
   const out: string[] = [];
-  if (i.sent < i.scheduled) out.push(`only ${n(i.sent)} of ${n(i.scheduled)} scheduled messages were sent`);
-  if (i.ackEnabled && i.acked < i.sent) out.push(`only ${n(i.acked)} of ${n(i.sent)} sends acknowledged`);
-  if (i.ackEnabled && i.ackP95Ms !== null && i.ackP95Ms > i.sloP95Ms) out.push(`acks late: p95 ${msText(i.ackP95Ms)} > SLO ${msText(i.sloP95Ms)}`);
+  if (i.sent < i.scheduled)
+    out.push(`only ${n(i.sent)} of ${n(i.scheduled)} scheduled messages were sent`);
+  if (i.ackEnabled && i.acked < i.sent)
+    out.push(`only ${n(i.acked)} of ${n(i.sent)} sends acknowledged`);
+  if (i.ackEnabled && i.ackP95Ms !== null && i.ackP95Ms > i.sloP95Ms)
+    out.push(`acks late: p95 ${msText(i.ackP95Ms)} > SLO ${msText(i.sloP95Ms)}`);
   if (i.sendBufferPeakBytes >= senderBacklogBytes(i.payloadBytes)) {
-    out.push(`${n(i.sendBufferPeakBytes)} bytes waited in the sender's socket (the server was not reading)`);
+    out.push(
+      `${n(i.sendBufferPeakBytes)} bytes waited in the sender's socket (the server was not reading)`,
+    );
   }
   return out;
 }
@@ -61,11 +71,11 @@ export function failureSide(i: SenderSideInput): PayloadSizeExtra['failure_side'
   return senderSideEvidence(i).length > 0 ? 'server-could-not-send' : 'receivers-lost';
 }
 
-
 export const payloadSize: Scenario = {
   name: 'payload-size',
   seedSection: '§3 Payload size',
-  describe: 'public broadcast at a fixed rate and connection count, one payload size per step: delivery, fan-out span, egress MiB/s, and which side failed',
+  describe:
+    'public broadcast at a fixed rate and connection count, one payload size per step: delivery, fan-out span, egress MiB/s, and which side failed',
   plan: planPayloadSize,
   extra(ctx): Record<string, unknown> {
     const f = ctx.kinds.broadcast?.figures;

@@ -17,7 +17,13 @@
 import { gaugeMax } from '../monitor/gauges.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepContext } from '../run/step-result.js';
-import { changeRows, changesBinding, changesKey, changesPerRound, subscriberClaims } from './changes.js';
+import {
+  changeRows,
+  changesBinding,
+  changesKey,
+  changesPerRound,
+  subscriberClaims,
+} from './changes.js';
 import { latencySummary, reconnectPolicy, steadySeconds } from './common.js';
 import { roomTopic } from './rooms.js';
 import { kindStream, type Scenario, type StepPlan } from './types.js';
@@ -35,25 +41,43 @@ export function planPostgresChanges(profile: Profile, step: number): StepPlan {
   const perRound = changesPerRound(rooms, filtered);
   // Subscribers take rooms in turn, so a later step with more subscribers keeps the earlier ones.
   const roomOf = (conn: number) => conn % rooms;
-  const inserts = connections > 0 ? changeRows(profile, { ratePerS: insertRatePerS, durationMs, rooms, filtered, streamOf: (n) => kindStream('changes', n) }) : null;
+  const inserts =
+    connections > 0
+      ? changeRows(profile, {
+          ratePerS: insertRatePerS,
+          durationMs,
+          rooms,
+          filtered,
+          streamOf: (n) => kindStream('changes', n),
+        })
+      : null;
   const rounds = inserts ? inserts.count / perRound : 0;
   const c = profile.changes;
   return {
     step,
-    label: s.label ?? `${connections} subscribers${filtered ? `, filtered over ${rooms} rooms` : ''}, ${rounds} round${rounds === 1 ? '' : 's'}`,
+    label:
+      s.label ??
+      `${connections} subscribers${filtered ? `, filtered over ${rooms} rooms` : ''}, ${rounds} round${rounds === 1 ? '' : 's'}`,
     connections,
     joinRatePerS,
     durationMs,
     payloadBytes,
     topicOf: (conn) => roomTopic(profile, roomOf(conn)),
-    joinConfigOf: (conn) => ({ private: false, postgresChanges: [changesBinding(profile, roomOf(conn), filtered)] }),
+    joinConfigOf: (conn) => ({
+      private: false,
+      postgresChanges: [changesBinding(profile, roomOf(conn), filtered)],
+    }),
     userClaimsOf: (conn) => subscriberClaims(profile, conn),
     changesKeyOf: (conn) => changesKey(roomOf(conn), filtered),
     broadcasts: null,
     presence: null,
     inserts,
     // Filtered: stream n carries room n's rows; unfiltered: lanes every subscriber sees.
-    streamInfo: (local) => ({ key: changesKey(local - kindStream('changes', 0), filtered), excludeSender: false, sender: null }),
+    streamInfo: (local) => ({
+      key: changesKey(local - kindStream('changes', 0), filtered),
+      excludeSender: false,
+      sender: null,
+    }),
     primaryKind: 'changes',
     reconnect: reconnectPolicy(profile),
     topology: `postgres-changes:${rooms}:${filtered}:${c.schema}.${c.table}:${c.event}`,
@@ -75,7 +99,10 @@ export function planPostgresChanges(profile: Profile, step: number): StepPlan {
   };
 }
 
-/** Subscribers whose subscription the server confirmed and that were still there when the steady state began. */
+/**
+ * Subscribers whose subscription the server confirmed and that were still there when the steady
+ * state began.
+ */
 export function confirmedSubscribers(ctx: StepContext): number {
   let n = 0;
   for (const c of ctx.collected) {
@@ -87,7 +114,10 @@ export function confirmedSubscribers(ctx: StepContext): number {
   return n;
 }
 
-/** The built-in server's subs_pool_size (its bench default and Supabase's are both 1, docs/PROTOCOL.md §8.2). */
+/**
+ * The built-in server's subs_pool_size (its bench default and Supabase's are both 1,
+ * docs/PROTOCOL.md §8.2).
+ */
 export function subsPoolSize(profile: Profile, builtin: boolean): number | null {
   if (!builtin) return null;
   const v = profile.target.server.config.subs_pool_size;
@@ -112,8 +142,18 @@ export function postgresChangesExtra(ctx: StepContext): Record<string, unknown> 
     deliveries_received: f?.received ?? 0,
     deliveries_missing: f?.lost ?? 0,
     // Sampled once a second from the server's gauge of its last poll (seed §6 "轮询峰值").
-    poll_ms_max: gaugeMax(ctx.serverGauges, 'realtime_replication_poller_last_poll_ms', w.steadyStart, w.drainEnd),
-    poller_lag_ms_max: gaugeMax(ctx.serverGauges, 'realtime_replication_poller_lag_ms', w.steadyStart, w.drainEnd),
+    poll_ms_max: gaugeMax(
+      ctx.serverGauges,
+      'realtime_replication_poller_last_poll_ms',
+      w.steadyStart,
+      w.drainEnd,
+    ),
+    poller_lag_ms_max: gaugeMax(
+      ctx.serverGauges,
+      'realtime_replication_poller_lag_ms',
+      w.steadyStart,
+      w.drainEnd,
+    ),
     changes_per_s: r3(inserted / steadyS),
     inserts_failed: ctx.insertStats?.failed ?? 0,
     latency_from_insert_ms: latencySummary(k?.deliveryHistogram ?? null),
@@ -126,7 +166,8 @@ export function postgresChangesExtra(ctx: StepContext): Record<string, unknown> 
 export const postgresChanges: Scenario = {
   name: 'postgres-changes',
   seedSection: '§6 Postgres Changes',
-  describe: 'N subscribers with a postgres_changes binding (filtered or not), rows inserted through pg in rounds: subscription reconciliation, deliveries per round, latency from insert and commit, poller peak',
+  describe:
+    'N subscribers with a postgres_changes binding (filtered or not), rows inserted through pg in rounds: subscription reconciliation, deliveries per round, latency from insert and commit, poller peak',
   plan: planPostgresChanges,
   extra: postgresChangesExtra,
 };

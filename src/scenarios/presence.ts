@@ -29,7 +29,10 @@ export function planPresence(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
   const layout = roomLayout(s, step);
   const { connections, rooms, members } = layout;
-  if (connections > KIND_STRIDE) throw new Error(`load.steps.${step}: presence holds at most ${KIND_STRIDE} connections per step (one update stream each)`);
+  if (connections > KIND_STRIDE)
+    throw new Error(
+      `load.steps.${step}: presence holds at most ${KIND_STRIDE} connections per step (one update stream each)`,
+    );
   const share = s.update_share ?? DEFAULT_UPDATE_SHARE;
   const durationMs = s.duration;
   const joinRatePerS = s.join_rate ?? profile.load.join_rate;
@@ -45,7 +48,12 @@ export function planPresence(profile: Profile, step: number): StepPlan {
     durationMs,
     payloadBytes,
     topicOf,
-    joinConfigOf: (conn) => ({ private: false, presenceKey: `member-${conn}`, presenceEnabled: true, presenceTrackOnJoin: true }),
+    joinConfigOf: (conn) => ({
+      private: false,
+      presenceKey: `member-${conn}`,
+      presenceEnabled: true,
+      presenceTrackOnJoin: true,
+    }),
     broadcasts: null,
     presence: {
       ratePerS: updatesPerS,
@@ -56,7 +64,11 @@ export function planPresence(profile: Profile, step: number): StepPlan {
       },
     },
     inserts: null,
-    streamInfo: (local) => ({ key: topicOf(local - kindStream('presence', 0)), excludeSender: false, sender: local - kindStream('presence', 0) }),
+    streamInfo: (local) => ({
+      key: topicOf(local - kindStream('presence', 0)),
+      excludeSender: false,
+      sender: local - kindStream('presence', 0),
+    }),
     primaryKind: 'presence',
     reconnect: reconnectPolicy(profile),
     topology: `presence:${members}`,
@@ -77,25 +89,35 @@ export function planPresence(profile: Profile, step: number): StepPlan {
 
 /** The tenant's max_presence_events_per_second, when known (null: unknown or not enforced). */
 export function presenceQuota(profile: Profile, builtin: boolean): number | null {
-  if (profile.analysis.presence_quota_per_s !== undefined) return profile.analysis.presence_quota_per_s;
+  if (profile.analysis.presence_quota_per_s !== undefined)
+    return profile.analysis.presence_quota_per_s;
   if (!builtin) return null;
   const cfg = profile.target.server.config;
   const v = cfg.max_presence_events_per_second;
   if (typeof v === 'number') return v;
   if (v === null) return null;
-  // A new Supabase tenant's column default (docs/PROTOCOL.md §8.2), which --supabase-defaults restores.
+  // A new Supabase tenant's column default (docs/PROTOCOL.md §8.2), which --supabase-defaults
+  // restores.
   return cfg.supabase_defaults === true ? 1000 : null;
 }
 
-/** §5's arithmetic for a layout: deliveries/s the quota must cover, and the per-topic update rate it allows. */
-export function quotaArithmetic(layout: Pick<RoomLayout, 'rooms' | 'members'>, share: number, quotaPerS: number | null) {
+/**
+ * §5's arithmetic for a layout: deliveries/s the quota must cover, and the per-topic update rate it
+ * allows.
+ */
+export function quotaArithmetic(
+  layout: Pick<RoomLayout, 'rooms' | 'members'>,
+  share: number,
+  quotaPerS: number | null,
+) {
   const topicUpdatesPerS = layout.members * share;
   return {
     /** Σ over topics of members² × per-member update rate. */
     needed_per_s: layout.rooms * layout.members * layout.members * share,
     topic_updates_per_s: topicUpdatesPerS,
     /** quota ÷ members: one topic's update rate at the whole quota (seed §5 table). */
-    allowed_topic_updates_per_s: quotaPerS === null || layout.members === 0 ? null : quotaPerS / layout.members,
+    allowed_topic_updates_per_s:
+      quotaPerS === null || layout.members === 0 ? null : quotaPerS / layout.members,
   };
 }
 
@@ -118,7 +140,9 @@ export function presenceExtra(ctx: StepContext): Record<string, unknown> {
   }
   // Every error naming presence: refused tracks and channels closed by a presence limit (§5.1).
   let presenceErrors = 0;
-  for (const c of ctx.collected) for (const [reason, n] of Object.entries(c.errors)) if (/presence|track message/i.test(reason)) presenceErrors += n;
+  for (const c of ctx.collected)
+    for (const [reason, n] of Object.entries(c.errors))
+      if (/presence|track message/i.test(reason)) presenceErrors += n;
   const quota = presenceQuota(ctx.profile, ctx.builtin);
   const q = quotaArithmetic({ rooms, members }, share, quota);
   return {
@@ -138,14 +162,16 @@ export function presenceExtra(ctx: StepContext): Record<string, unknown> {
     presence_quota_per_s: quota,
     presence_quota_needed_per_s: r3(q.needed_per_s),
     topic_updates_per_s: r3(q.topic_updates_per_s),
-    allowed_topic_updates_per_s: q.allowed_topic_updates_per_s === null ? null : r3(q.allowed_topic_updates_per_s),
+    allowed_topic_updates_per_s:
+      q.allowed_topic_updates_per_s === null ? null : r3(q.allowed_topic_updates_per_s),
   };
 }
 
 export const presence: Scenario = {
   name: 'presence',
   seedSection: '§5 Presence',
-  describe: 'rooms of N members tracking presence, a share of them updating each second: presence deliveries/s, latency, errors, snapshot size, the members² × rate quota arithmetic',
+  describe:
+    'rooms of N members tracking presence, a share of them updating each second: presence deliveries/s, latency, errors, snapshot size, the members² × rate quota arithmetic',
   plan: planPresence,
   extra: presenceExtra,
 };

@@ -26,15 +26,22 @@ export function roomLayout(step: Step, index: number): RoomLayout {
   const n = step.connections;
   const where = `load.steps.${index}`;
   if (step.rooms !== undefined && step.members !== undefined) {
-    if (step.rooms * step.members !== n) throw new Error(`${where}: connections (${n}) must equal rooms × members (${step.rooms} × ${step.members} = ${step.rooms * step.members})`);
+    if (step.rooms * step.members !== n)
+      throw new Error(
+        `${where}: connections (${n}) must equal rooms × members (${step.rooms} × ${step.members} = ${step.rooms * step.members})`,
+      );
     return { connections: n, rooms: step.rooms, members: step.members };
   }
   if (step.members !== undefined) {
-    if (n % step.members !== 0) throw new Error(`${where}: connections (${n}) must be a multiple of members (${step.members})`);
+    if (n % step.members !== 0)
+      throw new Error(
+        `${where}: connections (${n}) must be a multiple of members (${step.members})`,
+      );
     return { connections: n, rooms: Math.max(1, n / step.members), members: step.members };
   }
   if (step.rooms !== undefined) {
-    if (n % step.rooms !== 0) throw new Error(`${where}: connections (${n}) must be a multiple of rooms (${step.rooms})`);
+    if (n % step.rooms !== 0)
+      throw new Error(`${where}: connections (${n}) must be a multiple of rooms (${step.rooms})`);
     return { connections: n, rooms: step.rooms, members: n / step.rooms };
   }
   return { connections: n, rooms: 1, members: n };
@@ -50,5 +57,8 @@ export function roomLayout(step: Step, index: number): RoomLayout {
 export function rotatingSender(k: number, layout: RoomLayout): { conn: number; seq: number } {
   const n = layout.rooms * layout.members;
   const j = k % n;
-  return { conn: (j % layout.rooms) * layout.members + Math.floor(j / layout.rooms), seq: Math.floor(k / n) };
+  return {
+    conn: (j % layout.rooms) * layout.members + Math.floor(j / layout.rooms),
+    seq: Math.floor(k / n),
+  };
 }

@@ -33,7 +33,9 @@ export interface Sender {
   seq: number;
 }
 
-/** Messages sent by connections on the open-model schedule: message k is due at start + k / rate. */
+/**
+ * Messages sent by connections on the open-model schedule: message k is due at start + k / rate.
+ */
 export interface ConnectionTraffic {
   ratePerS: number;
   count: number;
@@ -50,13 +52,19 @@ export interface ConnectionTraffic {
 export interface InsertTraffic {
   ratePerS: number;
   count: number;
-  /** `$1` room id, `$2` body ("stream:seq", how receivers find the message), `$3` scheduled time (epoch ms). */
+  /**
+   * `$1` room id, `$2` body ("stream:seq", how receivers find the message), `$3` scheduled time
+   * (epoch ms).
+   */
   sql: string;
   rowOf(k: number): { stream: number; seq: number; roomId: number };
 }
 
 export interface StreamInfo {
-  /** Membership that receives this stream: a topic, or "changes:<group>" for Postgres Changes subscribers. */
+  /**
+   * Membership that receives this stream: a topic, or "changes:<group>" for Postgres Changes
+   * subscribers.
+   */
   key: string;
   /**
    * The sender is a member but does not receive its own messages (broadcast without self).
@@ -103,7 +111,10 @@ export interface StepPlan {
   topicOf(conn: number): string;
   /** Channel options of the join (Supabase config) for connection `conn`. */
   joinConfigOf(conn: number): JoinConfig;
-  /** Claims of a per-connection access_token (private channels, RLS); null or absent: the socket's token. */
+  /**
+   * Claims of a per-connection access_token (private channels, RLS); null or absent: the socket's
+   * token.
+   */
   userClaimsOf?(conn: number): Record<string, unknown> | null;
   /** Membership key of a connection's Postgres Changes subscription, when it has one. */
   changesKeyOf?(conn: number): string | null;

@@ -12,7 +12,15 @@
 import type { Profile } from '../profile/schema.js';
 import type { WriteOnlyExtra } from '../result/extra.js';
 import { ackedPerS } from '../measure/ack-figures.js';
-import { countAt, latencySummary, msText, reconnectPolicy, senderBacklogBytes, stepErrors, sumOf } from './common.js';
+import {
+  countAt,
+  latencySummary,
+  msText,
+  reconnectPolicy,
+  senderBacklogBytes,
+  stepErrors,
+  sumOf,
+} from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function writeOnlyTopic(profile: Profile, conn: number): string {
@@ -22,7 +30,10 @@ export function writeOnlyTopic(profile: Profile, conn: number): string {
 export function planWriteOnly(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
   const senders = s.connections;
-  if (senders > KIND_STRIDE) throw new Error(`step ${step + 1}: ${senders} senders: each is a stream, at most ${KIND_STRIDE} per step`);
+  if (senders > KIND_STRIDE)
+    throw new Error(
+      `step ${step + 1}: ${senders} senders: each is a stream, at most ${KIND_STRIDE} per step`,
+    );
   const sendRatePerS = s.send_rate;
   const durationMs = s.duration;
   const joinRatePerS = s.join_rate ?? profile.load.join_rate;
@@ -48,7 +59,11 @@ export function planWriteOnly(profile: Profile, step: number): StepPlan {
     },
     presence: null,
     inserts: null,
-    streamInfo: (local) => ({ key: writeOnlyTopic(profile, local - firstStream), excludeSender: !profile.load.self, sender: local - firstStream }),
+    streamInfo: (local) => ({
+      key: writeOnlyTopic(profile, local - firstStream),
+      excludeSender: !profile.load.self,
+      sender: local - firstStream,
+    }),
     primaryKind: 'broadcast',
     reconnect: reconnectPolicy(profile),
     params: {
@@ -88,14 +103,19 @@ export interface StopInput {
 /** Why sends stopped rising in a step, the first sign that applies; null when none did. */
 export function stopReason(i: StopInput): string | null {
   const n = (v: number) => v.toLocaleString('en-US');
-  if (i.unsent > 0) return `the generator fell a whole window behind and gave up on ${n(i.unsent)} of ${n(i.scheduled)} sends`;
-  if (i.sendFailed > 0) return `${n(i.sendFailed)} sends failed (socket not open)${i.topOtherError ? `: ${i.topOtherError}` : ''}`;
-  if (i.ackErrors > 0) return `${n(i.ackErrors)} sends refused${i.topAckError ? `: ${i.topAckError}` : ''}`;
-  if (i.ackEnabled && i.unacked > 0) return `${n(i.unacked)} of ${n(i.sent)} sends never acknowledged`;
+  if (i.unsent > 0)
+    return `the generator fell a whole window behind and gave up on ${n(i.unsent)} of ${n(i.scheduled)} sends`;
+  if (i.sendFailed > 0)
+    return `${n(i.sendFailed)} sends failed (socket not open)${i.topOtherError ? `: ${i.topOtherError}` : ''}`;
+  if (i.ackErrors > 0)
+    return `${n(i.ackErrors)} sends refused${i.topAckError ? `: ${i.topAckError}` : ''}`;
+  if (i.ackEnabled && i.unacked > 0)
+    return `${n(i.unacked)} of ${n(i.sent)} sends never acknowledged`;
   if (i.sendBufferPeakBytes >= senderBacklogBytes(i.payloadBytes)) {
     return `sender socket buffer peaked at ${n(i.sendBufferPeakBytes)} bytes: the server was not reading`;
   }
-  if (i.ackEnabled && i.ackP95Ms !== null && i.ackP95Ms > i.sloP95Ms) return `acks late: p95 ${msText(i.ackP95Ms)} > SLO ${msText(i.sloP95Ms)}`;
+  if (i.ackEnabled && i.ackP95Ms !== null && i.ackP95Ms > i.sloP95Ms)
+    return `acks late: p95 ${msText(i.ackP95Ms)} > SLO ${msText(i.sloP95Ms)}`;
   return null;
 }
 
@@ -105,11 +125,11 @@ function topBy(errors: Map<string, number>, pred: (reason: string) => boolean): 
   return best ? best[0] : null;
 }
 
-
 export const writeOnly: Scenario = {
   name: 'write-only',
   seedSection: '§7 row 6 Write only (no receivers)',
-  describe: 'senders alone on their own topics (no receivers), acknowledged sends: the highest send rate reached and what stops it',
+  describe:
+    'senders alone on their own topics (no receivers), acknowledged sends: the highest send rate reached and what stops it',
   plan: planWriteOnly,
   extra(ctx): Record<string, unknown> {
     const p = ctx.profile;

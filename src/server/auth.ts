@@ -9,7 +9,13 @@
  * token, and a benchmark opens thousands of sockets with the same token. Expiry is
  * re-evaluated on every use.
  */
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import {
+  compactVerify,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  type JSONWebKeySet,
+} from 'jose';
 import { REASON } from '../protocol/constants.js';
 
 export type TokenFailure =
@@ -20,11 +26,26 @@ export type TokenFailure =
   | { kind: 'missing_claims' }
   | { kind: 'other' };
 
-export type TokenResult = { ok: true; claims: Record<string, unknown>; expS: number } | ({ ok: false } & TokenFailure);
+export type TokenResult =
+  { ok: true; claims: Record<string, unknown>; expS: number } | ({ ok: false } & TokenFailure);
 
 const HS_ALGS = new Set(['HS256', 'HS384', 'HS512']);
-/** Asymmetric algs Supabase's signing keys use (and their siblings), verified against the tenant's JWKS. */
-const JWKS_ALGS = new Set(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA']);
+/**
+ * Asymmetric algs Supabase's signing keys use (and their siblings), verified against the tenant's
+ * JWKS.
+ */
+const JWKS_ALGS = new Set([
+  'RS256',
+  'RS384',
+  'RS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'EdDSA',
+]);
 const CACHE_MAX = 50_000;
 const encoder = new TextEncoder();
 
@@ -44,7 +65,10 @@ export class TokenVerifier {
   private readonly jwks: ReturnType<typeof createLocalJWKSet> | null;
   private readonly verified = new Map<string, Record<string, unknown>>();
 
-  /** `jwks`: the tenant's public keys (Supabase `jwt_jwks`); without it only HS* tokens have a signer. */
+  /**
+   * `jwks`: the tenant's public keys (Supabase `jwt_jwks`); without it only HS* tokens have a
+   * signer.
+   */
   constructor(secret: string, jwks?: { keys: Array<Record<string, unknown>> }) {
     this.key = encoder.encode(secret);
     this.jwks = jwks ? createLocalJWKSet(jwks as unknown as JSONWebKeySet) : null;
@@ -63,7 +87,9 @@ export class TokenVerifier {
     return checkClaims(claims, nowMs);
   }
 
-  private async verifySignature(token: string): Promise<{ claims: Record<string, unknown> } | ({ ok: false } & TokenFailure)> {
+  private async verifySignature(
+    token: string,
+  ): Promise<{ claims: Record<string, unknown> } | ({ ok: false } & TokenFailure)> {
     let claims: Record<string, unknown>;
     let header: Record<string, unknown>;
     try {
@@ -74,18 +100,23 @@ export class TokenVerifier {
     }
     // generate_signer: `%{"typ" => "JWT", "alg" => alg}` with an HS* alg uses the tenant secret;
     // with a JWKS configured, an asymmetric alg uses the key the header's `kid` names.
-    if (header.typ !== 'JWT' || typeof header.alg !== 'string') return { ok: false, kind: 'signer' };
+    if (header.typ !== 'JWT' || typeof header.alg !== 'string')
+      return { ok: false, kind: 'signer' };
     const asymmetric = JWKS_ALGS.has(header.alg);
-    if (!HS_ALGS.has(header.alg) && !(asymmetric && this.jwks)) return { ok: false, kind: 'signer' };
+    if (!HS_ALGS.has(header.alg) && !(asymmetric && this.jwks))
+      return { ok: false, kind: 'signer' };
     try {
       if (asymmetric) await compactVerify(token, this.jwks!, { algorithms: [header.alg] });
       else await compactVerify(token, this.key, { algorithms: [header.alg] });
     } catch (e) {
-      // No key in the set for this kid/alg: no signer, as Realtime answers when the JWKS has no match.
-      if (asymmetric && (e as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY') return { ok: false, kind: 'signer' };
+      // No key in the set for this kid/alg: no signer, as Realtime answers when the JWKS has no
+      // match.
+      if (asymmetric && (e as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY')
+        return { ok: false, kind: 'signer' };
       return { ok: false, kind: 'signature' };
     }
-    if (claims.iat !== undefined && typeof claims.iat !== 'number') return { ok: false, kind: 'malformed' };
+    if (claims.iat !== undefined && typeof claims.iat !== 'number')
+      return { ok: false, kind: 'malformed' };
     return { claims };
   }
 }

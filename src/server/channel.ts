@@ -100,44 +100,66 @@ export class Channel {
     if (ctx.shuttingDown) return fail(REASON.joinRestarting);
     if (limits.suspended) return fail(REASON.joinTenantSuspended);
     if (limits.private_only && !cfg.isPrivate) return fail(REASON.privateOnly);
-    if (limits.max_concurrent_users !== null && !conn.counted && tenant.userCount >= limits.max_concurrent_users) {
+    if (
+      limits.max_concurrent_users !== null &&
+      !conn.counted &&
+      tenant.userCount >= limits.max_concurrent_users
+    ) {
       return fail(REASON.joinTooManyConnectedUsers);
     }
     // The join counter is read as of its last tick and counts only joins that pass (`limit_joins`).
     if (tenant.joins.tripped) return fail(REASON.joinTooManyJoins, true);
     tenant.joins.add(1);
-    if (limits.max_channels_per_client !== null && conn.channels.size >= limits.max_channels_per_client) {
+    if (
+      limits.max_channels_per_client !== null &&
+      conn.channels.size >= limits.max_channels_per_client
+    ) {
       return fail(REASON.joinTooManyChannels);
     }
     // access_token (or user_token) unless absent or an opaque `sb_` key (§3.1).
-    const token = cfg.accessToken !== null && !cfg.accessToken.startsWith('sb_') ? cfg.accessToken : conn.token;
+    const token =
+      cfg.accessToken !== null && !cfg.accessToken.startsWith('sb_') ? cfg.accessToken : conn.token;
     const verified = await tenant.verifier.verify(token);
     if (!verified.ok) return fail(joinRefusal(verified));
     // Check 8: the tenant DB connection. Public broadcast never waits on Postgres here; only
     // private channels and Postgres Changes need it.
     const needsDb = cfg.isPrivate || cfg.postgresChanges.length > 0;
-    if (needsDb && !ctx.db) return fail(ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable);
+    if (needsDb && !ctx.db)
+      return fail(
+        ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable,
+      );
     const ch = new Channel(conn, f.topic, f.joinRef, cfg, token);
     ch.claims = verified.claims;
     if (cfg.isPrivate) {
       try {
-        const read = await ctx.db!.authorizeRead(ch.authContext(), { presence: ch.presenceEnabled });
+        const read = await ctx.db!.authorizeRead(ch.authContext(), {
+          presence: ch.presenceEnabled,
+        });
         ch.readBroadcast = read.broadcast;
         ch.readPresence = ch.presenceEnabled ? read.presence : false;
         if (!read.broadcast && !read.presence) return fail(REASON.joinUnauthorized(subtopic));
         ch.presenceReadChecked = ch.presenceEnabled;
       } catch (e) {
-        return fail(errorCode(e) === 'increase_connection_pool' ? REASON.increaseConnectionPool : REASON.dbUnavailable);
+        return fail(
+          errorCode(e) === 'increase_connection_pool'
+            ? REASON.increaseConnectionPool
+            : REASON.dbUnavailable,
+        );
       }
     }
     if (cfg.replay) {
-      // Replay needs broadcast.read and a private channel; the built-in server keeps no message history.
+      // Replay needs broadcast.read and a private channel; the built-in server keeps no message
+      // history.
       if (!cfg.isPrivate) return fail(REASON.replayPublic);
       if (!ch.readBroadcast) return fail(REASON.joinUnauthorized(subtopic));
       return fail(REASON.replayUnavailable);
     }
     if (conn.closed) return;
-    ch.pg = cfg.postgresChanges.map((p) => ({ ...p, id: bindingId(p.raw), subscriptionId: randomUUID() }));
+    ch.pg = cfg.postgresChanges.map((p) => ({
+      ...p,
+      id: bindingId(p.raw),
+      subscriptionId: randomUUID(),
+    }));
     conn.channels.set(f.topic, ch);
     tenant.subscribe(ch.key, ch);
     if (!conn.counted) {
@@ -146,7 +168,11 @@ export class Channel {
     }
     ctx.stats.joinsOk++;
     ch.scheduleConfirm(verified.expS);
-    conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'ok', { postgres_changes: ch.pg.map((b) => ({ ...b.raw, id: b.id })) }));
+    conn.write(
+      replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'ok', {
+        postgres_changes: ch.pg.map((b) => ({ ...b.raw, id: b.id })),
+      }),
+    );
     if (ch.presenceEnabled) ch.syncPresence();
     if (ch.pg.length > 0) ctx.changes.add(ch);
     if (cfg.replicationReady) ch.pushSystem('system', 'ok', REASON.replicationReady);
@@ -169,7 +195,8 @@ export class Channel {
   handleIn(f: Inbound): void {
     switch (f.event) {
       case EV.broadcast:
-        if (this.cfg.isPrivate && this.writeBroadcast === null) return this.enqueue(() => this.privateBroadcast(f));
+        if (this.cfg.isPrivate && this.writeBroadcast === null)
+          return this.enqueue(() => this.privateBroadcast(f));
         if (this.work) return this.enqueue(async () => this.broadcast(f));
         return this.broadcast(f);
       case EV.presence:
@@ -206,8 +233,11 @@ export class Channel {
       try {
         this.writeBroadcast = await db.authorizeWrite(this.authContext(), 'broadcast');
       } catch (e) {
-        // Write-check errors are only logged; the message is dropped and nothing is replied (§4.1, §6.4).
-        this.ctx.log(`write check on ${this.topic} failed: ${errorCode(e) ?? (e as Error).message}`);
+        // Write-check errors are only logged; the message is dropped and nothing is replied (§4.1,
+        // §6.4).
+        this.ctx.log(
+          `write check on ${this.topic} failed: ${errorCode(e) ?? (e as Error).message}`,
+        );
         return;
       }
     }
@@ -226,7 +256,8 @@ export class Channel {
     else if (f.binary) body = { binary: f.binary };
     else {
       const p = f.payload;
-      // Phoenix's serializers only fan out map payloads; anything else crashes the sender's channel.
+      // Phoenix's serializers only fan out map payloads; anything else crashes the sender's
+      // channel.
       if (p === null || typeof p !== 'object' || Array.isArray(p)) return this.crash();
       body = { json: JSON.stringify(p) };
     }
@@ -236,14 +267,22 @@ export class Channel {
       return;
     }
     this.ctx.stats.broadcastsIn++;
-    const n = tenant.publish(this.key, new Outgoing(this.topic, EV.broadcast, body), this.cfg.self ? null : this, 'broadcast');
+    const n = tenant.publish(
+      this.key,
+      new Outgoing(this.topic, EV.broadcast, body),
+      this.cfg.self ? null : this,
+      'broadcast',
+    );
     this.ctx.stats.deliveries += n;
     if (this.cfg.ack && !this.closed) this.reply(f.ref, 'ok', {});
   }
 
   /** §3.4: no reply; an invalid token or revoked read closes the channel. */
   private async refreshToken(payload: unknown): Promise<void> {
-    const token = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).access_token : undefined;
+    const token =
+      payload && typeof payload === 'object'
+        ? (payload as Record<string, unknown>).access_token
+        : undefined;
     if (typeof token !== 'string' || token.startsWith('sb_') || token === this.accessToken) return;
     this.accessToken = token;
     const verified = await this.tenant.verifier.verify(token);
@@ -261,7 +300,10 @@ export class Channel {
         // Write permissions are re-evaluated lazily under the new claims.
         this.writeBroadcast = null;
         this.writePresence = null;
-        if ((before.broadcast && !read.broadcast) || (this.presenceEnabled && before.presence && !read.presence)) {
+        if (
+          (before.broadcast && !read.broadcast) ||
+          (this.presenceEnabled && before.presence && !read.presence)
+        ) {
           return this.shutdown(REASON.noLongerPermitted(this.subtopic));
         }
       } catch {
@@ -291,7 +333,8 @@ export class Channel {
   /** Pushes `presence_state` unless the tenant presence rate is over its limit (§5.2, §8.2). */
   syncPresence(): void {
     if (this.closed || !this.readPresence) return;
-    if (!this.ctx.presence.allowEvent(this.tenant)) return this.shutdown(REASON.tooManyPresenceMessages);
+    if (!this.ctx.presence.allowEvent(this.tenant))
+      return this.shutdown(REASON.tooManyPresenceMessages);
     this.push(EV.presenceState, this.ctx.presence.state(this.tenant, this.key));
   }
 
@@ -360,7 +403,9 @@ export class Channel {
   /** An abnormal exit: phx_error with `channel_crash` (§2.5). */
   crash(): void {
     if (this.closed) return;
-    this.conn.write(pushFrame(this.v2, this.joinRef, this.topic, EV.error, { reason: REASON.channelCrash }));
+    this.conn.write(
+      pushFrame(this.v2, this.joinRef, this.topic, EV.error, { reason: REASON.channelCrash }),
+    );
     this.teardown();
   }
 
@@ -376,4 +421,3 @@ export class Channel {
     if (this.pg.length > 0) this.ctx.changes.remove(this);
   }
 }
-

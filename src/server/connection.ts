@@ -8,7 +8,14 @@
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { CLOSE, EV, KIND, PHOENIX_TOPIC, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
+import {
+  CLOSE,
+  EV,
+  KIND,
+  PHOENIX_TOPIC,
+  REALTIME_TOPIC_PREFIX,
+  REASON,
+} from '../protocol/constants.js';
 import { decodeBinary, decodeV1, decodeV2, FrameError, type Frame } from '../protocol/frame.js';
 import { Channel } from './channel.js';
 import type { ServerContext } from './context.js';
@@ -66,7 +73,10 @@ export class Connection {
     ws.on('error', (e) => ctx.log(`socket error: ${e.message}`));
   }
 
-  /** Writes a complete WebSocket frame. A socket that lets too much queue up is killed, as Phoenix kills a transport over its max heap (§1.2). */
+  /**
+   * Writes a complete WebSocket frame. A socket that lets too much queue up is killed, as Phoenix
+   * kills a transport over its max heap (§1.2).
+   */
   write(frame: Buffer): void {
     if (this.closed) return;
     const s = this.sock;
@@ -127,7 +137,8 @@ export class Connection {
     try {
       f = this.decode(data, isBinary);
     } catch (e) {
-      // InvalidMessageError: logged as MalformedWebSocketMessage, frame dropped, socket kept (§2.1).
+      // InvalidMessageError: logged as MalformedWebSocketMessage, frame dropped, socket kept
+      // (§2.1).
       if (!(e instanceof FrameError)) throw e;
       this.ctx.stats.malformedFrames++;
       return;
@@ -136,16 +147,31 @@ export class Connection {
   }
 
   private decode(data: Buffer, isBinary: boolean): Inbound | null {
-    if (!isBinary) return this.v2 ? decodeV2(data.toString('utf8')) : decodeV1(data.toString('utf8'));
+    if (!isBinary)
+      return this.v2 ? decodeV2(data.toString('utf8')) : decodeV1(data.toString('utf8'));
     // The V1 serializer cannot decode binary frames.
     if (!this.v2) throw new FrameError('binary frame on a vsn 1.0.0 socket');
     const b = decodeBinary(data, 'client');
     if (b.kind === KIND.userBroadcastPush) {
       // A kind-3 push is a `broadcast` event carrying the user event and raw payload (§2.3).
-      return { joinRef: b.joinRef || null, ref: b.ref || null, topic: b.topic, event: EV.broadcast, payload: null, user: { event: b.userEvent, encoding: b.encoding, bytes: b.payload } };
+      return {
+        joinRef: b.joinRef || null,
+        ref: b.ref || null,
+        topic: b.topic,
+        event: EV.broadcast,
+        payload: null,
+        user: { event: b.userEvent, encoding: b.encoding, bytes: b.payload },
+      };
     }
     if (b.kind === KIND.push && b.from === 'client') {
-      return { joinRef: b.joinRef || null, ref: b.ref || null, topic: b.topic, event: b.event, payload: null, binary: b.data };
+      return {
+        joinRef: b.joinRef || null,
+        ref: b.ref || null,
+        topic: b.topic,
+        event: b.event,
+        payload: null,
+        binary: b.data,
+      };
     }
     // Kinds 1, 2 and 4 are server → client only.
     throw new FrameError(`binary kind ${b.kind} from a client`);
@@ -160,7 +186,11 @@ export class Connection {
     const ch = this.channels.get(f.topic);
     if (f.event === EV.join) {
       if (!f.topic.startsWith(REALTIME_TOPIC_PREFIX)) {
-        this.write(replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', { reason: REASON.unmatchedTopic }));
+        this.write(
+          replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', {
+            reason: REASON.unmatchedTopic,
+          }),
+        );
         return;
       }
       // Duplicate join: the old channel is shut down with phx_close, then the new join runs.
@@ -169,8 +199,14 @@ export class Connection {
     }
     if (!ch) {
       // Leaving a topic never joined still gets ok; anything else is an unmatched topic.
-      if (f.event === EV.leave) this.write(replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'ok', {}));
-      else this.write(replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', { reason: REASON.unmatchedTopic }));
+      if (f.event === EV.leave)
+        this.write(replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'ok', {}));
+      else
+        this.write(
+          replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', {
+            reason: REASON.unmatchedTopic,
+          }),
+        );
       return;
     }
     // A missing join_ref is accepted; a different one is stale and ignored (§2.6).

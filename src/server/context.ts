@@ -24,7 +24,10 @@ export class Stats {
   /** `access_token` pushes that carried a new token and were verified (§3.4). */
   tokenRefreshes = 0;
   slowConsumersKilled = 0;
-  /** Frames handed to sockets, and socket flushes (one writev each): their ratio is the write coalescing. */
+  /**
+   * Frames handed to sockets, and socket flushes (one writev each): their ratio is the write
+   * coalescing.
+   */
   framesWritten = 0;
   socketFlushes = 0;
 }
@@ -44,4 +47,3 @@ export interface ServerContext {
   shuttingDown: boolean;
   log(line: string): void;
 }
-

@@ -7,16 +7,39 @@
 // The types are the database module's own (one definition, src/server/db/index.ts); the
 // server needs only part of its interface, which a cluster worker's proxy also provides.
 export type { AuthContext, ChangeData, ChangeEvent, SubscriptionRequest } from './db/index.js';
-import { startDatabase, type DatabaseOptions, type DbStats as FullDbStats, type ServerDb as FullServerDb } from './db/index.js';
+import {
+  startDatabase,
+  type DatabaseOptions,
+  type DbStats as FullDbStats,
+  type ServerDb as FullServerDb,
+} from './db/index.js';
 
-export type DbStats = Pick<FullDbStats, 'authPoolWaiting' | 'authErrors' | 'pollerLagMs' | 'lastPollMs'>;
-export type ServerDb = Pick<FullServerDb, 'url' | 'connectionString' | 'authorizeRead' | 'authorizeWrite' | 'subscribe' | 'unsubscribe' | 'onChange' | 'stop'> & {
+export type DbStats = Pick<
+  FullDbStats,
+  'authPoolWaiting' | 'authErrors' | 'pollerLagMs' | 'lastPollMs'
+>;
+export type ServerDb = Pick<
+  FullServerDb,
+  | 'url'
+  | 'connectionString'
+  | 'authorizeRead'
+  | 'authorizeWrite'
+  | 'subscribe'
+  | 'unsubscribe'
+  | 'onChange'
+  | 'stop'
+> & {
   stats(): DbStats;
 };
 
 /** Errors of authorizeRead/authorizeWrite (`code`) and subscribe (`message`, `retryable`). */
 export function errorCode(e: unknown): string | undefined {
-  return e && typeof e === 'object' && 'code' in e && typeof (e as { code: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
+  return e &&
+    typeof e === 'object' &&
+    'code' in e &&
+    typeof (e as { code: unknown }).code === 'string'
+    ? (e as { code: string }).code
+    : undefined;
 }
 
 export function isRetryable(e: unknown): boolean {
@@ -35,7 +58,10 @@ export interface StartDatabaseOptions {
   [key: string]: unknown;
 }
 
-/** The database options a server with these tenants and timings needs: pools sized by the first tenant. */
+/**
+ * The database options a server with these tenants and timings needs: pools sized by the first
+ * tenant.
+ */
 export function databaseOptions(
   tenant: { db_pool: number; subs_pool_size: number },
   timings: { authErrorTickMs: number; authErrorBuckets: number },

@@ -36,7 +36,9 @@ export function flexibleBoolean(v: unknown): boolean {
 }
 
 function obj(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : null;
 }
 
 /** `event` is `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*` (§7.2). */

@@ -24,7 +24,9 @@ export async function loadJwks(source: string): Promise<Jwks> {
     try {
       text = readFileSync(source, 'utf8');
     } catch (e) {
-      throw new ConfigError(`--jwks ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ConfigError(
+        `--jwks ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   }
   return parseJwks(text, source);
@@ -38,12 +40,21 @@ export function parseJwks(text: string, source: string): Jwks {
     throw new ConfigError(`--jwks ${source}: not JSON (${(e as Error).message})`);
   }
   const keys = (raw as { keys?: unknown })?.keys;
-  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => k && typeof k === 'object' && typeof (k as { kty?: unknown }).kty === 'string')) {
+  if (
+    !Array.isArray(keys) ||
+    keys.length === 0 ||
+    !keys.every(
+      (k) => k && typeof k === 'object' && typeof (k as { kty?: unknown }).kty === 'string',
+    )
+  ) {
     throw new ConfigError(`--jwks ${source}: expected {"keys": [{"kty": …}, …]}`);
   }
   for (const [i, k] of (keys as Array<Record<string, unknown>>).entries()) {
     const secret = PRIVATE_MEMBERS.filter((m) => m in k);
-    if (secret.length) throw new ConfigError(`--jwks ${source}: keys[${i}] holds private or symmetric key material (${secret.join(', ')}); give the public keys only`);
+    if (secret.length)
+      throw new ConfigError(
+        `--jwks ${source}: keys[${i}] holds private or symmetric key material (${secret.join(', ')}); give the public keys only`,
+      );
   }
   return { keys: keys as Array<Record<string, unknown>> };
 }

@@ -14,7 +14,11 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { CHANNEL_ERROR_BACKOFF_MS, CONNECT_ERROR_BACKOFF_MS, SERVER_IDLE_TIMEOUT_MS } from '../protocol/constants.js';
+import {
+  CHANNEL_ERROR_BACKOFF_MS,
+  CONNECT_ERROR_BACKOFF_MS,
+  SERVER_IDLE_TIMEOUT_MS,
+} from '../protocol/constants.js';
 
 /** The Supabase self-hosted development secret (docs/PROTOCOL.md §1.3). */
 export const DEV_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -40,7 +44,9 @@ export interface TenantLimits {
 export interface TenantConfig extends TenantLimits {
   id: string;
   jwt_secret: string;
-  /** Public keys for asymmetric tokens (RSA, EC or EdDSA, chosen by `kid`): Supabase's `jwt_jwks`. */
+  /**
+   * Public keys for asymmetric tokens (RSA, EC or EdDSA, chosen by `kid`): Supabase's `jwt_jwks`.
+   */
   jwt_jwks?: Jwks;
 }
 
@@ -49,7 +55,9 @@ export interface Jwks {
   keys: Array<Record<string, unknown>>;
 }
 
-const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).describe('JSON Web Key Set: {keys: [...]}');
+const jwksSchema = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) })
+  .describe('JSON Web Key Set: {keys: [...]}');
 
 /** What `rtcap serve` enforces when nothing is configured (see the header comment). */
 export const BENCH_DEFAULT_LIMITS: TenantLimits = {
@@ -98,7 +106,10 @@ const partialLimits = z.object(limitsShape).partial();
 
 const tenantEntrySchema = partialLimits
   .extend({
-    id: z.string().min(1).regex(/^[^.]+$/, 'a tenant id is one Host label (no dots)'),
+    id: z
+      .string()
+      .min(1)
+      .regex(/^[^.]+$/, 'a tenant id is one Host label (no dots)'),
     jwt_secret: z.string().min(1).optional(),
     jwt_jwks: jwksSchema.optional(),
   })
@@ -194,42 +205,78 @@ export interface ServerOptions {
   /** Parsed tenant config; quota flags are merged into it by the CLI. */
   config?: ServerConfigFile;
   timings?: Partial<ServerTimings>;
-  /** `false` runs without Postgres (private channels and Postgres Changes then fail as §3.2 documents). */
+  /**
+   * `false` runs without Postgres (private channels and Postgres Changes then fail as §3.2
+   * documents).
+   */
   database?: false | DatabaseOptions;
   /** A started database to use (tests); the server does not stop it. */
   db?: import('./db-types.js').ServerDb;
-  /** Bytes queued on one socket after which it is killed, like a transport over its max heap (§1.2). */
+  /**
+   * Bytes queued on one socket after which it is killed, like a transport over its max heap (§1.2).
+   */
   maxBufferedBytes?: number;
   /** Diagnostics sink; default: stderr. */
   log?: (line: string) => void;
 }
 
 export interface ResolvedTenants {
-  /** Explicit tenant list: unknown Host labels get 404. Absent: every label maps to the default tenant. */
+  /**
+   * Explicit tenant list: unknown Host labels get 404. Absent: every label maps to the default
+   * tenant.
+   */
   explicit: boolean;
   tenants: TenantConfig[];
 }
 
-export function resolveTenants(config: ServerConfigFile | undefined, jwtSecret: string | undefined): ResolvedTenants {
+export function resolveTenants(
+  config: ServerConfigFile | undefined,
+  jwtSecret: string | undefined,
+): ResolvedTenants {
   const cfg = config ?? {};
-  const base: TenantLimits = { ...(cfg.supabase_defaults ? SUPABASE_DEFAULT_LIMITS : BENCH_DEFAULT_LIMITS) };
-  const { tenants, supabase_defaults: _s, jwt_secret: cfgSecret, jwt_jwks: jwks, ...defaults } = cfg;
+  const base: TenantLimits = {
+    ...(cfg.supabase_defaults ? SUPABASE_DEFAULT_LIMITS : BENCH_DEFAULT_LIMITS),
+  };
+  const {
+    tenants,
+    supabase_defaults: _s,
+    jwt_secret: cfgSecret,
+    jwt_jwks: jwks,
+    ...defaults
+  } = cfg;
   const merged: TenantLimits = { ...base, ...stripUndefined(defaults) };
   const secret = jwtSecret ?? cfgSecret ?? DEV_JWT_SECRET;
   if (!tenants || tenants.length === 0) {
-    return { explicit: false, tenants: [{ ...merged, id: DEFAULT_TENANT_ID, jwt_secret: secret, ...(jwks ? { jwt_jwks: jwks } : {}) }] };
+    return {
+      explicit: false,
+      tenants: [
+        {
+          ...merged,
+          id: DEFAULT_TENANT_ID,
+          jwt_secret: secret,
+          ...(jwks ? { jwt_jwks: jwks } : {}),
+        },
+      ],
+    };
   }
   return {
     explicit: true,
     tenants: tenants.map(({ id, jwt_secret, jwt_jwks, ...own }) => {
       const keys = jwt_jwks ?? jwks;
-      return { ...merged, ...stripUndefined(own), id, jwt_secret: jwt_secret ?? secret, ...(keys ? { jwt_jwks: keys } : {}) };
+      return {
+        ...merged,
+        ...stripUndefined(own),
+        id,
+        jwt_secret: jwt_secret ?? secret,
+        ...(keys ? { jwt_jwks: keys } : {}),
+      };
     }),
   };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  for (const [k, v] of Object.entries(o))
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }

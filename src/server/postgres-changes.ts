@@ -36,7 +36,10 @@ export class ChangesHub {
     if (!db) return;
     this.attach(db);
     for (const b of ch.pg) this.bySubscription.set(b.subscriptionId, { ch, id: b.id });
-    this.onOwnership?.(ch.pg.map((b) => b.subscriptionId), true);
+    this.onOwnership?.(
+      ch.pg.map((b) => b.subscriptionId),
+      true,
+    );
     void this.subscribe(ch, db);
   }
 
@@ -55,7 +58,10 @@ export class ChangesHub {
     for (const id of ids) this.bySubscription.delete(id);
     this.onOwnership?.(ids, false);
     const db = this.ctx().db;
-    if (db) void db.unsubscribe(ids).catch((e) => this.ctx().log(`unsubscribe failed: ${(e as Error).message}`));
+    if (db)
+      void db
+        .unsubscribe(ids)
+        .catch((e) => this.ctx().log(`unsubscribe failed: ${(e as Error).message}`));
   }
 
   private async subscribe(ch: Channel, db: ServerDb): Promise<void> {
@@ -65,7 +71,12 @@ export class ChangesHub {
         await db.subscribe({
           subscriptionId: b.subscriptionId,
           claims: ch.claims,
-          binding: { event: b.event, schema: b.schema, table: b.table, ...(b.filter !== undefined ? { filter: b.filter } : {}) },
+          binding: {
+            event: b.event,
+            schema: b.schema,
+            table: b.table,
+            ...(b.filter !== undefined ? { filter: b.filter } : {}),
+          },
         });
       }
       if (ch.closed) {
@@ -113,7 +124,14 @@ export class ChangesHub {
       counter.add(ids.length);
       // Old-API joins get the change type as event and the bare data as payload (§7.3).
       const text = ch.cfg.newApi
-        ? messageText(ch.v2, null, null, ch.topic, EV.postgresChanges, `{"ids":${JSON.stringify(ids)},"data":${dataJson}}`)
+        ? messageText(
+            ch.v2,
+            null,
+            null,
+            ch.topic,
+            EV.postgresChanges,
+            `{"ids":${JSON.stringify(ids)},"data":${dataJson}}`,
+          )
         : messageText(ch.v2, null, null, ch.topic, change.data.type, dataJson);
       ch.conn.write(frameText(text));
       stats.changesDelivered++;

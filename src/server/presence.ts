@@ -49,7 +49,9 @@ function newRef(): string {
 }
 
 function obj(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : null;
 }
 
 export class PresenceHub {
@@ -74,7 +76,8 @@ export class PresenceHub {
     const out: Record<string, { metas: Meta[] }> = {};
     const entries = this.topics.get(key);
     if (!entries) return out;
-    for (const e of entries.values()) (out[e.presenceKey] ??= { metas: [] }).metas.push({ ...e.meta, phx_ref: e.phxRef });
+    for (const e of entries.values())
+      (out[e.presenceKey] ??= { metas: [] }).metas.push({ ...e.meta, phx_ref: e.phxRef });
     return out;
   }
 
@@ -98,7 +101,8 @@ export class PresenceHub {
     // Tracking an identical payload is a no-op that still replies ok.
     if (json === ch.trackedJson) return ch.reply(f.ref, 'ok', {});
     const kb = ch.tenant.config.max_payload_size_in_kb;
-    if (kb !== null && Buffer.byteLength(json) > kb * 1000 + 500) return ch.shutdown(REASON.trackSizeExceeded);
+    if (kb !== null && Buffer.byteLength(json) > kb * 1000 + 500)
+      return ch.shutdown(REASON.trackSizeExceeded);
     if (!this.allowEvent(ch.tenant)) return ch.shutdown(REASON.tooManyPresenceMessages);
     const wasEnabled = ch.presenceEnabled;
     this.track(ch, meta as Meta);
@@ -109,7 +113,10 @@ export class PresenceHub {
     if (!wasEnabled) ch.syncPresence();
   }
 
-  /** The first track on a private channel authorises presence.read (if not done at join) and presence.write. */
+  /**
+   * The first track on a private channel authorises presence.read (if not done at join) and
+   * presence.write.
+   */
   private async authorizeTrack(ch: Channel): Promise<boolean> {
     if (ch.writePresence !== null) return ch.writePresence;
     const db = this.ctx().db;
@@ -123,7 +130,9 @@ export class PresenceHub {
       ch.writePresence = await db.authorizeWrite(ch.authContext(), 'presence');
       return ch.writePresence;
     } catch (e) {
-      this.ctx().log(`presence authorization on ${ch.topic} failed: ${errorCode(e) ?? (e as Error).message}`);
+      this.ctx().log(
+        `presence authorization on ${ch.topic} failed: ${errorCode(e) ?? (e as Error).message}`,
+      );
       return false;
     }
   }
@@ -148,7 +157,15 @@ export class PresenceHub {
   private untrack(ch: Channel): void {
     const prev = this.byChannel.get(ch);
     if (!prev) return;
-    const op: PresenceOp = { tenantId: ch.tenant.id, key: ch.key, topic: ch.topic, node: this.node, presenceKey: prev.presenceKey, leave: { phxRef: prev.phxRef }, join: null };
+    const op: PresenceOp = {
+      tenantId: ch.tenant.id,
+      key: ch.key,
+      topic: ch.topic,
+      node: this.node,
+      presenceKey: prev.presenceKey,
+      leave: { phxRef: prev.phxRef },
+      join: null,
+    };
     this.apply(op, ch);
     this.bridge?.forward(op);
   }
@@ -171,7 +188,19 @@ export class PresenceHub {
         const tenantId = key.split(/-private:|:/, 1)[0];
         const t = tenantOf(tenantId);
         if (!t) continue;
-        this.apply({ tenantId, key, topic: '', node, presenceKey: e.presenceKey, leave: { phxRef: e.phxRef }, join: null }, null, t);
+        this.apply(
+          {
+            tenantId,
+            key,
+            topic: '',
+            node,
+            presenceKey: e.presenceKey,
+            leave: { phxRef: e.phxRef },
+            join: null,
+          },
+          null,
+          t,
+        );
       }
     }
   }
@@ -186,15 +215,27 @@ export class PresenceHub {
       if (old) {
         entries.delete(op.leave.phxRef);
         if (old.owner) this.byChannel.delete(old.owner);
-        (leaves[old.presenceKey] ??= { metas: [] }).metas.push({ ...old.meta, phx_ref: old.phxRef });
+        (leaves[old.presenceKey] ??= { metas: [] }).metas.push({
+          ...old.meta,
+          phx_ref: old.phxRef,
+        });
       }
     }
     if (op.join) {
       if (!entries) this.topics.set(op.key, (entries = new Map()));
-      const e: Entry = { presenceKey: op.presenceKey, phxRef: op.join.phxRef, meta: op.join.meta, owner, node: op.node };
+      const e: Entry = {
+        presenceKey: op.presenceKey,
+        phxRef: op.join.phxRef,
+        meta: op.join.meta,
+        owner,
+        node: op.node,
+      };
       entries.set(e.phxRef, e);
       if (owner) this.byChannel.set(owner, e);
-      (joins[op.presenceKey] ??= { metas: [] }).metas.push({ ...op.join.meta, phx_ref: op.join.phxRef });
+      (joins[op.presenceKey] ??= { metas: [] }).metas.push({
+        ...op.join.meta,
+        phx_ref: op.join.phxRef,
+      });
     }
     if (entries && entries.size === 0) this.topics.delete(op.key);
     if (Object.keys(joins).length === 0 && Object.keys(leaves).length === 0) return;

@@ -52,7 +52,10 @@ export class RateCounter {
     this.buckets.push(count);
     this.sum += count;
     if (this.buckets.length > this.opts.bucketCount) this.sum -= this.buckets.shift()!;
-    this.value = this.opts.mode === 'sum' ? this.sum : this.sum / this.buckets.length / (this.opts.tickMs / 1000);
+    this.value =
+      this.opts.mode === 'sum'
+        ? this.sum
+        : this.sum / this.buckets.length / (this.opts.tickMs / 1000);
     const lim = this.opts.limit;
     this.tripped = lim !== null && this.value >= lim;
   }

@@ -21,13 +21,20 @@ export function isRestPath(path: string): boolean {
   return p === '/api/broadcast' || SINGLE.test(p);
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (body === undefined) {
     res.writeHead(status, headers).end();
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+    .end(text);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
@@ -58,15 +65,26 @@ function requestToken(req: IncomingMessage): string | null {
 
 function subtopicOf(topic: string): string {
   // realtime-js's httpSend passes the subtopic; callers following the API docs prepend `realtime:`.
-  return topic.startsWith(REALTIME_TOPIC_PREFIX) ? topic.slice(REALTIME_TOPIC_PREFIX.length) : topic;
+  return topic.startsWith(REALTIME_TOPIC_PREFIX)
+    ? topic.slice(REALTIME_TOPIC_PREFIX.length)
+    : topic;
 }
 
 function obj(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : null;
 }
 
-export async function handleRest(server: RealtimeServer, req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
-  const path = rawPath.startsWith(`${GATEWAY_PREFIX}/`) ? rawPath.slice(GATEWAY_PREFIX.length) : rawPath;
+export async function handleRest(
+  server: RealtimeServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawPath: string,
+): Promise<void> {
+  const path = rawPath.startsWith(`${GATEWAY_PREFIX}/`)
+    ? rawPath.slice(GATEWAY_PREFIX.length)
+    : rawPath;
   if (req.method !== 'POST') return send(res, 404, { errors: { detail: 'Not Found' } });
   const tenant = server.tenants.forHost(req.headers.host);
   if (!tenant) return send(res, 401, { message: 'Tenant not found in database' });
@@ -78,7 +96,14 @@ export async function handleRest(server: RealtimeServer, req: IncomingMessage, r
   if (body === null) return send(res, 413, { errors: { detail: 'Request Entity Too Large' } });
   const single = SINGLE.exec(path);
   const ctx = { server, tenant, req, claims: verified.claims };
-  if (single) return broadcastSingle(ctx, res, decodeURIComponent(single[1]), decodeURIComponent(single[2]), body);
+  if (single)
+    return broadcastSingle(
+      ctx,
+      res,
+      decodeURIComponent(single[1]),
+      decodeURIComponent(single[2]),
+      body,
+    );
   return broadcastBatch(ctx, res, body);
 }
 
@@ -103,13 +128,19 @@ function overSize(tenant: Tenant, bytes: number): boolean {
 }
 
 /** Write policy for a private REST message, checked with the caller's JWT (§4.3, §6.2). */
-async function canWrite(ctx: RestCtx, subtopic: string): Promise<true | 'denied' | 'pool' | 'unavailable'> {
+async function canWrite(
+  ctx: RestCtx,
+  subtopic: string,
+): Promise<true | 'denied' | 'pool' | 'unavailable'> {
   const db = ctx.server.db;
   if (!db) return 'unavailable';
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.req.headers)) if (typeof v === 'string') headers[k] = v;
   try {
-    const ok = await db.authorizeWrite({ role: String(ctx.claims.role ?? ''), claims: ctx.claims, subtopic, headers }, 'broadcast');
+    const ok = await db.authorizeWrite(
+      { role: String(ctx.claims.role ?? ''), claims: ctx.claims, subtopic, headers },
+      'broadcast',
+    );
     return ok ? true : 'denied';
   } catch (e) {
     return errorCode(e) === 'increase_connection_pool' ? 'pool' : 'unavailable';
@@ -121,7 +152,12 @@ function fanout(ctx: RestCtx, subtopic: string, isPrivate: boolean, body: OutBod
   tenant.events.add(1);
   server.stats.broadcastsIn++;
   const out = new Outgoing(REALTIME_TOPIC_PREFIX + subtopic, EV.broadcast, body);
-  server.stats.deliveries += tenant.publish(pubsubKey(tenant.id, subtopic, isPrivate), out, null, 'broadcast');
+  server.stats.deliveries += tenant.publish(
+    pubsubKey(tenant.id, subtopic, isPrivate),
+    out,
+    null,
+    'broadcast',
+  );
 }
 
 /** §4.3. */
@@ -130,13 +166,21 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
   const limit = tenant.config.max_events_per_second;
   const rolling = tenant.events.value;
   const rateHeaders: Record<string, string> =
-    limit === null ? {} : { 'x-rate-rolling': String(rolling), 'x-rate-limit': String(limit), 'x-rate-limit-remaining': String(Math.max(0, Math.floor(limit - rolling))) };
+    limit === null
+      ? {}
+      : {
+          'x-rate-rolling': String(rolling),
+          'x-rate-limit': String(limit),
+          'x-rate-limit-remaining': String(Math.max(0, Math.floor(limit - rolling))),
+        };
   // The plug-level limiter: refused while the rolling average is at the limit.
-  if (limit !== null && rolling >= limit) return send(res, 429, { message: 'Too many requests' }, rateHeaders);
+  if (limit !== null && rolling >= limit)
+    return send(res, 429, { message: 'Too many requests' }, rateHeaders);
   const parsed = parseJson(body);
   if (!parsed.ok) return send(res, 400, { errors: { detail: 'Bad Request' } });
   const messages = obj(parsed.value)?.messages;
-  if (!Array.isArray(messages)) return send(res, 422, { errors: { messages: ["can't be blank"] } }, rateHeaders);
+  if (!Array.isArray(messages))
+    return send(res, 422, { errors: { messages: ["can't be blank"] } }, rateHeaders);
   const errors: Record<string, string[]>[] = [];
   let invalid = false;
   for (const m of messages) {
@@ -148,14 +192,20 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
       if (typeof o.event !== 'string' || o.event === '') e.event = ["can't be blank"];
       if (o.payload === undefined || o.payload === null) e.payload = ["can't be blank"];
       else if (!obj(o.payload)) e.payload = ['is invalid'];
-      else if (overSize(tenant, Buffer.byteLength(JSON.stringify(o.payload)))) e.payload = ['Payload size exceeds tenant limit'];
+      else if (overSize(tenant, Buffer.byteLength(JSON.stringify(o.payload))))
+        e.payload = ['Payload size exceeds tenant limit'];
     }
     if (Object.keys(e).length) invalid = true;
     errors.push(e);
   }
   if (invalid) return send(res, 422, { errors: { messages: errors } }, rateHeaders);
   if (limit !== null && messages.length + rolling > limit) {
-    return send(res, 429, { message: 'Too many messages to broadcast, please reduce the batch size' }, rateHeaders);
+    return send(
+      res,
+      429,
+      { message: 'Too many messages to broadcast, please reduce the batch size' },
+      rateHeaders,
+    );
   }
   // Private messages: one write check per topic per request; denied messages are dropped silently.
   const allowed = new Map<string, boolean>();
@@ -166,7 +216,11 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
       if (!allowed.has(subtopic)) allowed.set(subtopic, (await canWrite(ctx, subtopic)) === true);
       if (!allowed.get(subtopic)) continue;
     }
-    const payload: Record<string, unknown> = { type: 'broadcast', event: m.event, payload: m.payload };
+    const payload: Record<string, unknown> = {
+      type: 'broadcast',
+      event: m.event,
+      payload: m.payload,
+    };
     if (typeof m.id === 'string') payload.meta = { id: m.id };
     fanout(ctx, subtopic, isPrivate, { json: JSON.stringify(payload) });
   }
@@ -174,9 +228,18 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
 }
 
 /** §4.4: JSON or raw bytes, delivered as a user broadcast (kind 4 to v2 sockets). */
-async function broadcastSingle(ctx: RestCtx, res: ServerResponse, topic: string, event: string, body: Buffer): Promise<void> {
+async function broadcastSingle(
+  ctx: RestCtx,
+  res: ServerResponse,
+  topic: string,
+  event: string,
+  body: Buffer,
+): Promise<void> {
   const { tenant, req } = ctx;
-  const type = (req.headers['content-type'] ?? 'application/json').split(';', 1)[0].trim().toLowerCase();
+  const type = (req.headers['content-type'] ?? 'application/json')
+    .split(';', 1)[0]
+    .trim()
+    .toLowerCase();
   let bytes: Uint8Array;
   let encoding: number;
   if (type === 'application/octet-stream') {
@@ -185,16 +248,19 @@ async function broadcastSingle(ctx: RestCtx, res: ServerResponse, topic: string,
   } else if (type === 'application/json') {
     const parsed = parseJson(body);
     if (!parsed.ok) return send(res, 400, { errors: { detail: 'Bad Request' } });
-    if (parsed.value === null || parsed.value === undefined) return send(res, 422, { errors: { payload: ["can't be blank"] } });
+    if (parsed.value === null || parsed.value === undefined)
+      return send(res, 422, { errors: { payload: ["can't be blank"] } });
     bytes = Buffer.from(JSON.stringify(parsed.value));
     encoding = ENCODING.json;
   } else {
     return send(res, 415, undefined);
   }
   const subtopic = subtopicOf(topic);
-  if (overSize(tenant, bytes.length)) return send(res, 422, { errors: { payload: ['Payload size exceeds tenant limit'] } });
+  if (overSize(tenant, bytes.length))
+    return send(res, 422, { errors: { payload: ['Payload size exceeds tenant limit'] } });
   const limit = tenant.config.max_events_per_second;
-  if (limit !== null && tenant.events.value >= limit) return send(res, 429, { message: 'You have exceeded your rate limit' });
+  if (limit !== null && tenant.events.value >= limit)
+    return send(res, 429, { message: 'You have exceeded your rate limit' });
   const url = new URL(req.url ?? '/', 'http://localhost');
   const isPrivate = url.searchParams.get('private') === 'true';
   if (isPrivate) {

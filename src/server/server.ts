@@ -11,21 +11,37 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { CLOSE, GATEWAY_SOCKET_PATH, MAX_FRAME_BYTES, REASON, SOCKET_PATH, VSN_1, VSN_2 } from '../protocol/constants.js';
+import {
+  CLOSE,
+  GATEWAY_SOCKET_PATH,
+  MAX_FRAME_BYTES,
+  REASON,
+  SOCKET_PATH,
+  VSN_1,
+  VSN_2,
+} from '../protocol/constants.js';
 import { connectRefusal } from './auth.js';
 import { Connection } from './connection.js';
 import { sleep } from '../util/sleep.js';
 import { Stats, type DbState, type ServerContext } from './context.js';
 import { databaseOptions, loadDatabase, type ServerDb } from './db-types.js';
 import { Metrics } from './metrics.js';
-import { DEFAULT_TIMINGS, resolveTenants, type ServerOptions, type ServerTimings } from './options.js';
+import {
+  DEFAULT_TIMINGS,
+  resolveTenants,
+  type ServerOptions,
+  type ServerTimings,
+} from './options.js';
 import { ChangesHub } from './postgres-changes.js';
 import { PresenceHub } from './presence.js';
 import { handleRest, isRestPath } from './rest.js';
 import type { Tenant } from './tenant.js';
 import { TenantRegistry } from './tenants.js';
 
-/** Phoenix kills a transport over 50 MB of heap (§1.2); a socket with this much unsent is treated the same. */
+/**
+ * Phoenix kills a transport over 50 MB of heap (§1.2); a socket with this much unsent is treated
+ * the same.
+ */
 const DEFAULT_MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
 
 export interface RunningServer {
@@ -75,9 +91,11 @@ export class RealtimeServer implements ServerContext {
     this.metrics = new Metrics(this);
     const onRequest = (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res);
     // https.Server is an http.Server for every event and method used here (request, upgrade, close).
-    this.http = opts.tls ? (createTlsServer(readTlsFiles(opts.tls), onRequest) as unknown as Server) : createServer(onRequest);
-    // perMessageDeflate off: frames are pre-built once per message and written as they are (wire.ts).
-    // Realtime sets validate_utf8 false and max_frame_size 5,000,000 (§1.2).
+    this.http = opts.tls
+      ? (createTlsServer(readTlsFiles(opts.tls), onRequest) as unknown as Server)
+      : createServer(onRequest);
+    // perMessageDeflate off: frames are pre-built once per message and written as they are
+    // (wire.ts). Realtime sets validate_utf8 false and max_frame_size 5,000,000 (§1.2).
     this.wss = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
@@ -111,10 +129,14 @@ export class RealtimeServer implements ServerContext {
     }
     // One sweep for every socket's idle timeout instead of a timer per socket.
     const idleMs = this.timings.idleTimeoutMs;
-    const sweep = setInterval(() => {
-      const now = Date.now();
-      for (const c of this.connections()) if (now - c.lastInboundMs > idleMs) c.close(CLOSE.normal);
-    }, Math.max(10, Math.min(1000, Math.floor(idleMs / 4))));
+    const sweep = setInterval(
+      () => {
+        const now = Date.now();
+        for (const c of this.connections())
+          if (now - c.lastInboundMs > idleMs) c.close(CLOSE.normal);
+      },
+      Math.max(10, Math.min(1000, Math.floor(idleMs / 4))),
+    );
     this.timers.push(sweep);
     for (const t of this.timers) t.unref();
   }
@@ -129,11 +151,19 @@ export class RealtimeServer implements ServerContext {
     this.dbState = 'starting';
     try {
       // One database serves every tenant; its pools are sized by the first (default) tenant.
-      this.db = await loadDatabase(databaseOptions(this.tenants.all[0].config, this.timings, this.opts.database?.databaseUrl, (l) => this.log(l)));
+      this.db = await loadDatabase(
+        databaseOptions(
+          this.tenants.all[0].config,
+          this.timings,
+          this.opts.database?.databaseUrl,
+          (l) => this.log(l),
+        ),
+      );
       this.ownsDb = true;
       this.dbState = 'ready';
     } catch (e) {
-      // Public broadcast keeps working; private channels and Postgres Changes get the DB-unavailable join error.
+      // Public broadcast keeps working; private channels and Postgres Changes get the
+      // DB-unavailable join error.
       this.dbState = 'failed';
       this.log(`database unavailable: ${(e as Error).message}`);
     }
@@ -157,7 +187,9 @@ export class RealtimeServer implements ServerContext {
       });
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: { detail: 'Not Found' } }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ errors: { detail: 'Not Found' } }));
   }
 
   /** `UserSocket.connect/3` checks, in order (§1.5). */
@@ -189,7 +221,8 @@ export class RealtimeServer implements ServerContext {
       return refuse(r.status, r.error);
     }
     const lim = tenant.config;
-    if (lim.max_concurrent_users !== null && tenant.userCount >= lim.max_concurrent_users) return refuse(429, REASON.tooManyConnectedUsers);
+    if (lim.max_concurrent_users !== null && tenant.userCount >= lim.max_concurrent_users)
+      return refuse(429, REASON.tooManyConnectedUsers);
     if (tenant.joins.tripped) return refuse(429, REASON.tooManyJoins);
     if (this.shuttingDown || socket.destroyed) {
       socket.destroy();
@@ -223,7 +256,8 @@ export class RealtimeServer implements ServerContext {
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
@@ -249,7 +283,9 @@ function readTlsFiles(tls: { certFile: string; keyFile: string }): { cert: Buffe
     try {
       return readFileSync(path);
     } catch (e) {
-      throw new Error(`TLS ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `TLS ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   };
   return { cert: read('certificate', tls.certFile), key: read('key', tls.keyFile) };

@@ -48,7 +48,8 @@ export class Tenant {
   ) {
     this.id = config.id;
     this.verifier = new TokenVerifier(config.jwt_secret, config.jwt_jwks);
-    const rate = (limit: number | null) => new RateCounter({ tickMs: timings.rateTickMs, bucketCount: timings.rateBuckets, limit });
+    const rate = (limit: number | null) =>
+      new RateCounter({ tickMs: timings.rateTickMs, bucketCount: timings.rateBuckets, limit });
     this.joins = rate(config.max_joins_per_second);
     this.events = rate(config.max_events_per_second);
     this.presence = rate(config.max_presence_events_per_second);
@@ -112,7 +113,8 @@ export class Tenant {
     let f2: Buffer | null | undefined;
     for (const ch of g) {
       if (ch === from) continue;
-      if (gate === 'broadcast' ? !ch.readBroadcast : gate === 'presence' && !ch.readPresence) continue;
+      if (gate === 'broadcast' ? !ch.readBroadcast : gate === 'presence' && !ch.readPresence)
+        continue;
       let buf: Buffer | null;
       if (ch.v2) buf = f2 === undefined ? (f2 = out.frame(true)) : f2;
       else buf = f1 === undefined ? (f1 = out.frame(false)) : f1;

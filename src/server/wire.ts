@@ -57,18 +57,49 @@ export function frameBinary(data: Uint8Array): Buffer {
 const j = JSON.stringify;
 
 /** The text of one server → client message in either serializer. `payloadJson` is already JSON. */
-export function messageText(v2: boolean, joinRef: string | null, ref: string | null, topic: string, event: string, payloadJson: string): string {
+export function messageText(
+  v2: boolean,
+  joinRef: string | null,
+  ref: string | null,
+  topic: string,
+  event: string,
+  payloadJson: string,
+): string {
   if (v2) return `[${j(joinRef)},${j(ref)},${j(topic)},${j(event)},${payloadJson}]`;
   return `{"topic":${j(topic)},"event":${j(event)},"payload":${payloadJson},"ref":${j(ref)}}`;
 }
 
-/** `phx_reply` (§2.5). `response` is usually an object; an ack's size error is a bare string (§4.1). */
-export function replyFrame(v2: boolean, joinRef: string | null, ref: string | null, topic: string, status: 'ok' | 'error', response: unknown): Buffer {
-  return frameText(messageText(v2, joinRef, ref, topic, EV.reply, `{"status":${j(status)},"response":${j(response)}}`));
+/**
+ * `phx_reply` (§2.5). `response` is usually an object; an ack's size error is a bare string (§4.1).
+ */
+export function replyFrame(
+  v2: boolean,
+  joinRef: string | null,
+  ref: string | null,
+  topic: string,
+  status: 'ok' | 'error',
+  response: unknown,
+): Buffer {
+  return frameText(
+    messageText(
+      v2,
+      joinRef,
+      ref,
+      topic,
+      EV.reply,
+      `{"status":${j(status)},"response":${j(response)}}`,
+    ),
+  );
 }
 
 /** A channel push: the join's join_ref and `ref: null` (§2.2). */
-export function pushFrame(v2: boolean, joinRef: string | null, topic: string, event: string, payload: unknown): Buffer {
+export function pushFrame(
+  v2: boolean,
+  joinRef: string | null,
+  topic: string,
+  event: string,
+  payload: unknown,
+): Buffer {
   return frameText(messageText(v2, joinRef, null, topic, event, j(payload)));
 }
 
@@ -88,7 +119,8 @@ export interface UserPayload {
  * What a fan-out carries: JSON text of a map payload, a kind-3 user broadcast, or a kind-0
  * binary payload. Plain data, so it crosses the cluster IPC unchanged.
  */
-export type OutBody = { json: string } | { user: UserPayload; meta?: Record<string, unknown> } | { binary: Uint8Array };
+export type OutBody =
+  { json: string } | { user: UserPayload; meta?: Record<string, unknown> } | { binary: Uint8Array };
 
 const textDecoder = new TextDecoder();
 
@@ -118,7 +150,13 @@ export class Outgoing {
     if ('user' in b) {
       if (v2) {
         return frameBinary(
-          encodeUserBroadcast({ topic: this.topic, userEvent: b.user.event, metadata: b.meta ?? null, encoding: b.user.encoding, payload: b.user.bytes }),
+          encodeUserBroadcast({
+            topic: this.topic,
+            userEvent: b.user.event,
+            metadata: b.meta ?? null,
+            encoding: b.user.encoding,
+            payload: b.user.bytes,
+          }),
         );
       }
       // UserBroadcast.convert_to_json_broadcast: v1 cannot carry binary user payloads (§2.3).
@@ -130,15 +168,29 @@ export class Outgoing {
         return null;
       }
       const meta = b.meta ? `,"meta":${j(b.meta)}` : '';
-      return frameText(messageText(false, null, null, this.topic, this.event, `{"type":"broadcast","event":${j(b.user.event)},"payload":${text}${meta}}`));
+      return frameText(
+        messageText(
+          false,
+          null,
+          null,
+          this.topic,
+          this.event,
+          `{"type":"broadcast","event":${j(b.user.event)},"payload":${text}${meta}}`,
+        ),
+      );
     }
     // Kind-0 binary broadcast: V2Serializer fastlanes it as kind 2; V1 cannot encode it.
     if (!v2) return null;
-    return frameBinary(encodeBinaryBroadcast({ topic: this.topic, event: this.event, data: b.binary }));
+    return frameBinary(
+      encodeBinaryBroadcast({ topic: this.topic, event: this.event, data: b.binary }),
+    );
   }
 }
 
-/** Approximate `:erlang.external_size` of a payload for the size limit (§4.1): its JSON or byte length. */
+/**
+ * Approximate `:erlang.external_size` of a payload for the size limit (§4.1): its JSON or byte
+ * length.
+ */
 export function bodyBytes(b: OutBody): number {
   if ('json' in b) return Buffer.byteLength(b.json);
   if ('user' in b) return b.user.bytes.length;

@@ -39,7 +39,10 @@ export interface ShardStep {
   complete: boolean;
   /** One entry per generator process of this segment. */
   collected: StepCollected[];
-  /** Rows this segment's coordinator inserted (Postgres Changes; each insert stream is one segment's, load/segment insertSegmentOf). */
+  /**
+   * Rows this segment's coordinator inserted (Postgres Changes; each insert stream is one
+   * segment's, load/segment insertSegmentOf).
+   */
   inserts?: SendRecord[];
   insertStats?: InsertStats | null;
 }
@@ -55,7 +58,10 @@ export interface ShardResources {
   gaugeSamples: GaugeSample[];
   /** The generator host (monitor/host). */
   hostSamples: HostSample[];
-  /** Sum of this segment's generator processes' RSS when ready, before any connection (MiB); the baseline of generator.rss_per_connection_kb. */
+  /**
+   * Sum of this segment's generator processes' RSS when ready, before any connection (MiB); the
+   * baseline of generator.rss_per_connection_kb.
+   */
   generatorIdleRssMb?: number | null;
 }
 
@@ -65,7 +71,10 @@ export interface Shard {
   identity: ShardIdentity;
   /** The generator host (its clock measured the receipts in this shard). */
   host: { hostname: string; workers: number; startedAt: string };
-  /** What the merge needs to rebuild the run's result: the resolved profile with its secrets replaced, and how this segment ran. */
+  /**
+   * What the merge needs to rebuild the run's result: the resolved profile with its secrets
+   * replaced, and how this segment ran.
+   */
   run: {
     profile: unknown;
     profilePath: string | null;

@@ -30,9 +30,14 @@ export function decodeShard(text: string, source = 'shard'): Shard {
     throw new ShardError(`${source}: not a shard (${(e as Error).message})`);
   }
   const s = raw as Partial<Shard> | null;
-  if (!s || s.format !== SHARD_FORMAT) throw new ShardError(`${source}: not an rtcap shard (format is not "${SHARD_FORMAT}")`);
-  if (s.version !== SHARD_VERSION) throw new ShardError(`${source}: shard format version ${String(s.version)}, this rtcap reads version ${SHARD_VERSION}`);
-  if (!s.identity || !Array.isArray(s.steps) || !Array.isArray(s.seconds)) throw new ShardError(`${source}: shard without identity, steps or seconds`);
+  if (!s || s.format !== SHARD_FORMAT)
+    throw new ShardError(`${source}: not an rtcap shard (format is not "${SHARD_FORMAT}")`);
+  if (s.version !== SHARD_VERSION)
+    throw new ShardError(
+      `${source}: shard format version ${String(s.version)}, this rtcap reads version ${SHARD_VERSION}`,
+    );
+  if (!s.identity || !Array.isArray(s.steps) || !Array.isArray(s.seconds))
+    throw new ShardError(`${source}: shard without identity, steps or seconds`);
   return s as Shard;
 }
 

@@ -13,40 +13,83 @@ import type { MergedShards } from './merge.js';
 import { shardStepResult } from './step-result.js';
 
 export const CLOCKS_NOTE =
-  'delivery counts use every receipt; latency (delivery, first-receive, fan-out span) uses only receipts whose sender ran on the receiver\'s machine (segment), both times on one clock, so it is exact whatever the clock offset between machines; each step\'s extra.latency_scope counts the receipts left out';
+  "delivery counts use every receipt; latency (delivery, first-receive, fan-out span) uses only receipts whose sender ran on the receiver's machine (segment), both times on one clock, so it is exact whatever the clock offset between machines; each step's extra.latency_scope counts the receipts left out";
 
-function phaseAt(steps: readonly ShardStep[], tMs: number): { step: number; phase: TimeseriesPoint['phase'] } {
+function phaseAt(
+  steps: readonly ShardStep[],
+  tMs: number,
+): { step: number; phase: TimeseriesPoint['phase'] } {
   let at = steps[0];
   for (const s of steps) if (s.window.rampStart <= tMs) at = s;
   const w = at?.window;
-  const phase: TimeseriesPoint['phase'] = !w ? 'ramp' : tMs < w.rampEnd ? 'ramp' : tMs < w.steadyStart ? 'warmup' : tMs < w.steadyEnd ? 'steady' : 'drain';
+  const phase: TimeseriesPoint['phase'] = !w
+    ? 'ramp'
+    : tMs < w.rampEnd
+      ? 'ramp'
+      : tMs < w.steadyStart
+        ? 'warmup'
+        : tMs < w.steadyEnd
+          ? 'steady'
+          : 'drain';
   return { step: at?.step ?? 0, phase };
 }
 
-export function rebuildResult(merged: MergedShards, meta: { profile: Profile; resolved: unknown; profilePath: string | null; builtin: boolean; targetUrl: string; startedAt: string; finishedAt: string | null }): {
+export function rebuildResult(
+  merged: MergedShards,
+  meta: {
+    profile: Profile;
+    resolved: unknown;
+    profilePath: string | null;
+    builtin: boolean;
+    targetUrl: string;
+    startedAt: string;
+    finishedAt: string | null;
+  },
+): {
   result: RunResult;
   timeseries: TimeseriesPoint[];
 } {
   const { profile } = meta;
   const scenario = getScenario(profile.scenario);
-  const result = initialResult({ runId: merged.identity.run, startedAt: new Date(meta.startedAt), profile, profilePath: meta.profilePath, redactedProfile: meta.resolved, builtin: meta.builtin, serverCpus: null, generatorCpus: null });
+  const result = initialResult({
+    runId: merged.identity.run,
+    startedAt: new Date(meta.startedAt),
+    profile,
+    profilePath: meta.profilePath,
+    redactedProfile: meta.resolved,
+    builtin: meta.builtin,
+    serverCpus: null,
+    generatorCpus: null,
+  });
   result.finished_at = meta.finishedAt;
   result.target.url = meta.targetUrl;
   result.generator.workers = merged.workers;
-  result.segments = { run: merged.identity.run, count: merged.identity.segments, hosts: merged.hosts, workers: merged.workers, clocks: CLOCKS_NOTE };
+  result.segments = {
+    run: merged.identity.run,
+    count: merged.identity.segments,
+    hosts: merged.hosts,
+    workers: merged.workers,
+    clocks: CLOCKS_NOTE,
+  };
 
   const timeseries: TimeseriesPoint[] = [];
   let ctxT = 0;
   // The server as one segment sampled it (every segment samples the same server).
   const server = merged.resources.find((r) => r.serverSamples.length > 0);
   const basis = merged.resources.find((r) => r.serverBasis)?.serverBasis ?? profile.target.instance;
-  const timeline = new Timeline(merged.workers, () => phaseAt(merged.steps, ctxT), basis, (rec) => timeseries.push(rec.point));
+  const timeline = new Timeline(
+    merged.workers,
+    () => phaseAt(merged.steps, ctxT),
+    basis,
+    (rec) => timeseries.push(rec.point),
+  );
   const serverSamples = [...(server?.serverSamples ?? [])].sort((a, b) => a.t - b.t);
   let nextSample = 0;
   for (const s of merged.seconds) {
     ctxT = s.t * 1000;
     // As a live run has them: the samples taken up to about when the second's lines came in.
-    while (nextSample < serverSamples.length && serverSamples[nextSample].t <= (s.t + 2) * 1000) timeline.addServerSample(serverSamples[nextSample++]);
+    while (nextSample < serverSamples.length && serverSamples[nextSample].t <= (s.t + 2) * 1000)
+      timeline.addServerSample(serverSamples[nextSample++]);
     timeline.add(s);
   }
   timeline.flush();
@@ -54,13 +97,25 @@ export function rebuildResult(merged: MergedShards, meta: { profile: Profile; re
   for (const s of merged.steps) {
     const plan = scenario.plan(profile, s.step);
     const w = s.window;
-    result.steps.push(shardStepResult(s, { profile, plan, timeline, resources: merged.resources, workers: merged.workers, segments: merged.identity.segments, builtin: meta.builtin, previousSteps: result.steps }));
+    result.steps.push(
+      shardStepResult(s, {
+        profile,
+        plan,
+        timeline,
+        resources: merged.resources,
+        workers: merged.workers,
+        segments: merged.identity.segments,
+        builtin: meta.builtin,
+        previousSteps: result.steps,
+      }),
+    );
   }
   return { result, timeseries };
 }
 
 /** The merged run's status: the worst of its segments'. */
 export function mergedStatus(statuses: readonly string[]): RunStatus {
-  for (const s of ['interrupted', 'aborted', 'running'] as const) if (statuses.includes(s)) return s === 'running' ? 'aborted' : s;
+  for (const s of ['interrupted', 'aborted', 'running'] as const)
+    if (statuses.includes(s)) return s === 'running' ? 'aborted' : s;
   return 'completed';
 }

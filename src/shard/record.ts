@@ -6,7 +6,14 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import type { SecondStats } from '../load/ipc.js';
-import { SHARD_FORMAT, SHARD_VERSION, type Shard, type ShardIdentity, type ShardResources, type ShardStep } from './format.js';
+import {
+  SHARD_FORMAT,
+  SHARD_VERSION,
+  type Shard,
+  type ShardIdentity,
+  type ShardResources,
+  type ShardStep,
+} from './format.js';
 import { writeShard } from './write.js';
 
 /** sha256 of the profile as resolved (secrets replaced): segments of one profile agree on it. */
@@ -37,7 +44,9 @@ export class ShardRecorder {
     this.shard.steps.push(step);
   }
 
-  /** The resources sampled so far (the samplers' live arrays: written as they are at each write). */
+  /**
+   * The resources sampled so far (the samplers' live arrays: written as they are at each write).
+   */
   resources(r: ShardResources): void {
     this.shard.resources = r;
   }

@@ -26,8 +26,14 @@ export interface ShardStepContext {
   previousSteps: readonly StepResult[];
 }
 
-/** Of several generator hosts, the one busiest over the step's steady window: the one that would make it generator-bound. */
-function busiestHost(resources: readonly ShardResources[], s: ShardStep): ShardResources | undefined {
+/**
+ * Of several generator hosts, the one busiest over the step's steady window: the one that would
+ * make it generator-bound.
+ */
+function busiestHost(
+  resources: readonly ShardResources[],
+  s: ShardStep,
+): ShardResources | undefined {
   let best: ShardResources | undefined;
   let bestCpu = -1;
   for (const r of resources) {
@@ -37,9 +43,13 @@ function busiestHost(resources: readonly ShardResources[], s: ShardStep): ShardR
   return best;
 }
 
-/** The generator processes' RSS before any connection, over every segment; null unless every segment recorded it. */
+/**
+ * The generator processes' RSS before any connection, over every segment; null unless every segment
+ * recorded it.
+ */
 function idleRssMb(resources: readonly ShardResources[]): number | null {
-  if (resources.length === 0 || resources.some((r) => typeof r.generatorIdleRssMb !== 'number')) return null;
+  if (resources.length === 0 || resources.some((r) => typeof r.generatorIdleRssMb !== 'number'))
+    return null;
   return resources.reduce((a, r) => a + r.generatorIdleRssMb!, 0);
 }
 
@@ -69,6 +79,7 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
     segments: ctx.segments,
   });
   // Several generator hosts: generator.host is the busiest; each one's figures are here.
-  if (ctx.resources.length > 1) step.extra.generator_hosts = ctx.resources.map((r) => hostFigures(r.hostSamples, w));
+  if (ctx.resources.length > 1)
+    step.extra.generator_hosts = ctx.resources.map((r) => hostFigures(r.hostSamples, w));
   return step;
 }

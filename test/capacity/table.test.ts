@@ -9,7 +9,10 @@ import { SEED_002_RUNS, loadRun, makeRun, makeStep } from '../fixtures/index.js'
 
 const seedSources = () => SEED_002_RUNS.map((n) => ({ dir: `runs/${n}`, result: loadRun(n) }));
 
-/** First step the seed reports as not stable, per row (its own units); null where the seed has no data. */
+/**
+ * First step the seed reports as not stable, per row (its own units); null where the seed has no
+ * data.
+ */
 const SEED_FIRST_NOT_STABLE: Record<string, number | null> = {
   public_connections: 25_000, // §1.1 "不可用"
   private_connections: 24_000, // §2.2 lost 2.13 %
@@ -31,7 +34,12 @@ describe('capacity table from the seed 002 figures', () => {
   it('has the 12 §7 rows in order and the 4 §8 rows, each with a value and evidence or a reason', () => {
     expect(f.schema).toBe('rtcap.capacity/v1');
     expect(f.rows.map((r) => r.no)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    expect(f.config.map((c) => c.key)).toEqual(['db_pool', 'subs_pool_size', 'max_events_per_second', 'max_presence_events_per_second']);
+    expect(f.config.map((c) => c.key)).toEqual([
+      'db_pool',
+      'subs_pool_size',
+      'max_events_per_second',
+      'max_presence_events_per_second',
+    ]);
     for (const r of f.rows) {
       if (r.value === null) {
         expect(r.reason, r.id).toMatch(/\w/);
@@ -64,11 +72,19 @@ describe('capacity table from the seed 002 figures', () => {
     const row = f.rows.find((r) => r.id === 'public_deliveries')!;
     expect(row.value!).toBeGreaterThan(26_000);
     expect(row.value!).toBeLessThan(28_000);
-    expect(row).toMatchObject({ display: '≤ 26,700/s', limiting_factor: 'CPU', rule: 'safe-line fit' });
+    expect(row).toMatchObject({
+      display: '≤ 26,700/s',
+      limiting_factor: 'CPU',
+      rule: 'safe-line fit',
+    });
     expect(row.evidence!.run_id).toBe('seed-002-s1.2');
     expect(row.evidence!.fit).toMatch(/^CPU ≈ 5\.5 % \+ 2\.41 pp × deliveries\/s ÷ 1,000/);
-    expect(row.notes.join(' ')).toContain('seed-002-s1.1 gave ≤ 23,900/s (server memory safe line: 100.0% ≥ 85%) with public_connections rising too: not used');
-    expect(f.config.find((c) => c.key === 'max_events_per_second')).toMatchObject({ value: 26_000 });
+    expect(row.notes.join(' ')).toContain(
+      'seed-002-s1.1 gave ≤ 23,900/s (server memory safe line: 100.0% ≥ 85%) with public_connections rising too: not used',
+    );
+    expect(f.config.find((c) => c.key === 'max_events_per_second')).toMatchObject({
+      value: 26_000,
+    });
   });
 
   it('private connections by the memory line of §2.2, below the 88.3 % step', () => {
@@ -83,7 +99,12 @@ describe('capacity table from the seed 002 figures', () => {
     expect(row.value).toBe(8);
     expect(row.notes.join(' ')).toContain('1,000/s ÷ 5 topic updates/s = 200 members');
     const swapped = applyPresenceQuota({ ...row, notes: [] }, 1000, 200);
-    expect(swapped).toMatchObject({ value: 5, display: '≤ 5', limiting_factor: 'presence quota', rule: 'presence quota' });
+    expect(swapped).toMatchObject({
+      value: 5,
+      display: '≤ 5',
+      limiting_factor: 'presence quota',
+      rule: 'presence quota',
+    });
     expect(swapped.notes.join(' ')).toContain('measured knee: ≤ 8');
   });
 
@@ -93,48 +114,117 @@ describe('capacity table from the seed 002 figures', () => {
   });
 
   it('rows without data say why', () => {
-    expect(f.rows.find((r) => r.id === 'write_only_sends')!.reason).toContain('no write-only run among the sources');
-    expect(f.rows.find((r) => r.id === 'cdc_changes')!.reason).toContain('cdc_changes_per_s took fewer than two values');
+    expect(f.rows.find((r) => r.id === 'write_only_sends')!.reason).toContain(
+      'no write-only run among the sources',
+    );
+    expect(f.rows.find((r) => r.id === 'cdc_changes')!.reason).toContain(
+      'cdc_changes_per_s took fewer than two values',
+    );
   });
 });
 
 describe('capacity table rules across runs', () => {
   const sends = (rates: number[], verdicts: string[], cpu: (r: number) => number) =>
-    rates.map((rate, i) => makeStep(i + 1, { params: { send_rate: rate }, rates: { sent_per_s: rate, acked_per_s: rate }, verdict: verdicts[i] as never, server: { cpu_pct: cpu(rate) } }));
+    rates.map((rate, i) =>
+      makeStep(i + 1, {
+        params: { send_rate: rate },
+        rates: { sent_per_s: rate, acked_per_s: rate },
+        verdict: verdicts[i] as never,
+        server: { cpu_pct: cpu(rate) },
+      }),
+    );
 
   it('a limit never reached is a lower bound: ≥ …, no limit reached', () => {
-    const run = makeRun('write-only', sends([10_000, 20_000, 28_600], ['stable', 'stable', 'stable'], () => 30));
+    const run = makeRun(
+      'write-only',
+      sends([10_000, 20_000, 28_600], ['stable', 'stable', 'stable'], () => 30),
+    );
     const f = buildCapacityFile([{ dir: 'w', result: run }]);
     const row = f.rows.find((r) => r.id === 'write_only_sends')!;
-    expect(row).toMatchObject({ value: 28_600, display: '≥ 28,600/s, no limit reached', bound: 'lower', limiting_factor: 'not reached' });
+    expect(row).toMatchObject({
+      value: 28_600,
+      display: '≥ 28,600/s, no limit reached',
+      bound: 'lower',
+      limiting_factor: 'not reached',
+    });
   });
 
-  it('the lowest run wins, and a run that failed below another run\'s stable step leaves the row without a value', () => {
-    const a = makeRun('write-only', sends([1000, 2000, 3000], ['stable', 'stable', 'broken'], () => 20), { run_id: 'a' });
-    const b = makeRun('write-only', sends([1000, 1500], ['stable', 'broken'], () => 20), { run_id: 'b' });
-    const lowest = buildCapacityFile([{ dir: 'a', result: a }, { dir: 'b', result: b }]).rows.find((r) => r.id === 'write_only_sends')!;
+  it("the lowest run wins, and a run that failed below another run's stable step leaves the row without a value", () => {
+    const a = makeRun(
+      'write-only',
+      sends([1000, 2000, 3000], ['stable', 'stable', 'broken'], () => 20),
+      { run_id: 'a' },
+    );
+    const b = makeRun(
+      'write-only',
+      sends([1000, 1500], ['stable', 'broken'], () => 20),
+      { run_id: 'b' },
+    );
+    const lowest = buildCapacityFile([
+      { dir: 'a', result: a },
+      { dir: 'b', result: b },
+    ]).rows.find((r) => r.id === 'write_only_sends')!;
     expect(lowest.value).toBe(1000);
     expect(lowest.evidence!.run_id).toBe('b');
-    const c = makeRun('write-only', sends([500, 1000], ['stable', 'stable'], () => 20), { run_id: 'c' });
-    const d = makeRun('write-only', sends([100, 400], ['stable', 'broken'], () => 20), { run_id: 'd' });
-    const disagree = buildCapacityFile([{ dir: 'c', result: c }, { dir: 'd', result: d }]).rows.find((r) => r.id === 'write_only_sends')!;
+    const c = makeRun(
+      'write-only',
+      sends([500, 1000], ['stable', 'stable'], () => 20),
+      { run_id: 'c' },
+    );
+    const d = makeRun(
+      'write-only',
+      sends([100, 400], ['stable', 'broken'], () => 20),
+      { run_id: 'd' },
+    );
+    const disagree = buildCapacityFile([
+      { dir: 'c', result: c },
+      { dir: 'd', result: d },
+    ]).rows.find((r) => r.id === 'write_only_sends')!;
     expect(disagree.value).toBe(100);
-    const e = makeRun('write-only', sends([500, 1000, 1100], ['stable', 'stable', 'stable'], () => 20), { run_id: 'e' });
-    const f = makeRun('write-only', sends([100, 900], ['broken', 'broken'], () => 20), { run_id: 'f' });
-    const none = buildCapacityFile([{ dir: 'e', result: e }, { dir: 'f', result: f }]).rows.find((r) => r.id === 'write_only_sends')!;
+    const e = makeRun(
+      'write-only',
+      sends([500, 1000, 1100], ['stable', 'stable', 'stable'], () => 20),
+      { run_id: 'e' },
+    );
+    const f = makeRun(
+      'write-only',
+      sends([100, 900], ['broken', 'broken'], () => 20),
+      { run_id: 'f' },
+    );
+    const none = buildCapacityFile([
+      { dir: 'e', result: e },
+      { dir: 'f', result: f },
+    ]).rows.find((r) => r.id === 'write_only_sends')!;
     expect(none.value).toBeNull();
     expect(none.rule).toBe('runs disagree');
     expect(none.reason).toContain('e was stable at 1,100/s but f step 1 was broken at 100/s');
   });
 
   it('a fit with R² below 0.5 reads "no linear relation" in the table, a falling one "fit refused"', () => {
-    const cpuAt = (ys: number[]) => sends([1000, 2000, 3000, 4000], ['stable', 'stable', 'stable', 'stable'], (r) => ys[r / 1000 - 1]);
-    const scatter = buildCapacityFile([{ dir: 'w', result: makeRun('write-only', cpuAt([10, 30, 9, 28])) }]);
+    const cpuAt = (ys: number[]) =>
+      sends(
+        [1000, 2000, 3000, 4000],
+        ['stable', 'stable', 'stable', 'stable'],
+        (r) => ys[r / 1000 - 1],
+      );
+    const scatter = buildCapacityFile([
+      { dir: 'w', result: makeRun('write-only', cpuAt([10, 30, 9, 28])) },
+    ]);
     const row = scatter.rows.find((r) => r.id === 'write_only_sends')!;
-    expect(row.notes).toContainEqual(expect.stringMatching(/^fit: CPU vs sends\/s: no linear relation \(R² 0\.\d\d < 0\.5, 4 steps\)$/));
-    const falling = buildCapacityFile([{ dir: 'w', result: makeRun('write-only', cpuAt([40, 34, 31, 25])) }]);
+    expect(row.notes).toContainEqual(
+      expect.stringMatching(
+        /^fit: CPU vs sends\/s: no linear relation \(R² 0\.\d\d < 0\.5, 4 steps\)$/,
+      ),
+    );
+    const falling = buildCapacityFile([
+      { dir: 'w', result: makeRun('write-only', cpuAt([40, 34, 31, 25])) },
+    ]);
     const row2 = falling.rows.find((r) => r.id === 'write_only_sends')!;
-    expect(row2.notes).toContainEqual(expect.stringMatching(/^fit: CPU vs sends\/s: fit refused — wrong sign: CPU falls as sends\/s rises/));
+    expect(row2.notes).toContainEqual(
+      expect.stringMatching(
+        /^fit: CPU vs sends\/s: fit refused — wrong sign: CPU falls as sends\/s rises/,
+      ),
+    );
     expect(row2.evidence!.fit).toBeNull();
   });
 
@@ -147,10 +237,17 @@ describe('capacity table rules across runs', () => {
       [4000, 12_000],
     ];
     const steps = shape.map(([s, d], i) =>
-      makeStep(i + 1, { params: { send_rate: s, connections: 4000 }, rates: { sent_per_s: s, delivered_per_s: d }, messages: { expected: d * 20 }, server: { cpu_pct: cpu(s, d) } }),
+      makeStep(i + 1, {
+        params: { send_rate: s, connections: 4000 },
+        rates: { sent_per_s: s, delivered_per_s: d },
+        messages: { expected: d * 20 },
+        server: { cpu_pct: cpu(s, d) },
+      }),
     );
     const f = buildCapacityFile([{ dir: 'p', result: makeRun('broadcast-private', steps) }]);
     const row = f.rows.find((r) => r.id === 'private_deliveries')!;
-    expect(row.notes.join(' ')).toContain('joint bound at 70%: 3.00 × sends/s + 2.00 × deliveries/s (per 1000) ≤ 65.0');
+    expect(row.notes.join(' ')).toContain(
+      'joint bound at 70%: 3.00 × sends/s + 2.00 × deliveries/s (per 1000) ≤ 65.0',
+    );
   });
 });

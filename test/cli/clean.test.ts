@@ -20,7 +20,11 @@ describe('rtcap clean', () => {
     for (const d of [dead, live, cache]) mkdirSync(d);
     writeFileSync(join(dead, 'owner.pid'), `${spawnSync('true').pid}\n`);
     writeFileSync(join(live, 'owner.pid'), `${process.pid}\n`);
-    const r = spawnSync(process.execPath, [BIN, 'clean'], { env: { ...process.env, TMPDIR: work }, encoding: 'utf8', timeout: 15_000 });
+    const r = spawnSync(process.execPath, [BIN, 'clean'], {
+      env: { ...process.env, TMPDIR: work },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`removed ${dead} (its process is gone)`);
     expect(r.stdout).toContain(`kept ${live} (its process runs)`);

@@ -9,8 +9,12 @@ describe('dashboardPort', () => {
     expect(dashboardPort('')).toBe(0);
     expect(dashboardPort('0')).toBe(0);
     expect(dashboardPort('5665')).toBe(5665);
-    expect(dashboardPort('65536')).toBe('--dashboard 65536: must be a port number (0-65535), or nothing for any free port');
-    expect(dashboardPort('profile.yaml')).toMatch(/^--dashboard profile\.yaml: must be a port number/);
+    expect(dashboardPort('65536')).toBe(
+      '--dashboard 65536: must be a port number (0-65535), or nothing for any free port',
+    );
+    expect(dashboardPort('profile.yaml')).toMatch(
+      /^--dashboard profile\.yaml: must be a port number/,
+    );
     expect(dashboardPort('-1')).toMatch(/^--dashboard -1: /);
   });
 });
@@ -18,7 +22,11 @@ describe('dashboardPort', () => {
 describe('observeAll', () => {
   it('is the one observer when there is one, and calls every observer even when one throws', () => {
     const seen: string[] = [];
-    const ok: RunObserver = { second: () => seen.push('second'), step: () => seen.push('step'), start: () => seen.push('start') };
+    const ok: RunObserver = {
+      second: () => seen.push('second'),
+      step: () => seen.push('step'),
+      start: () => seen.push('start'),
+    };
     const bad: RunObserver = {
       second: () => {
         throw new Error('page gone');

@@ -19,7 +19,10 @@ const write = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const builtin = write('builtin.yaml', 'name: b\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
+const builtin = write(
+  'builtin.yaml',
+  'name: b\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n',
+);
 const runDir = join(work, 'run');
 mkdirSync(runDir);
 writeFileSync(join(runDir, 'result.json'), JSON.stringify(loadRun('run-a')));
@@ -32,35 +35,102 @@ const cli = cliInProcess;
 
 describe('the table', () => {
   it("holds the runner's codes with the same meaning", () => {
-    expect(RUN_EXIT).toEqual({ ok: EXIT.ok, usage: EXIT.usage, aborted: EXIT.aborted, thresholds: EXIT.thresholds, interrupted: EXIT.interrupted });
+    expect(RUN_EXIT).toEqual({
+      ok: EXIT.ok,
+      usage: EXIT.usage,
+      aborted: EXIT.aborted,
+      thresholds: EXIT.thresholds,
+      interrupted: EXIT.interrupted,
+    });
   });
 
   it('is the README table', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const code of Object.values(EXIT)) expect(readme).toMatch(new RegExp(`^\\| \`${code}\` \\|`, 'm'));
+    for (const code of Object.values(EXIT))
+      expect(readme).toMatch(new RegExp(`^\\| \`${code}\` \\|`, 'm'));
   });
 });
 
 describe('usage errors exit 2 with one line, every command', () => {
   const cases: [string, string[], string | RegExp][] = [
     ['campaign without a file', ['campaign'], 'rtcap: give a campaign file, or --resume DIR\n'],
-    ['campaign of a missing file', ['campaign', join(work, 'nope.yaml')], `rtcap: campaign ${join(work, 'nope.yaml')}: no such file or directory\n`],
-    ['sweep --resume with another --out', ['sweep', builtin, '--resume', runDir, '--out', work], 'rtcap: --resume writes into the directory it resumes: leave out --out\n'],
-    ['serve --port abc', ['serve', '--port', 'abc'], 'rtcap: --port abc: expected a port number from 0 to 65535 (0: any free port)\n'],
-    ['serve --tls-cert without a key', ['serve', '--tls-cert', builtin], 'rtcap: --tls-cert and --tls-key go together: give both\n'],
-    ['k8s of a missing file', ['k8s', join(work, 'missing.yaml'), '--agents', '2', '--image', 'x'], `rtcap: profile ${join(work, 'missing.yaml')}: no such file or directory\n`],
-    ['report of a directory without a run', ['report', work], `rtcap: run directory ${work}: no result.json in it (expected a run directory)\n`],
-    ['plan --capacity DIR without capacity.json', ['plan', '--capacity', work, '--workload', 'profiles/workloads/chat.yaml'], `rtcap: --capacity ${work}: is a directory without capacity.json\n`],
-    ['plan --workload missing', ['plan', '--capacity', builtin, '--workload', join(work, 'w.yaml')], `rtcap: --workload ${join(work, 'w.yaml')}: no such file or directory\n`],
-    ['compare of a missing run', ['compare', runDir, join(work, 'b')], `rtcap: candidate run ${join(work, 'b')}: no such file or directory\n`],
-    ['capacity of a missing directory', ['capacity', join(work, 'x')], `rtcap: directory ${join(work, 'x')}: no such file or directory\n`],
-    ['merge of a directory without shards', ['merge', work, '--out', join(work, 'merged')], `rtcap merge: no shard.json in ${work} (searched two levels deep)\n`],
-    ['quotas --url http', ['quotas', builtin, '--url', 'http://127.0.0.1:4000/socket'], /^rtcap: --url http:\/\/127\.0\.0\.1:4000\/socket: expected ws:\/\/ or wss:\/\//],
-    ['run --url of a Supabase project', ['run', builtin, '--url', 'https://abcdefghij.supabase.co'], 'rtcap: --url https://abcdefghij.supabase.co: expected a WebSocket URL: for a Supabase project, wss://abcdefghij.supabase.co/realtime/v1/websocket\n'],
-    ['run --out a file', ['run', builtin, '--out', builtin], `rtcap: --out ${builtin}: is a file, expected a directory to write into\n`],
+    [
+      'campaign of a missing file',
+      ['campaign', join(work, 'nope.yaml')],
+      `rtcap: campaign ${join(work, 'nope.yaml')}: no such file or directory\n`,
+    ],
+    [
+      'sweep --resume with another --out',
+      ['sweep', builtin, '--resume', runDir, '--out', work],
+      'rtcap: --resume writes into the directory it resumes: leave out --out\n',
+    ],
+    [
+      'serve --port abc',
+      ['serve', '--port', 'abc'],
+      'rtcap: --port abc: expected a port number from 0 to 65535 (0: any free port)\n',
+    ],
+    [
+      'serve --tls-cert without a key',
+      ['serve', '--tls-cert', builtin],
+      'rtcap: --tls-cert and --tls-key go together: give both\n',
+    ],
+    [
+      'k8s of a missing file',
+      ['k8s', join(work, 'missing.yaml'), '--agents', '2', '--image', 'x'],
+      `rtcap: profile ${join(work, 'missing.yaml')}: no such file or directory\n`,
+    ],
+    [
+      'report of a directory without a run',
+      ['report', work],
+      `rtcap: run directory ${work}: no result.json in it (expected a run directory)\n`,
+    ],
+    [
+      'plan --capacity DIR without capacity.json',
+      ['plan', '--capacity', work, '--workload', 'profiles/workloads/chat.yaml'],
+      `rtcap: --capacity ${work}: is a directory without capacity.json\n`,
+    ],
+    [
+      'plan --workload missing',
+      ['plan', '--capacity', builtin, '--workload', join(work, 'w.yaml')],
+      `rtcap: --workload ${join(work, 'w.yaml')}: no such file or directory\n`,
+    ],
+    [
+      'compare of a missing run',
+      ['compare', runDir, join(work, 'b')],
+      `rtcap: candidate run ${join(work, 'b')}: no such file or directory\n`,
+    ],
+    [
+      'capacity of a missing directory',
+      ['capacity', join(work, 'x')],
+      `rtcap: directory ${join(work, 'x')}: no such file or directory\n`,
+    ],
+    [
+      'merge of a directory without shards',
+      ['merge', work, '--out', join(work, 'merged')],
+      `rtcap merge: no shard.json in ${work} (searched two levels deep)\n`,
+    ],
+    [
+      'quotas --url http',
+      ['quotas', builtin, '--url', 'http://127.0.0.1:4000/socket'],
+      /^rtcap: --url http:\/\/127\.0\.0\.1:4000\/socket: expected ws:\/\/ or wss:\/\//,
+    ],
+    [
+      'run --url of a Supabase project',
+      ['run', builtin, '--url', 'https://abcdefghij.supabase.co'],
+      'rtcap: --url https://abcdefghij.supabase.co: expected a WebSocket URL: for a Supabase project, wss://abcdefghij.supabase.co/realtime/v1/websocket\n',
+    ],
+    [
+      'run --out a file',
+      ['run', builtin, '--out', builtin],
+      `rtcap: --out ${builtin}: is a file, expected a directory to write into\n`,
+    ],
     ['validate of nothing', ['validate'], /^rtcap: Not enough non-option arguments/],
     ['clean with an argument', ['clean', 'x'], /^rtcap: Unknown argument: x/],
-    ['schema --kind other', ['schema', '--kind', 'other'], /^rtcap: --kind other: expected one of profile, campaign, workload\n$/],
+    [
+      'schema --kind other',
+      ['schema', '--kind', 'other'],
+      /^rtcap: --kind other: expected one of profile, campaign, workload\n$/,
+    ],
     ['an unknown command', ['frobnicate'], /^rtcap: Unknown argument: frobnicate/],
   ];
   it.each(cases)('%s', async (_name, argv, line) => {
@@ -75,12 +145,21 @@ describe('usage errors exit 2 with one line, every command', () => {
 describe('errors that name the thing', () => {
   it('k8s of a file that is not YAML: its line, not "Document with errors cannot be stringified"', async () => {
     const broken = write('broken.yaml', 'name: x\nload: [\n');
-    const r = await cli('k8s', broken, '--agents', '2', '--image', 'x', '--url', 'ws://127.0.0.1:4000/socket');
+    const r = await cli(
+      'k8s',
+      broken,
+      '--agents',
+      '2',
+      '--image',
+      'x',
+      '--url',
+      'ws://127.0.0.1:4000/socket',
+    );
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(new RegExp(`^${broken}:\\d+:\\d+: invalid YAML`));
   });
 
-  it('report of a run\'s result.json rebuilds its directory', async () => {
+  it("report of a run's result.json rebuilds its directory", async () => {
     const r = await cli('report', join(runDir, 'result.json'));
     expect(r.code).toBe(EXIT.ok);
     expect(r.err).toContain(`rebuilt ${runDir}/`);

@@ -16,7 +16,10 @@ import { cpuList, int, isoTime, num, port, wsUrl } from '../../src/cli/flags.js'
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const work = mkdtempSync(join(tmpdir(), 'rtcap-flags-test-'));
 const profile = join(work, 'p.yaml');
-writeFileSync(profile, 'name: p\nscenario: broadcast-public\ntarget: { url: ws://127.0.0.1:9/socket }\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
+writeFileSync(
+  profile,
+  'name: p\nscenario: broadcast-public\ntarget: { url: ws://127.0.0.1:9/socket }\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n',
+);
 const campaign = join(work, 'c.yaml');
 writeFileSync(campaign, 'name: c\nentries:\n  - profile: p.yaml\n');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -26,12 +29,35 @@ afterEach(() => {
 });
 const runMain = (argv: string[]) => cliInProcess(...argv);
 
-/** Each command, the arguments it needs besides the flag, and its numeric flags (port: 0 is valid). */
-const COMMANDS: { argv: string[]; flags: Record<string, 'count' | 'port' | 'positive' | 'quota'> }[] = [
+/**
+ * Each command, the arguments it needs besides the flag, and its numeric flags (port: 0 is valid).
+ */
+const COMMANDS: {
+  argv: string[];
+  flags: Record<string, 'count' | 'port' | 'positive' | 'quota'>;
+}[] = [
   { argv: ['run', profile], flags: { workers: 'count', 'metrics-port': 'port' } },
   { argv: ['sweep', profile], flags: { workers: 'count', 'metrics-port': 'port' } },
-  { argv: ['campaign', campaign], flags: { workers: 'count', 'metrics-port': 'port', 'cpu-safe-pct': 'positive', 'mem-safe-pct': 'positive', 'presence-quota': 'positive', 'topic-updates': 'positive' } },
-  { argv: ['capacity', work], flags: { 'cpu-safe-pct': 'positive', 'mem-safe-pct': 'positive', 'presence-quota': 'positive', 'topic-updates': 'positive' } },
+  {
+    argv: ['campaign', campaign],
+    flags: {
+      workers: 'count',
+      'metrics-port': 'port',
+      'cpu-safe-pct': 'positive',
+      'mem-safe-pct': 'positive',
+      'presence-quota': 'positive',
+      'topic-updates': 'positive',
+    },
+  },
+  {
+    argv: ['capacity', work],
+    flags: {
+      'cpu-safe-pct': 'positive',
+      'mem-safe-pct': 'positive',
+      'presence-quota': 'positive',
+      'topic-updates': 'positive',
+    },
+  },
   { argv: ['k8s', profile, '--image', 'rtcap:1'], flags: { agents: 'count', 'start-in': 'quota' } },
   {
     argv: ['serve'],
@@ -69,7 +95,11 @@ describe('every numeric flag refuses a bad value: exit 2, one line naming it', (
           const r = await runMain([...argv, `--${flag}`, bad]);
           expect({ bad, code: r.code }).toEqual({ bad, code: 2 });
           expect(r.err.trimEnd().split('\n'), r.err).toHaveLength(1);
-          expect(r.err).toMatch(new RegExp(`^rtcap: --${flag}( ${bad.replace(/[.+]/g, '\\$&')})?: (expected|needs a value)`));
+          expect(r.err).toMatch(
+            new RegExp(
+              `^rtcap: --${flag}( ${bad.replace(/[.+]/g, '\\$&')})?: (expected|needs a value)`,
+            ),
+          );
         }
       });
     }
@@ -77,10 +107,16 @@ describe('every numeric flag refuses a bad value: exit 2, one line naming it', (
 });
 
 /** Runs the built CLI; killed after `boundMs` (a hang fails the test, it does not hold it). */
-function spawnCli(argv: string[], boundMs = 30_000): Promise<{ code: number | null; err: string; ms: number }> {
+function spawnCli(
+  argv: string[],
+  boundMs = 30_000,
+): Promise<{ code: number | null; err: string; ms: number }> {
   return new Promise((done) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, [BIN, ...argv], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: work } });
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, TMPDIR: work },
+    });
     let e = '';
     child.stderr.on('data', (d) => (e += d));
     const killer = setTimeout(() => child.kill('SIGKILL'), boundMs);
@@ -94,18 +130,33 @@ function spawnCli(argv: string[], boundMs = 30_000): Promise<{ code: number | nu
 describe('the built CLI, bounded', () => {
   const cases: [string[], string][] = [
     [['run', profile, '--workers', '0'], '--workers 0: expected a whole number from 1 to 1,024'],
-    [['run', profile, '--workers', 'abc'], '--workers abc: expected a whole number from 1 to 1,024'],
-    [['sweep', profile, '--metrics-port', '-1'], '--metrics-port -1: expected a port number from 0 to 65535'],
-    [['campaign', campaign, '--cpu-safe-pct', '1e12'], '--cpu-safe-pct 1e12: expected a number above 0 and at most 100'],
+    [
+      ['run', profile, '--workers', 'abc'],
+      '--workers abc: expected a whole number from 1 to 1,024',
+    ],
+    [
+      ['sweep', profile, '--metrics-port', '-1'],
+      '--metrics-port -1: expected a port number from 0 to 65535',
+    ],
+    [
+      ['campaign', campaign, '--cpu-safe-pct', '1e12'],
+      '--cpu-safe-pct 1e12: expected a number above 0 and at most 100',
+    ],
     [['capacity', work, '--topic-updates', '0'], '--topic-updates 0: expected a number above 0'],
-    [['k8s', profile, '--image', 'x', '--agents', '-1'], '--agents -1: expected a whole number from 1 to 1,000'],
+    [
+      ['k8s', profile, '--image', 'x', '--agents', '-1'],
+      '--agents -1: expected a whole number from 1 to 1,000',
+    ],
     [['serve', '--port', 'abc'], '--port abc: expected a port number from 0 to 65535'],
     [['serve', '--workers', '0'], '--workers 0: expected a whole number from 1 to 256'],
   ];
   // One at a time: this machine is shared; a hang is killed at the bound and fails on its code.
   it.each(cases)('%j', { timeout: 40_000 }, async (argv, line) => {
     const r = await spawnCli(argv);
-    expect({ code: r.code, line: r.err.startsWith(`rtcap: ${line}`) }, r.err).toEqual({ code: 2, line: true });
+    expect({ code: r.code, line: r.err.startsWith(`rtcap: ${line}`) }, r.err).toEqual({
+      code: 2,
+      line: true,
+    });
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);
   });
 });
@@ -128,8 +179,13 @@ describe('the rules', () => {
 
   it('URLs: WebSocket only, a valid port, the Supabase form suggested', () => {
     expect(wsUrl('wss://x.example/socket')).toBe('wss://x.example/socket');
-    expect(wsUrl('https://abcdefgh.supabase.co')).toEqual({ problem: 'expected a WebSocket URL: for a Supabase project, wss://abcdefgh.supabase.co/realtime/v1/websocket' });
-    expect(wsUrl('http://localhost:4000/socket')).toEqual({ problem: 'expected ws:// or wss:// (the WebSocket form: ws://localhost:4000/socket…)' });
+    expect(wsUrl('https://abcdefgh.supabase.co')).toEqual({
+      problem:
+        'expected a WebSocket URL: for a Supabase project, wss://abcdefgh.supabase.co/realtime/v1/websocket',
+    });
+    expect(wsUrl('http://localhost:4000/socket')).toEqual({
+      problem: 'expected ws:// or wss:// (the WebSocket form: ws://localhost:4000/socket…)',
+    });
     expect(wsUrl('ws://localhost:99999/socket')).toHaveProperty('problem');
   });
 });

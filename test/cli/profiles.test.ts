@@ -12,7 +12,8 @@ import { parse } from 'yaml';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/rtcap.js');
-const rtcap = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+const rtcap = (args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 
 function profileFile(name: string, text: string): string {
   const p = join(mkdtempSync(join(tmpdir(), 'rtcap-validate-')), name);
@@ -22,20 +23,39 @@ function profileFile(name: string, text: string): string {
 
 describe('rtcap validate', () => {
   it('lists good profiles as ok and exits 0', () => {
-    const r = rtcap(['validate', 'profiles/quickstart.yaml', 'profiles/broadcast-public-quick.yaml']);
+    const r = rtcap([
+      'validate',
+      'profiles/quickstart.yaml',
+      'profiles/broadcast-public-quick.yaml',
+    ]);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('profiles/quickstart.yaml: ok\nprofiles/broadcast-public-quick.yaml: ok\n');
+    expect(r.stdout).toBe(
+      'profiles/quickstart.yaml: ok\nprofiles/broadcast-public-quick.yaml: ok\n',
+    );
     expect(r.status).toBe(0);
   });
 
   it('prints the same line-numbered errors as run, checks every file, and exits 2', () => {
-    const bad = profileFile('bad.yaml', ['name: x', 'scenario: broadcast-public', 'load:', '  join_rte: 10', '  steps:', '    - { connections: 1, duration: 1 sec }', ''].join('\n'));
+    const bad = profileFile(
+      'bad.yaml',
+      [
+        'name: x',
+        'scenario: broadcast-public',
+        'load:',
+        '  join_rte: 10',
+        '  steps:',
+        '    - { connections: 1, duration: 1 sec }',
+        '',
+      ].join('\n'),
+    );
     const r = rtcap(['validate', bad, 'profiles/quickstart.yaml']);
     const run = rtcap(['run', bad, '--no-progress']);
     expect(r.status).toBe(2);
     expect(run.status).toBe(2);
     expect(r.stderr).toBe(run.stderr);
-    expect(r.stderr).toContain(`${bad}:4:3: load.join_rte: unknown field (did you mean "join_rate"?)`);
+    expect(r.stderr).toContain(
+      `${bad}:4:3: load.join_rte: unknown field (did you mean "join_rate"?)`,
+    );
     expect(r.stderr).toContain(`${bad}:6:35: load.steps.0.duration:`);
     expect(r.stdout).toBe('profiles/quickstart.yaml: ok\n');
   });
@@ -51,7 +71,9 @@ describe('rtcap validate: every file rtcap reads', () => {
   it('every file shipped in profiles/ is valid, each as its kind', () => {
     // Whatever is in profiles/ now: a new campaign, workload or profile is held to it too.
     const files = ['.', 'campaigns', 'workloads'].flatMap((d) =>
-      readdirSync(join(ROOT, 'profiles', d)).filter((n) => n.endsWith('.yaml')).map((n) => join('profiles', d, n).replace('profiles/./', 'profiles/')),
+      readdirSync(join(ROOT, 'profiles', d))
+        .filter((n) => n.endsWith('.yaml'))
+        .map((n) => join('profiles', d, n).replace('profiles/./', 'profiles/')),
     );
     expect(files.length).toBeGreaterThan(20);
     const r = rtcap(['validate', ...files]);
@@ -60,15 +82,25 @@ describe('rtcap validate: every file rtcap reads', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(files.length);
     for (const [i, f] of files.entries()) {
-      const kind = f.startsWith('profiles/campaigns/') ? ' (campaign)' : f.startsWith('profiles/workloads/') ? ' (workload)' : '';
+      const kind = f.startsWith('profiles/campaigns/')
+        ? ' (campaign)'
+        : f.startsWith('profiles/workloads/')
+          ? ' (workload)'
+          : '';
       expect(lines[i].startsWith(`${f}: ok${kind}`), lines[i]).toBe(true);
     }
   });
 
-  it('a campaign: its own fields, then every entry\'s profile, with the campaign\'s overrides', () => {
+  it("a campaign: its own fields, then every entry's profile, with the campaign's overrides", () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-validate-'));
-    writeFileSync(join(dir, 'p.yaml'), 'name: p\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
-    writeFileSync(join(dir, 'c.yaml'), 'name: c\nset: [load.join_rate=-1]\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n  - { profile: p.yaml, colour: red }\n');
+    writeFileSync(
+      join(dir, 'p.yaml'),
+      'name: p\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n',
+    );
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      'name: c\nset: [load.join_rate=-1]\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n  - { profile: p.yaml, colour: red }\n',
+    );
     const r = rtcap(['validate', join(dir, 'c.yaml')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/c\.yaml:6:\d+: entries\.2\.colour: unknown field/);
@@ -77,11 +109,20 @@ describe('rtcap validate: every file rtcap reads', () => {
     writeFileSync(c, 'name: c\nset: [load.join_rate=-1]\nentries:\n  - profile: p.yaml\n');
     const r2 = rtcap(['validate', c]);
     expect(r2.status).toBe(2);
-    expect(r2.stderr).toMatch(new RegExp(`^${c}: entries\\.0: --set load\\.join_rate=-1: load\\.join_rate: `));
-    writeFileSync(c, 'name: c\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n');
+    expect(r2.stderr).toMatch(
+      new RegExp(`^${c}: entries\\.0: --set load\\.join_rate=-1: load\\.join_rate: `),
+    );
+    writeFileSync(
+      c,
+      'name: c\nentries:\n  - profile: p.yaml\n  - { profile: p.yaml, sweep: true }\n',
+    );
     const r3 = rtcap(['validate', c]);
     expect(r3.status).toBe(2);
-    expect(r3.stderr).toMatch(new RegExp(`^${c}: entries\\.1: ${join(dir, 'p.yaml')}: the profile has no \`sweep:\` section`));
+    expect(r3.stderr).toMatch(
+      new RegExp(
+        `^${c}: entries\\.1: ${join(dir, 'p.yaml')}: the profile has no \`sweep:\` section`,
+      ),
+    );
     expect(r3.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
@@ -93,10 +134,15 @@ describe('rtcap validate: every file rtcap reads', () => {
   });
 
   it('a profile whose ${VARS} are unset is checked, with the variables named', () => {
-    const p = profileFile('env.yaml', 'name: e\nscenario: broadcast-public\ntarget:\n  url: ${RTCAP_TEST_UNSET_URL}\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n');
+    const p = profileFile(
+      'env.yaml',
+      'name: e\nscenario: broadcast-public\ntarget:\n  url: ${RTCAP_TEST_UNSET_URL}\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n',
+    );
     const r = rtcap(['validate', p]);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(`${p}: ok — not set here, so their fields were not checked: \${RTCAP_TEST_UNSET_URL} (target.url)\n`);
+    expect(r.stdout).toBe(
+      `${p}: ok — not set here, so their fields were not checked: \${RTCAP_TEST_UNSET_URL} (target.url)\n`,
+    );
     expect(r.status).toBe(0);
     // The rest of the file is still checked.
     writeFileSync(p, readFileSync(p, 'utf8').replace('duration: 1s', 'duration: fast'));
@@ -113,17 +159,25 @@ describe('rtcap schema', () => {
 
   it('--kind campaign and workload: their own schemas, which the shipped files pass', () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
-    for (const [kind, dir] of [['campaign', 'campaigns'], ['workload', 'workloads']] as const) {
+    for (const [kind, dir] of [
+      ['campaign', 'campaigns'],
+      ['workload', 'workloads'],
+    ] as const) {
       const r = rtcap(['schema', '--kind', kind]);
       expect(r.status).toBe(0);
       const schema = JSON.parse(r.stdout) as { title: string };
       expect(schema.title).toBe(`rtcap ${kind}`);
       const validate = ajv.compile(schema);
       for (const n of readdirSync(join(ROOT, 'profiles', dir)).filter((f) => f.endsWith('.yaml'))) {
-        expect(validate(parse(readFileSync(join(ROOT, 'profiles', dir, n), 'utf8'))), `${dir}/${n}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        expect(
+          validate(parse(readFileSync(join(ROOT, 'profiles', dir, n), 'utf8'))),
+          `${dir}/${n}: ${JSON.stringify(validate.errors)}`,
+        ).toBe(true);
       }
       // A profile is not a campaign.
-      expect(validate(parse(readFileSync(join(ROOT, 'profiles/quickstart.yaml'), 'utf8')))).toBe(false);
+      expect(validate(parse(readFileSync(join(ROOT, 'profiles/quickstart.yaml'), 'utf8')))).toBe(
+        false,
+      );
     }
   });
 });

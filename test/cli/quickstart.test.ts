@@ -15,7 +15,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/rtcap.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/rtcap.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -45,8 +47,12 @@ describe('rtcap run profiles/quickstart.yaml (shortened)', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = r.stdout.trimEnd().split('\n');
     // The last line is the sentence: what was carried within the SLO, and what limited it.
-    expect(out.at(-1)).toMatch(/^(The built-in server on this machine carried .* within the SLO \(first-receipt p95 ≤ 200 ms, 100% delivered; step \d: p95 .*\); .*\.|No step measured the server: .*\.)$/);
-    expect(r.stdout).toContain('first-receipt p95 (log scale) vs deliveries/s, one marker per step:');
+    expect(out.at(-1)).toMatch(
+      /^(The built-in server on this machine carried .* within the SLO \(first-receipt p95 ≤ 200 ms, 100% delivered; step \d: p95 .*\); .*\.|No step measured the server: .*\.)$/,
+    );
+    expect(r.stdout).toContain(
+      'first-receipt p95 (log scale) vs deliveries/s, one marker per step:',
+    );
     expect(r.stdout).toMatch(/^step +joined\/target/m);
     // Progress and logs are stderr's, never stdout's.
     expect(r.stderr).toContain('step 1/2:');

@@ -30,7 +30,8 @@ function runDir(withThresholds: string[] | null = null): { dir: string; r: Resul
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-render-'));
   copyFileSync(new URL('run-a.timeseries.ndjson', FIXTURES), join(dir, 'timeseries.ndjson'));
   const r = oneBased(loadRun('run-a') as ResultFile);
-  if (withThresholds) r.profile.resolved = { ...(r.profile.resolved as object), thresholds: withThresholds };
+  if (withThresholds)
+    r.profile.resolved = { ...(r.profile.resolved as object), thresholds: withThresholds };
   return { dir, r };
 }
 
@@ -39,7 +40,10 @@ describe('writeArtifacts', () => {
     const { dir, r } = runDir();
     expect(writeArtifacts(r, dir)).toEqual([]);
     const saved = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as ResultFile;
-    const analysis = saved.analysis as { fits: { text: string }[]; capacity: { dimension: string }[] };
+    const analysis = saved.analysis as {
+      fits: { text: string }[];
+      capacity: { dimension: string }[];
+    };
     expect(analysis.fits.some((f) => /R² \d\.\d\d/.test(f.text))).toBe(true);
     expect(analysis.capacity.length).toBeGreaterThan(0);
     expect(saved.thresholds).toBeUndefined();
@@ -97,7 +101,11 @@ describe('a sweep result', () => {
     r.sweep = {
       driver: 'connections',
       mode: 'search',
-      points: r.steps.map((s, i) => ({ step: s.index, value: 1000 * 2 ** i, phase: 'grow' as const })),
+      points: r.steps.map((s, i) => ({
+        step: s.index,
+        value: 1000 * 2 ** i,
+        phase: 'grow' as const,
+      })),
       stop_reason: 'test',
       knee: null,
       resumed_at: [],
@@ -106,7 +114,11 @@ describe('a sweep result', () => {
     r.steps[3].verdict_reasons = ['delivery 97% < SLO 100%'];
     const md = summaryMarkdown(r);
     expect(md).toContain('## Sweep over connections');
-    expect(md).toContain('Knee: last stable connections 4,000 (step 3), first broken 8,000 (step 4).');
-    expect(terminalSummary(r)).toContain('knee: connections between 4,000 (stable, step 3) and 8,000 (broken, step 4: delivery 97% < SLO 100%)');
+    expect(md).toContain(
+      'Knee: last stable connections 4,000 (step 3), first broken 8,000 (step 4).',
+    );
+    expect(terminalSummary(r)).toContain(
+      'knee: connections between 4,000 (stable, step 3) and 8,000 (broken, step 4: delivery 97% < SLO 100%)',
+    );
   });
 });

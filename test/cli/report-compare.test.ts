@@ -18,7 +18,8 @@ function dirWith(name: string, edit: (r: ResultFile) => void = () => undefined):
   const r = loadRun(name) as ResultFile;
   edit(r);
   writeFileSync(join(dir, 'result.json'), JSON.stringify(r));
-  if (name === 'run-a') copyFileSync(new URL('run-a.timeseries.ndjson', FIXTURES), join(dir, 'timeseries.ndjson'));
+  if (name === 'run-a')
+    copyFileSync(new URL('run-a.timeseries.ndjson', FIXTURES), join(dir, 'timeseries.ndjson'));
   return dir;
 }
 
@@ -27,8 +28,12 @@ let out = '';
 function capture(): void {
   err = '';
   out = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (s: string | Uint8Array) => ((err += String(s)), true),
+  );
+  vi.spyOn(process.stdout, 'write').mockImplementation(
+    (s: string | Uint8Array) => ((out += String(s)), true),
+  );
 }
 afterEach(() => {
   vi.restoreAllMocks();
@@ -67,7 +72,9 @@ describe('rtcap report', () => {
     capture();
     await main(['report', dir]);
     expect(process.exitCode).toBe(2);
-    expect(err).toBe(`rtcap: run directory ${dir}: no result.json in it (expected a run directory)\n`);
+    expect(err).toBe(
+      `rtcap: run directory ${dir}: no result.json in it (expected a run directory)\n`,
+    );
     writeFileSync(join(dir, 'result.json'), '{"schema":"other"}');
     expect(readResultFile(dir)).toMatch(/not an rtcap result/);
   });
@@ -87,7 +94,9 @@ describe('rtcap compare', () => {
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).toContain('<th class="left">figure</th>');
     // Every Markdown table of the comparison is one HTML table.
-    expect((page.match(/<table>/g) ?? []).length).toBe((out.match(/^\|(?:---:?\|)+$/gm) ?? []).length);
+    expect((page.match(/<table>/g) ?? []).length).toBe(
+      (out.match(/^\|(?:---:?\|)+$/gm) ?? []).length,
+    );
     expect((page.match(/<table>/g) ?? []).length).toBeGreaterThan(3);
     expect(err).toContain(`wrote ${html} (HTML)`);
   });
@@ -102,25 +111,57 @@ describe('rtcap compare', () => {
   describe('--fail-on gates', () => {
     /** B: the same run with every latency 20 % higher. */
     const slower = (r: ResultFile) => {
-      for (const st of r.steps) for (const k of ['p50', 'p95', 'p99', 'p999', 'max'] as const) if (st.latency_ms[k] !== null) st.latency_ms[k] = st.latency_ms[k]! * 1.2;
+      for (const st of r.steps)
+        for (const k of ['p50', 'p95', 'p99', 'p999', 'max'] as const)
+          if (st.latency_ms[k] !== null) st.latency_ms[k] = st.latency_ms[k]! * 1.2;
     };
 
     it('B 20 % slower than A exits 99, naming the figure and each step past the gate', async () => {
       capture();
-      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +10%', '--fail-on', 'delivery_rate -0.1pp']);
+      await main([
+        'compare',
+        dirWith('run-a'),
+        dirWith('run-a', slower),
+        '--fail-on',
+        'p95_ms +10%',
+        '--fail-on',
+        'delivery_rate -0.1pp',
+      ]);
       expect(process.exitCode).toBe(99);
       expect(err).toContain('gates: FAIL — 1 of 2 passed; regressed: p95_ms');
-      expect(err).toContain('FAIL  p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %); p95_ms step 1: 12 → 14.4 (+2.4, +20.0 %);');
+      expect(err).toContain(
+        'FAIL  p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %); p95_ms step 1: 12 → 14.4 (+2.4, +20.0 %);',
+      );
       expect(err).toMatch(/^ {2}pass {2}delivery_rate -0\.1pp: pass/m);
     });
 
     it('passes (exit 0) within the gate, by step selection, and in absolute form', async () => {
       capture();
-      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--fail-on', 'p95_ms{step:0} +2ms', '--fail-on', 'p95_ms{step:"1000 conns × 5/s"} +10%']);
-      expect(err).toContain('gates: FAIL — 2 of 3 passed; regressed: p95_ms{step:"1000 conns × 5/s"}');
+      await main([
+        'compare',
+        dirWith('run-a'),
+        dirWith('run-a', slower),
+        '--fail-on',
+        'p95_ms +25%',
+        '--fail-on',
+        'p95_ms{step:0} +2ms',
+        '--fail-on',
+        'p95_ms{step:"1000 conns × 5/s"} +10%',
+      ]);
+      expect(err).toContain(
+        'gates: FAIL — 2 of 3 passed; regressed: p95_ms{step:"1000 conns × 5/s"}',
+      );
       process.exitCode = 0;
       capture();
-      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--fail-on', 'p95_ms{step:0} +2ms']);
+      await main([
+        'compare',
+        dirWith('run-a'),
+        dirWith('run-a', slower),
+        '--fail-on',
+        'p95_ms +25%',
+        '--fail-on',
+        'p95_ms{step:0} +2ms',
+      ]);
       expect(err).toContain('gates: PASS — 2 of 2 passed');
       expect(process.exitCode ?? 0).toBe(0);
     });
@@ -128,16 +169,38 @@ describe('rtcap compare', () => {
     it('writes the gates into the --out file first, so the artefact a CI step keeps says why it failed', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
       capture();
-      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +10%', '--fail-on', 'delivery_rate -0.1pp', '--out', join(dir, 'cmp.html')]);
+      await main([
+        'compare',
+        dirWith('run-a'),
+        dirWith('run-a', slower),
+        '--fail-on',
+        'p95_ms +10%',
+        '--fail-on',
+        'delivery_rate -0.1pp',
+        '--out',
+        join(dir, 'cmp.html'),
+      ]);
       expect(process.exitCode).toBe(99);
       const html = readFileSync(join(dir, 'cmp.html'), 'utf8');
       expect(html).toContain('<h2>Gates</h2>\n<p>FAIL — 1 of 2 gates passed</p>');
-      expect(html).toContain('<td class="left">p95_ms +10%</td><td class="left">FAIL</td><td class="left">p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %)');
+      expect(html).toContain(
+        '<td class="left">p95_ms +10%</td><td class="left">FAIL</td><td class="left">p95_ms +10%: FAIL — p95_ms step 0: 9 → 10.8 (+1.8, +20.0 %)',
+      );
       expect(html.indexOf('<h2>Gates</h2>')).toBeLessThan(html.indexOf('<h2>Steps</h2>'));
       process.exitCode = 0;
       capture();
-      await main(['compare', dirWith('run-a'), dirWith('run-a', slower), '--fail-on', 'p95_ms +25%', '--out', join(dir, 'cmp.md')]);
-      expect(readFileSync(join(dir, 'cmp.md'), 'utf8')).toContain('## Gates\n\nPASS — 1 of 1 gates passed\n');
+      await main([
+        'compare',
+        dirWith('run-a'),
+        dirWith('run-a', slower),
+        '--fail-on',
+        'p95_ms +25%',
+        '--out',
+        join(dir, 'cmp.md'),
+      ]);
+      expect(readFileSync(join(dir, 'cmp.md'), 'utf8')).toContain(
+        '## Gates\n\nPASS — 1 of 1 gates passed\n',
+      );
       process.exitCode = 0;
     });
 
@@ -145,7 +208,9 @@ describe('rtcap compare', () => {
       capture();
       await main(['compare', dirWith('run-a'), dirWith('run-b'), '--fail-on', 'p95_ms +5pp']);
       expect(process.exitCode).toBe(2);
-      expect(err).toContain('rtcap compare: --fail-on: threshold "p95_ms +5pp": "pp" (percentage points) applies to ratio or _pct metrics, not p95_ms');
+      expect(err).toContain(
+        'rtcap compare: --fail-on: threshold "p95_ms +5pp": "pp" (percentage points) applies to ratio or _pct metrics, not p95_ms',
+      );
     });
   });
 });

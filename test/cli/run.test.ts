@@ -17,7 +17,10 @@ afterEach(async () => {
   server = null;
 });
 
-function rtcap(args: string[], opts: { interruptWhen?: () => boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function rtcap(
+  args: string[],
+  opts: { interruptWhen?: () => boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -50,10 +53,22 @@ function profileFile(text: string): string {
 
 describe('rtcap run (the binary)', () => {
   it('a mistyped field exits 2 with the field, its line and a suggestion, and runs nothing', async () => {
-    const p = profileFile(['name: x', 'scenario: broadcast-public', 'load:', '  join_rte: 10', '  steps:', '    - { connections: 1, duration: 1s }', ''].join('\n'));
+    const p = profileFile(
+      [
+        'name: x',
+        'scenario: broadcast-public',
+        'load:',
+        '  join_rte: 10',
+        '  steps:',
+        '    - { connections: 1, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
     const r = await rtcap(['run', p, '--no-progress']);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`${p}:4:3: load.join_rte: unknown field (did you mean "join_rate"?)`);
+    expect(r.stderr.trim()).toBe(
+      `${p}:4:3: load.join_rte: unknown field (did you mean "join_rate"?)`,
+    );
   });
 
   it('a missing profile file exits 2 naming it', async () => {
@@ -64,26 +79,72 @@ describe('rtcap run (the binary)', () => {
 
   it('--out into a directory that holds a run is refused in one line; --force empties it first', async () => {
     server = await startTestServer();
-    const p = profileFile(['name: cli', 'scenario: broadcast-public', 'load:', '  drain: 1s', '  steps:', '    - { connections: 2, send_rate: 2, duration: 1s }', ''].join('\n'));
+    const p = profileFile(
+      [
+        'name: cli',
+        'scenario: broadcast-public',
+        'load:',
+        '  drain: 1s',
+        '  steps:',
+        '    - { connections: 2, send_rate: 2, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
     const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
     writeFileSync(join(out, 'result.json'), '{"old": true}\n');
     writeFileSync(join(out, 'server.log'), 'old server log\n');
     const refused = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim()).toBe(`--out ${out}: already holds a run (result.json, server.log); choose another directory, or add --force to replace it`);
+    expect(refused.stderr.trim()).toBe(
+      `--out ${out}: already holds a run (result.json, server.log); choose another directory, or add --force to replace it`,
+    );
     expect(readFileSync(join(out, 'result.json'), 'utf8')).toBe('{"old": true}\n');
 
-    const forced = await rtcap(['run', p, '--url', server.url, '--out', out, '--force', '--no-progress']);
+    const forced = await rtcap([
+      'run',
+      p,
+      '--url',
+      server.url,
+      '--out',
+      out,
+      '--force',
+      '--no-progress',
+    ]);
     expect(forced.code).toBe(0);
     expect(existsSync(join(out, 'server.log'))).toBe(false);
-    expect((JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult).steps).toHaveLength(1);
+    expect(
+      (JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult).steps,
+    ).toHaveLength(1);
   });
 
   it('runs against --url with --set overrides and pinned generator CPUs, and records them', async () => {
     server = await startTestServer();
-    const p = profileFile(['name: cli', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  drain: 2s', '  steps:', '    - { connections: 5, send_rate: 5, duration: 1s }', ''].join('\n'));
+    const p = profileFile(
+      [
+        'name: cli',
+        'scenario: broadcast-public',
+        'load:',
+        '  join_rate: 200',
+        '  drain: 2s',
+        '  steps:',
+        '    - { connections: 5, send_rate: 5, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
     const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
-    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--set', 'load.steps.0.connections=8', '--generator-cpus', '0', '--no-progress']);
+    const r = await rtcap([
+      'run',
+      p,
+      '--url',
+      server.url,
+      '--out',
+      out,
+      '--set',
+      'load.steps.0.connections=8',
+      '--generator-cpus',
+      '0',
+      '--no-progress',
+    ]);
     expect(r.code).toBe(0);
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
     expect(result.status).toBe('completed');
@@ -116,10 +177,16 @@ describe('rtcap run (the binary)', () => {
     const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
     const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
     expect(r.code).toBe(99);
-    expect(r.stderr).toContain('run aborted: threshold failed with abort_on_fail: connections < 6: fail — step 2: 8');
-    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult & { thresholds: { pass: boolean; results: { expression: string; pass: boolean }[] } };
+    expect(r.stderr).toContain(
+      'run aborted: threshold failed with abort_on_fail: connections < 6: fail — step 2: 8',
+    );
+    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult & {
+      thresholds: { pass: boolean; results: { expression: string; pass: boolean }[] };
+    };
     expect(result.status).toBe('aborted');
-    expect(result.abort_reason).toBe('threshold failed with abort_on_fail: connections < 6: fail — step 2: 8');
+    expect(result.abort_reason).toBe(
+      'threshold failed with abort_on_fail: connections < 6: fail — step 2: 8',
+    );
     // Step 3 never ran; the two that did are whole.
     expect(result.steps.map((s) => [s.index, s.connections.joined, s.complete])).toEqual([
       [1, 4, true],
@@ -134,17 +201,31 @@ describe('rtcap run (the binary)', () => {
 
   it('Ctrl-C mid-step exits 130 and leaves a readable partial result', async () => {
     server = await startTestServer();
-    const p = profileFile(['name: cli-int', 'scenario: broadcast-public', 'load:', '  join_rate: 200', '  steps:', '    - { connections: 10, send_rate: 10, duration: 60s }', ''].join('\n'));
+    const p = profileFile(
+      [
+        'name: cli-int',
+        'scenario: broadcast-public',
+        'load:',
+        '  join_rate: 200',
+        '  steps:',
+        '    - { connections: 10, send_rate: 10, duration: 60s }',
+        '',
+      ].join('\n'),
+    );
     const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-int-'));
     // Interrupt two seconds into the steady state, whatever the machine's load made of the start.
     const steadySeconds = () => {
       try {
-        return readFileSync(join(out, 'timeseries.ndjson'), 'utf8').split('\n').filter((l) => l.includes('"phase":"steady"')).length;
+        return readFileSync(join(out, 'timeseries.ndjson'), 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('"phase":"steady"')).length;
       } catch {
         return 0;
       }
     };
-    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress'], { interruptWhen: () => steadySeconds() >= 2 });
+    const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress'], {
+      interruptWhen: () => steadySeconds() >= 2,
+    });
     expect(r.code).toBe(130);
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
     expect(result.status).toBe('interrupted');
@@ -152,6 +233,8 @@ describe('rtcap run (the binary)', () => {
     expect(result.steps[0].complete).toBe(false);
     expect(result.steps[0].messages.sent).toBeGreaterThan(0);
     expect(result.steps[0].messages.received).toBe(result.steps[0].messages.expected);
-    expect(readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n').length).toBeGreaterThan(1);
+    expect(
+      readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n').length,
+    ).toBeGreaterThan(1);
   });
 });

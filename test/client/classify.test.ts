@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { classifyClose, classifyJoinError, classifyRefusedUpgrade, classifySocketError, oneLine, replyReason } from '../../src/client/classify.js';
+import {
+  classifyClose,
+  classifyJoinError,
+  classifyRefusedUpgrade,
+  classifySocketError,
+  oneLine,
+  replyReason,
+} from '../../src/client/classify.js';
 
-const sysErr = (code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`${code} something`), { code, ...extra });
+const sysErr = (code: string, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(`${code} something`), { code, ...extra });
 
 describe('classifySocketError', () => {
   it.each([
@@ -11,19 +19,30 @@ describe('classifySocketError', () => {
     ['EADDRINUSE', 'no ephemeral port left on this source address'],
     ['ENOBUFS', 'out of buffers'],
   ])('%s is the generator’s own limit, never the server’s', (code, what) => {
-    expect(classifySocketError(sysErr(code, { address: '127.0.0.1', port: 4000 }))).toEqual({ class: 'generator', reason: `generator: ${code} (${what})` });
+    expect(classifySocketError(sysErr(code, { address: '127.0.0.1', port: 4000 }))).toEqual({
+      class: 'generator',
+      reason: `generator: ${code} (${what})`,
+    });
   });
 
   it('ECONNREFUSED names the address and port', () => {
-    expect(classifySocketError(sysErr('ECONNREFUSED', { address: '127.0.0.1', port: 4000 }))).toEqual({
+    expect(
+      classifySocketError(sysErr('ECONNREFUSED', { address: '127.0.0.1', port: 4000 })),
+    ).toEqual({
       class: 'network',
       reason: 'connect ECONNREFUSED 127.0.0.1:4000',
     });
   });
 
   it('network codes without an address', () => {
-    expect(classifySocketError(sysErr('ECONNRESET'))).toEqual({ class: 'network', reason: 'connect ECONNRESET' });
-    expect(classifySocketError(sysErr('ENOTFOUND', { address: 'nowhere.invalid' }))).toEqual({ class: 'network', reason: 'connect ENOTFOUND nowhere.invalid' });
+    expect(classifySocketError(sysErr('ECONNRESET'))).toEqual({
+      class: 'network',
+      reason: 'connect ECONNRESET',
+    });
+    expect(classifySocketError(sysErr('ENOTFOUND', { address: 'nowhere.invalid' }))).toEqual({
+      class: 'network',
+      reason: 'connect ENOTFOUND nowhere.invalid',
+    });
   });
 
   it('anything else keeps its message on one line', () => {
@@ -36,7 +55,10 @@ describe('classifySocketError', () => {
 
 describe('classifyRefusedUpgrade', () => {
   it('keeps status and body verbatim, on one line (§1.5)', () => {
-    expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({ class: 'server', reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}' });
+    expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({
+      class: 'server',
+      reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+    });
     expect(classifyRefusedUpgrade(429, '{\n  "error": "Too many connected users"\n}\n')).toEqual({
       class: 'server',
       reason: 'upgrade refused: HTTP 429 { "error": "Too many connected users" }',
@@ -44,7 +66,10 @@ describe('classifyRefusedUpgrade', () => {
   });
 
   it('a bare status when there is no body (older servers: bare 403)', () => {
-    expect(classifyRefusedUpgrade(403, '')).toEqual({ class: 'server', reason: 'upgrade refused: HTTP 403' });
+    expect(classifyRefusedUpgrade(403, '')).toEqual({
+      class: 'server',
+      reason: 'upgrade refused: HTTP 403',
+    });
   });
 
   it('caps a long body', () => {
@@ -56,7 +81,11 @@ describe('classifyRefusedUpgrade', () => {
 
 describe('classifyClose', () => {
   it('1006 (no close frame, the TCP connection just ended) is the network', () => {
-    expect(classifyClose(1006, '')).toEqual({ class: 'network', reason: 'connection dropped without a close frame (1006): the server went away or the network failed' });
+    expect(classifyClose(1006, '')).toEqual({
+      class: 'network',
+      reason:
+        'connection dropped without a close frame (1006): the server went away or the network failed',
+    });
   });
   it.each([
     [1000, 'heartbeat timeout'],
@@ -64,17 +93,28 @@ describe('classifyClose', () => {
     [1011, 'internal error'],
     [1012, 'Service Restart'],
   ])('%i is the server', (code, reason) => {
-    expect(classifyClose(code, reason)).toEqual({ class: 'server', reason: `closed by server: ${code}${reason ? ` ${reason}` : ''}` });
+    expect(classifyClose(code, reason)).toEqual({
+      class: 'server',
+      reason: `closed by server: ${code}${reason ? ` ${reason}` : ''}`,
+    });
   });
   it('a reason over several lines becomes one', () => {
-    expect(classifyClose(1000, 'a\nb')).toEqual({ class: 'server', reason: 'closed by server: 1000 a b' });
+    expect(classifyClose(1000, 'a\nb')).toEqual({
+      class: 'server',
+      reason: 'closed by server: 1000 a b',
+    });
   });
 });
 
 describe('reply reasons', () => {
   it('{reason} (join errors, §3.2) verbatim', () => {
-    expect(replyReason({ reason: 'ChannelRateLimitReached: Too many channels' })).toBe('ChannelRateLimitReached: Too many channels');
-    expect(classifyJoinError({ reason: 'unmatched topic' })).toEqual({ class: 'server', reason: 'join refused: unmatched topic' });
+    expect(replyReason({ reason: 'ChannelRateLimitReached: Too many channels' })).toBe(
+      'ChannelRateLimitReached: Too many channels',
+    );
+    expect(classifyJoinError({ reason: 'unmatched topic' })).toEqual({
+      class: 'server',
+      reason: 'join refused: unmatched topic',
+    });
   });
   it('a bare string (ack errors, §4.1)', () => {
     expect(replyReason('payload_size_exceeded')).toBe('payload_size_exceeded');

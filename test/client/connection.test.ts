@@ -10,7 +10,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
 import type { ClassifiedError } from '../../src/client/classify.js';
-import { decodeFrame, encodeFrame, encodeUserBroadcast, type Frame } from '../../src/protocol/frame.js';
+import {
+  decodeFrame,
+  encodeFrame,
+  encodeUserBroadcast,
+  type Frame,
+} from '../../src/protocol/frame.js';
 import { VSN_1, VSN_2, type Vsn } from '../../src/protocol/constants.js';
 import type { Stamp } from '../../src/protocol/stamp.js';
 import { nowMs } from '../../src/measure/clock.js';
@@ -37,14 +42,31 @@ type Script = (peer: Peer, f: Frame) => void;
 
 /** Replies ok to every join with `{postgres_changes: []}` (§3.2) and to every heartbeat (§2.4). */
 const okJoinsAndHeartbeats: Script = (peer, f) => {
-  if (f.event === 'phx_join') peer.send({ joinRef: f.ref, ref: f.ref, topic: f.topic, event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } } });
-  if (f.event === 'heartbeat') peer.send({ joinRef: null, ref: f.ref, topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} } });
+  if (f.event === 'phx_join')
+    peer.send({
+      joinRef: f.ref,
+      ref: f.ref,
+      topic: f.topic,
+      event: 'phx_reply',
+      payload: { status: 'ok', response: { postgres_changes: [] } },
+    });
+  if (f.event === 'heartbeat')
+    peer.send({
+      joinRef: null,
+      ref: f.ref,
+      topic: 'phoenix',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+    });
 };
 
 const servers: Scripted[] = [];
 const connections: Connection[] = [];
 
-async function startServer(script: Script, refuse?: (socket: import('node:stream').Duplex) => void): Promise<Scripted> {
+async function startServer(
+  script: Script,
+  refuse?: (socket: import('node:stream').Duplex) => void,
+): Promise<Scripted> {
   const http: Server = createServer((_req, res) => res.writeHead(404).end());
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const peers: Peer[] = [];
@@ -57,7 +79,9 @@ async function startServer(script: Script, refuse?: (socket: import('node:stream
         vsn,
         frames: [],
         send: (f) => ws.send(encodeFrame(f, vsn, 'server')),
-        closed: new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }))),
+        closed: new Promise((resolve) =>
+          ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+        ),
       };
       peers.push(peer);
       ws.on('message', (data: Buffer, isBinary: boolean) => {
@@ -138,7 +162,10 @@ async function until(pred: () => boolean, ms = 800): Promise<void> {
   }
 }
 
-async function open(server: Scripted, vsn: Vsn = VSN_2): Promise<{ c: Connection; rec: Recorder; peer: Peer }> {
+async function open(
+  server: Scripted,
+  vsn: Vsn = VSN_2,
+): Promise<{ c: Connection; rec: Recorder; peer: Peer }> {
   const rec = new Recorder();
   const c = new Connection(0, vsn, rec);
   connections.push(c);
@@ -150,17 +177,30 @@ async function open(server: Scripted, vsn: Vsn = VSN_2): Promise<{ c: Connection
 // ------------------------------------------------------------------------------- tests
 
 describe('Connection: joins', () => {
-  it.each<Vsn>([VSN_1, VSN_2])('an ok reply (vsn %s) confirms the join with its response', async (vsn) => {
-    const server = await startServer(okJoinsAndHeartbeats);
-    const { c, rec, peer } = await open(server, vsn);
-    c.join('realtime:room1', { config: {} });
-    await until(() => rec.of('joined').length === 1);
-    expect(rec.of('joined')[0]).toEqual({ type: 'joined', topic: 'realtime:room1', response: { postgres_changes: [] } });
-    expect(c.joins.get('realtime:room1')).toEqual({ joinRef: '1', joined: true });
-    expect(peer.frames[0]).toEqual({ joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_join', payload: { config: {} } });
-    expect(c.hasPendingJoin).toBe(false);
-    expect(rec.of('error')).toEqual([]);
-  });
+  it.each<Vsn>([VSN_1, VSN_2])(
+    'an ok reply (vsn %s) confirms the join with its response',
+    async (vsn) => {
+      const server = await startServer(okJoinsAndHeartbeats);
+      const { c, rec, peer } = await open(server, vsn);
+      c.join('realtime:room1', { config: {} });
+      await until(() => rec.of('joined').length === 1);
+      expect(rec.of('joined')[0]).toEqual({
+        type: 'joined',
+        topic: 'realtime:room1',
+        response: { postgres_changes: [] },
+      });
+      expect(c.joins.get('realtime:room1')).toEqual({ joinRef: '1', joined: true });
+      expect(peer.frames[0]).toEqual({
+        joinRef: '1',
+        ref: '1',
+        topic: 'realtime:room1',
+        event: 'phx_join',
+        payload: { config: {} },
+      });
+      expect(c.hasPendingJoin).toBe(false);
+      expect(rec.of('error')).toEqual([]);
+    },
+  );
 
   it('replies are routed by ref, whatever order they come in', async () => {
     const held: Frame[] = [];
@@ -170,9 +210,30 @@ describe('Connection: joins', () => {
       if (held.length < 2) return;
       // Answer the second join first, the first with an error; then a reply nobody asked for.
       const [a, b] = held;
-      peer.send({ joinRef: b.ref, ref: b.ref, topic: b.topic, event: 'phx_reply', payload: { status: 'ok', response: { n: 2 } } });
-      peer.send({ joinRef: a.ref, ref: a.ref, topic: a.topic, event: 'phx_reply', payload: { status: 'error', response: { reason: 'ChannelRateLimitReached: Too many channels' } } });
-      peer.send({ joinRef: null, ref: '99', topic: a.topic, event: 'phx_reply', payload: { status: 'ok', response: {} } });
+      peer.send({
+        joinRef: b.ref,
+        ref: b.ref,
+        topic: b.topic,
+        event: 'phx_reply',
+        payload: { status: 'ok', response: { n: 2 } },
+      });
+      peer.send({
+        joinRef: a.ref,
+        ref: a.ref,
+        topic: a.topic,
+        event: 'phx_reply',
+        payload: {
+          status: 'error',
+          response: { reason: 'ChannelRateLimitReached: Too many channels' },
+        },
+      });
+      peer.send({
+        joinRef: null,
+        ref: '99',
+        topic: a.topic,
+        event: 'phx_reply',
+        payload: { status: 'ok', response: {} },
+      });
     });
     const { c, rec } = await open(server);
     c.join('realtime:a', {});
@@ -182,7 +243,10 @@ describe('Connection: joins', () => {
     expect(rec.of('error')[0]).toEqual({
       type: 'error',
       phase: 'join',
-      error: { class: 'server', reason: 'join refused: ChannelRateLimitReached: Too many channels' },
+      error: {
+        class: 'server',
+        reason: 'join refused: ChannelRateLimitReached: Too many channels',
+      },
     });
     expect(c.joins.has('realtime:a')).toBe(false);
     expect(c.joins.get('realtime:b')?.joined).toBe(true);
@@ -196,7 +260,13 @@ describe('Connection: joins', () => {
     expect(c.expireJoins(sentAt, 10_000)).toBe(0);
     expect(c.hasPendingJoin).toBe(true);
     expect(c.expireJoins(sentAt + 20_000, 10_000)).toBe(1);
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'join', error: { class: 'server', reason: 'join timeout: no reply within 10000 ms' } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'join',
+        error: { class: 'server', reason: 'join timeout: no reply within 10000 ms' },
+      },
+    ]);
     expect(c.hasPendingJoin).toBe(false);
     expect(c.joins.has('realtime:room1')).toBe(false);
     expect(c.expireJoins(sentAt + 40_000, 10_000)).toBe(0);
@@ -212,7 +282,13 @@ describe('Connection: joins', () => {
     await until(() => joinFrame !== null);
     c.expireJoins(nowMs() + 20_000, 10_000);
     const f = joinFrame!;
-    peer.send({ joinRef: f.ref, ref: f.ref, topic: f.topic, event: 'phx_reply', payload: { status: 'ok', response: {} } });
+    peer.send({
+      joinRef: f.ref,
+      ref: f.ref,
+      topic: f.topic,
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+    });
     // A marker frame after the late reply: once it is seen, the reply has been handled.
     peer.send({ joinRef: null, ref: null, topic: 'phoenix', event: 'marker', payload: {} });
     await until(() => rec.of('frame').length === 1);
@@ -248,7 +324,13 @@ describe('Connection: heartbeats (§2.4)', () => {
     c.heartbeat();
     await until(() => peer.frames.length === 1);
     c.heartbeat();
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'heartbeat', error: { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'heartbeat',
+        error: { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' },
+      },
+    ]);
     expect(await peer.closed).toEqual({ code: 1000, reason: 'heartbeat timeout' });
     await until(() => rec.of('closed').length === 1);
     expect(rec.of('closed')).toEqual([{ type: 'closed', byUs: true }]);
@@ -272,36 +354,70 @@ describe('Connection: channel errors with verbatim reasons', () => {
     const { c, rec, peer } = await joined(() => {});
     peer.send({ joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_close', payload: {} });
     await until(() => rec.of('error').length === 1);
-    expect(rec.of('error')[0]).toEqual({ type: 'error', phase: 'channel', error: { class: 'server', reason: 'phx_close: channel closed by server' } });
+    expect(rec.of('error')[0]).toEqual({
+      type: 'error',
+      phase: 'channel',
+      error: { class: 'server', reason: 'phx_close: channel closed by server' },
+    });
     expect(c.joins.has('realtime:room1')).toBe(false);
   });
 
   it('phx_error carries its reason', async () => {
     const { rec, peer } = await joined(() => {});
-    peer.send({ joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_error', payload: { reason: 'channel_crash' } });
+    peer.send({
+      joinRef: '1',
+      ref: '1',
+      topic: 'realtime:room1',
+      event: 'phx_error',
+      payload: { reason: 'channel_crash' },
+    });
     await until(() => rec.of('error').length === 1);
-    expect(rec.of('error')[0]).toEqual({ type: 'error', phase: 'channel', error: { class: 'server', reason: 'phx_error: channel_crash' } });
+    expect(rec.of('error')[0]).toEqual({
+      type: 'error',
+      phase: 'channel',
+      error: { class: 'server', reason: 'phx_error: channel_crash' },
+    });
   });
 
   it('a system error carries its message verbatim; a system ok is passed on', async () => {
     const { rec, peer } = await joined(() => {});
-    const ok = { extension: 'postgres_changes', status: 'ok', message: 'Subscribed to PostgreSQL', channel: 'room1' };
+    const ok = {
+      extension: 'postgres_changes',
+      status: 'ok',
+      message: 'Subscribed to PostgreSQL',
+      channel: 'room1',
+    };
     peer.send({ joinRef: '1', ref: null, topic: 'realtime:room1', event: 'system', payload: ok });
     peer.send({
       joinRef: '1',
       ref: null,
       topic: 'realtime:room1',
       event: 'system',
-      payload: { extension: 'system', status: 'error', message: 'Too many messages per second', channel: 'room1' },
+      payload: {
+        extension: 'system',
+        status: 'error',
+        message: 'Too many messages per second',
+        channel: 'room1',
+      },
     });
     await until(() => rec.of('error').length === 1);
-    expect(rec.of('error')[0]).toEqual({ type: 'error', phase: 'channel', error: { class: 'server', reason: 'system error: Too many messages per second' } });
+    expect(rec.of('error')[0]).toEqual({
+      type: 'error',
+      phase: 'channel',
+      error: { class: 'server', reason: 'system error: Too many messages per second' },
+    });
     expect(rec.of('frame').map((e) => e.frame.payload)).toEqual([ok]);
   });
 
   it('phx_close of a stale join (another join_ref) is ignored', async () => {
     const { c, rec, peer } = await joined(() => {});
-    peer.send({ joinRef: '77', ref: '77', topic: 'realtime:room1', event: 'phx_close', payload: {} });
+    peer.send({
+      joinRef: '77',
+      ref: '77',
+      topic: 'realtime:room1',
+      event: 'phx_close',
+      payload: {},
+    });
     peer.send({ joinRef: null, ref: null, topic: 'realtime:room1', event: 'marker', payload: {} });
     await until(() => rec.of('frame').length === 1);
     expect(rec.of('error')).toEqual([]);
@@ -311,8 +427,20 @@ describe('Connection: channel errors with verbatim reasons', () => {
   it('leaving: the ok reply and the phx_close that follows are not errors (§2.5)', async () => {
     const { c, rec, peer } = await joined((p, f) => {
       if (f.event !== 'phx_leave') return;
-      p.send({ joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: 'phx_reply', payload: { status: 'ok', response: {} } });
-      p.send({ joinRef: f.joinRef, ref: f.joinRef, topic: f.topic, event: 'phx_close', payload: {} });
+      p.send({
+        joinRef: f.joinRef,
+        ref: f.ref,
+        topic: f.topic,
+        event: 'phx_reply',
+        payload: { status: 'ok', response: {} },
+      });
+      p.send({
+        joinRef: f.joinRef,
+        ref: f.joinRef,
+        topic: f.topic,
+        event: 'phx_close',
+        payload: {},
+      });
       p.send({ joinRef: null, ref: null, topic: f.topic, event: 'marker', payload: {} });
     });
     c.leave('realtime:room1');
@@ -329,14 +457,21 @@ describe('Connection: pushes, acks and deliveries', () => {
     const server = await startServer((peer, f) => {
       okJoinsAndHeartbeats(peer, f);
       if (f.event !== 'broadcast') return;
-      const payload = n++ === 0 ? { status: 'ok', response: {} } : { status: 'error', response: 'payload_size_exceeded' };
+      const payload =
+        n++ === 0
+          ? { status: 'ok', response: {} }
+          : { status: 'error', response: 'payload_size_exceeded' };
       peer.send({ joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: 'phx_reply', payload });
     });
     const { c, rec } = await open(server);
     c.join('realtime:room1', {});
     await until(() => rec.of('joined').length === 1);
-    expect(c.push('realtime:room1', 'broadcast', { type: 'broadcast', event: 'e', payload: {} }, true)).toBe(true);
-    expect(c.push('realtime:room1', 'broadcast', { type: 'broadcast', event: 'e', payload: {} }, true)).toBe(true);
+    expect(
+      c.push('realtime:room1', 'broadcast', { type: 'broadcast', event: 'e', payload: {} }, true),
+    ).toBe(true);
+    expect(
+      c.push('realtime:room1', 'broadcast', { type: 'broadcast', event: 'e', payload: {} }, true),
+    ).toBe(true);
     await until(() => rec.of('ack').length === 2);
     expect(rec.of('ack')).toEqual([
       { type: 'ack', ok: true, reason: null },
@@ -349,7 +484,10 @@ describe('Connection: pushes, acks and deliveries', () => {
     const { c, rec, peer } = await open(server);
     c.join('realtime:room1', {});
     await until(() => rec.of('joined').length === 1);
-    c.push('realtime:room1', 'broadcast', null, false, { userEvent: 'bench', inner: { id: 1, s: 0, t: 5 } });
+    c.push('realtime:room1', 'broadcast', null, false, {
+      userEvent: 'bench',
+      inner: { id: 1, s: 0, t: 5 },
+    });
     await until(() => peer.frames.length === 2);
     expect(peer.frames[1]).toEqual({
       joinRef: '1',
@@ -364,10 +502,27 @@ describe('Connection: pushes, acks and deliveries', () => {
     const server = await startServer(okJoinsAndHeartbeats);
     const { rec, peer } = await open(server);
     const envelope = { type: 'broadcast', event: 'bench', payload: { id: 4, s: 2, t: 1000.5 } };
-    peer.send({ joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: envelope });
-    const k4 = encodeUserBroadcast({ topic: 'realtime:room1', userEvent: 'bench', metadata: { id: 'uuid-1' }, payload: { id: 5, s: 2, t: 1001.5 } });
+    peer.send({
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'broadcast',
+      payload: envelope,
+    });
+    const k4 = encodeUserBroadcast({
+      topic: 'realtime:room1',
+      userEvent: 'bench',
+      metadata: { id: 'uuid-1' },
+      payload: { id: 5, s: 2, t: 1001.5 },
+    });
     peer.ws.send(k4);
-    peer.send({ joinRef: null, ref: null, topic: 'realtime:room1', event: 'presence_diff', payload: { joins: {}, leaves: {} } });
+    peer.send({
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'presence_diff',
+      payload: { joins: {}, leaves: {} },
+    });
     await until(() => rec.of('stamp').length === 2 && rec.of('frame').length === 1);
     expect(rec.of('stamp').map((e) => e.stamp)).toEqual([
       { id: 4, stream: 2, sentAtMs: 1000.5 },
@@ -381,8 +536,16 @@ describe('Connection: pushes, acks and deliveries', () => {
     const server = await startServer(okJoinsAndHeartbeats);
     const { c, rec, peer } = await open(server);
     expect(c.fastReader).toBe(true);
-    const stamp = (id: number) => ({ joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: { id, s: 1, t: 1000 + id } } });
-    const pong = new Promise<string>((resolve) => peer.ws.once('pong', (d: Buffer) => resolve(d.toString())));
+    const stamp = (id: number) => ({
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'broadcast',
+      payload: { type: 'broadcast', event: 'bench', payload: { id, s: 1, t: 1000 + id } },
+    });
+    const pong = new Promise<string>((resolve) =>
+      peer.ws.once('pong', (d: Buffer) => resolve(d.toString())),
+    );
     peer.send(stamp(1));
     peer.ws.ping('are-you-there');
     expect(await pong).toBe('are-you-there');
@@ -396,14 +559,22 @@ describe('Connection: pushes, acks and deliveries', () => {
     expect(rec.of('error')).toEqual([]);
     peer.ws.close(1012, 'Service Restart');
     await until(() => rec.of('closed').length === 1);
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'socket', error: { class: 'server', reason: 'closed by server: 1012 Service Restart' } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'socket',
+        error: { class: 'server', reason: 'closed by server: 1012 Service Restart' },
+      },
+    ]);
   });
 
   it('push and join on a connection that is not open report a failed send', async () => {
     const rec = new Recorder();
     const c = new Connection(0, VSN_2, rec);
     expect(c.push('realtime:room1', 'broadcast', {}, false)).toBe(false);
-    expect(c.sendFrame({ joinRef: null, ref: '1', topic: 'phoenix', event: 'heartbeat', payload: {} })).toBe(false);
+    expect(
+      c.sendFrame({ joinRef: null, ref: '1', topic: 'phoenix', event: 'heartbeat', payload: {} }),
+    ).toBe(false);
   });
 });
 
@@ -416,9 +587,27 @@ describe('Connection: malformed frames and failed connects', () => {
     peer.ws.send(Buffer.from([9, 1, 2]), { binary: true });
     await until(() => rec.of('error').length === 3);
     expect(rec.of('error')).toEqual([
-      { type: 'error', phase: 'frame', error: { class: 'protocol', reason: 'malformed frame (not JSON): garbage{' } },
-      { type: 'error', phase: 'frame', error: { class: 'protocol', reason: 'malformed frame (v2 frame is not an array of 5): [null,null,"t"]' } },
-      { type: 'error', phase: 'frame', error: { class: 'protocol', reason: 'malformed frame (unknown binary frame kind 9): <3 binary bytes>' } },
+      {
+        type: 'error',
+        phase: 'frame',
+        error: { class: 'protocol', reason: 'malformed frame (not JSON): garbage{' },
+      },
+      {
+        type: 'error',
+        phase: 'frame',
+        error: {
+          class: 'protocol',
+          reason: 'malformed frame (v2 frame is not an array of 5): [null,null,"t"]',
+        },
+      },
+      {
+        type: 'error',
+        phase: 'frame',
+        error: {
+          class: 'protocol',
+          reason: 'malformed frame (unknown binary frame kind 9): <3 binary bytes>',
+        },
+      },
     ]);
     expect(c.state).toBe('open');
   });
@@ -428,7 +617,9 @@ describe('Connection: malformed frames and failed connects', () => {
     const server = await startServer(
       () => {},
       (socket) =>
-        socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`),
+        socket.end(
+          `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        ),
     );
     const rec = new Recorder();
     const c = new Connection(0, VSN_2, rec);
@@ -436,7 +627,14 @@ describe('Connection: malformed frames and failed connects', () => {
     c.connect({ url: server.url(VSN_2), headers: {}, handshakeTimeoutMs: 800 });
     await until(() => rec.of('closed').length === 1);
     expect(rec.events).toEqual([
-      { type: 'error', phase: 'connect', error: { class: 'server', reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}' } },
+      {
+        type: 'error',
+        phase: 'connect',
+        error: {
+          class: 'server',
+          reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+        },
+      },
       { type: 'closed', byUs: false },
     ]);
     expect(c.state).toBe('closed');
@@ -451,9 +649,19 @@ describe('Connection: malformed frames and failed connects', () => {
     const rec = new Recorder();
     const c = new Connection(0, VSN_2, rec);
     connections.push(c);
-    c.connect({ url: `ws://127.0.0.1:${port}/socket/websocket?vsn=2.0.0`, headers: {}, handshakeTimeoutMs: 800 });
+    c.connect({
+      url: `ws://127.0.0.1:${port}/socket/websocket?vsn=2.0.0`,
+      headers: {},
+      handshakeTimeoutMs: 800,
+    });
     await until(() => rec.of('closed').length === 1);
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'connect', error: { class: 'network', reason: `connect ECONNREFUSED 127.0.0.1:${port}` } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'connect',
+        error: { class: 'network', reason: `connect ECONNREFUSED 127.0.0.1:${port}` },
+      },
+    ]);
   });
 
   it('a close by the server is reported with its code and reason', async () => {
@@ -461,7 +669,13 @@ describe('Connection: malformed frames and failed connects', () => {
     const { c, rec, peer } = await open(server);
     peer.ws.close(1012, 'Service Restart');
     await until(() => rec.of('closed').length === 1);
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'socket', error: { class: 'server', reason: 'closed by server: 1012 Service Restart' } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'socket',
+        error: { class: 'server', reason: 'closed by server: 1012 Service Restart' },
+      },
+    ]);
     expect(rec.of('closed')).toEqual([{ type: 'closed', byUs: false }]);
     expect(c.state).toBe('closed');
   });
@@ -471,7 +685,17 @@ describe('Connection: malformed frames and failed connects', () => {
     const { rec, peer } = await open(server);
     peer.ws.terminate();
     await until(() => rec.of('closed').length === 1);
-    expect(rec.of('error')).toEqual([{ type: 'error', phase: 'socket', error: { class: 'network', reason: 'connection dropped without a close frame (1006): the server went away or the network failed' } }]);
+    expect(rec.of('error')).toEqual([
+      {
+        type: 'error',
+        phase: 'socket',
+        error: {
+          class: 'network',
+          reason:
+            'connection dropped without a close frame (1006): the server went away or the network failed',
+        },
+      },
+    ]);
   });
 
   it('closing ourselves reports no error', async () => {

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { FrameReader } from '../../src/client/frame-reader.js';
 
 /** A server frame (no mask): FIN + opcode, the length in 7, 16 or 64 bits. */
-function frame(opcode: number, payload: Buffer, opts: { fin?: boolean; rsv1?: boolean; masked?: boolean } = {}): Buffer {
+function frame(
+  opcode: number,
+  payload: Buffer,
+  opts: { fin?: boolean; rsv1?: boolean; masked?: boolean } = {},
+): Buffer {
   const b0 = (opts.fin === false ? 0 : 0x80) | (opts.rsv1 ? 0x40 : 0) | opcode;
   const mask = opts.masked ? 0x80 : 0;
   let head: Buffer;
@@ -32,7 +36,8 @@ function reader(max = 1 << 20): { r: FrameReader; got: Got[] } {
   const got: Got[] = [];
   const r = new FrameReader(
     {
-      message: (p, isBinary) => got.push({ kind: isBinary ? 'binary' : 'text', data: p.toString('latin1') }),
+      message: (p, isBinary) =>
+        got.push({ kind: isBinary ? 'binary' : 'text', data: p.toString('latin1') }),
       ping: (p) => got.push({ kind: 'ping', data: p.toString('latin1') }),
     },
     max,
@@ -45,7 +50,15 @@ const mid = 'm'.repeat(300); // 16-bit length
 const big = 'b'.repeat(70_000); // 64-bit length
 
 describe('FrameReader', () => {
-  const stream = Buffer.concat([text('hello'), frame(0x2, Buffer.from([1, 2, 3])), frame(0x9, Buffer.from('pp')), frame(0xa, Buffer.from('qq')), text(mid), text(big), text('')]);
+  const stream = Buffer.concat([
+    text('hello'),
+    frame(0x2, Buffer.from([1, 2, 3])),
+    frame(0x9, Buffer.from('pp')),
+    frame(0xa, Buffer.from('qq')),
+    text(mid),
+    text(big),
+    text(''),
+  ]);
   const expected: Got[] = [
     { kind: 'text', data: 'hello' },
     { kind: 'binary', data: '\x01\x02\x03' },
@@ -62,8 +75,13 @@ describe('FrameReader', () => {
   });
 
   it('gives the same messages whatever the split of the byte stream into chunks', () => {
-    // Every split into two chunks near the frame boundaries, and byte by byte through the small frames.
-    const cuts = [...Array.from({ length: 420 }, (_, i) => i), stream.length - 3, stream.length - 1];
+    // Every split into two chunks near the frame boundaries, and byte by byte through the small
+    // frames.
+    const cuts = [
+      ...Array.from({ length: 420 }, (_, i) => i),
+      stream.length - 3,
+      stream.length - 1,
+    ];
     for (const cut of cuts) {
       const { r, got } = reader();
       expect(r.feed(stream.subarray(0, cut))).toBeNull();
@@ -71,7 +89,8 @@ describe('FrameReader', () => {
       expect(got).toEqual(expected);
     }
     const { r, got } = reader();
-    for (let i = 0; i < stream.length; i += 7) expect(r.feed(stream.subarray(i, Math.min(stream.length, i + 7)))).toBeNull();
+    for (let i = 0; i < stream.length; i += 7)
+      expect(r.feed(stream.subarray(i, Math.min(stream.length, i + 7)))).toBeNull();
     expect(got).toEqual(expected);
   });
 

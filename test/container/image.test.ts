@@ -11,7 +11,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // A CommonJS module whose export is the factory itself (its typings say `export default`).
-const dockerignore = createRequire(import.meta.url)('@balena/dockerignore') as typeof import('@balena/dockerignore').default;
+const dockerignore = createRequire(import.meta.url)(
+  '@balena/dockerignore',
+) as typeof import('@balena/dockerignore').default;
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const rules = readFileSync(join(ROOT, '.dockerignore'), 'utf8');
@@ -37,18 +39,31 @@ const context = buildContext();
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 
 describe('the build context', () => {
-  it('holds none of the host\'s installs, builds, runs, logs or keys', () => {
+  it("holds none of the host's installs, builds, runs, logs or keys", () => {
     // The checkout this runs in has all of these on disk (npm ci made node_modules and dist).
     expect(readdirSync(ROOT)).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git']));
-    const leaked = context.filter((p) => /(^|\/)(node_modules|dist|reports|\.git)(\/|$)|\.log$|(^|\/)\.env|\.(pem|key)$/.test(p));
+    const leaked = context.filter((p) =>
+      /(^|\/)(node_modules|dist|reports|\.git)(\/|$)|\.log$|(^|\/)\.env|\.(pem|key)$/.test(p),
+    );
     expect(leaked).toEqual([]);
   });
 
   it('holds every file the build reads: manifests, compiler config, sources, bin, profiles', () => {
-    const need = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/rtcap.js'];
+    const need = [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'bin/rtcap.js',
+    ];
     expect(context).toEqual(expect.arrayContaining(need));
     // Every tracked source and shipped profile (git knows them; the context is read from disk).
-    const tracked = execFileSync('git', ['ls-files', 'src', 'profiles'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    const tracked = execFileSync('git', ['ls-files', 'src', 'profiles'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
     expect(tracked.length).toBeGreaterThan(100);
     expect(tracked.filter((p) => !context.includes(p))).toEqual([]);
   });
@@ -63,7 +78,9 @@ describe('the Dockerfile', () => {
   const stages = dockerfile.split(/^FROM /m).slice(1);
 
   it('copies into the build stage only what the context holds', () => {
-    const sources = [...stages[0].matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/));
+    const sources = [...stages[0].matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) =>
+      m[1].split(/\s+/),
+    );
     for (const s of sources.filter((x) => x !== '.')) expect(context, s).toContain(s);
   });
 

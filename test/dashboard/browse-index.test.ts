@@ -24,13 +24,31 @@ describe('indexFolder', () => {
     const safe = findKnee(a.steps, driverOf(a.steps)).safe!;
     const best = a.steps.find((s) => s.index === safe.step)!;
     expect(ra).toMatchObject({
-      kind: 'run', name: a.run_id, started_at: a.started_at, profile: a.profile.name, scenario: a.profile.scenario, target: a.target.url, status: a.status,
-      verdicts: counts, headline: headline(a),
-      best: { step: best.index, joined: best.connections.joined, delivered_per_s: best.rates.delivered_per_s, p95_ms: best.latency_ms.p95 },
-      files: { report: 'runs/run-a/report.html', summary: 'runs/run-a/summary.md', result: 'runs/run-a/result.json' },
+      kind: 'run',
+      name: a.run_id,
+      started_at: a.started_at,
+      profile: a.profile.name,
+      scenario: a.profile.scenario,
+      target: a.target.url,
+      status: a.status,
+      verdicts: counts,
+      headline: headline(a),
+      best: {
+        step: best.index,
+        joined: best.connections.joined,
+        delivered_per_s: best.rates.delivered_per_s,
+        p95_ms: best.latency_ms.p95,
+      },
+      files: {
+        report: 'runs/run-a/report.html',
+        summary: 'runs/run-a/summary.md',
+        result: 'runs/run-a/result.json',
+      },
     });
     const [c] = index.campaigns;
-    expect(c.entries.map((e) => e.id)).toEqual(CAMPAIGN_ENTRIES.map((n, i) => `campaign/0${i + 1}-${n}`));
+    expect(c.entries.map((e) => e.id)).toEqual(
+      CAMPAIGN_ENTRIES.map((n, i) => `campaign/0${i + 1}-${n}`),
+    );
     expect(c.capacity?.rows.length).toBe(12);
     expect(c.files.report).toBe('runs/campaign/report.html');
     expect(sources.get('run-a')).toBe(join(root, 'run-a'));

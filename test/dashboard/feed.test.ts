@@ -13,16 +13,48 @@ import { loadRun } from '../fixtures/index.js';
 
 function worker(rssMb: number): SecondStats {
   return {
-    type: 'second', worker: 0, t: 0, open: 0, joined: 0, joins: 0, sent: 0, acked: 0, acksPending: 0, received: 0, bytes: 0,
-    errors: 0, disconnects: 0, histogram: '', health: { cpuPct: 10, lagP99Ms: 5, lagMaxMs: 6, rssMb }, errorReasons: {},
+    type: 'second',
+    worker: 0,
+    t: 0,
+    open: 0,
+    joined: 0,
+    joins: 0,
+    sent: 0,
+    acked: 0,
+    acksPending: 0,
+    received: 0,
+    bytes: 0,
+    errors: 0,
+    disconnects: 0,
+    histogram: '',
+    health: { cpuPct: 10, lagP99Ms: 5, lagMaxMs: 6, rssMb },
+    errorReasons: {},
   };
 }
 
 function second(t: number, workers: SecondStats[] = [worker(40), worker(2.25)]): SecondRecord {
   const point: TimeseriesPoint = {
-    t, step: 1, phase: 'steady', connections_open: 7, joined: 6, joins_per_s: 1, sent_per_s: 10, acked_per_s: 0, acks_pending: 0, delivered_per_s: 60,
-    sent_per_s_60s: 9.5, delivered_per_s_60s: 57, delivery_p50_ms: 1.5, delivery_p95_ms: 4, delivery_p99_ms: 9, errors: 0, disconnects: 0,
-    server_cpu_pct: 12.5, server_rss_mb: 80, generator_cpu_pct: 30, generator_lag_p99_ms: 4,
+    t,
+    step: 1,
+    phase: 'steady',
+    connections_open: 7,
+    joined: 6,
+    joins_per_s: 1,
+    sent_per_s: 10,
+    acked_per_s: 0,
+    acks_pending: 0,
+    delivered_per_s: 60,
+    sent_per_s_60s: 9.5,
+    delivered_per_s_60s: 57,
+    delivery_p50_ms: 1.5,
+    delivery_p95_ms: 4,
+    delivery_p99_ms: 9,
+    errors: 0,
+    disconnects: 0,
+    server_cpu_pct: 12.5,
+    server_rss_mb: 80,
+    generator_cpu_pct: 30,
+    generator_lag_p99_ms: 4,
   };
   return { point, workers, server: null };
 }
@@ -36,7 +68,14 @@ describe('DashboardFeed', () => {
     const rec = second(100);
     feed.second(rec, 8, { elapsedS: 3.04, lengthS: 10, steps: 4 });
     const sent = events.find(([e]) => e === 'second')![1] as Record<string, unknown>;
-    expect(sent).toEqual({ ...rec.point, target_connections: 8, generator_rss_mb: 42.3, phase_elapsed_s: 3, phase_length_s: 10, steps_planned: 4 });
+    expect(sent).toEqual({
+      ...rec.point,
+      target_connections: 8,
+      generator_rss_mb: 42.3,
+      phase_elapsed_s: 3,
+      phase_length_s: 10,
+      steps_planned: 4,
+    });
     expect(feed.snapshot().seconds).toEqual([sent]);
     // No process reported: the memory is missing, never 0.
     feed.second(second(101, []), 8);
@@ -59,10 +98,24 @@ describe('DashboardFeed', () => {
     const step: StepResult = run().steps[0];
     feed.step(step);
     const [s] = feed.snapshot().steps;
-    expect(s).toMatchObject({ index: step.index, verdict: step.verdict, verdict_reasons: step.verdict_reasons, delivery_rate: step.delivery_rate });
-    expect(s.latency_ms).toEqual({ p50: step.latency_ms.p50, p95: step.latency_ms.p95, p99: step.latency_ms.p99 });
+    expect(s).toMatchObject({
+      index: step.index,
+      verdict: step.verdict,
+      verdict_reasons: step.verdict_reasons,
+      delivery_rate: step.delivery_rate,
+    });
+    expect(s.latency_ms).toEqual({
+      p50: step.latency_ms.p50,
+      p95: step.latency_ms.p95,
+      p99: step.latency_ms.p99,
+    });
     expect(s.rates.delivered_per_s).toBe(step.rates.delivered_per_s);
-    expect(s.connections).toEqual({ target: step.connections.target, joined: step.connections.joined, failed: step.connections.failed, disconnected: step.connections.disconnected });
+    expect(s.connections).toEqual({
+      target: step.connections.target,
+      joined: step.connections.joined,
+      failed: step.connections.failed,
+      disconnected: step.connections.disconnected,
+    });
   });
 
   it('starts a new run afresh and follows the target once it is known', () => {
@@ -82,19 +135,49 @@ describe('DashboardFeed', () => {
 
   it("counts a running campaign entry's time from when it was first seen running", () => {
     let now = 1_000_000;
-    const feed = new DashboardFeed('campaign', () => undefined, () => now);
+    const feed = new DashboardFeed(
+      'campaign',
+      () => undefined,
+      () => now,
+    );
     const state = {
-      name: 'c', status: 'running',
+      name: 'c',
+      status: 'running',
       entries: [
-        { index: 1, name: 'a', profile: '/p.yaml', sweep: false, dir: '01-a', status: 'completed', exit_code: 0, wall_s: 30, attempts: 1 },
-        { index: 2, name: 'b', profile: '/p.yaml', sweep: true, dir: '02-b', status: 'running', exit_code: null, wall_s: 0, attempts: 1 },
+        {
+          index: 1,
+          name: 'a',
+          profile: '/p.yaml',
+          sweep: false,
+          dir: '01-a',
+          status: 'completed',
+          exit_code: 0,
+          wall_s: 30,
+          attempts: 1,
+        },
+        {
+          index: 2,
+          name: 'b',
+          profile: '/p.yaml',
+          sweep: true,
+          dir: '02-b',
+          status: 'running',
+          exit_code: null,
+          wall_s: 0,
+          attempts: 1,
+        },
       ],
     } as unknown as CampaignState;
     feed.campaign(state);
     now += 42_000;
     feed.entryDone({ dir: '02-b', links: [{ name: 'report.html', href: 'files/1/report.html' }] });
     const view = feed.snapshot().campaign!;
-    expect(view.entries.map((e) => [e.status, e.wall_s])).toEqual([['completed', 30], ['running', 42]]);
-    expect(view.entries[1].files?.links).toEqual([{ name: 'report.html', href: 'files/1/report.html' }]);
+    expect(view.entries.map((e) => [e.status, e.wall_s])).toEqual([
+      ['completed', 30],
+      ['running', 42],
+    ]);
+    expect(view.entries[1].files?.links).toEqual([
+      { name: 'report.html', href: 'files/1/report.html' },
+    ]);
   });
 });

@@ -41,7 +41,9 @@ describe('SseHub', () => {
     for (let i = 0; i < 50 && hub.size === 0; i++) await sleep(20);
     hub.send('second', { t: 5 });
     for (let i = 0; i < 50 && !page.text().includes('event: second'); i++) await sleep(20);
-    expect(page.text()).toBe(`retry: 2000\n\n${sseFrame('snapshot', { n: 1 })}${sseFrame('second', { t: 5 })}`);
+    expect(page.text()).toBe(
+      `retry: 2000\n\n${sseFrame('snapshot', { n: 1 })}${sseFrame('second', { t: 5 })}`,
+    );
     hub.close();
   });
 
@@ -49,7 +51,9 @@ describe('SseHub', () => {
     const hub = new SseHub(64 * 1024);
     const port = await serve(hub, {});
     const page = reader(port);
-    const stuck = connect(port, '127.0.0.1', () => stuck.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+    const stuck = connect(port, '127.0.0.1', () =>
+      stuck.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
+    );
     stuck.pause();
     for (let i = 0; i < 50 && hub.size < 2; i++) await sleep(20);
     expect(hub.size).toBe(2);

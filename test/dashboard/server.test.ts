@@ -8,7 +8,12 @@ import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDashboardServer, sendJson, type DashboardApp, type DashboardServer } from '../../src/dashboard/server.js';
+import {
+  startDashboardServer,
+  sendJson,
+  type DashboardApp,
+  type DashboardServer,
+} from '../../src/dashboard/server.js';
 
 const app: DashboardApp = {
   mode: 'live',
@@ -20,15 +25,33 @@ const app: DashboardApp = {
   },
 };
 
-function get(url: string, host?: string): Promise<{ status: number; type: string; csp: string; body: string }> {
+function get(
+  url: string,
+  host?: string,
+): Promise<{ status: number; type: string; csp: string; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, headers: host ? { host } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), csp: String(res.headers['content-security-policy']), body }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        headers: host ? { host } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            type: String(res.headers['content-type']),
+            csp: String(res.headers['content-security-policy']),
+            body,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -51,7 +74,12 @@ describe('startDashboardServer', () => {
     expect(page.csp).toContain("default-src 'none'");
     expect(page.csp).toContain("script-src 'self'");
     const echarts = await get(`${server.url}assets/echarts.min.js`);
-    expect(echarts.body).toBe(readFileSync(createRequire(import.meta.url).resolve('echarts/dist/echarts.common.min.js'), 'utf8'));
+    expect(echarts.body).toBe(
+      readFileSync(
+        createRequire(import.meta.url).resolve('echarts/dist/echarts.common.min.js'),
+        'utf8',
+      ),
+    );
     expect((await get(`${server.url}assets/dashboard.js`)).body).toMatch(/^\(function \(\) \{/);
     expect(JSON.parse((await get(`${server.url}api/echo?q=x`)).body)).toEqual({ q: 'x' });
     expect((await get(`${server.url}nothing`)).status).toBe(404);
@@ -78,6 +106,10 @@ describe('startDashboardServer', () => {
 
   it('names the flag when the port cannot be bound', async () => {
     server = await startDashboardServer(app, { port: 0, flag: '--dashboard' });
-    await expect(startDashboardServer(app, { port: server.port, flag: '--dashboard' })).rejects.toThrow(`--dashboard ${server.port}: cannot listen on 127.0.0.1:${server.port} (EADDRINUSE)`);
+    await expect(
+      startDashboardServer(app, { port: server.port, flag: '--dashboard' }),
+    ).rejects.toThrow(
+      `--dashboard ${server.port}: cannot listen on 127.0.0.1:${server.port} (EADDRINUSE)`,
+    );
   });
 });

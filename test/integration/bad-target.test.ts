@@ -30,8 +30,19 @@ async function freePort(): Promise<number> {
 
 async function run(url: string, steps = [{ connections: 30, send_rate: 10, duration: '3s' }]) {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-bad-'));
-  const profile = profileFrom({ name: 'bad', scenario: 'broadcast-public', target: { url, join_timeout: '2s' }, load: { join_rate: 100, steps, drain: '2s' } });
-  const outcome = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: quiet });
+  const profile = profileFrom({
+    name: 'bad',
+    scenario: 'broadcast-public',
+    target: { url, join_timeout: '2s' },
+    load: { join_rate: 100, steps, drain: '2s' },
+  });
+  const outcome = await runBenchmark({
+    profile,
+    profilePath: null,
+    redactedProfile: {},
+    outDir: dir,
+    log: quiet,
+  });
   const onDisk = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunResult;
   return { ...outcome, onDisk };
 }
@@ -41,7 +52,9 @@ describe('bad targets', () => {
     const port = await freePort();
     const { result, exitCode, onDisk } = await run(`ws://127.0.0.1:${port}/socket/websocket`);
     expect(exitCode).toBe(EXIT.aborted);
-    expect(result.abort_reason).toMatch(/^no connection could join: connect ECONNREFUSED 127\.0\.0\.1:\d+/);
+    expect(result.abort_reason).toMatch(
+      /^no connection could join: connect ECONNREFUSED 127\.0\.0\.1:\d+/,
+    );
     expect(onDisk.status).toBe('aborted');
     expect(onDisk.steps).toHaveLength(1);
     expect(onDisk.steps[0].complete).toBe(false);
@@ -49,18 +62,28 @@ describe('bad targets', () => {
   });
 
   it('a refused upgrade keeps the HTTP status and body verbatim', async () => {
-    server = await startTestServer({ refuse: { status: 401, body: '{"error":"API key is missing"}' } });
+    server = await startTestServer({
+      refuse: { status: 401, body: '{"error":"API key is missing"}' },
+    });
     const { result, exitCode } = await run(server.url);
     expect(exitCode).toBe(EXIT.aborted);
-    expect(result.abort_reason).toContain('upgrade refused: HTTP 401 {"error":"API key is missing"}');
-    expect(Object.keys(result.steps[0].errors)).toEqual(['upgrade refused: HTTP 401 {"error":"API key is missing"}']);
+    expect(result.abort_reason).toContain(
+      'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+    );
+    expect(Object.keys(result.steps[0].errors)).toEqual([
+      'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+    ]);
   });
 
   it('a server that closes every socket mid-run aborts with the close code, and keeps the step', async () => {
     server = await startTestServer({ closeAllAfterMs: 1000 });
-    const { result, exitCode, onDisk } = await run(server.url, [{ connections: 30, send_rate: 10, duration: '6s' }]);
+    const { result, exitCode, onDisk } = await run(server.url, [
+      { connections: 30, send_rate: 10, duration: '6s' },
+    ]);
     expect(exitCode).toBe(EXIT.aborted);
-    expect(result.abort_reason).toMatch(/all 30 connections were lost: closed by server: 1001 going away/);
+    expect(result.abort_reason).toMatch(
+      /all 30 connections were lost: closed by server: 1001 going away/,
+    );
     const s = onDisk.steps[0];
     expect(s.complete).toBe(false);
     expect(s.connections.disconnected).toBe(30);
@@ -75,7 +98,11 @@ describe('bad targets', () => {
     server = await startTestServer({ malformed: true });
     const { result, exitCode } = await run(server.url);
     expect(exitCode).toBe(EXIT.aborted);
-    expect(result.abort_reason).toMatch(/no connection could join: (malformed frame \(not JSON\): this is not a phoenix frame \{|join timeout)/);
-    expect(Object.keys(result.steps[0].errors).some((k) => k.startsWith('malformed frame (not JSON)'))).toBe(true);
+    expect(result.abort_reason).toMatch(
+      /no connection could join: (malformed frame \(not JSON\): this is not a phoenix frame \{|join timeout)/,
+    );
+    expect(
+      Object.keys(result.steps[0].errors).some((k) => k.startsWith('malformed frame (not JSON)')),
+    ).toBe(true);
   });
 });

@@ -17,17 +17,27 @@ import { launchChromium } from '../../bench/support/browser.js';
 import { renderComparisonHtml } from '../../src/report/compare-html.js';
 import { loadRun } from '../fixtures/index.js';
 import { runsFolder } from '../support/runs-folder.js';
-import { guardedPage, requireChromium, startWithDashboard, type DashboardProcess } from '../support/dashboard-browser.js';
+import {
+  guardedPage,
+  requireChromium,
+  startWithDashboard,
+  type DashboardProcess,
+} from '../support/dashboard-browser.js';
 
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
-if (skip) process.stderr.write('dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n');
+if (skip)
+  process.stderr.write(
+    'dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n',
+  );
 
 /** Every file under `dir` with its size and mtime: what "writes nothing" is checked against. */
 function listing(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
-    const s = statSync(join(dir, p));
-    return `${p} ${s.size} ${s.mtimeMs}`;
-  });
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((p) => {
+      const s = statSync(join(dir, p));
+      return `${p} ${s.size} ${s.mtimeMs}`;
+    });
 }
 
 describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
@@ -56,17 +66,34 @@ describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
     const page = await guardedPage(browser, rtcap.url, { outside, requested: [] });
     const rows = page.locator('tr[data-run]');
     await rows.first().waitFor({ timeout: 15_000 });
-    expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run')))).sort()).toEqual(['campaign/01-seed-002-s1.1-connections', 'campaign/02-seed-002-s1.2-deliveries', 'run-a', 'run-b']);
+    expect(
+      (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run')))).sort(),
+    ).toEqual([
+      'campaign/01-seed-002-s1.1-connections',
+      'campaign/02-seed-002-s1.2-deliveries',
+      'run-a',
+      'run-b',
+    ]);
     // run-a's verdicts, as its result has them.
     const a = loadRun('run-a');
     const counts: Record<string, number> = {};
     for (const s of a.steps) counts[s.verdict] = (counts[s.verdict] ?? 0) + 1;
-    expect(JSON.parse((await page.locator('tr[data-run="run-a"] [data-verdicts]').getAttribute('data-verdicts'))!)).toEqual(counts);
-    expect(await page.locator('tr[data-run="run-a"] td.headline .note').textContent()).toMatch(/^The built-in server on this machine carried /);
+    expect(
+      JSON.parse(
+        (await page.locator('tr[data-run="run-a"] [data-verdicts]').getAttribute('data-verdicts'))!,
+      ),
+    ).toEqual(counts);
+    expect(await page.locator('tr[data-run="run-a"] td.headline .note').textContent()).toMatch(
+      /^The built-in server on this machine carried /,
+    );
 
     // The campaign's capacity table, in place: all 12 rows.
     await page.locator('details[data-capacity="campaign"] summary').click();
-    expect(await page.locator('details[data-capacity="campaign"] table[data-table="capacity"] tbody tr').count()).toBe(12);
+    expect(
+      await page
+        .locator('details[data-capacity="campaign"] table[data-table="capacity"] tbody tr')
+        .count(),
+    ).toBe(12);
 
     // A report one click away: run-b has no report.html on disk; it is rendered, not written.
     await page.locator('tr[data-run="run-b"] a', { hasText: 'report' }).click();
@@ -75,7 +102,8 @@ describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
     expect(await page.locator('figure.chart svg').count()).toBeGreaterThan(0);
     await page.goBack();
 
-    // Two runs picked (A first), compared side by side as `rtcap compare A B --out x.html` writes it.
+    // Two runs picked (A first), compared side by side as `rtcap compare A B --out x.html` writes
+    // it.
     await rows.first().waitFor({ timeout: 15_000 });
     await page.locator('input[data-pick="run-a"]').check();
     await page.locator('input[data-pick="run-b"]').check();

@@ -21,27 +21,57 @@ afterEach(async () => {
 
 async function token(): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + 600).sign(new TextEncoder().encode(SECRET));
+  return new SignJWT({ role: 'anon' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(new TextEncoder().encode(SECRET));
 }
 
 describe('Host routing', () => {
   it('reaches a named tenant through target.host and is refused without it', async () => {
-    srv = await startServer({ port: 0, database: false, config: { tenants: [{ id: 'realtime-dev', jwt_secret: SECRET }] }, timings: { connectErrorBackoffMs: 0 }, log: () => undefined });
+    srv = await startServer({
+      port: 0,
+      database: false,
+      config: { tenants: [{ id: 'realtime-dev', jwt_secret: SECRET }] },
+      timings: { connectErrorBackoffMs: 0 },
+      log: () => undefined,
+    });
     const apikey = await token();
-    const base = { name: 'host', scenario: 'broadcast-public', load: { join_rate: 200, drain: '2s', steps: [{ connections: 5, send_rate: 5, duration: '1s' }] } };
+    const base = {
+      name: 'host',
+      scenario: 'broadcast-public',
+      load: {
+        join_rate: 200,
+        drain: '2s',
+        steps: [{ connections: 5, send_rate: 5, duration: '1s' }],
+      },
+    };
 
     const refused = await runBenchmark({
-      profile: profileFrom({ ...base, target: { url: srv.url, auth: { apikey, apikey_in: 'header' } } }),
+      profile: profileFrom({
+        ...base,
+        target: { url: srv.url, auth: { apikey, apikey_in: 'header' } },
+      }),
       profilePath: null,
       redactedProfile: {},
       outDir: mkdtempSync(join(tmpdir(), 'rtcap-host-')),
       log: () => undefined,
     });
     expect(refused.exitCode).toBe(EXIT.aborted);
-    expect(refused.result.abort_reason).toContain('upgrade refused: HTTP 404 {"error":"Tenant not found"}');
+    expect(refused.result.abort_reason).toContain(
+      'upgrade refused: HTTP 404 {"error":"Tenant not found"}',
+    );
 
     const routed = await runBenchmark({
-      profile: profileFrom({ ...base, target: { url: srv.url, host: 'realtime-dev.localhost', auth: { apikey, apikey_in: 'header' } } }),
+      profile: profileFrom({
+        ...base,
+        target: {
+          url: srv.url,
+          host: 'realtime-dev.localhost',
+          auth: { apikey, apikey_in: 'header' },
+        },
+      }),
       profilePath: null,
       redactedProfile: {},
       outDir: mkdtempSync(join(tmpdir(), 'rtcap-host-')),

@@ -21,7 +21,10 @@ afterEach(async () => {
 
 function rtcap(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -36,10 +39,17 @@ function rtcap(args: string[], env: Record<string, string> = {}, timeoutMs = 120
 
 /** `rtcap serve` on a free port, without a database; resolves with its port once it listens. */
 async function serve(): Promise<number> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--ready-json', '--no-database'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--ready-json', '--no-database'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   stops.push(() => void child.kill('SIGTERM'));
   const line = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error('rtcap serve printed no ready line in 60 s')), 60_000);
+    const timer = setTimeout(
+      () => rej(new Error('rtcap serve printed no ready line in 60 s')),
+      60_000,
+    );
     createInterface({ input: child.stdout }).once('line', (l) => {
       clearTimeout(timer);
       res(l);
@@ -49,7 +59,12 @@ async function serve(): Promise<number> {
 }
 
 /** Three small steps instead of the starter's, same shape. */
-const SMALL = ['0', '1', '2'].flatMap((i) => ['--set', `load.steps.${i}.connections=${i === '0' ? 20 : 40}`, '--set', `load.steps.${i}.duration=2s`]);
+const SMALL = ['0', '1', '2'].flatMap((i) => [
+  '--set',
+  `load.steps.${i}.connections=${i === '0' ? 20 : 40}`,
+  '--set',
+  `load.steps.${i}.duration=2s`,
+]);
 
 function delivered(out: string): RunResult {
   const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
@@ -68,7 +83,14 @@ describe('rtcap init', () => {
     const port = await serve();
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
     const profile = join(dir, 'rtcap.yaml');
-    const init = await rtcap(['init', `ws://127.0.0.1:${port}/socket/websocket`, '--kind', 'realtime', '--out', profile]);
+    const init = await rtcap([
+      'init',
+      `ws://127.0.0.1:${port}/socket/websocket`,
+      '--kind',
+      'realtime',
+      '--out',
+      profile,
+    ]);
     expect(init.code).toBe(0);
     expect(init.stdout).toContain('REALTIME_JWT_SECRET');
     const env = { REALTIME_JWT_SECRET: DEV_JWT_SECRET, REALTIME_METRICS_TOKEN: 'unused' };
@@ -84,7 +106,14 @@ describe('rtcap init', () => {
     stops.push(() => server.close());
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
     const profile = join(dir, 'rtcap.yaml');
-    const init = await rtcap(['init', `ws://127.0.0.1:${server.port}/socket/websocket`, '--kind', 'phoenix', '--out', profile]);
+    const init = await rtcap([
+      'init',
+      `ws://127.0.0.1:${server.port}/socket/websocket`,
+      '--kind',
+      'phoenix',
+      '--out',
+      profile,
+    ]);
     expect(init.code).toBe(0);
     const out = join(dir, 'run');
     const run = await rtcap(['run', profile, '--out', out, '--no-progress', ...SMALL]);
@@ -95,7 +124,12 @@ describe('rtcap init', () => {
 
   it('refuses, in one line and exit 2, what it cannot write', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
-    const ambiguous = await rtcap(['init', 'ws://127.0.0.1:4000/socket/websocket', '--out', join(dir, 'a.yaml')]);
+    const ambiguous = await rtcap([
+      'init',
+      'ws://127.0.0.1:4000/socket/websocket',
+      '--out',
+      join(dir, 'a.yaml'),
+    ]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr.trim().split('\n')).toHaveLength(1);
     expect(ambiguous.stderr).toContain('--kind');

@@ -25,12 +25,24 @@ function writeOnlyProfile(url: string) {
     scenario: 'write-only',
     target: { url, vsn: '2.0.0' },
     // 5 senders, 50 sends/s for 2 s: 100 acked sends. A 1 s ack timeout keeps the drain short.
-    load: { join_rate: 100, ack: true, ack_timeout: '1s', steps: [{ connections: 5, send_rate: 50, duration: '2s' }], drain: '4s' },
+    load: {
+      join_rate: 100,
+      ack: true,
+      ack_timeout: '1s',
+      steps: [{ connections: 5, send_rate: 50, duration: '2s' }],
+      drain: '4s',
+    },
   });
 }
 
 async function run(profile: ReturnType<typeof writeOnlyProfile>) {
-  const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-acks-')), log: quiet });
+  const { result } = await runBenchmark({
+    profile,
+    profilePath: null,
+    redactedProfile: {},
+    outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-acks-')),
+    log: quiet,
+  });
   return result.steps[0];
 }
 

@@ -27,10 +27,21 @@ describe('deliveries held past the window', () => {
       scenario: 'broadcast-public',
       target: { url: server.url },
       slo: { p95_ms: 5000 },
-      load: { join_rate: 200, drain: '4s', settle: '300ms', steps: [{ connections: 3, send_rate: 10, duration: '3s' }] },
+      load: {
+        join_rate: 200,
+        drain: '4s',
+        settle: '300ms',
+        steps: [{ connections: 3, send_rate: 10, duration: '3s' }],
+      },
     });
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-drain-'));
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: () => undefined });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: dir,
+      log: () => undefined,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const s = result.steps[0];
     // Every message reached both other members: 30 sends × 2.
@@ -40,12 +51,19 @@ describe('deliveries held past the window', () => {
     expect(s.drain!.backlog_ms!).toBeLessThan(delayMs + 1500);
     // The rate is the mean of the steady window's whole seconds, counted by receive time:
     // exactly what timeseries.ndjson holds for those seconds, never the drain's receipts.
-    const points = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TimeseriesPoint);
-    const steady = points.filter((p) => p.t * 1000 >= s.window.steady_start && (p.t + 1) * 1000 <= s.window.steady_end);
+    const points = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TimeseriesPoint);
+    const steady = points.filter(
+      (p) => p.t * 1000 >= s.window.steady_start && (p.t + 1) * 1000 <= s.window.steady_end,
+    );
     expect(steady.length).toBeGreaterThanOrEqual(2);
     const inWindow = steady.reduce((a, p) => a + p.delivered_per_s, 0);
     expect(s.rates.delivered_per_s).toBe(Math.round((inWindow / steady.length) * 10) / 10);
-    const after = points.filter((p) => p.t * 1000 >= s.window.steady_end).reduce((a, p) => a + p.delivered_per_s, 0);
+    const after = points
+      .filter((p) => p.t * 1000 >= s.window.steady_end)
+      .reduce((a, p) => a + p.delivered_per_s, 0);
     expect(s.drain!.receipts_after_window).toBe(after);
     expect(after).toBeGreaterThan(0);
     expect(inWindow + after).toBeLessThanOrEqual(60);

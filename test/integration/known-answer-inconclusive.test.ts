@@ -35,7 +35,13 @@ describe('a step with nothing measured', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-inconclusive-')), log: () => undefined });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: mkdtempSync(join(tmpdir(), 'rtcap-inconclusive-')),
+      log: () => undefined,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b] = result.steps;
     expect(a.verdict).toBe('stable');
@@ -44,7 +50,9 @@ describe('a step with nothing measured', () => {
     expect(b.messages.sent).toBe(0);
     expect(b.messages.received).toBe(0);
     expect(b.verdict).toBe('inconclusive');
-    expect(b.verdict_reasons).toEqual(['nothing measured: no delivery latency, no acknowledged send, no join']);
+    expect(b.verdict_reasons).toEqual([
+      'nothing measured: no delivery latency, no acknowledged send, no join',
+    ]);
     const knee = findKnee(result.steps, 'send_rate');
     expect(knee.safe).toEqual({ step: 1, value: 5, verdict: 'stable' });
     expect(knee.first_unsafe).toBeNull();

@@ -31,7 +31,8 @@ describe('known-answer server: joins served at 10/s', () => {
       target: { url: server.url, vsn: '2.0.0', join_timeout: '20s' },
       load: {
         steps: [
-          // 30 joins at 5/s: a 6 s ramp the server keeps up with (each answered 100 ms after it is due).
+          // 30 joins at 5/s: a 6 s ramp the server keeps up with (each answered 100 ms after it is
+          // due).
           { connections: 30, join_rate: 5, duration: '1s' },
           // 60 more at 20/s: due within 3 s, answered over 6 s.
           { connections: 90, join_rate: 20, duration: '1s' },
@@ -39,7 +40,13 @@ describe('known-answer server: joins served at 10/s', () => {
         drain: '1s',
       },
     });
-    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-joins-')), log: () => undefined });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-joins-')),
+      log: () => undefined,
+    });
     const [under, over] = result.steps;
     expect(server.stats.joins).toBe(90);
 

@@ -45,7 +45,16 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
       load: {
         join_rate: 100,
         drain: '5s',
-        steps: [{ connections: 8, members: 4, room_send_rate: 10, update_share: 0.5, components: ['broadcast', 'presence'], duration: '2s' }],
+        steps: [
+          {
+            connections: 8,
+            members: 4,
+            room_send_rate: 10,
+            update_share: 0.5,
+            components: ['broadcast', 'presence'],
+            duration: '2s',
+          },
+        ],
       },
       slo: { p95_ms: 500 },
     });
@@ -98,7 +107,16 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
       load: {
         join_rate: 100,
         drain: '3s',
-        steps: [{ connections: 8, members: 4, room_send_rate: 10, update_share: 0.5, components: ['broadcast', 'presence'], duration: '2s' }],
+        steps: [
+          {
+            connections: 8,
+            members: 4,
+            room_send_rate: 10,
+            update_share: 0.5,
+            components: ['broadcast', 'presence'],
+            duration: '2s',
+          },
+        ],
       },
       slo: { p95_ms: 2000 },
     });
@@ -106,8 +124,22 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
     const s = result.steps[0];
     const kinds = s.extra.kinds as Record<'broadcast' | 'presence', KindExtra>;
     expect(server.stats.reordered).toBeGreaterThan(0);
-    expect(kinds.broadcast).toMatchObject({ sent: 40, expected: 120, received: 120, lost: 0, duplicates: 0, reordered: server.stats.reordered });
-    expect(kinds.presence).toMatchObject({ sent: 8, expected: 32, received: 32, lost: 0, duplicates: 0, reordered: 0 });
+    expect(kinds.broadcast).toMatchObject({
+      sent: 40,
+      expected: 120,
+      received: 120,
+      lost: 0,
+      duplicates: 0,
+      reordered: server.stats.reordered,
+    });
+    expect(kinds.presence).toMatchObject({
+      sent: 8,
+      expected: 32,
+      received: 32,
+      lost: 0,
+      duplicates: 0,
+      reordered: 0,
+    });
     expect(s.messages.reordered).toBe(server.stats.reordered);
     expect(s.messages.duplicates).toBe(0);
     expect(s.verdict).toBe('stable');
@@ -124,7 +156,16 @@ describe('known-answer server: a mixed step whose broadcasts the server serves a
         join_rate: 100,
         ack_timeout: '1s',
         drain: '2s',
-        steps: [{ connections: 8, members: 4, room_send_rate: 10, update_share: 0.5, components: ['broadcast', 'presence'], duration: '2s' }],
+        steps: [
+          {
+            connections: 8,
+            members: 4,
+            room_send_rate: 10,
+            update_share: 0.5,
+            components: ['broadcast', 'presence'],
+            duration: '2s',
+          },
+        ],
       },
       slo: { p95_ms: 2000 },
     });

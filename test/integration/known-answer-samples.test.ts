@@ -26,11 +26,21 @@ async function runMessages(sendRate: number, duration: string) {
     name: `ka-samples-${sendRate}`,
     scenario: 'broadcast-public',
     target: { url: server.url, vsn: '2.0.0' },
-    load: { join_rate: 200, steps: [{ connections: 10, send_rate: sendRate, duration }], drain: '2s' },
+    load: {
+      join_rate: 200,
+      steps: [{ connections: 10, send_rate: sendRate, duration }],
+      drain: '2s',
+    },
     slo: { p95_ms: 2000 },
   });
   const outDir = mkdtempSync(join(tmpdir(), 'rtcap-ka-samples-'));
-  return runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir, log: () => undefined });
+  return runBenchmark({
+    profile,
+    profilePath: null,
+    redactedProfile: {},
+    outDir,
+    log: () => undefined,
+  });
 }
 
 describe('percentiles on too few samples', () => {
@@ -45,7 +55,9 @@ describe('percentiles on too few samples', () => {
     const text = renderTerminalSummary(result);
     const row = text.split('\n').find((l) => /^\s+1\s/.test(l))!;
     expect(row.match(/ms †/g)).toHaveLength(3);
-    expect(text).toContain('† marks a percentile resting on too few samples: a pN needs at least 10 samples beyond it (p50 20, p95 200, p99 1,000, p99.9 10,000)');
+    expect(text).toContain(
+      '† marks a percentile resting on too few samples: a pN needs at least 10 samples beyond it (p50 20, p95 200, p99 1,000, p99.9 10,000)',
+    );
     expect(text).toContain('First-receipt latency of step 1: 8 messages (p50, p95, p99).');
   });
 

@@ -29,11 +29,21 @@ describe('known-answer server', () => {
       name: 'ka-delay',
       scenario: 'broadcast-public',
       target: { url: server.url, vsn: '2.0.0' },
-      load: { join_rate: 200, steps: [{ connections: 50, send_rate: 20, duration: '3s' }], drain: '3s' },
+      load: {
+        join_rate: 200,
+        steps: [{ connections: 50, send_rate: 20, duration: '3s' }],
+        drain: '3s',
+      },
       slo: { p95_ms: 200 },
     });
     const dir = out();
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: dir,
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const s = result.steps[0];
     expect(s.connections.joined).toBe(50);
@@ -62,9 +72,19 @@ describe('known-answer server', () => {
       name: 'ka-drop',
       scenario: 'broadcast-public',
       target: { url: server.url },
-      load: { join_rate: 200, steps: [{ connections: 40, send_rate: 25, duration: '2s' }], drain: '2s' },
+      load: {
+        join_rate: 200,
+        steps: [{ connections: 40, send_rate: 25, duration: '2s' }],
+        drain: '2s',
+      },
     });
-    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     const s = result.steps[0];
     expect(s.messages.expected).toBe(50 * 39);
     // The server's own count of what it delivered is the known answer.
@@ -83,9 +103,19 @@ describe('known-answer server', () => {
       name: 'ka-reorder',
       scenario: 'broadcast-public',
       target: { url: server.url },
-      load: { join_rate: 200, steps: [{ connections: 40, send_rate: 50, duration: '3s' }], drain: '2s' },
+      load: {
+        join_rate: 200,
+        steps: [{ connections: 40, send_rate: 50, duration: '3s' }],
+        drain: '2s',
+      },
     });
-    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     const s = result.steps[0];
     const { deliveries, dropped, reordered } = server.stats;
     expect(s.messages.sent).toBe(150);
@@ -106,10 +136,28 @@ describe('known-answer server', () => {
     const profile = profileFrom({
       name: 'ka-self',
       scenario: 'broadcast-public',
-      target: { url: server.url, dialect: 'phoenix', topic: 'room:bench', join_payload: {}, push_event: 'broadcast', receive_event: 'broadcast' },
-      load: { join_rate: 200, self: true, steps: [{ connections: 10, send_rate: 10, duration: '2s' }], drain: '2s' },
+      target: {
+        url: server.url,
+        dialect: 'phoenix',
+        topic: 'room:bench',
+        join_payload: {},
+        push_event: 'broadcast',
+        receive_event: 'broadcast',
+      },
+      load: {
+        join_rate: 200,
+        self: true,
+        steps: [{ connections: 10, send_rate: 10, duration: '2s' }],
+        drain: '2s',
+      },
     });
-    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     const s = result.steps[0];
     expect(s.messages.expected).toBe(20 * 10);
     expect(s.messages.received).toBe(20 * 10);

@@ -24,11 +24,25 @@ function samples(text: string): Map<string, number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const PROFILE = ['name: live', 'scenario: broadcast-public', 'target:', '  server: { database: false }', 'generator: { max_event_loop_lag_p99_ms: 2000, max_cpu_pct: 100 }', 'load:', '  join_rate: 100', '  drain: 2s', '  steps:', '    - { connections: 20, send_rate: 10, duration: 5s }', ''].join('\n');
+const PROFILE = [
+  'name: live',
+  'scenario: broadcast-public',
+  'target:',
+  '  server: { database: false }',
+  'generator: { max_event_loop_lag_p99_ms: 2000, max_cpu_pct: 100 }',
+  'load:',
+  '  join_rate: 100',
+  '  drain: 2s',
+  '  steps:',
+  '    - { connections: 20, send_rate: 10, duration: 5s }',
+  '',
+].join('\n');
 
 /** Starts `rtcap ARGS` and waits (bounded: 30 s) for its live metrics URL. */
 async function startWithMetrics(args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args, '--metrics-port', '0', '--no-progress'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args, '--metrics-port', '0', '--no-progress'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -37,7 +51,13 @@ async function startWithMetrics(args: string[]) {
     url = /live metrics: (http:\/\/\S+)/.exec(stderr)?.[1];
     if (!url) await sleep(100);
   }
-  return { child, exited, url, stderr: () => stderr, scrape: async () => samples(await (await fetch(url!)).text()) };
+  return {
+    child,
+    exited,
+    url,
+    stderr: () => stderr,
+    scrape: async () => samples(await (await fetch(url!)).text()),
+  };
 }
 
 describe('rtcap run --metrics-port', () => {
@@ -45,7 +65,12 @@ describe('rtcap run --metrics-port', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-live-'));
     const profile = join(dir, 'profile.yaml');
     writeFileSync(profile, PROFILE);
-    const { child, exited, url, stderr, scrape } = await startWithMetrics(['run', profile, '--out', join(dir, 'out')]);
+    const { child, exited, url, stderr, scrape } = await startWithMetrics([
+      'run',
+      profile,
+      '--out',
+      join(dir, 'out'),
+    ]);
     try {
       expect(url, stderr()).toBeDefined();
       // Wait for the steady phase (bounded: 40 s), then scrape twice, two seconds apart.
@@ -61,8 +86,12 @@ describe('rtcap run --metrics-port', () => {
       expect(second.get('rtcap_joins_total')).toBe(20);
       expect(second.get('rtcap_step')).toBe(1);
       expect(second.get('rtcap_sends_total')!).toBeGreaterThan(first.get('rtcap_sends_total')!);
-      expect(second.get('rtcap_deliveries_total')!).toBeGreaterThan(first.get('rtcap_deliveries_total')!);
-      expect(second.get('rtcap_delivery_latency_seconds_count')!).toBeGreaterThan(first.get('rtcap_delivery_latency_seconds_count')!);
+      expect(second.get('rtcap_deliveries_total')!).toBeGreaterThan(
+        first.get('rtcap_deliveries_total')!,
+      );
+      expect(second.get('rtcap_delivery_latency_seconds_count')!).toBeGreaterThan(
+        first.get('rtcap_delivery_latency_seconds_count')!,
+      );
       expect(await exited).toBe(0);
       await expect(fetch(url!)).rejects.toThrow();
     } finally {
@@ -73,8 +102,22 @@ describe('rtcap run --metrics-port', () => {
   it('serves one endpoint for a whole campaign, counting on across its entries', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-live-'));
     writeFileSync(join(dir, 'profile.yaml'), PROFILE);
-    writeFileSync(join(dir, 'campaign.yaml'), ['name: live', 'entries:', '  - { profile: profile.yaml, name: first }', '  - { profile: profile.yaml, name: second }', ''].join('\n'));
-    const { child, exited, url, stderr, scrape } = await startWithMetrics(['campaign', join(dir, 'campaign.yaml'), '--out', join(dir, 'out')]);
+    writeFileSync(
+      join(dir, 'campaign.yaml'),
+      [
+        'name: live',
+        'entries:',
+        '  - { profile: profile.yaml, name: first }',
+        '  - { profile: profile.yaml, name: second }',
+        '',
+      ].join('\n'),
+    );
+    const { child, exited, url, stderr, scrape } = await startWithMetrics([
+      'campaign',
+      join(dir, 'campaign.yaml'),
+      '--out',
+      join(dir, 'out'),
+    ]);
     try {
       expect(url, stderr()).toBeDefined();
       // The second entry's 20 joins come on top of the first entry's 20 (bounded: 90 s).

@@ -20,7 +20,9 @@ let child: ChildProcess;
 let ready: { pid: number; port: number; url: string };
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database', '--ready-json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database', '--ready-json'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   ready = await new Promise((res, rej) => {
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -42,18 +44,32 @@ describe('a local server started by the user', () => {
       name: 'local-found',
       scenario: 'broadcast-public',
       target: { url: ready.url, vsn: '2.0.0', auth: { jwt_secret: DEV_JWT_SECRET } },
-      load: { join_rate: 500, drain: '2s', steps: [{ connections: 30, send_rate: 5, duration: '3s' }] },
+      load: {
+        join_rate: 500,
+        drain: '2s',
+        steps: [{ connections: 30, send_rate: 5, duration: '3s' }],
+      },
       slo: { p95_ms: 5000 },
     });
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-local-'));
-    const { result } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: () => undefined, ...runArtifactHooks() });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: dir,
+      log: () => undefined,
+      ...runArtifactHooks(),
+    });
     const source = `pid ${ready.pid} found listening on 127.0.0.1:${ready.port}, its process tree sampled (/proc)`;
     expect(result.target.server_sampling).toBe(source);
     const s = result.steps[0];
     expect(s.server.source).toBe(source);
     expect(s.server.rss_mb).toBeGreaterThan(10);
     expect(s.server.cpu_pct).not.toBeNull();
-    expect(s.server.open_files).toMatchObject({ pid: ready.pid, limit: readOpenFilesLimit(ready.pid) });
+    expect(s.server.open_files).toMatchObject({
+      pid: ready.pid,
+      limit: readOpenFilesLimit(ready.pid),
+    });
     expect(s.server.open_files!.max).toBeGreaterThanOrEqual(30);
     const md = readFileSync(join(dir, 'summary.md'), 'utf8');
     expect(md).toContain(`| server sampling | ${source} |`);

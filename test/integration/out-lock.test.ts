@@ -29,13 +29,23 @@ describe('one --out, two runs', () => {
       const profile = join(work, 'p.yaml');
       writeFileSync(
         profile,
-        ['name: lock', 'scenario: broadcast-public', `target: { url: "${server.url}" }`, 'load:', '  join_rate: 100', '  drain: 1s',
-          '  steps:', '    - { connections: 10, send_rate: 2, duration: 3s }', ''].join('\n'),
+        [
+          'name: lock',
+          'scenario: broadcast-public',
+          `target: { url: "${server.url}" }`,
+          'load:',
+          '  join_rate: 100',
+          '  drain: 1s',
+          '  steps:',
+          '    - { connections: 10, send_rate: 2, duration: 3s }',
+          '',
+        ].join('\n'),
       );
       const out = join(work, 'out');
       const first = rtcap(['run', profile, '--out', out, '--no-progress']);
       // The first holds the lock as soon as its directory exists; the second starts after that.
-      for (let i = 0; i < 200 && !readdirSync(work).includes('out'); i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 200 && !readdirSync(work).includes('out'); i++)
+        await new Promise((r) => setTimeout(r, 25));
       await new Promise((r) => setTimeout(r, 200));
       const second = await rtcap(['run', profile, '--out', out, '--no-progress']);
       expect(second.code).toBe(2);
@@ -43,10 +53,16 @@ describe('one --out, two runs', () => {
       expect(second.stderr).toMatch(/in use by another rtcap run \(pid \d+, started /);
       const a = await first;
       expect(a.code, a.stderr).toBe(0);
-      const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as { status: string; run_id: string };
+      const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
+        status: string;
+        run_id: string;
+      };
       expect(result.status).toBe('completed');
       // One run's lines only (two runs' would repeat seconds), and no lock left behind.
-      const seconds = readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { t: number }).t);
+      const seconds = readFileSync(join(out, 'timeseries.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { t: number }).t);
       expect(seconds.length).toBeGreaterThan(2);
       expect(seconds.every((t, i) => i === 0 || t > seconds[i - 1])).toBe(true);
       expect(readdirSync(out).filter((n) => n.startsWith('.'))).toEqual([]);

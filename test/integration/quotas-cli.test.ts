@@ -29,7 +29,25 @@ function rtcap(args: string[]): Promise<{ code: number | null; stderr: string }>
 }
 
 async function serveWith(flags: string[]): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--ready-json', '--no-database', '--rate-tick-ms', '100', '--channel-error-backoff-ms', '0', '--connect-error-backoff-ms', '0', ...flags], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--ready-json',
+      '--no-database',
+      '--rate-tick-ms',
+      '100',
+      '--channel-error-backoff-ms',
+      '0',
+      '--connect-error-backoff-ms',
+      '0',
+      ...flags,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   children.push(child);
   const line = await new Promise<string>((res, rej) => {
     createInterface({ input: child.stdout! }).once('line', res);
@@ -38,7 +56,10 @@ async function serveWith(flags: string[]): Promise<string> {
   return (JSON.parse(line) as { url: string }).url;
 }
 
-/** A server rtcap did not start needs the token secret (rtcap serve's default, the Supabase dev secret). */
+/**
+ * A server rtcap did not start needs the token secret (rtcap serve's default, the Supabase dev
+ * secret).
+ */
 const DEV_AUTH = 'auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long }';
 
 function profile(quotas: Record<string, number>, external = false): string {
@@ -75,14 +96,30 @@ describe('rtcap quotas', () => {
     const report = JSON.parse(readFileSync(join(out, 'quotas.json'), 'utf8')) as QuotasReport;
     expect(report.target.builtin).toBe(true);
     expect(report.target.server_config).toEqual(declared);
-    expect(report.rows.map((x) => [x.quota, x.pass])).toEqual(Object.keys(declared).map((k) => [k, true]));
-    expect(readFileSync(join(out, 'quotas.md'), 'utf8')).toContain('**PASS** — 6 of 6 quotas as declared.');
+    expect(report.rows.map((x) => [x.quota, x.pass])).toEqual(
+      Object.keys(declared).map((k) => [k, true]),
+    );
+    expect(readFileSync(join(out, 'quotas.md'), 'utf8')).toContain(
+      '**PASS** — 6 of 6 quotas as declared.',
+    );
   });
 
   it('fails, naming the quota, when the server enforces another join rate than the declared one (exit 99)', async () => {
-    const url = await serveWith(['--max-joins-per-second', '20', '--max-channels-per-client', '10']);
+    const url = await serveWith([
+      '--max-joins-per-second',
+      '20',
+      '--max-channels-per-client',
+      '10',
+    ]);
     const out = mkdtempSync(join(tmpdir(), 'rtcap-quotas-out-'));
-    const r = await rtcap(['quotas', profile({ max_channels_per_client: 10, max_joins_per_second: 40 }, true), '--url', url, '--out', out]);
+    const r = await rtcap([
+      'quotas',
+      profile({ max_channels_per_client: 10, max_joins_per_second: 40 }, true),
+      '--url',
+      url,
+      '--out',
+      out,
+    ]);
     expect(r.code).toBe(99);
     expect(r.stderr).toContain('quotas: FAIL — 1 of 2 as declared; failed: max_joins_per_second');
     const report = JSON.parse(readFileSync(join(out, 'quotas.json'), 'utf8')) as QuotasReport;

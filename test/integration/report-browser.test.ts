@@ -12,12 +12,20 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable, launchChromium, openOffline } from '../../bench/support/browser.js';
+import {
+  CHROMIUM_PATH,
+  chromiumAvailable,
+  launchChromium,
+  openOffline,
+} from '../../bench/support/browser.js';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import { loadRun } from '../fixtures/index.js';
 
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
-if (skip) process.stderr.write('report-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: report.html is not checked in a browser\n');
+if (skip)
+  process.stderr.write(
+    'report-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: report.html is not checked in a browser\n',
+  );
 
 interface ChartInfo {
   id: string;
@@ -34,10 +42,15 @@ describe.skipIf(skip)('report.html in headless Chromium', () => {
   let dir: string;
   beforeAll(async () => {
     if (!chromiumAvailable()) {
-      throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+      throw new Error(
+        `no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does), or set RTCAP_SKIP_BROWSER=1 to skip this suite`,
+      );
     }
     dir = mkdtempSync(join(tmpdir(), 'rtcap-browser-'));
-    copyFileSync(new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url), join(dir, 'timeseries.ndjson'));
+    copyFileSync(
+      new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url),
+      join(dir, 'timeseries.ndjson'),
+    );
     expect(writeArtifacts(loadRun('run-a') as ResultFile, dir)).toEqual([]);
     browser = await launchChromium();
   });
@@ -46,7 +59,10 @@ describe.skipIf(skip)('report.html in headless Chromium', () => {
   });
 
   it('shows every chart as SVG with drawn, non-empty paths, and fetches nothing', async () => {
-    const { page, requested } = await openOffline(browser, pathToFileURL(join(dir, 'report.html')).href);
+    const { page, requested } = await openOffline(
+      browser,
+      pathToFileURL(join(dir, 'report.html')).href,
+    );
     expect(await page.title()).toMatch(/^rtcap — broadcast-public-sweep/);
 
     const charts = (await page.evaluate(`[...document.querySelectorAll('figure.chart')].map((f) => {
@@ -60,7 +76,15 @@ describe.skipIf(skip)('report.html in headless Chromium', () => {
       return { id: f.dataset.chart, empty: f.dataset.empty === 'true', svgs: f.querySelectorAll('svg').length, paths: paths.length, drawnPaths: drawn.length, width: box.width, height: box.height };
     })`)) as ChartInfo[];
 
-    expect(charts.map((c) => c.id)).toEqual(['latency-vs-load', 'delivery-vs-load', 'cpu-vs-deliveries', 'memory-vs-connections', 'timeline', 'latency-histogram', 'resources']);
+    expect(charts.map((c) => c.id)).toEqual([
+      'latency-vs-load',
+      'delivery-vs-load',
+      'cpu-vs-deliveries',
+      'memory-vs-connections',
+      'timeline',
+      'latency-histogram',
+      'resources',
+    ]);
     for (const c of charts) {
       // The fixture measures every chart's figures: none may fall back to its "no data" caption.
       expect(c, c.id).toMatchObject({ empty: false, svgs: 1 });

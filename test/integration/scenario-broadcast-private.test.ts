@@ -43,14 +43,33 @@ describe('broadcast-private scenario', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.target.builtin).toBe(true);
     const [a, b] = result.steps;
     // 4 rooms × 2/s × 2 s = 16 messages, 4 per room, each to the 2 other members of its room.
-    expect(a.messages).toMatchObject({ scheduled: 16, sent: 16, send_failed: 0, expected: 4 * (3 - 1) * 4, duplicates: 0, unexpected: 0 });
+    expect(a.messages).toMatchObject({
+      scheduled: 16,
+      sent: 16,
+      send_failed: 0,
+      expected: 4 * (3 - 1) * 4,
+      duplicates: 0,
+      unexpected: 0,
+    });
     // 3 rooms × 2/s × 2 s = 12 messages, to the 1 other member.
-    expect(b.messages).toMatchObject({ scheduled: 12, sent: 12, expected: 3 * (2 - 1) * 4, duplicates: 0, unexpected: 0 });
+    expect(b.messages).toMatchObject({
+      scheduled: 12,
+      sent: 12,
+      expected: 3 * (2 - 1) * 4,
+      duplicates: 0,
+      unexpected: 0,
+    });
     for (const s of [a, b]) {
       expect(s.messages.lost).toBe(s.messages.expected - s.messages.received);
       expect(s.delivery_rate).toBe(s.messages.received / s.messages.expected);
@@ -58,11 +77,18 @@ describe('broadcast-private scenario', () => {
       expect(s.errors).toEqual({});
     }
     expect(a.connections).toMatchObject({ target: 12, joined: 12, failed: 0 });
-    // Members of the first topology were closed: the second step's 6 joined afresh, 6 members in all.
+    // Members of the first topology were closed: the second step's 6 joined afresh, 6 members in
+    // all.
     expect(b.connections).toMatchObject({ target: 6, joined: 6, failed: 0 });
     expect(b.extra).toMatchObject({ joined_in_step: 6, members_at_end: 6 });
     const e = a.extra as Partial<BroadcastPrivateExtra>;
-    expect(e).toMatchObject({ rooms: 4, members_per_room: 3, room_send_rate_per_s: 2, auth_denied: 0, auth_check_ms: null });
+    expect(e).toMatchObject({
+      rooms: 4,
+      members_per_room: 3,
+      room_send_rate_per_s: 2,
+      auth_denied: 0,
+      auth_check_ms: null,
+    });
     expect(e.join_reply_ms?.p50).toBeGreaterThan(0);
     expect(a.params).toMatchObject({ rooms: 4, members: 3, send_rate: 8, receivers: 2 });
   });
@@ -75,13 +101,30 @@ describe('broadcast-private scenario', () => {
       scenario: 'broadcast-private',
       target: { url: srv.url, vsn: '2.0.0', auth: { jwt_secret: DEV_JWT_SECRET } },
       private: { topic_prefix: 'bench-', sub_prefix: 'member-' },
-      load: { join_rate: 100, drain: '3s', steps: [{ rooms: 5, members: 4, connections: 20, room_send_rate: 3, duration: '2s' }] },
+      load: {
+        join_rate: 100,
+        drain: '3s',
+        steps: [{ rooms: 5, members: 4, connections: 20, room_send_rate: 3, duration: '2s' }],
+      },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.target.builtin).toBe(false);
     const s = result.steps[0];
-    expect(s.messages).toMatchObject({ sent: 30, expected: 5 * (4 - 1) * 6, received: 90, lost: 0, duplicates: 0, unexpected: 0 });
+    expect(s.messages).toMatchObject({
+      sent: 30,
+      expected: 5 * (4 - 1) * 6,
+      received: 90,
+      lost: 0,
+      duplicates: 0,
+      unexpected: 0,
+    });
     const server = await serverCounters(srv.port);
     // Every join the server accepted is one rtcap counted, every broadcast it took one rtcap sent,
     // every frame it wrote one a receiver recorded.

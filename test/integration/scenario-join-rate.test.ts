@@ -31,8 +31,12 @@ afterEach(async () => {
 
 function accounted(e: Partial<JoinRateExtra>): void {
   // No unexplained attempt: each one joined, was refused, failed otherwise or was still out.
-  expect(e.join_attempts).toBe(e.join_succeeded! + e.join_rejected! + e.join_failed_other! + e.join_pending_at_end!);
-  expect(e.join_rejected).toBe(Object.values(e.rejections_by_reason ?? {}).reduce((a, b) => a + b, 0));
+  expect(e.join_attempts).toBe(
+    e.join_succeeded! + e.join_rejected! + e.join_failed_other! + e.join_pending_at_end!,
+  );
+  expect(e.join_rejected).toBe(
+    Object.values(e.rejections_by_reason ?? {}).reduce((a, b) => a + b, 0),
+  );
 }
 
 describe('join-rate scenario', () => {
@@ -50,12 +54,28 @@ describe('join-rate scenario', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b] = result.steps;
     const ea = a.extra as Partial<JoinRateExtra>;
     const eb = b.extra as Partial<JoinRateExtra>;
-    expect(ea).toMatchObject({ join_attempts: 10, join_succeeded: 10, join_rejected: 0, join_failed_other: 0, join_pending_at_end: 0, rejections_by_reason: {}, recovered: null, db_pool: 1, reconnects: null });
+    expect(ea).toMatchObject({
+      join_attempts: 10,
+      join_succeeded: 10,
+      join_rejected: 0,
+      join_failed_other: 0,
+      join_pending_at_end: 0,
+      rejections_by_reason: {},
+      recovered: null,
+      db_pool: 1,
+      reconnects: null,
+    });
     expect(ea.auth_check_ms_p50).toBeGreaterThanOrEqual(100);
     expect(ea.predicted_ceiling_per_s).toBeCloseTo(1 / (ea.auth_check_ms_p50! / 1000), 0);
     expect(ea.measured_ceiling_per_s).toBeGreaterThan(0);
@@ -71,8 +91,19 @@ describe('join-rate scenario', () => {
   });
 
   it('shows the pool ceiling: IncreaseConnectionPool above db_pool ÷ check time, then recovery through reconnects (server by URL)', async () => {
-    db = await startDatabase({ dbPool: 1, subsPoolSize: 1, slowPolicyMs: 50, queueTargetMs: 300, authErrorWindowMs: 3000 });
-    srv = await startServer({ port: 0, db, log: quiet, timings: { channelErrorBackoffMs: 100, connectErrorBackoffMs: 100 } });
+    db = await startDatabase({
+      dbPool: 1,
+      subsPoolSize: 1,
+      slowPolicyMs: 50,
+      queueTargetMs: 300,
+      authErrorWindowMs: 3000,
+    });
+    srv = await startServer({
+      port: 0,
+      db,
+      log: quiet,
+      timings: { channelErrorBackoffMs: 100, connectErrorBackoffMs: 100 },
+    });
     const profile = profileFrom({
       name: 'jr-url',
       scenario: 'join-rate',
@@ -82,7 +113,13 @@ describe('join-rate scenario', () => {
         drain: '1s',
         // Backoff that spreads the retries below the ceiling; retries every second or faster
         // would trip the pool again as it heals (seed §4: "避免集体重连造成二次熔断").
-        reconnect: { enabled: true, initial_backoff: '500ms', max_backoff: '4s', jitter: 0.5, max_attempts: 30 },
+        reconnect: {
+          enabled: true,
+          initial_backoff: '500ms',
+          max_backoff: '4s',
+          jitter: 0.5,
+          max_attempts: 30,
+        },
         steps: [
           // Under the ceiling of 1 ÷ 50 ms = 20/s.
           { connections: 5, join_rate: 4, duration: '1s' },
@@ -91,7 +128,13 @@ describe('join-rate scenario', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b] = result.steps;
     const ea = a.extra as Partial<JoinRateExtra>;
@@ -102,7 +145,9 @@ describe('join-rate scenario', () => {
     expect(ea.predicted_ceiling_per_s).toBeLessThanOrEqual(20);
     expect(eb.rejections_by_reason?.[POOL]).toBeGreaterThan(0);
     expect(b.errors[`join refused: ${POOL}`]).toBe(eb.rejections_by_reason![POOL]);
-    expect(b.verdict_reasons.some((r) => r.includes('connections failed or were rejected'))).toBe(true);
+    expect(b.verdict_reasons.some((r) => r.includes('connections failed or were rejected'))).toBe(
+      true,
+    );
     // Served one check at a time: never the 80/s asked for.
     expect(eb.measured_ceiling_per_s).toBeLessThan(80);
     // The window cleared and reconnects (backoff with jitter) got every connection in.

@@ -18,7 +18,14 @@ afterEach(async () => {
 });
 
 // 2 rooms of 4: 2 broadcasts/s per room, half the members updating each second, 2 rows/s, for 2 s.
-const levels = { connections: 8, members: 4, room_send_rate: 2, update_share: 0.5, insert_rate: 2, duration: '2s' };
+const levels = {
+  connections: 8,
+  members: 4,
+  room_send_rate: 2,
+  update_share: 0.5,
+  insert_rate: 2,
+  duration: '2s',
+};
 // Expected per component: 8 broadcasts × 3 other members; 8 updates × 4 members (the tracker
 // gets its own diff); 4 rows × 8 subscribers.
 const EXPECTED: Record<MixedComponent['name'], { sent: number; expected: number }> = {
@@ -35,7 +42,10 @@ function checkComponents(step: StepResult, names: MixedComponent['name'][]) {
   const comps = components(step);
   expect(comps.map((c) => c.name)).toEqual(names);
   for (const c of comps) {
-    expect({ name: c.name, sent: c.sent, expected: c.expected }).toEqual({ name: c.name, ...EXPECTED[c.name] });
+    expect({ name: c.name, sent: c.sent, expected: c.expected }).toEqual({
+      name: c.name,
+      ...EXPECTED[c.name],
+    });
     expect(c.received).toBe(c.expected);
     expect(c.lost).toBe(c.expected! - c.received!);
     expect(c.delivery_rate).toBe(1);
@@ -83,8 +93,16 @@ describe('mixed scenario', () => {
     const profile = profileFrom({
       name: 'mixed-url',
       scenario: 'mixed',
-      target: { url: srv.url, database_url: srv.databaseConnectionString!, auth: { jwt_secret: DEV_JWT_SECRET } },
-      load: { join_rate: 100, drain: '5s', steps: [{ ...levels, components: ['postgres-changes'] }, { ...levels }] },
+      target: {
+        url: srv.url,
+        database_url: srv.databaseConnectionString!,
+        auth: { jwt_secret: DEV_JWT_SECRET },
+      },
+      load: {
+        join_rate: 100,
+        drain: '5s',
+        steps: [{ ...levels, components: ['postgres-changes'] }, { ...levels }],
+      },
       slo: { p95_ms: 2000 },
     });
     const { result, exitCode, timeline } = await runScenario(profile);

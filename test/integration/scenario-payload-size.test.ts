@@ -33,15 +33,32 @@ describe('payload-size scenario', () => {
         join_rate: 100,
         ack: true,
         drain: '3s',
-        steps: [64, 1024, 10_240, 102_400].map((payload_bytes) => ({ connections: 20, send_rate: 5, payload_bytes, duration: '2s' })),
+        steps: [64, 1024, 10_240, 102_400].map((payload_bytes) => ({
+          connections: 20,
+          send_rate: 5,
+          payload_bytes,
+          duration: '2s',
+        })),
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(result.steps.map((s) => s.params.payload_bytes)).toEqual([64, 1024, 10_240, 102_400]);
     for (const s of result.steps) {
       // One sender, 19 receivers, 10 messages: expected from the topology.
-      expect(s.messages).toMatchObject({ scheduled: 10, sent: 10, expected: 10 * 19, duplicates: 0, unexpected: 0 });
+      expect(s.messages).toMatchObject({
+        scheduled: 10,
+        sent: 10,
+        expected: 10 * 19,
+        duplicates: 0,
+        unexpected: 0,
+      });
       expect(s.messages.lost).toBe(s.messages.expected - s.messages.received);
     }
     const [b64, b1k, b10k, b100k] = result.steps;
@@ -67,9 +84,19 @@ describe('payload-size scenario', () => {
       name: 'ps-url',
       scenario: 'payload-size',
       target: { url: server.url },
-      load: { join_rate: 200, drain: '2s', steps: [{ connections: 30, send_rate: 10, payload_bytes: 1024, duration: '2s' }] },
+      load: {
+        join_rate: 200,
+        drain: '2s',
+        steps: [{ connections: 30, send_rate: 10, payload_bytes: 1024, duration: '2s' }],
+      },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const s = result.steps[0];
     expect(s.messages.expected).toBe(20 * 29);

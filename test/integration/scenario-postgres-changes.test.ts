@@ -17,7 +17,13 @@ afterEach(async () => {
   srv = null;
 });
 
-function checkChangesStep(step: StepResult, timeline: Parameters<typeof expectConsistentStep>[1], subscribers: number, rounds: number, perRound: number) {
+function checkChangesStep(
+  step: StepResult,
+  timeline: Parameters<typeof expectConsistentStep>[1],
+  subscribers: number,
+  rounds: number,
+  perRound: number,
+) {
   expectConsistentStep(step, timeline);
   const e = step.extra as Partial<PostgresChangesExtra> & Record<string, unknown>;
   // Reconciliation: every subscriber's binding confirmed by "Subscribed to PostgreSQL".
@@ -80,7 +86,11 @@ describe('postgres-changes scenario', () => {
         auth: { jwt_secret: DEV_JWT_SECRET },
         metrics_url: `http://127.0.0.1:${srv.port}/metrics`,
       },
-      load: { join_rate: 100, drain: '5s', steps: [{ connections: 15, rooms: 3, filtered: true, insert_rate: 6, duration: '2s' }] },
+      load: {
+        join_rate: 100,
+        drain: '5s',
+        steps: [{ connections: 15, rooms: 3, filtered: true, insert_rate: 6, duration: '2s' }],
+      },
       slo: { p95_ms: 2000 },
     });
     const { result, exitCode, timeline } = await runScenario(profile);

@@ -17,7 +17,12 @@ afterEach(async () => {
   srv = null;
 });
 
-function checkPresenceStep(step: Parameters<typeof expectConsistentStep>[0], timeline: Parameters<typeof expectConsistentStep>[1], members: number, updates: number) {
+function checkPresenceStep(
+  step: Parameters<typeof expectConsistentStep>[0],
+  timeline: Parameters<typeof expectConsistentStep>[1],
+  members: number,
+  updates: number,
+) {
   expectConsistentStep(step, timeline);
   const e = step.extra as Partial<PresenceExtra> & Record<string, number>;
   expect(step.messages.sent).toBe(updates);
@@ -27,7 +32,10 @@ function checkPresenceStep(step: Parameters<typeof expectConsistentStep>[0], tim
   expect(step.delivery_rate).toBe(1);
   expect(e.members_per_topic).toBe(members);
   expect(e.presence_errors).toBe(0);
-  expect(e.presence_deliveries_per_s! * step.params.duration_s).toBeCloseTo(step.messages.received, -1);
+  expect(e.presence_deliveries_per_s! * step.params.duration_s).toBeCloseTo(
+    step.messages.received,
+    -1,
+  );
   // Every track (one at each join, then the updates) was acknowledged.
   expect(e.presence_track_replies).toBe(e.joined_in_step + updates);
   expect(e.presence_latency_ms!.p50).not.toBeNull();
@@ -60,8 +68,12 @@ describe('presence scenario', () => {
     // Each joiner downloads the state of the members tracked before it: the snapshots grow,
     // the largest holding (about) 9 entries.
     expect(b.extra.snapshots_received).toBe(10);
-    expect(b.extra.snapshot_bytes_per_member).toBeGreaterThan(b.extra.snapshot_bytes_mean as number);
-    expect(b.extra.snapshot_bytes_per_member).toBeGreaterThan(5 * (b.extra.snapshot_bytes_per_entry as number));
+    expect(b.extra.snapshot_bytes_per_member).toBeGreaterThan(
+      b.extra.snapshot_bytes_mean as number,
+    );
+    expect(b.extra.snapshot_bytes_per_member).toBeGreaterThan(
+      5 * (b.extra.snapshot_bytes_per_entry as number),
+    );
     // The built-in server enforces no presence quota unless configured.
     expect(b.extra.presence_quota_per_s).toBeNull();
     expect(b.extra.presence_quota_needed_per_s).toBe(50); // 1 topic × 10² × 0.5
@@ -73,7 +85,11 @@ describe('presence scenario', () => {
       name: 'presence-url',
       scenario: 'presence',
       target: { url: srv.url, auth: { jwt_secret: DEV_JWT_SECRET } },
-      load: { join_rate: 100, drain: '3s', steps: [{ connections: 10, members: 5, update_share: 0.5, duration: '2s' }] },
+      load: {
+        join_rate: 100,
+        drain: '3s',
+        steps: [{ connections: 10, members: 5, update_share: 0.5, duration: '2s' }],
+      },
       analysis: { presence_quota_per_s: 1000 },
     });
     const { result, exitCode, timeline } = await runScenario(profile);

@@ -29,13 +29,39 @@ describe('write-only scenario', () => {
       name: 'wo-builtin',
       scenario: 'write-only',
       target: { server: { database: false } },
-      load: { join_rate: 100, ack: true, drain: '2s', steps: [{ connections: 5, send_rate: 50, duration: '2s' }, { connections: 8, send_rate: 200, duration: '2s' }] },
+      load: {
+        join_rate: 100,
+        ack: true,
+        drain: '2s',
+        steps: [
+          { connections: 5, send_rate: 50, duration: '2s' },
+          { connections: 8, send_rate: 200, duration: '2s' },
+        ],
+      },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     for (const [i, s] of result.steps.entries()) {
       const n = [100, 400][i];
-      expect(s.messages).toMatchObject({ scheduled: n, sent: n, send_failed: 0, acked: n, unacked: 0, ack_errors: 0, expected: 0, received: 0, lost: 0, duplicates: 0, unexpected: 0 });
+      expect(s.messages).toMatchObject({
+        scheduled: n,
+        sent: n,
+        send_failed: 0,
+        acked: n,
+        unacked: 0,
+        ack_errors: 0,
+        expected: 0,
+        received: 0,
+        lost: 0,
+        duplicates: 0,
+        unexpected: 0,
+      });
       expect(s.delivery_rate).toBeNull();
       const e = s.extra as Partial<WriteOnlyExtra>;
       // Acks counted per whole steady second by ack time: a second of a n/2-per-second
@@ -49,7 +75,12 @@ describe('write-only scenario', () => {
   });
 
   it('says where sends stop against a server given by URL, and its counters agree', async () => {
-    srv = await startServer({ port: 0, database: false, log: quiet, config: { max_payload_size_in_kb: 1 } });
+    srv = await startServer({
+      port: 0,
+      database: false,
+      log: quiet,
+      config: { max_payload_size_in_kb: 1 },
+    });
     const profile = profileFrom({
       name: 'wo-url',
       scenario: 'write-only',
@@ -65,12 +96,20 @@ describe('write-only scenario', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [ok, refused] = result.steps;
     expect(ok.messages).toMatchObject({ sent: 40, acked: 40, received: 0 });
     expect(refused.messages).toMatchObject({ sent: 40, acked: 0, received: 0 });
-    expect((refused.extra as Partial<WriteOnlyExtra>).stop_reason).toBe('40 sends refused: ack error: payload_size_exceeded');
+    expect((refused.extra as Partial<WriteOnlyExtra>).stop_reason).toBe(
+      '40 sends refused: ack error: payload_size_exceeded',
+    );
     expect(refused.extra).toMatchObject({ acked_per_s: 0 });
     const server = await serverCounters(srv.port);
     // The server took the 40 small sends and none of the large ones, and delivered nothing.

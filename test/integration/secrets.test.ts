@@ -5,7 +5,15 @@
  * config — then greps every file the run wrote and the terminal output (stdout and stderr).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,9 +27,15 @@ const JWT_SECRET = `${SECRET}-jwt-secret-at-least-32-characters`;
 const work = mkdtempSync(join(tmpdir(), 'rtcap-secrets-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function rtcap(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+function rtcap(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -46,83 +60,144 @@ function hits(text: string): string[] {
 }
 
 describe('secrets are never written', () => {
-  it('a built-in-server run with a secret in headers, params, auth, metrics token, database URL and server config', { timeout: 150_000 }, async () => {
-    // The run's temporary files go here (TMPDIR), so the test can see that none is left behind.
-    const runTmp = mkdtempSync(join(work, 'tmp-'));
-    chmodSync(runTmp, 0o755);
-    const out = join(work, 'builtin');
-    const profile = join(work, 'builtin.yaml');
-    writeFileSync(
-      profile,
-      [
-        'name: secrets-builtin',
-        'scenario: broadcast-public',
-        'target:',
-        '  vsn: "1.0.0"',
-        '  topic: realtime:bench',
-        `  headers: { X-Custom-Token: ${SECRET}, X-Session-Secret: ${SECRET} }`,
-        `  params: { client_secret: ${SECRET} }`,
-        `  auth: { jwt_secret: ${JWT_SECRET} }`,
-        `  metrics_token: ${SECRET}`,
-        `  database_url: postgres://bench:${SECRET}@127.0.0.1:1/x?password=${SECRET}`,
-        '  server:',
-        '    database: false',
-        `    config: { jwt_secret: ${JWT_SECRET} }`,
-        'load:',
-        '  join_rate: 50',
-        '  warmup: 0s',
-        '  drain: 1s',
-        '  steps:',
-        '    - { connections: 4, send_rate: 2, duration: 1s }',
-        '',
-      ].join('\n'),
-    );
-    const r = await rtcap(['run', profile, '--out', out, '--no-progress'], { TMPDIR: runTmp });
-    // The secrets were used: tokens minted with the JWT secret were accepted by the server configured with it.
-    expect(r.output).toMatch(/joined 4\/4/);
-    expect(r.code).toBe(0);
-    const files = filesUnder(out);
-    expect(files.map((f) => f.path.slice(out.length + 1)).sort()).toEqual(['report.html', 'result.json', 'server.log', 'summary.md', 'timeseries.ndjson']);
-    for (const f of files) expect({ file: f.path, hits: hits(f.text) }).toEqual({ file: f.path, hits: [] });
-    expect(hits(r.output)).toEqual([]);
-    // The server's config went to a private temporary file, removed with the run.
-    expect(readdirSync(runTmp).filter((n) => n.startsWith('rtcap-run-'))).toEqual([]);
-  });
-
-  it('an external target with user:pass and secret query parameters in --url, and a token file', { timeout: 120_000 }, async () => {
-    const server = await startTestServer();
-    try {
-      const out = join(work, 'external');
-      const tokenFile = join(work, 'tokens.txt');
-      writeFileSync(tokenFile, `${SECRET}-token-1\n${SECRET}-token-2\n`);
-      const profile = join(work, 'external.yaml');
+  it(
+    'a built-in-server run with a secret in headers, params, auth, metrics token, database URL and server config',
+    { timeout: 150_000 },
+    async () => {
+      // The run's temporary files go here (TMPDIR), so the test can see that none is left behind.
+      const runTmp = mkdtempSync(join(work, 'tmp-'));
+      chmodSync(runTmp, 0o755);
+      const out = join(work, 'builtin');
+      const profile = join(work, 'builtin.yaml');
       writeFileSync(
         profile,
-        ['name: secrets-external', 'scenario: broadcast-public', 'target:', '  topic: realtime:bench', `  auth: { token_file: ${tokenFile} }`, 'load:', '  warmup: 0s', '  drain: 1s', '  steps:', '    - { connections: 2, send_rate: 2, duration: 1s }', ''].join('\n'),
+        [
+          'name: secrets-builtin',
+          'scenario: broadcast-public',
+          'target:',
+          '  vsn: "1.0.0"',
+          '  topic: realtime:bench',
+          `  headers: { X-Custom-Token: ${SECRET}, X-Session-Secret: ${SECRET} }`,
+          `  params: { client_secret: ${SECRET} }`,
+          `  auth: { jwt_secret: ${JWT_SECRET} }`,
+          `  metrics_token: ${SECRET}`,
+          `  database_url: postgres://bench:${SECRET}@127.0.0.1:1/x?password=${SECRET}`,
+          '  server:',
+          '    database: false',
+          `    config: { jwt_secret: ${JWT_SECRET} }`,
+          'load:',
+          '  join_rate: 50',
+          '  warmup: 0s',
+          '  drain: 1s',
+          '  steps:',
+          '    - { connections: 4, send_rate: 2, duration: 1s }',
+          '',
+        ].join('\n'),
       );
-      const url = `ws://bench:${SECRET}@127.0.0.1:${server.port}/socket/websocket?apikey=${SECRET}&token=${SECRET}&password=${SECRET}`;
-      const r = await rtcap(['run', profile, '--url', url, '--out', out, '--no-progress']);
-      expect(r.output).toMatch(/joined 2\/2/);
-      for (const f of filesUnder(out)) expect({ file: f.path, hits: hits(f.text) }).toEqual({ file: f.path, hits: [] });
+      const r = await rtcap(['run', profile, '--out', out, '--no-progress'], { TMPDIR: runTmp });
+      // The secrets were used: tokens minted with the JWT secret were accepted by the server
+      // configured with it.
+      expect(r.output).toMatch(/joined 4\/4/);
+      expect(r.code).toBe(0);
+      const files = filesUnder(out);
+      expect(files.map((f) => f.path.slice(out.length + 1)).sort()).toEqual([
+        'report.html',
+        'result.json',
+        'server.log',
+        'summary.md',
+        'timeseries.ndjson',
+      ]);
+      for (const f of files)
+        expect({ file: f.path, hits: hits(f.text) }).toEqual({ file: f.path, hits: [] });
       expect(hits(r.output)).toEqual([]);
-      expect(readFileSync(join(out, 'result.json'), 'utf8')).toContain(`ws://bench:***@127.0.0.1:${server.port}/socket/websocket?apikey=***&token=***&password=***`);
-    } finally {
-      await server.close();
-    }
-  });
+      // The server's config went to a private temporary file, removed with the run.
+      expect(readdirSync(runTmp).filter((n) => n.startsWith('rtcap-run-'))).toEqual([]);
+    },
+  );
+
+  it(
+    'an external target with user:pass and secret query parameters in --url, and a token file',
+    { timeout: 120_000 },
+    async () => {
+      const server = await startTestServer();
+      try {
+        const out = join(work, 'external');
+        const tokenFile = join(work, 'tokens.txt');
+        writeFileSync(tokenFile, `${SECRET}-token-1\n${SECRET}-token-2\n`);
+        const profile = join(work, 'external.yaml');
+        writeFileSync(
+          profile,
+          [
+            'name: secrets-external',
+            'scenario: broadcast-public',
+            'target:',
+            '  topic: realtime:bench',
+            `  auth: { token_file: ${tokenFile} }`,
+            'load:',
+            '  warmup: 0s',
+            '  drain: 1s',
+            '  steps:',
+            '    - { connections: 2, send_rate: 2, duration: 1s }',
+            '',
+          ].join('\n'),
+        );
+        const url = `ws://bench:${SECRET}@127.0.0.1:${server.port}/socket/websocket?apikey=${SECRET}&token=${SECRET}&password=${SECRET}`;
+        const r = await rtcap(['run', profile, '--url', url, '--out', out, '--no-progress']);
+        expect(r.output).toMatch(/joined 2\/2/);
+        for (const f of filesUnder(out))
+          expect({ file: f.path, hits: hits(f.text) }).toEqual({ file: f.path, hits: [] });
+        expect(hits(r.output)).toEqual([]);
+        expect(readFileSync(join(out, 'result.json'), 'utf8')).toContain(
+          `ws://bench:***@127.0.0.1:${server.port}/socket/websocket?apikey=***&token=***&password=***`,
+        );
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('a --url with the wrong scheme is refused without repeating its secret', async () => {
     const profile = join(work, 'scheme.yaml');
-    writeFileSync(profile, ['name: s', 'scenario: broadcast-public', 'load:', '  steps:', '    - { connections: 1, duration: 1s }', ''].join('\n'));
-    const r = await rtcap(['run', profile, '--url', `https://bench:${SECRET}@example.com/socket?apikey=${SECRET}`]);
+    writeFileSync(
+      profile,
+      [
+        'name: s',
+        'scenario: broadcast-public',
+        'load:',
+        '  steps:',
+        '    - { connections: 1, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
+    const r = await rtcap([
+      'run',
+      profile,
+      '--url',
+      `https://bench:${SECRET}@example.com/socket?apikey=${SECRET}`,
+    ]);
     expect(r.code).toBe(2);
-    expect(r.output.trim()).toMatch(/^rtcap: --url https:\/\/bench:\*\*\*@example\.com\/socket\?apikey=\*\*\*: expected ws:\/\/ or wss:\/\//);
+    expect(r.output.trim()).toMatch(
+      /^rtcap: --url https:\/\/bench:\*\*\*@example\.com\/socket\?apikey=\*\*\*: expected ws:\/\/ or wss:\/\//,
+    );
     expect(r.output).not.toContain(SECRET);
   });
 
   it('a profile error about another field does not show the secrets', async () => {
     const profile = join(work, 'bad.yaml');
-    writeFileSync(profile, ['name: s', 'scenario: broadcast-public', 'target:', `  url: ws://u:${SECRET}@h/socket/websocket`, '  vsn: "9"', 'load:', '  steps:', '    - { connections: 1, duration: 1s }', ''].join('\n'));
+    writeFileSync(
+      profile,
+      [
+        'name: s',
+        'scenario: broadcast-public',
+        'target:',
+        `  url: ws://u:${SECRET}@h/socket/websocket`,
+        '  vsn: "9"',
+        'load:',
+        '  steps:',
+        '    - { connections: 1, duration: 1s }',
+        '',
+      ].join('\n'),
+    );
     const r = await rtcap(['run', profile]);
     expect(r.code).toBe(2);
     expect(hits(r.output)).toEqual([]);

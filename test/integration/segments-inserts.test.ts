@@ -30,24 +30,52 @@ describe('segments share the inserts', () => {
     const profile = profileFrom({
       name: 'cdc-segments',
       scenario: 'postgres-changes',
-      target: { url: srv.url, database_url: srv.databaseConnectionString!, auth: { jwt_secret: DEV_JWT_SECRET } },
+      target: {
+        url: srv.url,
+        database_url: srv.databaseConnectionString!,
+        auth: { jwt_secret: DEV_JWT_SECRET },
+      },
       // 3 rooms of 5 filtered subscribers, 6 rows/s for 2 s: 4 rounds of one row per room.
-      load: { join_rate: 100, drain: '4s', steps: [{ connections: 15, rooms: 3, filtered: true, insert_rate: 6, duration: '2s' }] },
+      load: {
+        join_rate: 100,
+        drain: '4s',
+        steps: [{ connections: 15, rooms: 3, filtered: true, insert_rate: 6, duration: '2s' }],
+      },
       slo: { p95_ms: 2000 },
     });
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-seg-inserts-'));
     const startAtMs = Date.now() + 8000;
     const outcomes = await Promise.all(
-      [0, 1].map((index) => runBenchmark({ profile: structuredClone(profile), profilePath: null, redactedProfile: {}, outDir: join(dir, `s${index}`), log: () => undefined, segment: { index, count: 2, run: 'cdc', startAtMs } })),
+      [0, 1].map((index) =>
+        runBenchmark({
+          profile: structuredClone(profile),
+          profilePath: null,
+          redactedProfile: {},
+          outDir: join(dir, `s${index}`),
+          log: () => undefined,
+          segment: { index, count: 2, run: 'cdc', startAtMs },
+        }),
+      ),
     );
     for (const o of outcomes) expect(o.exitCode).toBe(0);
     const shards = outcomes.map((o) => readShard(join(o.dir, 'shard.json')));
     // Segment 0 inserts rooms 0 and 2, segment 1 room 1: 8 and 4 rows.
     expect(shards.map((s) => s.steps[0].insertStats?.sent)).toEqual([8, 4]);
-    expect(shards.map((s) => s.steps[0].inserts!.map((x) => x.stream % 100_000).sort())).toEqual([[0, 2], [1]]);
+    expect(shards.map((s) => s.steps[0].inserts!.map((x) => x.stream % 100_000).sort())).toEqual([
+      [0, 2],
+      [1],
+    ]);
 
     const merged = mergeShards(shards);
-    const { result } = rebuildResult(merged, { profile, resolved: {}, profilePath: null, builtin: false, targetUrl: srv.url, startedAt: new Date().toISOString(), finishedAt: null });
+    const { result } = rebuildResult(merged, {
+      profile,
+      resolved: {},
+      profilePath: null,
+      builtin: false,
+      targetUrl: srv.url,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+    });
     const step = result.steps[0];
     expect(step.messages.sent).toBe(12);
     expect(step.messages.scheduled).toBe(12);
@@ -57,7 +85,11 @@ describe('segments share the inserts', () => {
     expect(step.extra.inserts_failed).toBe(0);
     // A row's same-machine receivers: its room's subscribers in the inserting segment (c mod 2):
     // room 0 (segment 0): 0, 6, 12; room 1 (segment 1): 1, 7, 13; room 2 (segment 0): 2, 8, 14.
-    const scope = step.extra.latency_scope as { receipts_same_machine: number; receipts_other_machine: number; messages_only_elsewhere: number };
+    const scope = step.extra.latency_scope as {
+      receipts_same_machine: number;
+      receipts_other_machine: number;
+      messages_only_elsewhere: number;
+    };
     expect(scope.receipts_same_machine).toBe(4 * 9);
     expect(scope.receipts_other_machine).toBe(4 * 6);
     expect(scope.messages_only_elsewhere).toBe(0);

@@ -34,7 +34,11 @@ function rtcap(args: string[]): Promise<{ code: number | null; stderr: string }>
 }
 
 async function serve(): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--ready-json', '--no-database'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--ready-json', '--no-database'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   children.push(child);
   const line = await new Promise<string>((res, rej) => {
     createInterface({ input: child.stdout! }).once('line', res);
@@ -61,59 +65,144 @@ const read = (d: string) => JSON.parse(readFileSync(join(d, 'result.json'), 'utf
 const CONNECTIONS = [30, 45];
 
 describe('3 segments merged', () => {
-  it('two steps: every connection joined, expected = received, step totals = sums of the shards; one process expects the same', { timeout: 180_000 }, async () => {
-    const url = await serve();
-    const startAt = new Date(Date.now() + 30_000).toISOString();
-    const segs = await Promise.all([0, 1, 2].map((i) => rtcap(['run', profile, '--url', url, '--segment', `${i}/3`, '--start-at', startAt, '--out', join(dir, `s${i}`), '--no-progress'])));
-    for (const s of segs) expect(s.stderr).not.toMatch(/aborted/);
-    const m = await rtcap(['merge', join(dir, 's0'), join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
-    expect(m.stderr).toContain('merged 3 shards');
-    const merged = read(join(dir, 'merged'));
-    expect(merged.segments?.count).toBe(3);
-    expect(merged.steps.length).toBe(2);
-    // Latency from same-machine receipts only; every receipt counted.
-    expect(merged.segments?.clocks).toMatch(/only receipts whose sender ran on the receiver's machine/);
-    const shards = [0, 1, 2].map((i) => readShard(join(dir, `s${i}`, 'shard.json')));
-    for (const [i, step] of merged.steps.entries()) {
-      const n = CONNECTIONS[i];
-      expect(step.connections.joined).toBe(n);
-      expect(step.messages.expected).toBeGreaterThan(0);
-      expect(step.messages.received).toBe(step.messages.expected);
-      expect(step.delivery_rate).toBe(1);
+  it(
+    'two steps: every connection joined, expected = received, step totals = sums of the shards; one process expects the same',
+    { timeout: 180_000 },
+    async () => {
+      const url = await serve();
+      const startAt = new Date(Date.now() + 30_000).toISOString();
+      const segs = await Promise.all(
+        [0, 1, 2].map((i) =>
+          rtcap([
+            'run',
+            profile,
+            '--url',
+            url,
+            '--segment',
+            `${i}/3`,
+            '--start-at',
+            startAt,
+            '--out',
+            join(dir, `s${i}`),
+            '--no-progress',
+          ]),
+        ),
+      );
+      for (const s of segs) expect(s.stderr).not.toMatch(/aborted/);
+      const m = await rtcap([
+        'merge',
+        join(dir, 's0'),
+        join(dir, 's1'),
+        join(dir, 's2'),
+        '--out',
+        join(dir, 'merged'),
+      ]);
+      expect(m.stderr).toContain('merged 3 shards');
+      const merged = read(join(dir, 'merged'));
+      expect(merged.segments?.count).toBe(3);
+      expect(merged.steps.length).toBe(2);
+      // Latency from same-machine receipts only; every receipt counted.
+      expect(merged.segments?.clocks).toMatch(
+        /only receipts whose sender ran on the receiver's machine/,
+      );
+      const shards = [0, 1, 2].map((i) => readShard(join(dir, `s${i}`, 'shard.json')));
+      for (const [i, step] of merged.steps.entries()) {
+        const n = CONNECTIONS[i];
+        expect(step.connections.joined).toBe(n);
+        expect(step.messages.expected).toBeGreaterThan(0);
+        expect(step.messages.received).toBe(step.messages.expected);
+        expect(step.delivery_rate).toBe(1);
 
-      const parts = shards.flatMap((s) => s.steps[i].collected);
-      const sum = (f: (c: (typeof parts)[number]) => number) => parts.reduce((a, c) => a + f(c), 0);
-      expect(step.messages.sent).toBe(sum((c) => c.sendStats.sent));
-      expect(step.messages.received + step.messages.unexpected - sum((c) => c.receipts.unexpected + c.receipts.stale)).toBe(sum((c) => c.receipts.received));
-      expect(step.connections.scheduled_joins).toBe(sum((c) => c.connections.scheduledJoins));
-      // Step 2 ramps from 30 to 45: its first joins are the 15 new connections, 5 per segment.
-      expect(step.connections.first_joins).toBe(i === 0 ? n : n - CONNECTIONS[0]);
-      expect(shards.map((s) => s.steps[i].collected[0].connections.scheduledJoins)).toEqual(i === 0 ? [10, 10, 10] : [5, 5, 5]);
-      // Each segment sent its share of the 10 messages (relay senders, load/segment: seq mod 3).
-      expect(shards.map((s) => s.steps[i].collected[0].sendStats.sent)).toEqual([4, 3, 3]);
-      const scope = step.extra.latency_scope as { receipts_other_machine: number; receipts_same_machine: number; messages_only_elsewhere: number };
-      expect(scope.receipts_same_machine + scope.receipts_other_machine).toBe(sum((c) => c.receipts.received));
-      // A message's same-machine receivers: its segment's n / 3 members but the sender.
-      expect(scope.receipts_same_machine).toBe(step.messages.sent * (n / 3 - 1));
-      expect(scope.messages_only_elsewhere).toBe(0);
-      expect(step.latency_ms.p95).not.toBeNull();
-      expect(step.latency_ms.p95!).toBeLessThan(2000);
-    }
+        const parts = shards.flatMap((s) => s.steps[i].collected);
+        const sum = (f: (c: (typeof parts)[number]) => number) =>
+          parts.reduce((a, c) => a + f(c), 0);
+        expect(step.messages.sent).toBe(sum((c) => c.sendStats.sent));
+        expect(
+          step.messages.received +
+            step.messages.unexpected -
+            sum((c) => c.receipts.unexpected + c.receipts.stale),
+        ).toBe(sum((c) => c.receipts.received));
+        expect(step.connections.scheduled_joins).toBe(sum((c) => c.connections.scheduledJoins));
+        // Step 2 ramps from 30 to 45: its first joins are the 15 new connections, 5 per segment.
+        expect(step.connections.first_joins).toBe(i === 0 ? n : n - CONNECTIONS[0]);
+        expect(shards.map((s) => s.steps[i].collected[0].connections.scheduledJoins)).toEqual(
+          i === 0 ? [10, 10, 10] : [5, 5, 5],
+        );
+        // Each segment sent its share of the 10 messages (relay senders, load/segment: seq mod 3).
+        expect(shards.map((s) => s.steps[i].collected[0].sendStats.sent)).toEqual([4, 3, 3]);
+        const scope = step.extra.latency_scope as {
+          receipts_other_machine: number;
+          receipts_same_machine: number;
+          messages_only_elsewhere: number;
+        };
+        expect(scope.receipts_same_machine + scope.receipts_other_machine).toBe(
+          sum((c) => c.receipts.received),
+        );
+        // A message's same-machine receivers: its segment's n / 3 members but the sender.
+        expect(scope.receipts_same_machine).toBe(step.messages.sent * (n / 3 - 1));
+        expect(scope.messages_only_elsewhere).toBe(0);
+        expect(step.latency_ms.p95).not.toBeNull();
+        expect(step.latency_ms.p95!).toBeLessThan(2000);
+      }
 
-    const one = await rtcap(['run', profile, '--url', url, '--out', join(dir, 'one'), '--no-progress']);
-    expect(one.code).not.toBe(3);
-    const single = read(join(dir, 'one'));
-    expect(single.steps.map((x) => x.messages.expected)).toEqual(merged.steps.map((x) => x.messages.expected));
-    for (const x of single.steps) expect(x.delivery_rate).toBe(1);
+      const one = await rtcap([
+        'run',
+        profile,
+        '--url',
+        url,
+        '--out',
+        join(dir, 'one'),
+        '--no-progress',
+      ]);
+      expect(one.code).not.toBe(3);
+      const single = read(join(dir, 'one'));
+      expect(single.steps.map((x) => x.messages.expected)).toEqual(
+        merged.steps.map((x) => x.messages.expected),
+      );
+      for (const x of single.steps) expect(x.delivery_rate).toBe(1);
 
-    // A missing shard, and a shard of another run, are refused in one line (exit 2).
-    const missing = await rtcap(['merge', join(dir, 's0'), join(dir, 's2'), '--out', join(dir, 'm2')]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toBe('rtcap merge: missing segment 1 of 3 (run "' + new Date(startAt).toISOString() + '"): every segment\'s shard is needed for exact totals');
-    const other = await rtcap(['run', profile, '--url', url, '--segment', '1/3', '--run-name', 'another', '--out', join(dir, 'x1'), '--no-progress', '--set', 'load.steps.0.duration=1s', '--set', 'load.steps.1.duration=1s']);
-    expect(other.code).not.toBe(2);
-    const mixed = await rtcap(['merge', join(dir, 's0'), join(dir, 'x1'), join(dir, 's2'), '--out', join(dir, 'm3')]);
-    expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toMatch(/x1\/shard\.json is of another (run|profile)/);
-  });
+      // A missing shard, and a shard of another run, are refused in one line (exit 2).
+      const missing = await rtcap([
+        'merge',
+        join(dir, 's0'),
+        join(dir, 's2'),
+        '--out',
+        join(dir, 'm2'),
+      ]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr.trim()).toBe(
+        'rtcap merge: missing segment 1 of 3 (run "' +
+          new Date(startAt).toISOString() +
+          '"): every segment\'s shard is needed for exact totals',
+      );
+      const other = await rtcap([
+        'run',
+        profile,
+        '--url',
+        url,
+        '--segment',
+        '1/3',
+        '--run-name',
+        'another',
+        '--out',
+        join(dir, 'x1'),
+        '--no-progress',
+        '--set',
+        'load.steps.0.duration=1s',
+        '--set',
+        'load.steps.1.duration=1s',
+      ]);
+      expect(other.code).not.toBe(2);
+      const mixed = await rtcap([
+        'merge',
+        join(dir, 's0'),
+        join(dir, 'x1'),
+        join(dir, 's2'),
+        '--out',
+        join(dir, 'm3'),
+      ]);
+      expect(mixed.code).toBe(2);
+      expect(mixed.stderr).toMatch(/x1\/shard\.json is of another (run|profile)/);
+    },
+  );
 });

@@ -15,9 +15,16 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-function serveProcess(args: string[]): { child: ChildProcess; lines: string[]; stderr: () => string; exit: Promise<number | null> } {
+function serveProcess(args: string[]): {
+  child: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+  exit: Promise<number | null>;
+} {
   const script = `const { main } = await import(${JSON.stringify(new URL('../../src/cli/main.ts', import.meta.url).href)}); await main(${JSON.stringify(['serve', ...args])});`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const lines: string[] = [];
   let err = '';
@@ -27,10 +34,14 @@ function serveProcess(args: string[]): { child: ChildProcess; lines: string[]; s
   return { child, lines, stderr: () => err, exit };
 }
 
-async function readyLine(p: ReturnType<typeof serveProcess>, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+async function readyLine(
+  p: ReturnType<typeof serveProcess>,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   while (p.lines.length === 0) {
-    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`no ready line; stderr: ${p.stderr()}`);
+    if (Date.now() > deadline || p.child.exitCode !== null)
+      throw new Error(`no ready line; stderr: ${p.stderr()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return JSON.parse(p.lines[0]) as Record<string, unknown>;
@@ -38,7 +49,16 @@ async function readyLine(p: ReturnType<typeof serveProcess>, timeoutMs = 30_000)
 
 describe('rtcap serve', () => {
   it('prints exactly one ready line, applies quota flags, and exits 0 on SIGTERM', async () => {
-    const p = serveProcess(['--port', '0', '--ready-json', '--no-database', '--max-channels-per-client', '1', '--channel-error-backoff-ms', '0']);
+    const p = serveProcess([
+      '--port',
+      '0',
+      '--ready-json',
+      '--no-database',
+      '--max-channels-per-client',
+      '1',
+      '--channel-error-backoff-ms',
+      '0',
+    ]);
     const ready = await readyLine(p);
     expect(ready).toEqual({
       event: 'ready',
@@ -51,7 +71,9 @@ describe('rtcap serve', () => {
     const c = await RawClient.open(ready.port as number, { vsn: '2.0.0' });
     c.send(['1', '1', 'realtime:a', 'phx_join', {}]);
     c.send(['2', '2', 'realtime:b', 'phx_join', {}]);
-    expect(((await c.v2('phx_reply', '2'))[4] as { response: { reason: string } }).response.reason).toBe('ChannelRateLimitReached: Too many channels');
+    expect(
+      ((await c.v2('phx_reply', '2'))[4] as { response: { reason: string } }).response.reason,
+    ).toBe('ChannelRateLimitReached: Too many channels');
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
     expect(await c.closed()).toBe(1001);

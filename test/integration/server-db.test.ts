@@ -36,7 +36,12 @@ async function client(apikey = authed): Promise<RawClient> {
   return RawClient.open(srv.port, { vsn: '2.0.0', apikey });
 }
 
-async function join(c: RawClient, topic: string, config: Record<string, unknown>, ref = '1'): Promise<unknown> {
+async function join(
+  c: RawClient,
+  topic: string,
+  config: Record<string, unknown>,
+  ref = '1',
+): Promise<unknown> {
   c.send([ref, ref, topic, 'phx_join', { config }]);
   return (await c.v2('phx_reply', ref, 8000))[4];
 }
@@ -46,7 +51,10 @@ describe('private channels (§6)', () => {
     const a = await client();
     const b = await client();
     const pub = await client();
-    expect(await join(a, 'realtime:room-1', { private: true, broadcast: { ack: true } })).toEqual({ status: 'ok', response: { postgres_changes: [] } });
+    expect(await join(a, 'realtime:room-1', { private: true, broadcast: { ack: true } })).toEqual({
+      status: 'ok',
+      response: { postgres_changes: [] },
+    });
     expect(await join(b, 'realtime:room-1', { private: true })).toMatchObject({ status: 'ok' });
     expect(await join(pub, 'realtime:room-1', {})).toMatchObject({ status: 'ok' });
     a.send(['1', '2', 'realtime:room-1', 'broadcast', { event: 'secret', payload: { n: 1 } }]);
@@ -62,12 +70,16 @@ describe('private channels (§6)', () => {
     const anon = await client(await token({ role: 'anon' }));
     expect(await join(anon, 'realtime:room-1', { private: true })).toEqual({
       status: 'error',
-      response: { reason: 'Unauthorized: You do not have permissions to read from this Channel topic: room-1' },
+      response: {
+        reason: 'Unauthorized: You do not have permissions to read from this Channel topic: room-1',
+      },
     });
     const c = await client();
     expect(await join(c, 'realtime:secret', { private: true })).toEqual({
       status: 'error',
-      response: { reason: 'Unauthorized: You do not have permissions to read from this Channel topic: secret' },
+      response: {
+        reason: 'Unauthorized: You do not have permissions to read from this Channel topic: secret',
+      },
     });
     anon.close();
     c.close();
@@ -76,10 +88,18 @@ describe('private channels (§6)', () => {
   it('drops broadcasts from a read-only member silently, even with ack', async () => {
     const ro = await client();
     const r = await client();
-    expect(await join(ro, 'realtime:readonly-1', { private: true, broadcast: { ack: true } })).toMatchObject({ status: 'ok' });
+    expect(
+      await join(ro, 'realtime:readonly-1', { private: true, broadcast: { ack: true } }),
+    ).toMatchObject({ status: 'ok' });
     expect(await join(r, 'realtime:readonly-1', { private: true })).toMatchObject({ status: 'ok' });
     ro.send(['1', '2', 'realtime:readonly-1', 'broadcast', { event: 'x', payload: {} }]);
-    ro.send(['1', '3', 'realtime:readonly-1', 'presence', { type: 'presence', event: 'track', payload: { a: 1 } }]);
+    ro.send([
+      '1',
+      '3',
+      'realtime:readonly-1',
+      'presence',
+      { type: 'presence', event: 'track', payload: { a: 1 } },
+    ]);
     // The track is answered after the write checks, so the broadcast has been handled by then.
     expect((await ro.v2('phx_reply', '3', 8000))[4]).toEqual({ status: 'error', response: {} });
     expect(ro.frames.some((f) => Array.isArray(f.json) && f.json[1] === '2')).toBe(false);
@@ -93,7 +113,13 @@ describe('private channels (§6)', () => {
     const b = await client();
     await join(a, 'realtime:room-p', { private: true, presence: { key: 'a', enabled: true } });
     await join(b, 'realtime:room-p', { private: true, presence: { key: 'b', enabled: true } });
-    a.send(['1', '2', 'realtime:room-p', 'presence', { type: 'presence', event: 'track', payload: { who: 'a' } }]);
+    a.send([
+      '1',
+      '2',
+      'realtime:room-p',
+      'presence',
+      { type: 'presence', event: 'track', payload: { who: 'a' } },
+    ]);
     expect((await a.v2('phx_reply', '2', 8000))[4]).toEqual({ status: 'ok', response: {} });
     const diff = (await b.v2('presence_diff'))[4] as { joins: Record<string, unknown> };
     expect(Object.keys(diff.joins)).toEqual(['a']);
@@ -106,8 +132,15 @@ describe('Postgres Changes (§7)', () => {
   it('replies with binding ids, confirms the subscription and delivers INSERT, UPDATE and DELETE with all matching ids', async () => {
     const c = await client();
     const all = { event: '*', schema: 'public', table: 'bench_open_messages' };
-    const filtered = { event: 'INSERT', schema: 'public', table: 'bench_open_messages', filter: 'room_id=eq.7' };
-    const reply = (await join(c, 'realtime:pg1', { postgres_changes: [all, filtered] })) as { response: { postgres_changes: { id: number }[] } };
+    const filtered = {
+      event: 'INSERT',
+      schema: 'public',
+      table: 'bench_open_messages',
+      filter: 'room_id=eq.7',
+    };
+    const reply = (await join(c, 'realtime:pg1', { postgres_changes: [all, filtered] })) as {
+      response: { postgres_changes: { id: number }[] };
+    };
     const [idAll, idFiltered] = reply.response.postgres_changes.map((p) => p.id);
     expect(reply.response.postgres_changes).toEqual([
       { ...all, id: idAll },
@@ -120,16 +153,32 @@ describe('Postgres Changes (§7)', () => {
       null,
       'realtime:pg1',
       'system',
-      { extension: 'postgres_changes', status: 'ok', message: 'Subscribed to PostgreSQL', channel: 'pg1' },
+      {
+        extension: 'postgres_changes',
+        status: 'ok',
+        message: 'Subscribed to PostgreSQL',
+        channel: 'pg1',
+      },
     ]);
-    const changes = () => c.frames.filter((f) => Array.isArray(f.json) && f.json[3] === 'postgres_changes').map((f) => f.json as unknown[]);
-    await sql.query("insert into bench_open_messages (room_id, body) values (7, 'seven'), (8, 'eight')");
+    const changes = () =>
+      c.frames
+        .filter((f) => Array.isArray(f.json) && f.json[3] === 'postgres_changes')
+        .map((f) => f.json as unknown[]);
+    await sql.query(
+      "insert into bench_open_messages (room_id, body) values (7, 'seven'), (8, 'eight')",
+    );
     await until(() => changes().length === 2, 8000, 'two inserts');
     const [m7, m8] = changes();
     expect(m7.slice(0, 4)).toEqual([null, null, 'realtime:pg1', 'postgres_changes']);
     const p7 = m7[4] as { ids: number[]; data: Record<string, unknown> };
     expect(p7.ids.sort()).toEqual([idAll, idFiltered].sort());
-    expect(p7.data).toMatchObject({ schema: 'public', table: 'bench_open_messages', type: 'INSERT', errors: null, record: { room_id: 7, body: 'seven' } });
+    expect(p7.data).toMatchObject({
+      schema: 'public',
+      table: 'bench_open_messages',
+      type: 'INSERT',
+      errors: null,
+      record: { room_id: 7, body: 'seven' },
+    });
     expect(p7.data.commit_timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect((m8[4] as { ids: number[] }).ids).toEqual([idAll]);
     await sql.query("update bench_open_messages set body = 'SEVEN' where room_id = 7");
@@ -137,14 +186,27 @@ describe('Postgres Changes (§7)', () => {
     await until(() => changes().length === 4, 8000, 'update and delete');
     const upd = changes()[2][4] as { ids: number[]; data: Record<string, unknown> };
     expect(upd.ids).toEqual([idAll]);
-    expect(upd.data).toMatchObject({ type: 'UPDATE', record: { body: 'SEVEN' }, old_record: { id: expect.any(Number) } });
-    expect((changes()[3][4] as { data: Record<string, unknown> }).data).toMatchObject({ type: 'DELETE', old_record: { id: expect.any(Number) } });
+    expect(upd.data).toMatchObject({
+      type: 'UPDATE',
+      record: { body: 'SEVEN' },
+      old_record: { id: expect.any(Number) },
+    });
+    expect((changes()[3][4] as { data: Record<string, unknown> }).data).toMatchObject({
+      type: 'DELETE',
+      old_record: { id: expect.any(Number) },
+    });
     c.close();
   });
 
   it('reports an invalid filter as a postgres_changes system error and keeps the channel', async () => {
     const c = await client();
-    expect(await join(c, 'realtime:pg2', { postgres_changes: [{ event: '*', schema: 'public', table: 'bench_open_messages', filter: 'nope' }] })).toMatchObject({ status: 'ok' });
+    expect(
+      await join(c, 'realtime:pg2', {
+        postgres_changes: [
+          { event: '*', schema: 'public', table: 'bench_open_messages', filter: 'nope' },
+        ],
+      }),
+    ).toMatchObject({ status: 'ok' });
     const sys = (await c.v2('system', null, 8000))[4] as Record<string, unknown>;
     expect(sys).toMatchObject({ extension: 'postgres_changes', status: 'error', channel: 'pg2' });
     expect(String(sys.message)).toMatch(/filter/i);
@@ -160,7 +222,11 @@ describe('@supabase/realtime-js on a real database', () => {
     for (const c of clients) void c.disconnect();
   });
   function rjs(apikey = authed): RealtimeClient {
-    const c = new RealtimeClient(`ws://127.0.0.1:${srv.port}/socket`, { params: { apikey }, transport: WebSocket as never, heartbeatIntervalMs: 60_000 });
+    const c = new RealtimeClient(`ws://127.0.0.1:${srv.port}/socket`, {
+      params: { apikey },
+      transport: WebSocket as never,
+      heartbeatIntervalMs: 60_000,
+    });
     c.setAuth(apikey);
     clients.push(c);
     return c;
@@ -169,7 +235,8 @@ describe('@supabase/realtime-js on a real database', () => {
     new Promise<string>((resolve) =>
       ch.subscribe((status, err) => {
         if (status === 'SUBSCRIBED') resolve(status);
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') resolve(`${status}: ${err?.message ?? ''}`);
+        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT')
+          resolve(`${status}: ${err?.message ?? ''}`);
       }),
     );
 
@@ -188,16 +255,24 @@ describe('@supabase/realtime-js on a real database', () => {
   });
 
   it('receives postgres_changes INSERT/UPDATE/DELETE with and without a filter', async () => {
-    const all: { eventType: string; new: Record<string, unknown>; old: Record<string, unknown> }[] = [];
+    const all: { eventType: string; new: Record<string, unknown>; old: Record<string, unknown> }[] =
+      [];
     const room9: { eventType: string }[] = [];
     const ch = rjs()
       .channel('pg-rjs')
-      .on('postgres_changes', { event: '*', schema: 'public', table: 'bench_messages' }, (p) => all.push(p as never))
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'bench_messages', filter: 'room_id=eq.9' }, (p) => room9.push(p as never));
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'bench_messages' }, (p) =>
+        all.push(p as never),
+      )
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'bench_messages', filter: 'room_id=eq.9' },
+        (p) => room9.push(p as never),
+      );
     const subscribed = new Promise<void>((resolve, reject) =>
       ch.subscribe((status, err) => {
         if (status === 'SUBSCRIBED') resolve();
-        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
+        else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT')
+          reject(err ?? new Error(status));
       }),
     );
     await subscribed;
@@ -216,19 +291,41 @@ describe('@supabase/realtime-js on a real database', () => {
 
 describe('authorisation pool exhaustion (§6.4)', () => {
   it('refuses private joins beyond pool ÷ check time with IncreaseConnectionPool', async () => {
-    const slowDb = await startDatabase({ dbPool: 1, subsPoolSize: 1, slowPolicyMs: 300, queueTargetMs: 200, authErrorWindowMs: 3000 });
+    const slowDb = await startDatabase({
+      dbPool: 1,
+      subsPoolSize: 1,
+      slowPolicyMs: 300,
+      queueTargetMs: 200,
+      authErrorWindowMs: 3000,
+    });
     const s = await serve({ db: slowDb });
     try {
       const c = await RawClient.open(s.port, { vsn: '2.0.0', apikey: authed });
-      for (let i = 0; i < 6; i++) c.send([`j${i}`, `j${i}`, `realtime:slow-${i}`, 'phx_join', { config: { private: true } }]);
+      for (let i = 0; i < 6; i++)
+        c.send([`j${i}`, `j${i}`, `realtime:slow-${i}`, 'phx_join', { config: { private: true } }]);
       // Joins on one socket run in order; a second socket's joins compete for the same pool.
       const d = await RawClient.open(s.port, { vsn: '2.0.0', apikey: authed });
-      for (let i = 0; i < 6; i++) d.send([`k${i}`, `k${i}`, `realtime:slow-d${i}`, 'phx_join', { config: { private: true } }]);
+      for (let i = 0; i < 6; i++)
+        d.send([
+          `k${i}`,
+          `k${i}`,
+          `realtime:slow-d${i}`,
+          'phx_join',
+          { config: { private: true } },
+        ]);
       await c.v2('phx_reply', 'j5', 20_000);
       await d.v2('phx_reply', 'k5', 20_000);
-      const replies = [...c.frames, ...d.frames].map((f) => (f.json as unknown[])[4] as { status: string; response: { reason?: string } });
+      const replies = [...c.frames, ...d.frames].map(
+        (f) => (f.json as unknown[])[4] as { status: string; response: { reason?: string } },
+      );
       expect(replies.some((r) => r.status === 'ok')).toBe(true);
-      expect(replies.some((r) => r.response.reason === 'IncreaseConnectionPool: Please increase your connection pool size')).toBe(true);
+      expect(
+        replies.some(
+          (r) =>
+            r.response.reason ===
+            'IncreaseConnectionPool: Please increase your connection pool size',
+        ),
+      ).toBe(true);
       c.close();
       d.close();
     } finally {

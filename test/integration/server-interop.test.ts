@@ -42,7 +42,12 @@ afterAll(async () => {
 });
 
 function phoenixSocket(vsn: '1.0.0' | '2.0.0'): Socket {
-  const opts: Record<string, unknown> = { transport: WebSocket, params: { apikey }, vsn, heartbeatIntervalMs: 60_000 };
+  const opts: Record<string, unknown> = {
+    transport: WebSocket,
+    params: { apikey },
+    vsn,
+    heartbeatIntervalMs: 60_000,
+  };
   if (vsn === '1.0.0') {
     // phoenix.js's default serializer speaks v2 arrays; v1 is plain JSON objects (§2.1).
     opts.encode = (msg: unknown, cb: (s: string) => void) => cb(JSON.stringify(msg));
@@ -54,7 +59,11 @@ function phoenixSocket(vsn: '1.0.0' | '2.0.0'): Socket {
   return s;
 }
 
-function joinPhoenix(s: Socket, topic: string, payload: object = {}): Promise<{ ch: Channel; reply: unknown }> {
+function joinPhoenix(
+  s: Socket,
+  topic: string,
+  payload: object = {},
+): Promise<{ ch: Channel; reply: unknown }> {
   const ch = s.channel(topic, payload);
   return new Promise((resolve, reject) => {
     ch.join()
@@ -65,7 +74,12 @@ function joinPhoenix(s: Socket, topic: string, payload: object = {}): Promise<{ 
 }
 
 function realtime(vsn: '1.0.0' | '2.0.0'): RealtimeClient {
-  const c = new RealtimeClient(`ws://127.0.0.1:${srv.port}/socket`, { params: { apikey }, transport: WebSocket as never, vsn, heartbeatIntervalMs: 60_000 });
+  const c = new RealtimeClient(`ws://127.0.0.1:${srv.port}/socket`, {
+    params: { apikey },
+    transport: WebSocket as never,
+    vsn,
+    heartbeatIntervalMs: 60_000,
+  });
   closers.push(() => void c.disconnect());
   return c;
 }
@@ -74,7 +88,8 @@ function subscribed(ch: RealtimeChannel): Promise<void> {
   return new Promise((resolve, reject) => {
     ch.subscribe((status, err) => {
       if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT')
+        reject(err ?? new Error(status));
     });
   });
 }

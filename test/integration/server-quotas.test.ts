@@ -11,7 +11,11 @@ import { RawClient, refusedUpgrade, serve, token } from '../server/helpers.js';
 const TICK_MS = 100;
 const WINDOW_MS = TICK_MS * 12;
 
-async function withServer(config: ServerConfigFile, body: (s: RunningServer) => Promise<void>, timings = {}): Promise<void> {
+async function withServer(
+  config: ServerConfigFile,
+  body: (s: RunningServer) => Promise<void>,
+  timings = {},
+): Promise<void> {
   const s = await serve({ config, timings: { rateTickMs: TICK_MS, ...timings } });
   try {
     await body(s);
@@ -22,7 +26,11 @@ async function withServer(config: ServerConfigFile, body: (s: RunningServer) => 
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
-async function joined(port: number, topic: string, config: Record<string, unknown> = {}): Promise<RawClient> {
+async function joined(
+  port: number,
+  topic: string,
+  config: Record<string, unknown> = {},
+): Promise<RawClient> {
   const c = await RawClient.open(port, { vsn: '2.0.0' });
   const ref = String(++seq);
   c.send([ref, ref, topic, 'phx_join', { config }]);
@@ -38,9 +46,14 @@ describe('max_concurrent_users', () => {
       const a = await joined(s.port, 'realtime:u');
       const early = await RawClient.open(s.port, { vsn: '2.0.0' }); // connected, not yet a user
       const b = await joined(s.port, 'realtime:u');
-      expect(await refusedUpgrade(s.port, `apikey=${await token()}`)).toEqual({ status: 429, body: '{"error":"Too many connected users"}' });
+      expect(await refusedUpgrade(s.port, `apikey=${await token()}`)).toEqual({
+        status: 429,
+        body: '{"error":"Too many connected users"}',
+      });
       early.send(['1', '1', 'realtime:u', 'phx_join', {}]);
-      expect(reason(await early.v2('phx_reply', '1'))).toBe('ConnectionRateLimitReached: Too many connected users');
+      expect(reason(await early.v2('phx_reply', '1'))).toBe(
+        'ConnectionRateLimitReached: Too many connected users',
+      );
       // A counted user may join more channels.
       a.send(['9', '9', 'realtime:other', 'phx_join', {}]);
       expect((await a.v2('phx_reply', '9'))[4]).toMatchObject({ status: 'ok' });
@@ -66,9 +79,14 @@ describe('max_joins_per_second', () => {
       await c.v2('phx_reply', 'b9');
       await wait(TICK_MS * 2);
       c.send(['x', 'x', 'realtime:after', 'phx_join', {}]);
-      expect(reason(await c.v2('phx_reply', 'x'))).toBe('ClientJoinRateLimitReached: Too many joins per second');
+      expect(reason(await c.v2('phx_reply', 'x'))).toBe(
+        'ClientJoinRateLimitReached: Too many joins per second',
+      );
       expect(await c.closed()).toBe(1000);
-      expect(await refusedUpgrade(s.port, `apikey=${await token()}`)).toEqual({ status: 429, body: '{"error":"Too many joins per second"}' });
+      expect(await refusedUpgrade(s.port, `apikey=${await token()}`)).toEqual({
+        status: 429,
+        body: '{"error":"Too many joins per second"}',
+      });
       await wait(WINDOW_MS + TICK_MS * 2);
       (await joined(s.port, 'realtime:again')).close();
       for (const x of steady) x.close();
@@ -87,15 +105,23 @@ describe('max_events_per_second', () => {
         await sender.v2('phx_reply', `s${i}`);
         await wait(TICK_MS * 3);
       }
-      expect(recv.frames.filter((f) => Array.isArray(f.json) && f.json[3] === 'system')).toHaveLength(0);
+      expect(
+        recv.frames.filter((f) => Array.isArray(f.json) && f.json[3] === 'system'),
+      ).toHaveLength(0);
       // Above: 30 messages in one bucket = 60 events; over the 12-bucket window that is 50/s.
-      for (let i = 0; i < 30; i++) sender.send([null, `b${i}`, topic, 'broadcast', { event: 'e', payload: { i } }]);
+      for (let i = 0; i < 30; i++)
+        sender.send([null, `b${i}`, topic, 'broadcast', { event: 'e', payload: { i } }]);
       await sender.v2('phx_reply', 'b29');
       await wait(TICK_MS * 2);
       // Inbound sends are not rejected; the recipients are closed (§8.2).
       sender.send([null, 'z', topic, 'broadcast', { event: 'e', payload: {} }]);
       expect((await sender.v2('phx_reply', 'z'))[4]).toEqual({ status: 'ok', response: {} });
-      expect((await recv.v2('system'))[4]).toEqual({ extension: 'system', status: 'error', message: 'Too many messages per second', channel: 'ev' });
+      expect((await recv.v2('system'))[4]).toEqual({
+        extension: 'system',
+        status: 'error',
+        message: 'Too many messages per second',
+        channel: 'ev',
+      });
       await recv.v2('phx_close');
       // REST is refused while tripped, by the plug (batch) and the controller (single) (§4.3–§4.4).
       const rest = (path: string) =>
@@ -107,9 +133,16 @@ describe('max_events_per_second', () => {
           }),
         );
       const batch = await rest('/api/broadcast');
-      expect([batch.status, await batch.json(), batch.headers.get('x-rate-limit')]).toEqual([429, { message: 'Too many requests' }, '30']);
+      expect([batch.status, await batch.json(), batch.headers.get('x-rate-limit')]).toEqual([
+        429,
+        { message: 'Too many requests' },
+        '30',
+      ]);
       const single = await rest('/api/broadcast/ev/events/e');
-      expect([single.status, await single.json()]).toEqual([429, { message: 'You have exceeded your rate limit' }]);
+      expect([single.status, await single.json()]).toEqual([
+        429,
+        { message: 'You have exceeded your rate limit' },
+      ]);
       await wait(WINDOW_MS + TICK_MS * 2);
       const again = await joined(s.port, topic);
       sender.send([null, 'ok', topic, 'broadcast', { event: 'e', payload: {} }]);
@@ -125,20 +158,42 @@ describe('max_presence_events_per_second', () => {
       const topic = 'realtime:pe';
       // 12 members: each track fans out 12 diffs (the tracker's own included), all counted (§5.2).
       const members: RawClient[] = [];
-      for (let i = 0; i < 12; i++) members.push(await joined(s.port, topic, { presence: { key: `m${i}` } }));
+      for (let i = 0; i < 12; i++)
+        members.push(await joined(s.port, topic, { presence: { key: `m${i}` } }));
       await wait(WINDOW_MS + TICK_MS); // a full window of empty buckets
       const m0 = members[0];
-      m0.send([null, 't0', topic, 'presence', { type: 'presence', event: 'track', payload: { n: 0 } }]);
+      m0.send([
+        null,
+        't0',
+        topic,
+        'presence',
+        { type: 'presence', event: 'track', payload: { n: 0 } },
+      ]);
       expect((await m0.v2('phx_reply', 't0'))[4]).toEqual({ status: 'ok', response: {} });
       await wait(TICK_MS * 2);
       // track + presence_state + 12 diffs = 14 events over 12 buckets of 0.1 s ≈ 11.7/s > 5.
       const m1 = members[1];
-      m1.send([null, 't1', topic, 'presence', { type: 'presence', event: 'track', payload: { n: 1 } }]);
-      expect((await m1.v2('system'))[4]).toMatchObject({ status: 'error', message: 'Too many presence messages per second' });
+      m1.send([
+        null,
+        't1',
+        topic,
+        'presence',
+        { type: 'presence', event: 'track', payload: { n: 1 } },
+      ]);
+      expect((await m1.v2('system'))[4]).toMatchObject({
+        status: 'error',
+        message: 'Too many presence messages per second',
+      });
       await m1.v2('phx_close');
       await wait(WINDOW_MS + TICK_MS * 2);
       const m2 = members[2];
-      m2.send([null, 't2', topic, 'presence', { type: 'presence', event: 'track', payload: { n: 2 } }]);
+      m2.send([
+        null,
+        't2',
+        topic,
+        'presence',
+        { type: 'presence', event: 'track', payload: { n: 2 } },
+      ]);
       expect((await m2.v2('phx_reply', 't2'))[4]).toEqual({ status: 'ok', response: {} });
       for (const x of members) x.close();
     }));
@@ -152,7 +207,9 @@ describe('max_channels_per_client', () => {
       c.send(['2', '2', 'realtime:c2', 'phx_join', {}]);
       c.send(['3', '3', 'realtime:c3', 'phx_join', {}]);
       expect((await c.v2('phx_reply', '2'))[4]).toMatchObject({ status: 'ok' });
-      expect(reason(await c.v2('phx_reply', '3'))).toBe('ChannelRateLimitReached: Too many channels');
+      expect(reason(await c.v2('phx_reply', '3'))).toBe(
+        'ChannelRateLimitReached: Too many channels',
+      );
       // Other sockets are not affected.
       (await joined(s.port, 'realtime:c3')).close();
       c.send(['1', '4', 'realtime:c1', 'phx_leave', {}]);
@@ -168,18 +225,26 @@ describe('max_payload_size_in_kb', () => {
     withServer({ max_payload_size_in_kb: 1 }, async (s) => {
       const topic = 'realtime:size';
       const c = await joined(s.port, topic, { broadcast: { ack: true } });
-      // The whole broadcast payload counts: {"event":"e","payload":{"pad":"..."}} is 34 bytes around the string.
+      // The whole broadcast payload counts: {"event":"e","payload":{"pad":"..."}} is 34 bytes
+      // around the string.
       c.send([null, 'a', topic, 'broadcast', { event: 'e', payload: { pad: 'x'.repeat(1466) } }]);
       expect((await c.v2('phx_reply', 'a'))[4]).toEqual({ status: 'ok', response: {} });
       c.send([null, 'b', topic, 'broadcast', { event: 'e', payload: { pad: 'x'.repeat(1467) } }]);
-      expect((await c.v2('phx_reply', 'b'))[4]).toEqual({ status: 'error', response: 'payload_size_exceeded' });
+      expect((await c.v2('phx_reply', 'b'))[4]).toEqual({
+        status: 'error',
+        response: 'payload_size_exceeded',
+      });
       const res = await fetch(`http://127.0.0.1:${s.port}/api/broadcast`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${await token()}` },
-        body: JSON.stringify({ messages: [{ topic: 'size', event: 'e', payload: { pad: 'x'.repeat(3000) } }] }),
+        body: JSON.stringify({
+          messages: [{ topic: 'size', event: 'e', payload: { pad: 'x'.repeat(3000) } }],
+        }),
       });
       expect(res.status).toBe(422);
-      expect(await res.json()).toEqual({ errors: { messages: [{ payload: ['Payload size exceeds tenant limit'] }] } });
+      expect(await res.json()).toEqual({
+        errors: { messages: [{ payload: ['Payload size exceeds tenant limit'] }] },
+      });
       c.close();
     }));
 });

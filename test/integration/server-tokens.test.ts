@@ -13,7 +13,10 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 const nowS = () => Math.floor(Date.now() / 1000);
-const systems = (c: RawClient) => c.frames.filter((f) => Array.isArray(f.json) && f.json[3] === 'system').map((f) => (f.json as unknown[])[4]);
+const systems = (c: RawClient) =>
+  c.frames
+    .filter((f) => Array.isArray(f.json) && f.json[3] === 'system')
+    .map((f) => (f.json as unknown[])[4]);
 
 async function join(topic: string, accessToken: string): Promise<RawClient> {
   const c = await RawClient.open(srv.port, { vsn: '2.0.0' });
@@ -34,7 +37,13 @@ describe('token expiry on an open channel', () => {
 
   it('keeps the channel open past the old expiry after an access_token refresh, with no reply', async () => {
     const c = await join('realtime:refresh', await token({ exp: nowS() + 2 }));
-    c.send(['1', '2', 'realtime:refresh', 'access_token', { access_token: await token({ exp: nowS() + 3600 }) }]);
+    c.send([
+      '1',
+      '2',
+      'realtime:refresh',
+      'access_token',
+      { access_token: await token({ exp: nowS() + 3600 }) },
+    ]);
     await new Promise((r) => setTimeout(r, 3200));
     c.send([null, 'hb', 'phoenix', 'heartbeat', {}]);
     await c.v2('phx_reply', 'hb');
@@ -46,14 +55,25 @@ describe('token expiry on an open channel', () => {
   it('closes the channel on a refresh with an expired or malformed token, and ignores sb_ keys', async () => {
     const a = await join('realtime:r1', await token());
     a.send(['1', '2', 'realtime:r1', 'access_token', { access_token: 'sb_secret_123' }]);
-    a.send(['1', '3', 'realtime:r1', 'access_token', { access_token: await token({ exp: nowS() - 20 }) }]);
+    a.send([
+      '1',
+      '3',
+      'realtime:r1',
+      'access_token',
+      { access_token: await token({ exp: nowS() - 20 }) },
+    ]);
     const sys = (await a.v2('system'))[4] as { message: string };
     expect(sys.message).toMatch(/^Token has expired (2\d) seconds ago$/);
     await a.v2('phx_close');
     a.close();
     const b = await join('realtime:r2', await token());
     b.send(['1', '2', 'realtime:r2', 'access_token', { access_token: 'garbage' }]);
-    expect((await b.v2('system'))[4]).toEqual({ extension: 'system', status: 'error', message: 'The token provided is not a valid JWT', channel: 'r2' });
+    expect((await b.v2('system'))[4]).toEqual({
+      extension: 'system',
+      status: 'error',
+      message: 'The token provided is not a valid JWT',
+      channel: 'r2',
+    });
     await b.v2('phx_close');
     b.close();
   });

@@ -40,20 +40,34 @@ writeFileSync(
 const read = (d: string) => JSON.parse(readFileSync(join(d, 'result.json'), 'utf8')) as RunResult;
 
 describe('one merge path', () => {
-  it('a run\'s own steps equal rtcap merge of its shard, resources included', { timeout: 120_000 }, async () => {
-    const run = await rtcap(['run', profile, '--segment', '0/1', '--run-name', 'one', '--out', join(dir, 'run'), '--no-progress']);
-    expect(run.code, run.stderr.split('\n').slice(-6).join('\n')).toBe(0);
-    const shard = readShard(join(dir, 'run', 'shard.json'));
-    expect(shard.resources?.serverSamples.length).toBeGreaterThan(0);
-    expect(shard.resources?.hostSamples.length).toBeGreaterThan(0);
-    const m = await rtcap(['merge', join(dir, 'run'), '--out', join(dir, 'merged')]);
-    expect(m.code).toBe(0);
-    const own = read(join(dir, 'run'));
-    const merged = read(join(dir, 'merged'));
-    expect(own.steps[0].messages.received).toBe(own.steps[0].messages.expected);
-    expect(own.steps[0].server.cpu_pct).not.toBeNull();
-    expect(own.steps[0].generator.host).not.toBeNull();
-    expect(merged.steps).toEqual(own.steps);
-    expect(merged.generator.workers).toBe(own.generator.workers);
-  });
+  it(
+    "a run's own steps equal rtcap merge of its shard, resources included",
+    { timeout: 120_000 },
+    async () => {
+      const run = await rtcap([
+        'run',
+        profile,
+        '--segment',
+        '0/1',
+        '--run-name',
+        'one',
+        '--out',
+        join(dir, 'run'),
+        '--no-progress',
+      ]);
+      expect(run.code, run.stderr.split('\n').slice(-6).join('\n')).toBe(0);
+      const shard = readShard(join(dir, 'run', 'shard.json'));
+      expect(shard.resources?.serverSamples.length).toBeGreaterThan(0);
+      expect(shard.resources?.hostSamples.length).toBeGreaterThan(0);
+      const m = await rtcap(['merge', join(dir, 'run'), '--out', join(dir, 'merged')]);
+      expect(m.code).toBe(0);
+      const own = read(join(dir, 'run'));
+      const merged = read(join(dir, 'merged'));
+      expect(own.steps[0].messages.received).toBe(own.steps[0].messages.expected);
+      expect(own.steps[0].server.cpu_pct).not.toBeNull();
+      expect(own.steps[0].generator.host).not.toBeNull();
+      expect(merged.steps).toEqual(own.steps);
+      expect(merged.generator.workers).toBe(own.generator.workers);
+    },
+  );
 });

@@ -7,14 +7,24 @@
  * caches in it afterwards, and no process whose environment names it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCache, kindOf } from '../../src/server/db/leftovers.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-/** Generous: the bound the user sees is a few seconds; this machine is shared by parallel suites. */
+/**
+ * Generous: the bound the user sees is a few seconds; this machine is shared by parallel suites.
+ */
 const EXIT_BOUND_MS = 10_000;
 
 const work = mkdtempSync(join(tmpdir(), 'rtcap-signals-test-'));
@@ -28,8 +38,11 @@ beforeAll(() => {
   chmodSync(runTmp, 0o755);
   // The Postgres template is a cache shared across runs; a copy of one already built spares
   // this test the build (the key is the same: PostgreSQL build, initdb flags, migration, uid).
-  const cached = readdirSync(tmpdir()).filter((n) => /^rtcap-pgtemplate-[0-9a-f]{16}$/.test(n) && existsSync(join(tmpdir(), n, 'ready')));
-  for (const name of cached.slice(0, 3)) execFileSync('cp', ['-a', join(tmpdir(), name), join(runTmp, name)]);
+  const cached = readdirSync(tmpdir()).filter(
+    (n) => /^rtcap-pgtemplate-[0-9a-f]{16}$/.test(n) && existsSync(join(tmpdir(), n, 'ready')),
+  );
+  for (const name of cached.slice(0, 3))
+    execFileSync('cp', ['-a', join(tmpdir(), name), join(runTmp, name)]);
   writeFileSync(
     profile,
     [
@@ -86,9 +99,15 @@ function inPrivateDir(prefix: string): boolean {
     });
 }
 
-async function runAndSignal(sig: 'SIGINT' | 'SIGTERM', when: (output: string, out: string) => boolean): Promise<{ code: number | null; exitMs: number; output: string }> {
+async function runAndSignal(
+  sig: 'SIGINT' | 'SIGTERM',
+  when: (output: string, out: string) => boolean,
+): Promise<{ code: number | null; exitMs: number; output: string }> {
   const out = join(work, `out-${Math.random().toString(36).slice(2)}`);
-  const child = spawn(process.execPath, [BIN, 'run', profile, '--out', out, '--no-progress'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: runTmp } });
+  const child = spawn(process.execPath, [BIN, 'run', profile, '--out', out, '--no-progress'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TMPDIR: runTmp },
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -109,7 +128,8 @@ async function runAndSignal(sig: 'SIGINT' | 'SIGTERM', when: (output: string, ou
 
 async function expectNothingLeft(): Promise<void> {
   // Processes the run killed may take a moment to be reaped by the kernel.
-  for (let i = 0; i < 20 && processesOfTheRun().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 20 && processesOfTheRun().length > 0; i++)
+    await new Promise((r) => setTimeout(r, 100));
   expect(processesOfTheRun()).toEqual([]);
   expect(leftovers()).toEqual([]);
 }
@@ -144,7 +164,9 @@ describe('a signal at any moment of start-up or a step', () => {
       }
     });
     expect({ code: r.code, fast: r.exitMs < EXIT_BOUND_MS }).toEqual({ code: 130, fast: true });
-    expect((JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as { status: string }).status).toBe('interrupted');
+    expect(
+      (JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as { status: string }).status,
+    ).toBe('interrupted');
     await expectNothingLeft();
   });
 });

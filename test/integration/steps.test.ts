@@ -33,7 +33,13 @@ describe('multi-step runs', () => {
         ],
       },
     });
-    const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: mkdtempSync(join(tmpdir(), 'rtcap-steps-')), log: () => undefined });
+    const { result, exitCode } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: mkdtempSync(join(tmpdir(), 'rtcap-steps-')),
+      log: () => undefined,
+    });
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     const [a, b, c] = result.steps;
     expect(a.extra.joined_in_step).toBe(6);

@@ -22,18 +22,39 @@ afterAll(async () => {
   await server.close();
 });
 
-const quiet = (l: string) => { if (process.env.SWEEP_DEBUG) console.error(l); };
+const quiet = (l: string) => {
+  if (process.env.SWEEP_DEBUG) console.error(l);
+};
 
 function sweepProfile() {
   return profileFrom({
     name: 'sweep-knee',
     scenario: 'broadcast-public',
-    target: { url: server.url, vsn: '2.0.0', auth: { jwt_secret: 'super-secret-jwt-token-with-at-least-32-characters-long' } },
-    load: { join_rate: 1000, drain: '2s', settle: '300ms', steps: [{ connections: 40, send_rate: 5, duration: '1s' }] },
+    target: {
+      url: server.url,
+      vsn: '2.0.0',
+      auth: { jwt_secret: 'super-secret-jwt-token-with-at-least-32-characters-long' },
+    },
+    load: {
+      join_rate: 1000,
+      drain: '2s',
+      settle: '300ms',
+      steps: [{ connections: 40, send_rate: 5, duration: '1s' }],
+    },
     // The knee is what this test is about: steps of 200 samples are not lengthened (min_samples 0),
     // and no recovery probe (its connection would be one user more than the tenant admits, refused
-    // after the server's error backoff; test/integration/known-answer-search.test.ts has the probe).
-    sweep: { driver: 'connections', start: 40, factor: 2, max: 400, stop_after_broken: 1, resolution: 0.1, min_samples: 0, recovery: { probe: false } },
+    // after the server's error backoff; test/integration/known-answer-search.test.ts has the
+    // probe).
+    sweep: {
+      driver: 'connections',
+      start: 40,
+      factor: 2,
+      max: 400,
+      stop_after_broken: 1,
+      resolution: 0.1,
+      min_samples: 0,
+      recovery: { probe: false },
+    },
     // Latency is not what this sweep is about: a loaded test machine must not turn a step degraded.
     slo: { p95_ms: 5000 },
     thresholds: ['delivery_rate >= 0.999', 'errors == 0'],
@@ -43,7 +64,14 @@ function sweepProfile() {
 describe('rtcap sweep', () => {
   it('grows, bisects to the knee the server enforces, and stops within the resolution', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtcap-sweep-'));
-    const { result, sweep, exitCode } = await runSweep({ profile: sweepProfile(), profilePath: null, redactedProfile: { thresholds: sweepProfile().thresholds }, outDir: dir, log: quiet, ...runArtifactHooks() });
+    const { result, sweep, exitCode } = await runSweep({
+      profile: sweepProfile(),
+      profilePath: null,
+      redactedProfile: { thresholds: sweepProfile().thresholds },
+      outDir: dir,
+      log: quiet,
+      ...runArtifactHooks(),
+    });
     expect(exitCode).toBe(0);
     expect(sweep.points.map((p) => [p.value, p.phase])).toEqual([
       [40, 'grow'],
@@ -53,25 +81,48 @@ describe('rtcap sweep', () => {
       [100, 'bisect'],
       [110, 'bisect'],
     ]);
-    expect(result.steps.map((s) => s.verdict)).toEqual(['stable', 'stable', 'broken', 'broken', 'stable', 'broken']);
-    // A bisection step after a broken one starts from fresh connections: 100 of 100 joined, not the leftovers.
+    expect(result.steps.map((s) => s.verdict)).toEqual([
+      'stable',
+      'stable',
+      'broken',
+      'broken',
+      'stable',
+      'broken',
+    ]);
+    // A bisection step after a broken one starts from fresh connections: 100 of 100 joined, not the
+    // leftovers.
     expect(result.steps[4].connections).toMatchObject({ target: 100, joined: 100, failed: 0 });
     // Refused at the upgrade (HTTP 429) or at the join, depending on when the 100th user joined.
-    const refused = Object.entries(result.steps[3].errors).filter(([reason]) => reason.includes('Too many connected users'));
+    const refused = Object.entries(result.steps[3].errors).filter(([reason]) =>
+      reason.includes('Too many connected users'),
+    );
     expect(refused.reduce((n, [, k]) => n + k, 0)).toBe(20);
-    expect(sweep.knee).toMatchObject({ last_stable: { step: 5, value: 100 }, first_broken: { step: 6, value: 110 } });
-    expect(sweep.stop_reason).toBe('knee between connections 100 (stable, step 5) and 110 (broken, step 6), within sweep.resolution 10 %');
+    expect(sweep.knee).toMatchObject({
+      last_stable: { step: 5, value: 100 },
+      first_broken: { step: 6, value: 110 },
+    });
+    expect(sweep.stop_reason).toBe(
+      'knee between connections 100 (stable, step 5) and 110 (broken, step 6), within sweep.resolution 10 %',
+    );
 
     const file = result as ResultFile;
     expect(writeArtifacts(file, dir)).toEqual([]);
     const saved = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as ResultFile;
     expect(saved.sweep?.points).toHaveLength(6);
-    const capacity = (saved.analysis as { capacity: { id: string; value: number; limiting_factor: string }[] }).capacity;
-    expect(capacity.find((c) => c.id === 'public_connections')).toMatchObject({ value: 100, limiting_factor: 'rejection' });
+    const capacity = (
+      saved.analysis as { capacity: { id: string; value: number; limiting_factor: string }[] }
+    ).capacity;
+    expect(capacity.find((c) => c.id === 'public_connections')).toMatchObject({
+      value: 100,
+      limiting_factor: 'rejection',
+    });
     // Thresholds are judged up to the knee: the broken steps above it are the sweep's purpose.
     expect(saved.thresholds).toMatchObject({ pass: true, steps: [1, 2, 5] });
-    for (const f of ['summary.md', 'report.html', 'timeseries.ndjson']) expect(existsSync(join(dir, f))).toBe(true);
-    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('Knee: last stable connections 100 (step 5), first broken 110 (step 6).');
+    for (const f of ['summary.md', 'report.html', 'timeseries.ndjson'])
+      expect(existsSync(join(dir, f))).toBe(true);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain(
+      'Knee: last stable connections 100 (step 5), first broken 110 (step 6).',
+    );
   });
 
   it('resumes an interrupted sweep from its result.json and continues where it stopped', async () => {
@@ -95,15 +146,28 @@ describe('rtcap sweep', () => {
     const kept = saved.steps.filter((s) => s.complete !== false).length;
     expect(kept).toBeGreaterThanOrEqual(2);
 
-    const second = await runSweep({ profile: sweepProfile(), profilePath: null, redactedProfile: {}, outDir: dir, log: quiet, resumeFrom: saved, ...runArtifactHooks() });
+    const second = await runSweep({
+      profile: sweepProfile(),
+      profilePath: null,
+      redactedProfile: {},
+      outDir: dir,
+      log: quiet,
+      resumeFrom: saved,
+      ...runArtifactHooks(),
+    });
     expect(second.exitCode).toBe(0);
     expect(second.result.run_id).toBe(first.result.run_id);
     expect(second.sweep.resumed_at).toHaveLength(1);
-    expect(second.result.steps.map((s) => s.index)).toEqual(second.result.steps.map((_, i) => i + 1));
+    expect(second.result.steps.map((s) => s.index)).toEqual(
+      second.result.steps.map((_, i) => i + 1),
+    );
     expect(second.sweep.points.map((p) => p.value)).toEqual([40, 80, 160, 120, 100, 110]);
     expect(second.sweep.knee?.last_stable?.value).toBe(100);
     // The timeseries holds the kept steps' seconds and the new ones, each step once in time order.
-    const lines = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; t: number });
+    const lines = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: number; t: number });
     expect(Math.max(...lines.map((l) => l.step))).toBe(6);
   });
 });

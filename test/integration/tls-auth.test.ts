@@ -31,13 +31,28 @@ beforeAll(async () => {
   ca = readFileSync(pki.caCert);
   key = makeSigningKey(pki.dir, 'test-key-1');
   srv = await runServe(
-    { port: 0, host: '127.0.0.1', workers: 1, database: false, readyJson: false, supabaseDefaults: false, quotas: {}, timings: {}, tlsCert: pki.serverCert, tlsKey: pki.serverKey, jwks: key.jwksFile },
+    {
+      port: 0,
+      host: '127.0.0.1',
+      workers: 1,
+      database: false,
+      readyJson: false,
+      supabaseDefaults: false,
+      quotas: {},
+      timings: {},
+      tlsCert: pki.serverCert,
+      tlsKey: pki.serverKey,
+      jwks: key.jwksFile,
+    },
     () => undefined,
   );
 }, 60_000);
 afterAll(() => srv?.close());
 
-const es256 = (privateKeyFile = key.privateKeyFile, kid = 'test-key-1') => new TokenSource({ privateKeyFile, alg: 'ES256', kid, role: 'anon', ttlMs: 600_000 }).tokenFor(0) as Promise<string>;
+const es256 = (privateKeyFile = key.privateKeyFile, kid = 'test-key-1') =>
+  new TokenSource({ privateKeyFile, alg: 'ES256', kid, role: 'anon', ttlMs: 600_000 }).tokenFor(
+    0,
+  ) as Promise<string>;
 
 /** ws with the test CA: realtime-js constructs its transport with (url, protocols) only. */
 class CaWebSocket extends WebSocket {
@@ -50,7 +65,8 @@ function subscribed(ch: RealtimeChannel): Promise<void> {
   return new Promise((resolve, reject) => {
     ch.subscribe((status, err) => {
       if (status === 'SUBSCRIBED') resolve();
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT')
+        reject(err ?? new Error(status));
     });
   });
 }
@@ -58,7 +74,10 @@ function subscribed(ch: RealtimeChannel): Promise<void> {
 /** Status and body of a refused wss:// upgrade, or 101. */
 function upgrade(apikey: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`wss://127.0.0.1:${srv.port}/socket/websocket?vsn=1.0.0&apikey=${encodeURIComponent(apikey)}`, { ca });
+    const ws = new WebSocket(
+      `wss://127.0.0.1:${srv.port}/socket/websocket?vsn=1.0.0&apikey=${encodeURIComponent(apikey)}`,
+      { ca },
+    );
     ws.on('open', () => {
       ws.close();
       resolve({ status: 101, body: '' });
@@ -79,10 +98,17 @@ describe('wss:// and JWKS', () => {
 
   it('realtime-js joins and receives its own broadcast over wss:// with the test CA and an ES256 token verified from the JWKS', async () => {
     const accessToken = await es256();
-    const client = new RealtimeClient(`wss://127.0.0.1:${srv.port}/socket`, { params: { apikey: accessToken }, transport: CaWebSocket as never, vsn: '2.0.0', heartbeatIntervalMs: 60_000 });
+    const client = new RealtimeClient(`wss://127.0.0.1:${srv.port}/socket`, {
+      params: { apikey: accessToken },
+      transport: CaWebSocket as never,
+      vsn: '2.0.0',
+      heartbeatIntervalMs: 60_000,
+    });
     try {
       const ch = client.channel('tls-room', { config: { broadcast: { self: true } } });
-      const got = new Promise<unknown>((resolve) => ch.on('broadcast', { event: 'hello' }, (m) => resolve(m.payload)));
+      const got = new Promise<unknown>((resolve) =>
+        ch.on('broadcast', { event: 'hello' }, (m) => resolve(m.payload)),
+      );
       await subscribed(ch);
       await ch.send({ type: 'broadcast', event: 'hello', payload: { n: 1 } });
       expect(await got).toEqual({ n: 1 });
@@ -93,7 +119,10 @@ describe('wss:// and JWKS', () => {
 
   it('refuses an ES256 token signed by another key under the same kid, and one whose kid is not in the set; HS256 still verifies', async () => {
     expect((await upgrade(await es256())).status).toBe(101);
-    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
     const otherFile = join(pki.dir, 'other.pem');
     writeFileSync(otherFile, other);
     const forged = await upgrade(await es256(otherFile));
@@ -109,8 +138,16 @@ describe('wss:// and JWKS', () => {
     const profile = profileFrom({
       name: 'wss',
       scenario: 'broadcast-public',
-      target: { url: srv.url, tls: { ca: pki.caCert }, auth: { private_key_file: key.privateKeyFile, alg: 'ES256', kid: 'test-key-1' } },
-      load: { join_rate: 100, drain: '2s', steps: [{ connections: 8, send_rate: 5, duration: '2s' }] },
+      target: {
+        url: srv.url,
+        tls: { ca: pki.caCert },
+        auth: { private_key_file: key.privateKeyFile, alg: 'ES256', kid: 'test-key-1' },
+      },
+      load: {
+        join_rate: 100,
+        drain: '2s',
+        steps: [{ connections: 8, send_rate: 5, duration: '2s' }],
+      },
     });
     const { result } = await runScenario(profile);
     expect(result.status, result.abort_reason ?? '').toBe('completed');
@@ -123,7 +160,10 @@ describe('wss:// and JWKS', () => {
 });
 
 describe('TLS failures are named', () => {
-  function connectOnce(url: string, tls?: { ca?: Buffer; rejectUnauthorized: boolean }): Promise<ClassifiedError | 'open'> {
+  function connectOnce(
+    url: string,
+    tls?: { ca?: Buffer; rejectUnauthorized: boolean },
+  ): Promise<ClassifiedError | 'open'> {
     return new Promise((resolve) => {
       const hooks = {
         onOpen: (c: Connection) => {
@@ -144,7 +184,9 @@ describe('TLS failures are named', () => {
   it('a wss:// URL against a plain ws:// server is "TLS handshake failed", not ECONNRESET', async () => {
     const plain = await serve();
     try {
-      const e = await connectOnce(`wss://127.0.0.1:${plain.port}/socket/websocket?vsn=2.0.0&apikey=${await token()}`);
+      const e = await connectOnce(
+        `wss://127.0.0.1:${plain.port}/socket/websocket?vsn=2.0.0&apikey=${await token()}`,
+      );
       expect(e).not.toBe('open');
       expect((e as ClassifiedError).reason).toMatch(/^TLS handshake failed: /);
       expect((e as ClassifiedError).reason).not.toMatch(/^connect ECONNRESET/);
@@ -156,7 +198,9 @@ describe('TLS failures are named', () => {
   it('an untrusted certificate is a TLS failure naming it; target.tls.insecure accepts it', async () => {
     const url = `wss://127.0.0.1:${srv.port}/socket/websocket?vsn=2.0.0&apikey=${await token()}`;
     const e = await connectOnce(url);
-    expect((e as ClassifiedError).reason).toMatch(/^TLS handshake failed: .*(certificate|UNABLE_TO|SELF_SIGNED)/i);
+    expect((e as ClassifiedError).reason).toMatch(
+      /^TLS handshake failed: .*(certificate|UNABLE_TO|SELF_SIGNED)/i,
+    );
     expect(await connectOnce(url, { rejectUnauthorized: false })).toBe('open');
     expect(await connectOnce(url, { ca, rejectUnauthorized: true })).toBe('open');
   });

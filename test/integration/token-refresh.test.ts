@@ -29,7 +29,11 @@ function profile(url: string, auth: Record<string, unknown>) {
     name: 'token-refresh',
     scenario: 'broadcast-public',
     target: { url, vsn: '2.0.0', auth },
-    load: { join_rate: 200, drain: '2s', steps: [{ connections: 10, send_rate: 2, duration: '9s' }] },
+    load: {
+      join_rate: 200,
+      drain: '2s',
+      steps: [{ connections: 10, send_rate: 2, duration: '9s' }],
+    },
   });
 }
 
@@ -37,7 +41,13 @@ describe('token renewal on open channels', () => {
   it('renews minted tokens before they expire: the server closes no channel', async () => {
     srv = await startServer({ port: 0, log: quiet });
     const p = profile(srv.url, { jwt_secret: DEV_JWT_SECRET, token_ttl: '4s' });
-    const { result, exitCode } = await runBenchmark({ profile: p, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result, exitCode } = await runBenchmark({
+      profile: p,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     const s = result.steps[0];
     expect(exitCode, result.abort_reason ?? '').toBe(0);
     expect(s.connections).toMatchObject({ joined: 10, disconnected: 0 });
@@ -51,9 +61,19 @@ describe('token renewal on open channels', () => {
   it('control: a fixed token cannot be renewed, and the server closes its channels when it expires', async () => {
     srv = await startServer({ port: 0, log: quiet });
     const nowS = Math.floor(Date.now() / 1000);
-    const apikey = await new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(nowS).setExpirationTime(nowS + 5).sign(new TextEncoder().encode(DEV_JWT_SECRET));
+    const apikey = await new SignJWT({ role: 'anon' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt(nowS)
+      .setExpirationTime(nowS + 5)
+      .sign(new TextEncoder().encode(DEV_JWT_SECRET));
     const p = profile(srv.url, { apikey });
-    const { result } = await runBenchmark({ profile: p, profilePath: null, redactedProfile: {}, outDir: out(), log: quiet });
+    const { result } = await runBenchmark({
+      profile: p,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
     const server = await serverCounters(srv.port);
     expect(server.realtime_access_token_refreshes_total).toBe(0);
     expect(server.realtime_channel_shutdowns_total).toBe(10);

@@ -21,9 +21,19 @@ const profile = [
 
 describe('rtcap k8s secrets', () => {
   it('every literal secret leaves the profile for env references; the profile read back with that env is the same profile', () => {
-    const s = splitSecrets(profile, 'wss://rt.example/socket/websocket?apikey=' + APIKEY, { MY_METRICS_TOKEN: 'm-token' });
-    for (const literal of [APIKEY, JWT, PG_PASSWORD, 'abcdefghijklmnop']) expect(s.profileYaml).not.toContain(literal);
-    expect(Object.values(s.secrets)).toEqual(expect.arrayContaining([APIKEY, JWT, 'Bearer abcdefghijklmnop', `postgres://postgres:${PG_PASSWORD}@db:5432/postgres`]));
+    const s = splitSecrets(profile, 'wss://rt.example/socket/websocket?apikey=' + APIKEY, {
+      MY_METRICS_TOKEN: 'm-token',
+    });
+    for (const literal of [APIKEY, JWT, PG_PASSWORD, 'abcdefghijklmnop'])
+      expect(s.profileYaml).not.toContain(literal);
+    expect(Object.values(s.secrets)).toEqual(
+      expect.arrayContaining([
+        APIKEY,
+        JWT,
+        'Bearer abcdefghijklmnop',
+        `postgres://postgres:${PG_PASSWORD}@db:5432/postgres`,
+      ]),
+    );
     // The URL carrying a key goes through the env too; the already-referenced token stays as it is.
     expect(s.url).toBe(`$(${URL_ENV})`);
     expect(s.secrets[URL_ENV]).toContain(APIKEY);
@@ -40,15 +50,21 @@ describe('rtcap k8s secrets', () => {
   });
 
   it('a profile without secrets and a plain --url need no Secret', () => {
-    const s = splitSecrets('name: p\nscenario: broadcast-public\n', 'ws://rt:4000/socket/websocket');
+    const s = splitSecrets(
+      'name: p\nscenario: broadcast-public\n',
+      'ws://rt:4000/socket/websocket',
+    );
     expect(s.secrets).toEqual({});
     expect(s.url).toBe('ws://rt:4000/socket/websocket');
   });
 
   it('refuses a secret in a field that cannot take ${ENV} (it would land in the ConfigMap), naming the field only', () => {
-    const text = 'name: p\nscenario: broadcast-public\ntarget: { params: { apikey: hidden-value-123 } }\n';
+    const text =
+      'name: p\nscenario: broadcast-public\ntarget: { params: { apikey: hidden-value-123 } }\n';
     expect(() => splitSecrets(text)).toThrow(SecretPlacementError);
-    expect(() => splitSecrets(text)).toThrow(/^target\.params\.apikey: a secret in a field that cannot take/);
+    expect(() => splitSecrets(text)).toThrow(
+      /^target\.params\.apikey: a secret in a field that cannot take/,
+    );
     try {
       splitSecrets(text);
     } catch (e) {

@@ -2,13 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { planGenerator, type GeneratorLimits } from '../../src/load/limits.js';
 
 /** A host with the Linux default port range (32768–60999) and a generous open-file limit. */
-const HOST: GeneratorLimits = { openFilesPerProcess: 1_048_576, portRange: [32768, 60999], ephemeralPorts: 28_232 };
+const HOST: GeneratorLimits = {
+  openFilesPerProcess: 1_048_576,
+  portRange: [32768, 60999],
+  ephemeralPorts: 28_232,
+};
 const PORTS_PER_ADDRESS = 28_232 - 1000;
-/** A loopback address carries a quarter of the range (the kernel's port search slows as it fills). */
+/**
+ * A loopback address carries a quarter of the range (the kernel's port search slows as it fills).
+ */
 const LOOPBACK_PER_ADDRESS = 7_058;
 
 const plan = (o: Partial<Parameters<typeof planGenerator>[0]>) =>
-  planGenerator({ maxConnections: 1000, requestedWorkers: 'auto', loopbackTarget: true, limits: HOST, ...o });
+  planGenerator({
+    maxConnections: 1000,
+    requestedWorkers: 'auto',
+    loopbackTarget: true,
+    limits: HOST,
+    ...o,
+  });
 
 describe('planGenerator: workers', () => {
   it.each([
@@ -33,8 +45,12 @@ describe('planGenerator: workers', () => {
   });
 
   it('an unlimited or unknown open-file limit leaves 15,000 per worker', () => {
-    expect(plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: Infinity } }).workers).toBe(2);
-    expect(plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: null } }).workers).toBe(2);
+    expect(
+      plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: Infinity } }).workers,
+    ).toBe(2);
+    expect(
+      plan({ maxConnections: 30_000, limits: { ...HOST, openFilesPerProcess: null } }).workers,
+    ).toBe(2);
   });
 
   it('a per-worker default from the caller is honoured', () => {
@@ -42,7 +58,11 @@ describe('planGenerator: workers', () => {
   });
 
   it('requested workers are kept; over the open-file limit they draw an EMFILE warning with a suggestion', () => {
-    const p = plan({ maxConnections: 20_000, requestedWorkers: 1, limits: { ...HOST, openFilesPerProcess: 10_000 } });
+    const p = plan({
+      maxConnections: 20_000,
+      requestedWorkers: 1,
+      limits: { ...HOST, openFilesPerProcess: 10_000 },
+    });
     expect(p.workers).toBe(1);
     expect(p.maxConnectionsPerWorker).toBe(20_000);
     expect(p.warnings).toHaveLength(1);
@@ -52,19 +72,33 @@ describe('planGenerator: workers', () => {
   });
 
   it('requested workers within the limit draw no warning', () => {
-    expect(plan({ maxConnections: 20_000, requestedWorkers: 4, limits: { ...HOST, openFilesPerProcess: 10_000 } }).warnings).toEqual([]);
+    expect(
+      plan({
+        maxConnections: 20_000,
+        requestedWorkers: 4,
+        limits: { ...HOST, openFilesPerProcess: 10_000 },
+      }).warnings,
+    ).toEqual([]);
   });
 });
 
 describe('planGenerator: source addresses', () => {
   it('none while one address has ports enough (loopback: a quarter of the range; remote: the range less the reserve)', () => {
     expect(plan({ maxConnections: LOOPBACK_PER_ADDRESS }).sourceAddresses).toEqual([]);
-    expect(plan({ maxConnections: PORTS_PER_ADDRESS, loopbackTarget: false })).toMatchObject({ sourceAddresses: [], warnings: [] });
+    expect(plan({ maxConnections: PORTS_PER_ADDRESS, loopbackTarget: false })).toMatchObject({
+      sourceAddresses: [],
+      warnings: [],
+    });
   });
 
   it('127.0.0.1..n on a loopback target, each carrying at most a quarter of the ephemeral range', () => {
-    expect(plan({ maxConnections: LOOPBACK_PER_ADDRESS + 1 }).sourceAddresses).toEqual(['127.0.0.1', '127.0.0.2']);
-    expect(plan({ maxConnections: 50_000 }).sourceAddresses).toEqual(Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`));
+    expect(plan({ maxConnections: LOOPBACK_PER_ADDRESS + 1 }).sourceAddresses).toEqual([
+      '127.0.0.1',
+      '127.0.0.2',
+    ]);
+    expect(plan({ maxConnections: 50_000 }).sourceAddresses).toEqual(
+      Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`),
+    );
     const p = plan({ maxConnections: 100_000 });
     expect(p.sourceAddresses).toHaveLength(15);
     expect(p.warnings).toEqual([]);
@@ -80,22 +114,37 @@ describe('planGenerator: source addresses', () => {
 
   it('listed addresses are used as given; too few draw a warning', () => {
     const given = ['10.0.0.1', '10.0.0.2'];
-    expect(plan({ maxConnections: 50_000, loopbackTarget: false, requestedSourceAddresses: given })).toMatchObject({ sourceAddresses: given, warnings: [] });
-    const p = plan({ maxConnections: 100_000, loopbackTarget: false, requestedSourceAddresses: given });
+    expect(
+      plan({ maxConnections: 50_000, loopbackTarget: false, requestedSourceAddresses: given }),
+    ).toMatchObject({ sourceAddresses: given, warnings: [] });
+    const p = plan({
+      maxConnections: 100_000,
+      loopbackTarget: false,
+      requestedSourceAddresses: given,
+    });
     expect(p.sourceAddresses).toEqual(given);
     expect(p.warnings).toHaveLength(1);
     expect(p.warnings[0]).toContain('2 source addresses');
   });
 
   it('an unknown port range plans no addresses', () => {
-    expect(plan({ maxConnections: 1_000_000, limits: { openFilesPerProcess: null, portRange: null, ephemeralPorts: null } })).toMatchObject({
+    expect(
+      plan({
+        maxConnections: 1_000_000,
+        limits: { openFilesPerProcess: null, portRange: null, ephemeralPorts: null },
+      }),
+    ).toMatchObject({
       sourceAddresses: [],
       warnings: [],
     });
   });
 
   it('a port range no larger than the reserve still plans (no crash, no negative counts)', () => {
-    const small: GeneratorLimits = { openFilesPerProcess: null, portRange: [60000, 60999], ephemeralPorts: 1000 };
+    const small: GeneratorLimits = {
+      openFilesPerProcess: null,
+      portRange: [60000, 60999],
+      ephemeralPorts: 1000,
+    };
     const p = plan({ maxConnections: 100, limits: small });
     expect(p.sourceAddresses).toEqual([]);
     const many = plan({ maxConnections: 1200, limits: small });

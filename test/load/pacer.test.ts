@@ -7,7 +7,13 @@ describe('runOpenLoop', () => {
     const p = new FakePacer(1000);
     const fired: Array<[number, number, number]> = [];
     const ends: number[] = [];
-    runOpenLoop(p, { total: 4, dueOf: (k) => 1000 + k * 100, fire: (k, due, now) => fired.push([k, due, now]), cancelled: () => false, end: (n) => ends.push(n) });
+    runOpenLoop(p, {
+      total: 4,
+      dueOf: (k) => 1000 + k * 100,
+      fire: (k, due, now) => fired.push([k, due, now]),
+      cancelled: () => false,
+      end: (n) => ends.push(n),
+    });
     p.run();
     expect(fired).toEqual([
       [0, 1000, 1000],

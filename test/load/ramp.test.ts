@@ -6,7 +6,11 @@ function setup(opts: { workers?: number; index?: number; ratePerS?: number; to?:
   const p = new FakePacer(0);
   const done: number[] = [];
   let waiting = 0;
-  const ramp = new RampDriver(p, { currentStep: () => 0, waitingSubscriptions: () => waiting, rampDone: (s) => done.push(s) });
+  const ramp = new RampDriver(p, {
+    currentStep: () => 0,
+    waitingSubscriptions: () => waiting,
+    rampDone: (s) => done.push(s),
+  });
   const opened: Array<[number, number, number]> = [];
   const workers = opts.workers ?? 1;
   const start: RampStart = {

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { reconnectDelayMs } from '../../src/load/reconnect.js';
 
-const policy = { initialBackoffMs: 1000, maxBackoffMs: 30_000, multiplier: 2, jitter: 0.5, maxAttempts: 4 };
+const policy = {
+  initialBackoffMs: 1000,
+  maxBackoffMs: 30_000,
+  multiplier: 2,
+  jitter: 0.5,
+  maxAttempts: 4,
+};
 
 describe('reconnectDelayMs', () => {
   it('doubles from the initial backoff, capped at the maximum', () => {
     const noJitter = { ...policy, jitter: 0, maxAttempts: 10 };
-    expect([0, 1, 2, 3, 4, 5, 6].map((a) => reconnectDelayMs(noJitter, a, 0.7))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 6].map((a) => reconnectDelayMs(noJitter, a, 0.7))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
   });
   it('spreads each wait over backoff × [1 − jitter, 1 + jitter)', () => {
     expect(reconnectDelayMs(policy, 1, 0)).toBe(1000);

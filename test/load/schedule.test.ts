@@ -27,13 +27,16 @@ describe('OpenSchedule', () => {
     expect(s.dueBy(2000)).toBe(51);
   });
 
-  it.each([1, 3, 7, 50, 333, 1000, 0.3, 12_345])('dueBy agrees with timeOf at every due time (rate %s/s, epoch start)', (rate) => {
-    const s = new OpenSchedule(EPOCH, rate);
-    for (let k = 0; k < 2000; k++) {
-      const t = s.timeOf(k);
-      expect(s.dueBy(t), `k=${k}`).toBe(k + 1);
-    }
-  });
+  it.each([1, 3, 7, 50, 333, 1000, 0.3, 12_345])(
+    'dueBy agrees with timeOf at every due time (rate %s/s, epoch start)',
+    (rate) => {
+      const s = new OpenSchedule(EPOCH, rate);
+      for (let k = 0; k < 2000; k++) {
+        const t = s.timeOf(k);
+        expect(s.dueBy(t), `k=${k}`).toBe(k + 1);
+      }
+    },
+  );
 
   it('a zero rate has nothing due, ever', () => {
     const s = new OpenSchedule(1000, 0);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { insertSegmentOf, ownershipOf, parseSegment, segmentPlan, senderSegmentOf } from '../../src/load/segment.js';
+import {
+  insertSegmentOf,
+  ownershipOf,
+  parseSegment,
+  segmentPlan,
+  senderSegmentOf,
+} from '../../src/load/segment.js';
 import { profileFrom } from '../support/profiles.js';
 import { getScenario } from '../../src/scenarios/index.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
@@ -12,7 +18,9 @@ describe('segments', () => {
   });
 
   it('3 segments × 2 processes own every connection exactly once, c mod 3 in segment c mod 3', () => {
-    const owners = [0, 1, 2].flatMap((s) => [0, 1].map((w) => ({ s, ...ownershipOf({ index: s, count: 3 }, w, 2) })));
+    const owners = [0, 1, 2].flatMap((s) =>
+      [0, 1].map((w) => ({ s, ...ownershipOf({ index: s, count: 3 }, w, 2) })),
+    );
     for (let c = 0; c < 600; c++) {
       const mine = owners.filter((o) => c % o.owners === o.owner);
       expect(mine.length).toBe(1);
@@ -21,7 +29,11 @@ describe('segments', () => {
   });
 
   it('relay traffic: every segment sends, the union is the one-machine plan (same streams, seqs, schedule; each message once)', () => {
-    const profile = profileFrom({ name: 'p', scenario: 'broadcast-public', load: { steps: [{ connections: 30, send_rate: 10, duration: 3 }] } });
+    const profile = profileFrom({
+      name: 'p',
+      scenario: 'broadcast-public',
+      load: { steps: [{ connections: 30, send_rate: 10, duration: 3 }] },
+    });
     const plan = getScenario('broadcast-public').plan(profile, 0);
     expect(segmentPlan(plan, 1)).toBe(plan);
     const split = segmentPlan(plan, 3);
@@ -40,8 +52,12 @@ describe('segments', () => {
     expect(bySegment.reduce((a, b) => a + b)).toBe(plan.broadcasts!.count);
   });
 
-  it('per-connection streams keep their sender; a stream is sent from its connection\'s segment', () => {
-    const profile = profileFrom({ name: 'p', scenario: 'broadcast-private', load: { steps: [{ connections: 12, rooms: 3, send_rate: 6, duration: 2 }] } });
+  it("per-connection streams keep their sender; a stream is sent from its connection's segment", () => {
+    const profile = profileFrom({
+      name: 'p',
+      scenario: 'broadcast-private',
+      load: { steps: [{ connections: 12, rooms: 3, send_rate: 6, duration: 2 }] },
+    });
     const plan: StepPlan = getScenario('broadcast-private').plan(profile, 0);
     const split = segmentPlan(plan, 3);
     const of = senderSegmentOf(split, 3);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countError, countSnapshot, MAX_ERROR_REASONS, MAX_SECOND_ERROR_REASONS, newSecondCounters, newStepCounters } from '../../src/load/step-counters.js';
+import {
+  countError,
+  countSnapshot,
+  MAX_ERROR_REASONS,
+  MAX_SECOND_ERROR_REASONS,
+  newSecondCounters,
+  newStepCounters,
+} from '../../src/load/step-counters.js';
 
 describe('step counters', () => {
   it('a new step starts from zero in every counter, histograms included', () => {

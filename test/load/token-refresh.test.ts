@@ -40,11 +40,16 @@ describe('token renewal schedule', () => {
   });
 
   it('reads exp from a JWT without verifying it; null for anything else', async () => {
-    const token = await new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(1_900_000_000).sign(new TextEncoder().encode('k'.repeat(32)));
+    const token = await new SignJWT({ role: 'anon' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(1_900_000_000)
+      .sign(new TextEncoder().encode('k'.repeat(32)));
     expect(jwtExpiryMs(token)).toBe(1_900_000_000_000);
     expect(jwtExpiryMs('sb_publishable_abc')).toBeNull();
     expect(jwtExpiryMs('a.not-base64-json.c')).toBeNull();
-    const noExp = await new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('k'.repeat(32)));
+    const noExp = await new SignJWT({ role: 'anon' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('k'.repeat(32)));
     expect(jwtExpiryMs(noExp)).toBeNull();
   });
 });

@@ -29,13 +29,23 @@ describe('token renewal', () => {
     expect(r.tracked).toBe(1);
     const expMs = jwtExpiryMs(token!)!;
     const errors: Error[] = [];
-    r.renewDue(expMs - 30_001, () => m, () => false, (e) => errors.push(e));
+    r.renewDue(
+      expMs - 30_001,
+      () => m,
+      () => false,
+      (e) => errors.push(e),
+    );
     await settled();
     expect(c.pushes).toEqual([]);
     // Half way (and the shared token's source past its own half life, so it mints anew): a
     // new token is pushed on the channel.
     vi.setSystemTime(expMs - 30_000 + 1);
-    r.renewDue(expMs - 30_000, () => m, () => false, (e) => errors.push(e));
+    r.renewDue(
+      expMs - 30_000,
+      () => m,
+      () => false,
+      (e) => errors.push(e),
+    );
     await vi.waitFor(() => expect(c.pushes).toHaveLength(1));
     const fresh = (c.pushes[0].payload as { access_token: string }).access_token;
     expect(c.pushes[0]).toMatchObject({ topic: 'realtime:t', event: 'access_token' });
@@ -58,7 +68,12 @@ describe('token renewal', () => {
     const dueMs = jwtExpiryMs(token!)! - 30_000;
     // The shared token is renewed only once it is itself half way to expiry: with the clock
     // still at its minting, the source hands out the same token.
-    r.renewDue(dueMs, () => m, () => false, () => undefined);
+    r.renewDue(
+      dueMs,
+      () => m,
+      () => false,
+      () => undefined,
+    );
     await settled();
     expect(c.pushes).toEqual([]);
     // Still tracked: it is tried again a moment later (REFRESH_RETRY_MS).
@@ -71,7 +86,12 @@ describe('token renewal', () => {
     const [token] = await r.tokensFor(0, false);
     const left: TokenHolder = { topic: 't', token, userToken: null, leftAtMs: 5 };
     r.track(c, left);
-    r.renewDue(Number.MAX_SAFE_INTEGER, () => left, () => false, () => undefined);
+    r.renewDue(
+      Number.MAX_SAFE_INTEGER,
+      () => left,
+      () => false,
+      () => undefined,
+    );
     await settled();
     expect(c.pushes).toEqual([]);
     r.track(c, left);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { giveUpAtMs, runTraffic, type TrafficRun, type TrafficTag } from '../../src/load/traffic-driver.js';
+import {
+  giveUpAtMs,
+  runTraffic,
+  type TrafficRun,
+  type TrafficTag,
+} from '../../src/load/traffic-driver.js';
 import type { ConnectionTraffic } from '../../src/scenarios/types.js';
 import { FakePacer } from '../support/fake-pacer.js';
 

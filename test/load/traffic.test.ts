@@ -25,8 +25,14 @@ describe('joinPayload: supabase dialect (docs/PROTOCOL.md §3.1)', () => {
   });
 
   it('ack, self, presence, postgres_changes and private are carried over', () => {
-    const changes = [{ event: 'INSERT', schema: 'public', table: 'messages', filter: 'room_id=eq.7' }];
-    const p = joinPayload(profile({}, { ack: true, self: true }), { private: true, presenceKey: 'user-42', presenceEnabled: true, postgresChanges: changes }, 't');
+    const changes = [
+      { event: 'INSERT', schema: 'public', table: 'messages', filter: 'room_id=eq.7' },
+    ];
+    const p = joinPayload(
+      profile({}, { ack: true, self: true }),
+      { private: true, presenceKey: 'user-42', presenceEnabled: true, postgresChanges: changes },
+      't',
+    );
     expect(p).toEqual({
       config: {
         broadcast: { ack: true, self: true },
@@ -48,8 +54,15 @@ describe('joinPayload: supabase dialect (docs/PROTOCOL.md §3.1)', () => {
 
 describe('joinPayload: phoenix dialect', () => {
   it("is the profile's join payload, verbatim, with no Supabase keys and no token", () => {
-    const pr = profile({ dialect: 'phoenix', topic: 'room:lobby', join_payload: { user: 'bench', n: 1 } });
-    expect(joinPayload(pr, { private: true, presenceEnabled: true }, 'eyJtoken')).toEqual({ user: 'bench', n: 1 });
+    const pr = profile({
+      dialect: 'phoenix',
+      topic: 'room:lobby',
+      join_payload: { user: 'bench', n: 1 },
+    });
+    expect(joinPayload(pr, { private: true, presenceEnabled: true }, 'eyJtoken')).toEqual({
+      user: 'bench',
+      n: 1,
+    });
   });
   it('defaults to an empty payload', () => {
     expect(joinPayload(profile({ dialect: 'phoenix' }), { private: false }, null)).toEqual({});
@@ -71,10 +84,22 @@ describe('usesBinaryBroadcast', () => {
 });
 
 describe('BenchSender', () => {
-  type Call = { topic: string; event: string; payload: unknown; ack: boolean; binary?: { userEvent: string; inner: unknown } };
+  type Call = {
+    topic: string;
+    event: string;
+    payload: unknown;
+    ack: boolean;
+    binary?: { userEvent: string; inner: unknown };
+  };
   const fakeConnection = (calls: Call[], ok = true) =>
     ({
-      push(topic: string, event: string, payload: unknown, ack: boolean, binary?: { userEvent: string; inner: unknown }) {
+      push(
+        topic: string,
+        event: string,
+        payload: unknown,
+        ack: boolean,
+        binary?: { userEvent: string; inner: unknown },
+      ) {
         calls.push({ topic, event, payload, ack, ...(binary ? { binary } : {}) });
         return ok;
       },
@@ -82,11 +107,19 @@ describe('BenchSender', () => {
 
   it('supabase over vsn 2.0.0: a kind-3 user broadcast of the stamp, padded to payload_bytes', () => {
     const calls: Call[] = [];
-    const s = new BenchSender(profile({ vsn: '2.0.0', broadcast_event: 'bench' }, { ack: true }), 100);
+    const s = new BenchSender(
+      profile({ vsn: '2.0.0', broadcast_event: 'bench' }, { ack: true }),
+      100,
+    );
     expect(s.send(fakeConnection(calls), 'realtime:bench', 7, 3, 1000.5)).toBe(true);
     expect(calls).toHaveLength(1);
     const [c] = calls;
-    expect(c).toMatchObject({ topic: 'realtime:bench', event: 'broadcast', payload: null, ack: true });
+    expect(c).toMatchObject({
+      topic: 'realtime:bench',
+      event: 'broadcast',
+      payload: null,
+      ack: true,
+    });
     expect(c.binary!.userEvent).toBe('bench');
     expect(c.binary!.inner).toMatchObject({ id: 3, s: 7, t: 1000.5 });
     expect(JSON.stringify(c.binary!.inner).length).toBe(100);
@@ -94,8 +127,18 @@ describe('BenchSender', () => {
 
   it('supabase over vsn 1.0.0: the JSON broadcast envelope', () => {
     const calls: Call[] = [];
-    new BenchSender(profile({ vsn: '1.0.0' }), 64).send(fakeConnection(calls), 'realtime:bench', 0, 0, 5);
-    expect(calls[0]).toMatchObject({ event: 'broadcast', ack: false, payload: { type: 'broadcast', event: 'bench', payload: { id: 0, s: 0, t: 5 } } });
+    new BenchSender(profile({ vsn: '1.0.0' }), 64).send(
+      fakeConnection(calls),
+      'realtime:bench',
+      0,
+      0,
+      5,
+    );
+    expect(calls[0]).toMatchObject({
+      event: 'broadcast',
+      ack: false,
+      payload: { type: 'broadcast', event: 'bench', payload: { id: 0, s: 0, t: 5 } },
+    });
     expect(calls[0].binary).toBeUndefined();
   });
 
@@ -103,11 +146,18 @@ describe('BenchSender', () => {
     const calls: Call[] = [];
     const pr = profile({ dialect: 'phoenix', vsn: '2.0.0', push_event: 'new_msg' }, { ack: true });
     new BenchSender(pr, 64).send(fakeConnection(calls), 'room:lobby', 1, 2, 5);
-    expect(calls[0]).toMatchObject({ topic: 'room:lobby', event: 'new_msg', ack: false, payload: { id: 2, s: 1, t: 5 } });
+    expect(calls[0]).toMatchObject({
+      topic: 'room:lobby',
+      event: 'new_msg',
+      ack: false,
+      payload: { id: 2, s: 1, t: 5 },
+    });
     expect(calls[0].binary).toBeUndefined();
   });
 
   it('reports a connection that cannot send', () => {
-    expect(new BenchSender(profile(), 64).send(fakeConnection([], false), 'realtime:bench', 0, 0, 5)).toBe(false);
+    expect(
+      new BenchSender(profile(), 64).send(fakeConnection([], false), 'realtime:bench', 0, 0, 5),
+    ).toBe(false);
   });
 });

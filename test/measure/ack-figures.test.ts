@@ -4,11 +4,19 @@ import { ackedPerS, ackFigures } from '../../src/measure/ack-figures.js';
 describe('ackFigures', () => {
   it('sums every process, each outcome once', () => {
     expect(
-      ackFigures([{ acks: { ok: 90, errors: 1, unacked: 9, untracked: 0 } }, { acks: { ok: 10, errors: 0, unacked: 1, untracked: 2 } }]),
+      ackFigures([
+        { acks: { ok: 90, errors: 1, unacked: 9, untracked: 0 } },
+        { acks: { ok: 10, errors: 0, unacked: 1, untracked: 2 } },
+      ]),
     ).toEqual({ acked: 100, ackErrors: 1, unacked: 10, untracked: 2 });
   });
   it('reads results of processes that counted only ok and errors', () => {
-    expect(ackFigures([{ acks: { ok: 3, errors: 1 } }])).toEqual({ acked: 3, ackErrors: 1, unacked: 0, untracked: 0 });
+    expect(ackFigures([{ acks: { ok: 3, errors: 1 } }])).toEqual({
+      acked: 3,
+      ackErrors: 1,
+      unacked: 0,
+      untracked: 0,
+    });
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateMessages, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../src/measure/aggregate.js';
+import {
+  aggregateMessages,
+  type ReceiptRecord,
+  type SendRecord,
+  type StreamInfo,
+} from '../../src/measure/aggregate.js';
 import { Membership } from '../../src/measure/membership.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 
@@ -8,14 +13,22 @@ const send = (stream: number, sched: number[], actual: number[]): SendRecord => 
   sched: Float64Array.from(sched),
   actual: Float64Array.from(actual),
 });
-const receipt = (stream: number, count: number[], first: number[], last: number[]): ReceiptRecord => ({
+const receipt = (
+  stream: number,
+  count: number[],
+  first: number[],
+  last: number[],
+): ReceiptRecord => ({
   stream,
   count: Uint32Array.from(count),
   first: Float64Array.from(first),
   last: Float64Array.from(last),
 });
-const members = (...joinedAt: number[]) => new Membership(joinedAt.map((j) => ({ joinedAtMs: j, leftAtMs: Infinity })));
-const info = (membership: Membership, self = false) => (): StreamInfo => ({ membership, self });
+const members = (...joinedAt: number[]) =>
+  new Membership(joinedAt.map((j) => ({ joinedAtMs: j, leftAtMs: Infinity })));
+const info =
+  (membership: Membership, self = false) =>
+  (): StreamInfo => ({ membership, self });
 
 /** Latency assertions: HDR keeps 3 significant digits. */
 const near = (v: number | null, expected: number) => {
@@ -95,26 +108,42 @@ describe('aggregateMessages: received, excess, lost', () => {
 
   it('a message nobody received is lost and unseen', () => {
     const m = members(0, 0, 0);
-    const f = aggregateMessages([send(0, [1000, 2000], [1000, 2000])], [[receipt(0, [2], [1010], [1020])]], info(m));
+    const f = aggregateMessages(
+      [send(0, [1000, 2000], [1000, 2000])],
+      [[receipt(0, [2], [1010], [1020])]],
+      info(m),
+    );
     expect(f).toMatchObject({ expected: 4, received: 2, lost: 2, messagesUnseen: 1 });
     expect(f.firstLatency.totalCount).toBe(1);
   });
 
   it('receipts of a stream nobody reports sending are excess', () => {
     const m = members(0, 0);
-    const f = aggregateMessages([send(0, [1000], [1000])], [[receipt(0, [1], [1001], [1001]), receipt(9, [4, 2], [1, 1], [1, 1])]], info(m));
+    const f = aggregateMessages(
+      [send(0, [1000], [1000])],
+      [[receipt(0, [1], [1001], [1001]), receipt(9, [4, 2], [1, 1], [1, 1])]],
+      info(m),
+    );
     expect(f).toMatchObject({ received: 1, excess: 6 });
   });
 
   it('receipts of a seq the sender never reported sending are excess, not dropped', () => {
     const m = members(0, 0);
-    const f = aggregateMessages([send(0, [1000], [1000])], [[receipt(0, [1, 3, 2], [1001, 1, 1], [1001, 1, 1])]], info(m));
+    const f = aggregateMessages(
+      [send(0, [1000], [1000])],
+      [[receipt(0, [1, 3, 2], [1001, 1, 1], [1001, 1, 1])]],
+      info(m),
+    );
     expect(f).toMatchObject({ sent: 1, expected: 1, received: 1, excess: 5 });
   });
 
   it('receipts of a failed send are excess: the send is not expected', () => {
     const m = members(0, 0);
-    const f = aggregateMessages([send(0, [1000], [NaN])], [[receipt(0, [1], [1001], [1001])]], info(m));
+    const f = aggregateMessages(
+      [send(0, [1000], [NaN])],
+      [[receipt(0, [1], [1001], [1001])]],
+      info(m),
+    );
     expect(f).toMatchObject({ sent: 0, sendFailed: 1, expected: 0, received: 0, excess: 1 });
   });
 
@@ -125,7 +154,10 @@ describe('aggregateMessages: received, excess, lost', () => {
       [[receipt(0, [2, 1, 0], [1001, 2001, 0], [1002, 2001, 0])]],
       info(m),
     );
-    expect(Object.fromEntries(f.bySecond)).toEqual({ 1: { expected: 4, received: 3 }, 2: { expected: 2, received: 0 } });
+    expect(Object.fromEntries(f.bySecond)).toEqual({
+      1: { expected: 4, received: 3 },
+      2: { expected: 2, received: 0 },
+    });
   });
 });
 
@@ -148,7 +180,10 @@ describe('aggregateMessages: across processes', () => {
     const sched = [1000, 2000, 3000, 4000, 5000];
     const f = aggregateMessages(
       [send(0, sched, sched)],
-      [[receipt(0, [1, 1], [1001, 2001], [1001, 2001])], [receipt(0, [1, 0, 1, 1, 2], [1002, 0, 3003, 4004, 5005], [1002, 0, 3003, 4004, 5006])]],
+      [
+        [receipt(0, [1, 1], [1001, 2001], [1001, 2001])],
+        [receipt(0, [1, 0, 1, 1, 2], [1002, 0, 3003, 4004, 5005], [1002, 0, 3003, 4004, 5006])],
+      ],
       info(m),
     );
     expect(f).toMatchObject({ expected: 10, received: 7, lost: 3, excess: 0, messagesUnseen: 0 });
@@ -172,10 +207,14 @@ describe('aggregateMessages: across processes', () => {
   it('each stream is judged against its own topic', () => {
     const big = members(0, 0, 0, 0, 0);
     const small = members(0, 0);
-    const f = aggregateMessages([send(0, [1000], [1000]), send(1, [1000], [1000])], [[receipt(0, [4], [1001], [1001]), receipt(1, [1], [1001], [1001])]], (s) => ({
-      membership: s === 0 ? big : small,
-      self: false,
-    }));
+    const f = aggregateMessages(
+      [send(0, [1000], [1000]), send(1, [1000], [1000])],
+      [[receipt(0, [4], [1001], [1001]), receipt(1, [1], [1001], [1001])]],
+      (s) => ({
+        membership: s === 0 ? big : small,
+        self: false,
+      }),
+    );
     expect(f).toMatchObject({ expected: 5, received: 5, lost: 0, excess: 0 });
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createHistogram, decodeHistogram, emptyPercentiles, encodeHistogram, percentilesOf, recordMs } from '../../src/measure/histogram.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  emptyPercentiles,
+  encodeHistogram,
+  percentilesOf,
+  recordMs,
+} from '../../src/measure/histogram.js';
 
 /** HDR keeps 3 significant digits: a reported value is within 0.1 % above the recorded one. */
 const near = (v: number | null, expected: number) => {
@@ -80,7 +87,7 @@ describe('recordMs clamping', () => {
 describe('encode/decode', () => {
   it('round-trips counts and percentiles', () => {
     const h = createHistogram();
-    for (let i = 0; i < 500; i++) recordMs(h, (i * 37) % 250 + 0.5);
+    for (let i = 0; i < 500; i++) recordMs(h, ((i * 37) % 250) + 0.5);
     recordMs(h, 1234.5);
     const d = decodeHistogram(encodeHistogram(h));
     const [pd, ph] = [percentilesOf(d), percentilesOf(h)];
@@ -117,7 +124,9 @@ describe('encode/decode', () => {
   });
 
   it('an empty histogram round-trips to empty', () => {
-    expect(percentilesOf(decodeHistogram(encodeHistogram(createHistogram())))).toEqual(emptyPercentiles());
+    expect(percentilesOf(decodeHistogram(encodeHistogram(createHistogram())))).toEqual(
+      emptyPercentiles(),
+    );
   });
 });
 
@@ -125,7 +134,14 @@ describe('the two hdr-histogram-js files used instead of its index', () => {
   it('create, encode and decode exactly as the index does for a 32-bit, non-WebAssembly histogram', async () => {
     const hdr = await import('hdr-histogram-js');
     const ours = createHistogram();
-    const theirs = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, bitBucketSize: 32, useWebAssembly: false, autoResize: false });
+    const theirs = hdr.build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 3_600_000_000,
+      numberOfSignificantValueDigits: 3,
+      bitBucketSize: 32,
+      useWebAssembly: false,
+      autoResize: false,
+    });
     expect(ours.constructor).toBe(theirs.constructor);
     expect(ours.autoResize).toBe(false);
     // Deterministic spread from 1 µs to one hour.
@@ -140,7 +156,14 @@ describe('the two hdr-histogram-js files used instead of its index', () => {
     expect(encoded).toBe(hdr.encodeIntoCompressedBase64(theirs));
     const back = decodeHistogram(encoded);
     // decodeHistogram re-homes what it decodes into createHistogram()'s shape: so does this.
-    const viaIndex = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, bitBucketSize: 32, useWebAssembly: false, autoResize: false });
+    const viaIndex = hdr.build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 3_600_000_000,
+      numberOfSignificantValueDigits: 3,
+      bitBucketSize: 32,
+      useWebAssembly: false,
+      autoResize: false,
+    });
     viaIndex.add(hdr.decodeFromCompressedBase64(encoded, 32, false));
     expect(back.totalCount).toBe(5000);
     expect(percentilesOf(back)).toEqual(percentilesOf(viaIndex));

@@ -1,13 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { joinFigures, joinOfferedRatio, joinSuccess, joinsPerS, rejoinsPerS } from '../../src/measure/join-figures.js';
+import {
+  joinFigures,
+  joinOfferedRatio,
+  joinSuccess,
+  joinsPerS,
+  rejoinsPerS,
+} from '../../src/measure/join-figures.js';
 
-const ramp = (joined: number, first: number | null, last: number | null, behind = 0, rejoins = 0) => ({
-  joins: { ramp: { joined, firstReplyMs: first, lastReplyMs: last, behindSchedule: behind }, rejoins },
+const ramp = (
+  joined: number,
+  first: number | null,
+  last: number | null,
+  behind = 0,
+  rejoins = 0,
+) => ({
+  joins: {
+    ramp: { joined, firstReplyMs: first, lastReplyMs: last, behindSchedule: behind },
+    rejoins,
+  },
 });
 
 describe('joinFigures', () => {
   it('merges processes: counts summed, first reply the earliest, last the latest', () => {
-    expect(joinFigures([ramp(10, 1_000, 5_000, 1, 2), ramp(5, 900, 4_000, 0, 1), ramp(0, null, null), {}])).toEqual({
+    expect(
+      joinFigures([
+        ramp(10, 1_000, 5_000, 1, 2),
+        ramp(5, 900, 4_000, 0, 1),
+        ramp(0, null, null),
+        {},
+      ]),
+    ).toEqual({
       rampJoined: 15,
       firstReplyMs: 900,
       lastReplyMs: 5_000,

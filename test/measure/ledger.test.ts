@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_STRIDE, newMemberState, ReceiveLedger, SendLedger, STREAM_STRIDE, streamId, type MemberState } from '../../src/measure/ledger.js';
+import {
+  KIND_STRIDE,
+  newMemberState,
+  ReceiveLedger,
+  SendLedger,
+  STREAM_STRIDE,
+  streamId,
+  type MemberState,
+} from '../../src/measure/ledger.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { SEQ_WINDOW_BITS } from '../../src/measure/seq-window.js';
 
@@ -20,7 +28,14 @@ describe('ReceiveLedger', () => {
     l.record(m, streamId(2, 4), 0, 1500, 1510, 100);
     const snap = l.snapshot();
     expect(snap.received).toBe(1);
-    expect(snap.streams).toEqual([{ stream: 4, count: Uint32Array.from([1]), first: Float64Array.from([1510]), last: Float64Array.from([1510]) }]);
+    expect(snap.streams).toEqual([
+      {
+        stream: 4,
+        count: Uint32Array.from([1]),
+        first: Float64Array.from([1510]),
+        last: Float64Array.from([1510]),
+      },
+    ]);
     const p = percentilesOf(snap.deliveryHistogram);
     expect(p.count).toBe(1);
     // HDR with 3 significant digits: within 0.1 %.
@@ -124,7 +139,16 @@ describe('ReceiveLedger', () => {
     l.record(m, streamId(5, 0), 0, 10, 11, 1);
     l.beginStep(1);
     const snap = l.snapshot();
-    expect(snap).toMatchObject({ received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, streams: [], duplicatesByKind: [0, 0, 0], reorderedByKind: [0, 0, 0] });
+    expect(snap).toMatchObject({
+      received: 0,
+      reordered: 0,
+      duplicates: 0,
+      unexpected: 0,
+      stale: 0,
+      streams: [],
+      duplicatesByKind: [0, 0, 0],
+      reorderedByKind: [0, 0, 0],
+    });
     expect(snap.deliveryHistogram.totalCount).toBe(0);
     // The same member now hears the new step's stream from seq 0 again.
     l.record(m, streamId(1, 0), 0, 10, 11, 1);
@@ -142,7 +166,13 @@ describe('ReceiveLedger', () => {
     for (const seq of [0, 2, 1, 1]) l.record(m, broadcast, seq, 10, 11, 1);
     for (const seq of [0, 0, 1]) l.record(m, presence, seq, 10, 11, 1);
     const snap = l.snapshot();
-    expect(snap).toMatchObject({ received: 5, reordered: 1, duplicates: 2, reorderedByKind: [1, 0, 0], duplicatesByKind: [1, 1, 0] });
+    expect(snap).toMatchObject({
+      received: 5,
+      reordered: 1,
+      duplicates: 2,
+      reorderedByKind: [1, 0, 0],
+      duplicatesByKind: [1, 1, 0],
+    });
   });
 
   it('a connection hearing several streams keeps the order per stream', () => {
@@ -177,10 +207,12 @@ describe('ReceiveLedger', () => {
     const l = new ReceiveLedger();
     l.beginStep(0);
     const members = Array.from({ length: 3 }, () => joinedAt(1));
-    for (const m of members) for (let seq = 0; seq < 10; seq++) l.record(m, streamId(0, 0), seq, 10, 11, 1);
+    for (const m of members)
+      for (let seq = 0; seq < 10; seq++) l.record(m, streamId(0, 0), seq, 10, 11, 1);
     l.beginStep(1);
     // Same local stream and seqs in the next step: new deliveries, in order.
-    for (const m of members) for (let seq = 0; seq < 10; seq++) l.record(m, streamId(1, 0), seq, 10, 11, 1);
+    for (const m of members)
+      for (let seq = 0; seq < 10; seq++) l.record(m, streamId(1, 0), seq, 10, 11, 1);
     expect(l.snapshot()).toMatchObject({ received: 30, reordered: 0, duplicates: 0, stale: 0 });
   });
 
@@ -189,14 +221,19 @@ describe('ReceiveLedger', () => {
     l.beginStep(0);
     const members = [joinedAt(1), joinedAt(1)];
     for (let seq = 0; seq < 300; seq++) {
-      for (const [i, m] of members.entries()) l.record(m, streamId(0, 0), seq, seq + 1, seq + 2 + i, 1);
+      for (const [i, m] of members.entries())
+        l.record(m, streamId(0, 0), seq, seq + 1, seq + 2 + i, 1);
     }
     // A jump far past the current capacity.
     l.record(members[0], streamId(0, 0), 5000, 5000, 5003, 1);
     const [r] = l.snapshot().streams;
     expect(r.count.length).toBe(5001);
     for (const seq of [0, 63, 64, 65, 127, 128, 299]) {
-      expect([r.count[seq], r.first[seq], r.last[seq]], `seq ${seq}`).toEqual([2, seq + 2, seq + 3]);
+      expect([r.count[seq], r.first[seq], r.last[seq]], `seq ${seq}`).toEqual([
+        2,
+        seq + 2,
+        seq + 3,
+      ]);
     }
     expect(r.count.slice(300, 5000).every((c) => c === 0)).toBe(true);
     expect([r.count[5000], r.first[5000], r.last[5000]]).toEqual([1, 5003, 5003]);
@@ -241,7 +278,12 @@ describe('SendLedger', () => {
     l.record(0, 1, 1010, 1015); // exactly at the threshold: not late
     l.record(0, 2, 1020, 1025.001); // over it
     l.record(0, 3, 1030, NaN); // could not be sent
-    expect({ sent: l.sent, late: l.late, failed: l.failed, sentThisSecond: l.sentThisSecond }).toEqual({ sent: 3, late: 1, failed: 1, sentThisSecond: 3 });
+    expect({
+      sent: l.sent,
+      late: l.late,
+      failed: l.failed,
+      sentThisSecond: l.sentThisSecond,
+    }).toEqual({ sent: 3, late: 1, failed: 1, sentThisSecond: 3 });
     const [s] = l.snapshot();
     expect(s.stream).toBe(0);
     expect(Array.from(s.sched)).toEqual([1000, 1010, 1020, 1030]);
@@ -264,10 +306,19 @@ describe('SendLedger', () => {
     const l = new SendLedger(5);
     l.record(0, 0, 0, 1);
     l.record(1, 0, 0, 1);
-    expect(l.snapshot().map((s) => s.stream).sort()).toEqual([0, 1]);
+    expect(
+      l
+        .snapshot()
+        .map((s) => s.stream)
+        .sort(),
+    ).toEqual([0, 1]);
     l.beginStep(100);
     expect(l.snapshot()).toEqual([]);
-    expect({ sent: l.sent, late: l.late, failed: l.failed }).toEqual({ sent: 0, late: 0, failed: 0 });
+    expect({ sent: l.sent, late: l.late, failed: l.failed }).toEqual({
+      sent: 0,
+      late: 0,
+      failed: 0,
+    });
     l.record(0, 0, 0, 50);
     expect(l.late).toBe(0);
   });

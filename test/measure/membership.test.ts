@@ -27,7 +27,9 @@ describe('Membership.at', () => {
     ]);
     expect(m.size).toBe(5);
     const at = (t: number) => m.at(t);
-    expect([0, 20, 99, 100, 200, 249, 250, 300, 999, 1000, 8999, 9000].map(at)).toEqual([0, 1, 1, 2, 3, 3, 2, 3, 3, 3, 3, 2]);
+    expect([0, 20, 99, 100, 200, 249, 250, 300, 999, 1000, 8999, 9000].map(at)).toEqual([
+      0, 1, 1, 2, 3, 3, 2, 3, 3, 3, 3, 2,
+    ]);
   });
 
   it('empty membership is zero everywhere', () => {

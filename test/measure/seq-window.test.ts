@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { SEQ_DUPLICATE, SEQ_NEW, SEQ_REORDERED, SEQ_WINDOW_BITS, SeqWindows, takeMissing, type SeqClass } from '../../src/measure/seq-window.js';
+import {
+  SEQ_DUPLICATE,
+  SEQ_NEW,
+  SEQ_REORDERED,
+  SEQ_WINDOW_BITS,
+  SeqWindows,
+  takeMissing,
+  type SeqClass,
+} from '../../src/measure/seq-window.js';
 
 const W = SEQ_WINDOW_BITS;
 
@@ -9,7 +17,10 @@ function classifyAll(seqs: number[], windows = new SeqWindows()): SeqClass[] {
   return [SEQ_NEW, ...seqs.slice(1).map((s) => windows.classify(w, s))];
 }
 
-/** The definition, with no window: new above the highest, reordered if first below it, else duplicate. */
+/**
+ * The definition, with no window: new above the highest, reordered if first below it, else
+ * duplicate.
+ */
 function reference(seqs: number[]): SeqClass[] {
   const seen = new Set<number>();
   let high = -1;
@@ -56,11 +67,28 @@ describe('SeqWindows.classify', () => {
   it('a jump of more than the window keeps the skipped seqs as missing, exactly', () => {
     const jump = 10 * W;
     const got = classifyAll([0, 2, jump, 1, W, jump - W, jump - W + 1, 1, W, 3]);
-    expect(got).toEqual([SEQ_NEW, SEQ_NEW, SEQ_NEW, SEQ_REORDERED, SEQ_REORDERED, SEQ_REORDERED, SEQ_REORDERED, SEQ_DUPLICATE, SEQ_DUPLICATE, SEQ_REORDERED]);
+    expect(got).toEqual([
+      SEQ_NEW,
+      SEQ_NEW,
+      SEQ_NEW,
+      SEQ_REORDERED,
+      SEQ_REORDERED,
+      SEQ_REORDERED,
+      SEQ_REORDERED,
+      SEQ_DUPLICATE,
+      SEQ_DUPLICATE,
+      SEQ_REORDERED,
+    ]);
   });
 
   it('reordering around the first receipt, deeper than the window (below the floor)', () => {
-    expect(classifyAll([5 * W, 3, 3, 5 * W - 1, 0])).toEqual([SEQ_NEW, SEQ_REORDERED, SEQ_DUPLICATE, SEQ_REORDERED, SEQ_REORDERED]);
+    expect(classifyAll([5 * W, 3, 3, 5 * W - 1, 0])).toEqual([
+      SEQ_NEW,
+      SEQ_REORDERED,
+      SEQ_DUPLICATE,
+      SEQ_REORDERED,
+      SEQ_REORDERED,
+    ]);
   });
 
   it('agrees with the definition on shuffled, repeated and gapped receipts', () => {
@@ -73,9 +101,12 @@ describe('SeqWindows.classify', () => {
       const late: number[] = [];
       for (let i = 0; i < n; i++) {
         const r = rand();
-        if (r < 0.05) next += 1 + Math.floor(rand() * (r < 0.01 ? 4 * W : 3)); // gap
-        else if (r < 0.1 && seqs.length) seqs.push(seqs[Math.floor(rand() * seqs.length)]); // repeat
-        else if (r < 0.15) late.push(next++); // held back, delivered much later
+        if (r < 0.05)
+          next += 1 + Math.floor(rand() * (r < 0.01 ? 4 * W : 3)); // gap
+        else if (r < 0.1 && seqs.length)
+          seqs.push(seqs[Math.floor(rand() * seqs.length)]); // repeat
+        else if (r < 0.15)
+          late.push(next++); // held back, delivered much later
         else seqs.push(next++);
         if (late.length && rand() < 0.02) seqs.push(late.shift()!);
         if (seqs.length > 2 && rand() < 0.05) {
@@ -112,6 +143,7 @@ describe('takeMissing', () => {
     expect(takeMissing(m, 20)).toBe(true);
     expect(takeMissing(m, 30)).toBe(true);
     expect(m).toEqual([5, 6, 8, 9, 21, 29]);
-    for (const s of [0, 4, 7, 10, 19, 20, 30, 31]) expect(takeMissing(m, s), `seq ${s}`).toBe(false);
+    for (const s of [0, 4, 7, 10, 19, 20, 30, 31])
+      expect(takeMissing(m, s), `seq ${s}`).toBe(false);
   });
 });

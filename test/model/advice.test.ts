@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { adviseConfig, dbPoolForJoinRate, presenceQuotaNeeded, presenceUpdateRateLimit } from '../../src/model/advice.js';
+import {
+  adviseConfig,
+  dbPoolForJoinRate,
+  presenceQuotaNeeded,
+  presenceUpdateRateLimit,
+} from '../../src/model/advice.js';
 import { capacityTable } from '../../src/model/capacity.js';
 import { analyzeRun, analysisOptionsFromProfile } from '../../src/model/analysis.js';
 import { loadRun } from '../fixtures/index.js';
@@ -12,7 +17,12 @@ const advice = (name: string, opts = {}) => {
 describe('§8 configuration advice', () => {
   it('max_events_per_second 26,000 from the 26,798/s CPU safe line: at most 5 % below it (the seed rounds to 25,000)', () => {
     const [row] = advice('seed-002-s1.2-deliveries');
-    expect(row).toMatchObject({ key: 'max_events_per_second', value: 26_000, display: '26,000', bound: 'upper' });
+    expect(row).toMatchObject({
+      key: 'max_events_per_second',
+      value: 26_000,
+      display: '26,000',
+      bound: 'upper',
+    });
     expect(row.reason).toContain('measured safe line 26,798/s (CPU); rounded down at most 5 %');
   });
 
@@ -23,7 +33,11 @@ describe('§8 configuration advice', () => {
     const rows = capacityTable({ ...run, steps }, { safe_lines: { cpu_pct: 100 } });
     expect(rows[0]).toMatchObject({ id: 'public_deliveries', bound: 'lower' });
     const [row] = adviseConfig(steps, rows);
-    expect(row).toMatchObject({ key: 'max_events_per_second', bound: 'lower', display: `≥ ${Math.floor(rows[0].value!).toLocaleString('en-US')}: measure higher before setting a cap` });
+    expect(row).toMatchObject({
+      key: 'max_events_per_second',
+      bound: 'lower',
+      display: `≥ ${Math.floor(rows[0].value!).toLocaleString('en-US')}: measure higher before setting a cap`,
+    });
     expect(row.value).toBe(rows[0].value);
     expect(row.reason).toContain('no server limit reached');
   });
@@ -80,12 +94,16 @@ describe('analyzeRun', () => {
   });
 
   it('reads safe lines and the wanted join rate from the profile analysis section', () => {
-    expect(analysisOptionsFromProfile({ analysis: { cpu_safe_pct: 60, wanted_join_rate_per_s: 180, junk: 'x' } })).toEqual({
+    expect(
+      analysisOptionsFromProfile({
+        analysis: { cpu_safe_pct: 60, wanted_join_rate_per_s: 180, junk: 'x' },
+      }),
+    ).toEqual({
       safe_lines: { cpu_pct: 60 },
       wanted_join_rate_per_s: 180,
     });
     expect(analysisOptionsFromProfile(null)).toEqual({});
     const a = analyzeRun(loadRun('seed-002-s1.2-deliveries'), { safe_lines: { cpu_pct: 60 } });
-    expect(a.capacity[0].value).toBeCloseTo((60 - 5.5251) / 0.0024060, -1);
+    expect(a.capacity[0].value).toBeCloseTo((60 - 5.5251) / 0.002406, -1);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CAPACITY_DIMENSIONS, capacityRow, capacityTable, limitingFactorOfStep, DEFAULT_SAFE_LINES } from '../../src/model/capacity.js';
+import {
+  CAPACITY_DIMENSIONS,
+  capacityRow,
+  capacityTable,
+  limitingFactorOfStep,
+  DEFAULT_SAFE_LINES,
+} from '../../src/model/capacity.js';
 import { loadRun, makeRun, makeStep } from '../fixtures/index.js';
 
 const dim = (id: string) => CAPACITY_DIMENSIONS.find((d) => d.id === id)!;
@@ -32,7 +38,9 @@ describe('capacity from the seed 002 figures', () => {
   });
 
   it('a safe line set higher than the data makes the highest stable step the limit, never more', () => {
-    const rows = capacityTable(loadRun('seed-002-s1.2-deliveries'), { safe_lines: { cpu_pct: 95 } });
+    const rows = capacityTable(loadRun('seed-002-s1.2-deliveries'), {
+      safe_lines: { cpu_pct: 95 },
+    });
     expect(rows[0].value).toBe(33_988);
     expect(rows[0].limiting_factor).toBe('CPU'); // the next step ran at 95 % CPU
   });
@@ -68,24 +76,48 @@ describe('capacity from the seed 002 figures', () => {
 
   it('§3 payload: 10 KB carried, 100 KB could not be sent: bandwidth', () => {
     const [row] = capacityTable(loadRun('seed-002-s3-payload'));
-    expect(row).toMatchObject({ id: 'message_size', value: 10_240, display: '≤ 10 KB', limiting_factor: 'bandwidth' });
+    expect(row).toMatchObject({
+      id: 'message_size',
+      value: 10_240,
+      display: '≤ 10 KB',
+      limiting_factor: 'bandwidth',
+    });
   });
 
   it('§5 presence: 8 members carried; deliveries 12,670/s before latency went over the SLO', () => {
     const rows = capacityTable(loadRun('seed-002-s5-presence'));
-    expect(rows.find((r) => r.id === 'presence_members')).toMatchObject({ value: 8, limiting_factor: 'memory' });
-    expect(rows.find((r) => r.id === 'presence_deliveries')).toMatchObject({ value: 12_670, limiting_factor: 'latency SLO' });
+    expect(rows.find((r) => r.id === 'presence_members')).toMatchObject({
+      value: 8,
+      limiting_factor: 'memory',
+    });
+    expect(rows.find((r) => r.id === 'presence_deliveries')).toMatchObject({
+      value: 12_670,
+      limiting_factor: 'latency SLO',
+    });
   });
 
   it('§6 CDC: 17,000 subscriptions carried, 18,000 broke twice', () => {
     const [row] = capacityTable(loadRun('seed-002-s6-postgres-changes'));
-    expect(row).toMatchObject({ id: 'cdc_subscribers', value: 17_000, display: '≤ 17,000', limiting_factor: 'delivery' });
+    expect(row).toMatchObject({
+      id: 'cdc_subscribers',
+      value: 17_000,
+      display: '≤ 17,000',
+      limiting_factor: 'delivery',
+    });
   });
 });
 
 describe('capacityRow rules', () => {
   const sweep = (verdicts: string[], o: Parameters<typeof makeStep>[1] = {}) =>
-    verdicts.map((v, i) => makeStep(i, { ...o, params: { connections: 1000 * (i + 1) }, connections: { joined: 1000 * (i + 1) }, verdict: v as never, server: { mem_pct: 10 + 5 * i } }));
+    verdicts.map((v, i) =>
+      makeStep(i, {
+        ...o,
+        params: { connections: 1000 * (i + 1) },
+        connections: { joined: 1000 * (i + 1) },
+        verdict: v as never,
+        server: { mem_pct: 10 + 5 * i },
+      }),
+    );
 
   it('no limit reached: the highest measured step, said plainly', () => {
     const row = capacityRow(sweep(['stable', 'stable', 'stable']), dim('public_connections'));
@@ -97,7 +129,10 @@ describe('capacityRow rules', () => {
   });
 
   it('generator-bound steps above are not capacity: the row says the server may carry more', () => {
-    const row = capacityRow(sweep(['stable', 'stable', 'generator-bound']), dim('public_connections'));
+    const row = capacityRow(
+      sweep(['stable', 'stable', 'generator-bound']),
+      dim('public_connections'),
+    );
     expect(row.value).toBe(2000);
     expect(row.limiting_factor).toBe('generator');
     expect(row.display).toBe('≥ 2,000, generator-bound above');
@@ -126,15 +161,32 @@ describe('capacityRow rules', () => {
 
   it('limiting factor: resource lines first, then what failed', () => {
     const safe = DEFAULT_SAFE_LINES;
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', server: { mem_pct: 90 } }), safe)).toBe('memory');
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'degraded', server: { cpu_pct: 75 } }), safe)).toBe('CPU');
+    expect(
+      limitingFactorOfStep(makeStep(0, { verdict: 'broken', server: { mem_pct: 90 } }), safe),
+    ).toBe('memory');
+    expect(
+      limitingFactorOfStep(makeStep(0, { verdict: 'degraded', server: { cpu_pct: 75 } }), safe),
+    ).toBe('CPU');
     // Failed connections are a rejection only when the server said so (a reason it gave).
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { failed: 3 } }), safe)).toBe('join SLO');
-    const refused = makeStep(0, { verdict: 'broken', connections: { failed: 3 }, errors: { 'join refused: too_many_joins': 3 } });
+    expect(
+      limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { failed: 3 } }), safe),
+    ).toBe('join SLO');
+    const refused = makeStep(0, {
+      verdict: 'broken',
+      connections: { failed: 3 },
+      errors: { 'join refused: too_many_joins': 3 },
+    });
     expect(limitingFactorOfStep(refused, safe)).toBe('rejection');
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken', connections: { disconnected: 3 } }), safe)).toBe('disconnects');
+    expect(
+      limitingFactorOfStep(
+        makeStep(0, { verdict: 'broken', connections: { disconnected: 3 } }),
+        safe,
+      ),
+    ).toBe('disconnects');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'broken' }), safe)).toBe('delivery');
     expect(limitingFactorOfStep(makeStep(0, { verdict: 'degraded' }), safe)).toBe('latency SLO');
-    expect(limitingFactorOfStep(makeStep(0, { verdict: 'generator-bound' }), safe)).toBe('generator');
+    expect(limitingFactorOfStep(makeStep(0, { verdict: 'generator-bound' }), safe)).toBe(
+      'generator',
+    );
   });
 });

@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { CAPACITY_ROW_IDS, figureText, parseFigure, selectSteps } from '../../src/model/figure-ref.js';
+import {
+  CAPACITY_ROW_IDS,
+  figureText,
+  parseFigure,
+  selectSteps,
+} from '../../src/model/figure-ref.js';
 import { makeStep } from '../fixtures/index.js';
 
 describe('parseFigure / figureText', () => {
   it('round-trips the canonical form', () => {
-    for (const t of ['p95_ms', 'p95_ms{step:3}', 'p95_ms{step:"20k conns",scenario:presence}', 'delivery_rate{step:peak,step:2}', 'capacity.join_rate']) {
+    for (const t of [
+      'p95_ms',
+      'p95_ms{step:3}',
+      'p95_ms{step:"20k conns",scenario:presence}',
+      'delivery_rate{step:peak,step:2}',
+      'capacity.join_rate',
+    ]) {
       expect(figureText(parseFigure(t))).toBe(t);
     }
-    expect(figureText(parseFigure("p95_ms{ step : 'a b' , scenario: mixed }"))).toBe('p95_ms{step:"a b",scenario:mixed}');
+    expect(figureText(parseFigure("p95_ms{ step : 'a b' , scenario: mixed }"))).toBe(
+      'p95_ms{step:"a b",scenario:mixed}',
+    );
   });
 
   it('the capacity row ids are the twelve §7 rows', () => {
@@ -30,7 +43,10 @@ describe('selectSteps', () => {
     expect(sel.applicable && sel.steps.map((s) => s.index)).toEqual([1, 2]);
     const other = parseFigure('p95_ms{scenario:mixed}');
     if (other.kind !== 'step') throw new Error('step figure expected');
-    expect(selectSteps(other, steps, 'presence')).toEqual({ applicable: false, why: 'the run is presence, the threshold selects mixed' });
+    expect(selectSteps(other, steps, 'presence')).toEqual({
+      applicable: false,
+      why: 'the run is presence, the threshold selects mixed',
+    });
     expect(selectSteps(other, steps).applicable).toBe(true);
   });
 });

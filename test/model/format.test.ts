@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, floorSig, niceFloor } from '../../src/model/format.js';
+import {
+  fmtBytes,
+  fmtInt,
+  fmtMs,
+  fmtPct,
+  fmtRate,
+  fmtRatioPct,
+  floorSig,
+  niceFloor,
+} from '../../src/model/format.js';
 
 describe('format', () => {
   it('null is "—", never 0', () => {
-    for (const f of [fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, fmtBytes]) expect(f(null)).toBe('—');
+    for (const f of [fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, fmtBytes])
+      expect(f(null)).toBe('—');
     expect(fmtInt(Number.NaN)).toBe('—');
   });
 

@@ -30,7 +30,13 @@ describe('findKnee', () => {
     expect(k.safe?.step).toBe(0);
     expect(k.last_stable?.step).toBe(0);
     expect(k.first_unsafe).toBeNull();
-    const failed = findKnee([...steps, makeStep(2, { params: { connections: 3000 }, complete: false, verdict: 'broken' })], 'connections_target');
+    const failed = findKnee(
+      [
+        ...steps,
+        makeStep(2, { params: { connections: 3000 }, complete: false, verdict: 'broken' }),
+      ],
+      'connections_target',
+    );
     expect(failed.safe?.step).toBe(0);
     expect(failed.first_broken?.step).toBe(2);
   });
@@ -39,15 +45,35 @@ describe('findKnee', () => {
     const steps = [
       makeStep(1, { params: { connections: 1000 } }),
       makeStep(2, { params: { connections: 4000 }, verdict: 'broken' }),
-      makeStep(3, { params: { connections: 2000 }, verdict: 'broken', search: { recovered: false, recovery_wait_ms: 30_000, notes: [] } }),
-      makeStep(4, { params: { connections: 3000 }, verdict: 'degraded', search: { recovered: true, recovery_wait_ms: 0, notes: [], superseded_by: 5 } }),
-      makeStep(5, { params: { connections: 3000 }, search: { recovered: true, recovery_wait_ms: 0, notes: [] } }),
+      makeStep(3, {
+        params: { connections: 2000 },
+        verdict: 'broken',
+        search: { recovered: false, recovery_wait_ms: 30_000, notes: [] },
+      }),
+      makeStep(4, {
+        params: { connections: 3000 },
+        verdict: 'degraded',
+        search: { recovered: true, recovery_wait_ms: 0, notes: [], superseded_by: 5 },
+      }),
+      makeStep(5, {
+        params: { connections: 3000 },
+        search: { recovered: true, recovery_wait_ms: 0, notes: [] },
+      }),
     ];
     const k = findKnee(steps, 'connections_target');
     expect(k.safe?.step).toBe(5);
     expect(k.bracket).toEqual([3000, 4000]);
     // Stable while recovering is still stable: the server carried it under a backlog.
-    const stableRecovering = findKnee([...steps.slice(0, 2), makeStep(3, { params: { connections: 2000 }, search: { recovered: false, recovery_wait_ms: 30_000, notes: [] } })], 'connections_target');
+    const stableRecovering = findKnee(
+      [
+        ...steps.slice(0, 2),
+        makeStep(3, {
+          params: { connections: 2000 },
+          search: { recovered: false, recovery_wait_ms: 30_000, notes: [] },
+        }),
+      ],
+      'connections_target',
+    );
     expect(stableRecovering.safe?.step).toBe(3);
   });
 
@@ -85,7 +111,10 @@ describe('findKnee', () => {
   });
 
   it('a bracket narrower than the resolution needs no more bisection', () => {
-    const steps = [makeStep(0, { params: { send_rate: 100 } }), makeStep(1, { params: { send_rate: 103 }, verdict: 'broken' })];
+    const steps = [
+      makeStep(0, { params: { send_rate: 100 } }),
+      makeStep(1, { params: { send_rate: 103 }, verdict: 'broken' }),
+    ];
     expect(nextBisectionValue(findKnee(steps, 'send_rate'))).toBeNull();
   });
 });

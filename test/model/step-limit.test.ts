@@ -14,8 +14,17 @@ describe('limitOfStep', () => {
       server: { open_files: { max: 400, limit: 400, pid: 77 } },
     });
     const limit = limitOfStep(step, { safe, builtin: true });
-    expect(limit).toEqual({ kind: 'environment', resource: 'open files', process: 'server', limit: 400, pid: 77, builtin: true });
-    expect(limitWords(limit, { remedy: false })).toBe('environment limit: server process open-file limit 400');
+    expect(limit).toEqual({
+      kind: 'environment',
+      resource: 'open files',
+      process: 'server',
+      limit: 400,
+      pid: 77,
+      builtin: true,
+    });
+    expect(limitWords(limit, { remedy: false })).toBe(
+      'environment limit: server process open-file limit 400',
+    );
   });
 
   it('is no environment limit while the server had files to spare', () => {
@@ -36,35 +45,82 @@ describe('limitOfStep', () => {
       connections: { failed: 20 },
       errors: { 'upgrade refused: HTTP 503 too many connections': 20, 'connect ECONNRESET': 1 },
     });
-    expect(limitWords(limitOfStep(refused, { safe }))).toBe('server rejection: “upgrade refused: HTTP 503 too many connections” ×20');
-    const closed = makeStep(2, { verdict: 'broken', connections: { disconnected: 4 }, errors: { 'closed by server: 1008 over quota': 4 } });
-    expect(limitOfStep(closed, { safe })).toEqual({ kind: 'server-rejection', reason: 'closed by server: 1008 over quota', count: 4 });
+    expect(limitWords(limitOfStep(refused, { safe }))).toBe(
+      'server rejection: “upgrade refused: HTTP 503 too many connections” ×20',
+    );
+    const closed = makeStep(2, {
+      verdict: 'broken',
+      connections: { disconnected: 4 },
+      errors: { 'closed by server: 1008 over quota': 4 },
+    });
+    expect(limitOfStep(closed, { safe })).toEqual({
+      kind: 'server-rejection',
+      reason: 'closed by server: 1008 over quota',
+      count: 4,
+    });
     // 1006: no close frame, the connection just ended — nothing was said.
-    const ended = makeStep(2, { verdict: 'broken', connections: { disconnected: 4 }, errors: { 'closed by server: 1006': 4 } });
+    const ended = makeStep(2, {
+      verdict: 'broken',
+      connections: { disconnected: 4 },
+      errors: { 'closed by server: 1006': 4 },
+    });
     expect(limitOfStep(ended, { safe })).toEqual({ kind: 'disconnects', count: 4 });
   });
 
   it("names the generator's figure that tripped, the OS limit of rtcap's process first", () => {
     const lag = makeStep(1, {
       verdict: 'generator-bound',
-      verdict_reasons: ['offered 97.00% of the scheduled load < 99.00%', 'generator event-loop lag p99 180 ms > 50 ms'],
+      verdict_reasons: [
+        'offered 97.00% of the scheduled load < 99.00%',
+        'generator event-loop lag p99 180 ms > 50 ms',
+      ],
       generator: { event_loop_lag_p99_ms: 180, offered_ratio: 0.97 },
     });
-    expect(limitOfStep(lag, { safe })).toMatchObject({ kind: 'generator-bound', figure: 'event-loop lag p99', value: 180, limit: 50 });
-    expect(limitWords(limitOfStep(lag, { safe }))).toBe('generator-bound: generator event-loop lag p99 180 ms > 50 ms');
-    const emfile = makeStep(1, { verdict: 'generator-bound', errors: { 'generator: EMFILE (open-file limit reached)': 9 } });
+    expect(limitOfStep(lag, { safe })).toMatchObject({
+      kind: 'generator-bound',
+      figure: 'event-loop lag p99',
+      value: 180,
+      limit: 50,
+    });
+    expect(limitWords(limitOfStep(lag, { safe }))).toBe(
+      'generator-bound: generator event-loop lag p99 180 ms > 50 ms',
+    );
+    const emfile = makeStep(1, {
+      verdict: 'generator-bound',
+      errors: { 'generator: EMFILE (open-file limit reached)': 9 },
+    });
     const ctx = { safe, generator_os: { open_files_per_process: 1024, ephemeral_ports: 28_232 } };
-    expect(limitWords(limitOfStep(emfile, ctx), { remedy: false })).toBe("environment limit: rtcap's generator process open-file limit 1,024");
-    const ports = makeStep(1, { verdict: 'generator-bound', errors: { 'generator: EADDRNOTAVAIL (no ephemeral port left on this source address)': 3 } });
-    expect(limitOfStep(ports, ctx)).toMatchObject({ kind: 'environment', resource: 'ephemeral ports', limit: 28_232 });
+    expect(limitWords(limitOfStep(emfile, ctx), { remedy: false })).toBe(
+      "environment limit: rtcap's generator process open-file limit 1,024",
+    );
+    const ports = makeStep(1, {
+      verdict: 'generator-bound',
+      errors: { 'generator: EADDRNOTAVAIL (no ephemeral port left on this source address)': 3 },
+    });
+    expect(limitOfStep(ports, ctx)).toMatchObject({
+      kind: 'environment',
+      resource: 'ephemeral ports',
+      limit: 28_232,
+    });
   });
 
   it('keeps resource lines first, then delivery, join and latency', () => {
-    expect(limitOfStep(makeStep(0, { verdict: 'broken', server: { mem_pct: 90 } }), { safe }).kind).toBe('server-memory');
-    expect(limitOfStep(makeStep(0, { verdict: 'degraded', server: { cpu_pct: 75 } }), { safe }).kind).toBe('server-cpu');
-    expect(limitOfStep(makeStep(0, { verdict: 'broken', verdict_reasons: ['delivery 97.00% < SLO 100%'] }), { safe }))
-      .toEqual({ kind: 'delivery', detail: 'delivery 97.00% < SLO 100%' });
-    const slowJoins = makeStep(0, { verdict: 'degraded', verdict_reasons: ['join p95 2,400 ms > SLO 1,000 ms'] });
+    expect(
+      limitOfStep(makeStep(0, { verdict: 'broken', server: { mem_pct: 90 } }), { safe }).kind,
+    ).toBe('server-memory');
+    expect(
+      limitOfStep(makeStep(0, { verdict: 'degraded', server: { cpu_pct: 75 } }), { safe }).kind,
+    ).toBe('server-cpu');
+    expect(
+      limitOfStep(
+        makeStep(0, { verdict: 'broken', verdict_reasons: ['delivery 97.00% < SLO 100%'] }),
+        { safe },
+      ),
+    ).toEqual({ kind: 'delivery', detail: 'delivery 97.00% < SLO 100%' });
+    const slowJoins = makeStep(0, {
+      verdict: 'degraded',
+      verdict_reasons: ['join p95 2,400 ms > SLO 1,000 ms'],
+    });
     expect(limitOfStep(slowJoins, { safe }).kind).toBe('join-slo');
     const slow = makeStep(0, { verdict: 'degraded', verdict_reasons: ['p95 260 ms > SLO 200 ms'] });
     expect(limitWords(limitOfStep(slow, { safe }))).toBe('latency SLO (p95 260 ms > SLO 200 ms)');
@@ -75,7 +131,11 @@ describe('limitOfStep', () => {
     const run = makeRun('broadcast-public', [makeStep(0)]);
     run.profile.resolved = { generator: { max_event_loop_lag_p99_ms: 150 } };
     const ctx = limitContextOf(run);
-    expect(ctx.generator).toEqual({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 150, max_cpu_pct: 90 });
+    expect(ctx.generator).toEqual({
+      min_offered_ratio: 0.99,
+      max_event_loop_lag_p99_ms: 150,
+      max_cpu_pct: 90,
+    });
     expect(ctx.slo_p95_ms).toBe(run.slo.p95_ms);
   });
 });
@@ -94,11 +154,26 @@ describe('generator limits as the verdict judged them', () => {
   it('reads the limit from the reason when the result keeps no profile', () => {
     const step = makeStep(1, {
       verdict: 'generator-bound',
-      verdict_reasons: ['offered 40.00% of the scheduled load < 95.00%', 'generator event-loop lag p99 133 ms > 60 ms'],
+      verdict_reasons: [
+        'offered 40.00% of the scheduled load < 95.00%',
+        'generator event-loop lag p99 133 ms > 60 ms',
+      ],
       generator: { event_loop_lag_p99_ms: 133, offered_ratio: 0.4 },
     });
-    expect(limitOfStep(step, { safe })).toMatchObject({ figure: 'event-loop lag p99', value: 133, limit: 60 });
-    const offered = makeStep(1, { verdict: 'generator-bound', verdict_reasons: ['offered 40.00% of the scheduled load < 95.00%'], generator: { offered_ratio: 0.4 } });
-    expect(limitOfStep(offered, { safe })).toMatchObject({ figure: 'offered', value: 0.4, limit: 0.95 });
+    expect(limitOfStep(step, { safe })).toMatchObject({
+      figure: 'event-loop lag p99',
+      value: 133,
+      limit: 60,
+    });
+    const offered = makeStep(1, {
+      verdict: 'generator-bound',
+      verdict_reasons: ['offered 40.00% of the scheduled load < 95.00%'],
+      generator: { offered_ratio: 0.4 },
+    });
+    expect(limitOfStep(offered, { safe })).toMatchObject({
+      figure: 'offered',
+      value: 0.4,
+      limit: 0.95,
+    });
   });
 });

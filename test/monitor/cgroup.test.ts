@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupLimits, cgroupPaths, parseCpuMax, parseMemoryBytes } from '../../src/monitor/cgroup.js';
+import {
+  cgroupLimits,
+  cgroupPaths,
+  parseCpuMax,
+  parseMemoryBytes,
+} from '../../src/monitor/cgroup.js';
 
 describe('cgroup limits', () => {
   it('reads v2 cpu.max and memory.max, "max" as no limit', () => {

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { GaugeProbe, gaugeMax, metricsUrlOf, POLLER_GAUGES, type GaugeSample } from '../../src/monitor/gauges.js';
+import {
+  GaugeProbe,
+  gaugeMax,
+  metricsUrlOf,
+  POLLER_GAUGES,
+  type GaugeSample,
+} from '../../src/monitor/gauges.js';
 
 describe('server gauges', () => {
   it('the /metrics URL of a socket URL', () => {
-    expect(metricsUrlOf('ws://127.0.0.1:4000/socket/websocket?vsn=1.0.0')).toBe('http://127.0.0.1:4000/metrics');
-    expect(metricsUrlOf('wss://example.com/realtime/v1/websocket')).toBe('https://example.com/metrics');
+    expect(metricsUrlOf('ws://127.0.0.1:4000/socket/websocket?vsn=1.0.0')).toBe(
+      'http://127.0.0.1:4000/metrics',
+    );
+    expect(metricsUrlOf('wss://example.com/realtime/v1/websocket')).toBe(
+      'https://example.com/metrics',
+    );
   });
 
   it('reads the named gauges, summed over label sets, skipping NaN and other metrics', async () => {

@@ -39,14 +39,17 @@ describe('HostSampler', () => {
       // Every byte has crossed lo once the server has read it (bounded wait).
       for (let i = 0; i < 100 && received < sent; i++) await new Promise((r) => setTimeout(r, 20));
       expect(received).toBe(sent);
-      // A second apart, as the runner samples: systeminformation answers a call within 500 ms of the previous one from its cache.
+      // A second apart, as the runner samples: systeminformation answers a call within 500 ms of
+      // the previous one from its cache.
       await new Promise((r) => setTimeout(r, Math.max(0, first.t + 1100 - Date.now())));
       const s = await sampler.sample();
       const intervalS = (s.t - first.t) / 1000;
       expect(s.interfaces).toEqual(['lo']);
       expect(s.netTxBytesPerS! * intervalS).toBeGreaterThan(sent * 0.9);
       // lo receives what it transmits; the two counters are read a moment apart.
-      expect(Math.abs(s.netRxBytesPerS! - s.netTxBytesPerS!) / s.netTxBytesPerS!).toBeLessThan(0.05);
+      expect(Math.abs(s.netRxBytesPerS! - s.netTxBytesPerS!) / s.netTxBytesPerS!).toBeLessThan(
+        0.05,
+      );
       expect(s.cpuPct!).toBeGreaterThanOrEqual(0);
     } finally {
       client.destroy();

@@ -20,7 +20,9 @@ describe('listeningInodes', () => {
 
 describe('findListeningPid', () => {
   let server: Server | null = null;
-  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+  afterEach(
+    () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
+  );
 
   it('finds this process listening on a free loopback port, and nothing on a closed one', async () => {
     server = createServer();

@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countOpenFiles, fullestOpenFiles, parseOpenFilesLimit, readOpenFiles, readOpenFilesLimit } from '../../src/monitor/os-limits.js';
+import {
+  countOpenFiles,
+  fullestOpenFiles,
+  parseOpenFilesLimit,
+  readOpenFiles,
+  readOpenFilesLimit,
+} from '../../src/monitor/os-limits.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max processes             96363                96363                processes
@@ -11,7 +17,9 @@ Max locked memory         8388608              8388608              bytes
 describe('parseOpenFilesLimit', () => {
   it('reads the soft limit, and null when unlimited or absent', () => {
     expect(parseOpenFilesLimit(LIMITS)).toBe(300);
-    expect(parseOpenFilesLimit(LIMITS.replace('300                 ', 'unlimited           '))).toBeNull();
+    expect(
+      parseOpenFilesLimit(LIMITS.replace('300                 ', 'unlimited           ')),
+    ).toBeNull();
     expect(parseOpenFilesLimit('Limit Soft Hard\n')).toBeNull();
   });
 });
@@ -25,8 +33,11 @@ describe('open files of a real process', () => {
 
   it('reads a child started under prlimit: its limit and the 50 files it opened', async () => {
     // The child holds 50 extra descriptors (dups of /dev/null) and says when it has.
-    const script = "const fs=require('fs'); for (let i=0;i<50;i++) fs.openSync('/dev/null','r'); console.log('ready'); setTimeout(()=>{}, 20000);";
-    child = spawn('prlimit', ['--nofile=300:300', process.execPath, '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const script =
+      "const fs=require('fs'); for (let i=0;i<50;i++) fs.openSync('/dev/null','r'); console.log('ready'); setTimeout(()=>{}, 20000);";
+    child = spawn('prlimit', ['--nofile=300:300', process.execPath, '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child!.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
       child!.on('error', reject);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parsePrometheusText, PrometheusSampler, readResources } from '../../src/monitor/prometheus.js';
+import {
+  parsePrometheusText,
+  PrometheusSampler,
+  readResources,
+} from '../../src/monitor/prometheus.js';
 
 const PROM_CLIENT = `# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
 # TYPE process_cpu_seconds_total counter
@@ -21,7 +25,11 @@ describe('parsePrometheusText', () => {
   it('reads names, labels and values, skipping comments', () => {
     const s = parsePrometheusText(PROM_CLIENT);
     expect(s).toHaveLength(3);
-    expect(s[2]).toEqual({ name: 'realtime_connections', labels: { tenant: 't1', worker: '0' }, value: 1000 });
+    expect(s[2]).toEqual({
+      name: 'realtime_connections',
+      labels: { tenant: 't1', worker: '0' },
+      value: 1000,
+    });
   });
   it('unescapes label values and reads +Inf', () => {
     const s = parsePrometheusText('x_bucket{le="+Inf",path="a\\"b"} 5\ny +Inf\n');
@@ -42,7 +50,10 @@ describe('readResources', () => {
     expect(r.rssBytes).toBe(3 * 1073741824);
   });
   it('uses Supabase osmon_cpu_util as a share of all vCPUs', () => {
-    const r = readResources(parsePrometheusText('osmon_cpu_util 50\nbeam_memory_allocated_bytes 2048\n'), 4)!;
+    const r = readResources(
+      parsePrometheusText('osmon_cpu_util 50\nbeam_memory_allocated_bytes 2048\n'),
+      4,
+    )!;
     expect(r.cpuCoresGauge).toBe(2);
     expect(r.rssBytes).toBe(2048);
   });
@@ -53,7 +64,10 @@ describe('readResources', () => {
 
 describe('PrometheusSampler', () => {
   it('turns the CPU counter into cores busy between samples and sends the bearer token', async () => {
-    const texts = ['process_cpu_seconds_total 10\nprocess_resident_memory_bytes 1048576\n', 'process_cpu_seconds_total 11.5\nprocess_resident_memory_bytes 2097152\n'];
+    const texts = [
+      'process_cpu_seconds_total 10\nprocess_resident_memory_bytes 1048576\n',
+      'process_cpu_seconds_total 11.5\nprocess_resident_memory_bytes 2097152\n',
+    ];
     const seen: Array<Record<string, string>> = [];
     const s = new PrometheusSampler('http://127.0.0.1:1/metrics', 'tok', 2, async (_u, h) => {
       seen.push(h);

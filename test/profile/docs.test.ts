@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { renderProfileDocs } from '../../src/profile/docs.js';
-import { fieldInfo, objectShape, typeSchema, kindOf, childSchema, type Schema } from '../../src/profile/introspect.js';
+import {
+  fieldInfo,
+  objectShape,
+  typeSchema,
+  kindOf,
+  childSchema,
+  type Schema,
+} from '../../src/profile/introspect.js';
 import { profileSchema } from '../../src/profile/schema.js';
 
 const DOCS = fileURLToPath(new URL('../../docs/PROFILE.md', import.meta.url));
@@ -55,11 +62,23 @@ describe('docs/PROFILE.md', () => {
   it('names the fields that expand ${ENV_VAR} and those that are secret, from the schema', () => {
     const docs = renderProfileDocs();
     const envLine = docs.split('\n').find((l) => l.startsWith('- **`${ENV_VAR}`**')) ?? '';
-    for (const f of ['target.url', 'target.headers', 'target.metrics_token', 'target.auth.apikey', 'target.auth.jwt_secret']) {
+    for (const f of [
+      'target.url',
+      'target.headers',
+      'target.metrics_token',
+      'target.auth.apikey',
+      'target.auth.jwt_secret',
+    ]) {
       expect(envLine).toContain(`\`${f}\``);
     }
     const secretLine = docs.split('\n').find((l) => l.startsWith('- **Secrets**')) ?? '';
-    for (const f of ['target.auth.apikey', 'target.auth.jwt_secret', 'target.metrics_token', 'target.url', 'target.headers']) {
+    for (const f of [
+      'target.auth.apikey',
+      'target.auth.jwt_secret',
+      'target.metrics_token',
+      'target.url',
+      'target.headers',
+    ]) {
       expect(secretLine).toContain(`\`${f}\``);
     }
   });

@@ -24,9 +24,12 @@ describe('parseDurationMs', () => {
     expect(parseDurationMs(0)).toBe(0);
   });
 
-  it.each(['', ' ', 'fast', '20 s', '20sec', 's', '-5s', '1.5.5s', '5d', '20s!', '1e3'])('rejects %j', (text) => {
-    expect(parseDurationMs(text)).toBeNull();
-  });
+  it.each(['', ' ', 'fast', '20 s', '20sec', 's', '-5s', '1.5.5s', '5d', '20s!', '1e3'])(
+    'rejects %j',
+    (text) => {
+      expect(parseDurationMs(text)).toBeNull();
+    },
+  );
 
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('rejects the number %d', (n) => {
     expect(parseDurationMs(n)).toBeNull();

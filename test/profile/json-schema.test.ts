@@ -32,14 +32,24 @@ function validator() {
   return compiled;
 }
 
-const BASE = ['name: x', 'scenario: broadcast-public', 'load:', '  steps:', '    - { connections: 10, send_rate: 1, duration: 5s }', ''].join('\n');
+const BASE = [
+  'name: x',
+  'scenario: broadcast-public',
+  'load:',
+  '  steps:',
+  '    - { connections: 10, send_rate: 1, duration: 5s }',
+  '',
+].join('\n');
 
 describe('profiles/rtcap.schema.json', () => {
   it('is current with src/profile/schema.ts (regenerate: npm run schema)', () => {
-    expect(readFileSync(SCHEMA_FILE, 'utf8'), 'profiles/rtcap.schema.json is stale: run `npm run schema` and commit it').toBe(profileJsonSchemaText());
+    expect(
+      readFileSync(SCHEMA_FILE, 'utf8'),
+      'profiles/rtcap.schema.json is stale: run `npm run schema` and commit it',
+    ).toBe(profileJsonSchemaText());
   });
 
-  it('has none of rtcap\'s own field hints (env, secret, kind) as keywords', () => {
+  it("has none of rtcap's own field hints (env, secret, kind) as keywords", () => {
     const text = JSON.stringify(profileJsonSchema());
     expect(text).not.toMatch(/"(env|secret|kind)":/);
   });

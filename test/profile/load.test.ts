@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadProfile, parseProfile, ProfileError, type LoadedProfile } from '../../src/profile/load.js';
+import {
+  loadProfile,
+  parseProfile,
+  ProfileError,
+  type LoadedProfile,
+} from '../../src/profile/load.js';
 
 const P = 'profiles/x.yaml';
 
@@ -14,7 +19,10 @@ load:
     - { connections: 100, duration: 20s }
 `;
 
-function parse(text: string, opts: { sets?: string[]; env?: NodeJS.ProcessEnv } = {}): LoadedProfile {
+function parse(
+  text: string,
+  opts: { sets?: string[]; env?: NodeJS.ProcessEnv } = {},
+): LoadedProfile {
   return parseProfile(text, { path: P, env: {}, ...opts });
 }
 
@@ -29,7 +37,10 @@ function errorOf(fn: () => unknown): string {
   throw new Error('expected a ProfileError, nothing was thrown');
 }
 
-const parseError = (text: string, opts: { sets?: string[]; env?: NodeJS.ProcessEnv } = {}): string => errorOf(() => parse(text, opts));
+const parseError = (
+  text: string,
+  opts: { sets?: string[]; env?: NodeJS.ProcessEnv } = {},
+): string => errorOf(() => parse(text, opts));
 
 describe('a valid profile', () => {
   it('gets every default from the schema', () => {
@@ -46,10 +57,25 @@ describe('a valid profile', () => {
       server: { workers: 1, config: {}, database: true },
     });
     expect(profile.target.url).toBeUndefined();
-    expect(profile.load).toMatchObject({ join_rate: 50, self: false, payload_bytes: 64, workers: 'auto', drain: 10_000 });
+    expect(profile.load).toMatchObject({
+      join_rate: 50,
+      self: false,
+      payload_bytes: 64,
+      workers: 'auto',
+      drain: 10_000,
+    });
     expect(profile.load.steps).toEqual([{ connections: 100, send_rate: 0, duration: 20_000 }]);
-    expect(profile.slo).toEqual({ p95_ms: 200, delivery_rate: 1, join_p95_ms: 2000, join_success: 1 });
-    expect(profile.generator).toEqual({ min_offered_ratio: 0.99, max_event_loop_lag_p99_ms: 50, max_cpu_pct: 90 });
+    expect(profile.slo).toEqual({
+      p95_ms: 200,
+      delivery_rate: 1,
+      join_p95_ms: 2000,
+      join_success: 1,
+    });
+    expect(profile.generator).toEqual({
+      min_offered_ratio: 0.99,
+      max_event_loop_lag_p99_ms: 50,
+      max_cpu_pct: 90,
+    });
   });
 
   it('reads the issue-2 example profile as written', () => {
@@ -73,7 +99,12 @@ load:
     - { connections: 2000, send_rate: 10, duration: 1m30s }
 slo: { p95_ms: 200 }
 `);
-    expect(profile.target).toMatchObject({ url: 'ws://127.0.0.1:4000/socket/websocket', vsn: '2.0.0', dialect: 'phoenix', topic: 'room:bench' });
+    expect(profile.target).toMatchObject({
+      url: 'ws://127.0.0.1:4000/socket/websocket',
+      vsn: '2.0.0',
+      dialect: 'phoenix',
+      topic: 'room:bench',
+    });
     expect(profile.load.steps.map((s) => s.duration)).toEqual([20_000, 90_000]);
     expect(profile.load.self).toBe(true);
   });
@@ -91,7 +122,10 @@ load:
 
   it('has a redacted copy with no secrets in it', () => {
     const { redacted } = parse(MINIMAL);
-    expect(redacted).toMatchObject({ name: 't', load: { steps: [{ connections: 100, duration: 20_000 }] } });
+    expect(redacted).toMatchObject({
+      name: 't',
+      load: { steps: [{ connections: 100, duration: 20_000 }] },
+    });
   });
 });
 
@@ -105,7 +139,9 @@ load:
       duration: 20s
       sned_rate: 10
 `;
-    expect(parseError(text)).toBe(`${P}:7:7: load.steps.0.sned_rate: unknown field (did you mean "send_rate"?)`);
+    expect(parseError(text)).toBe(
+      `${P}:7:7: load.steps.0.sned_rate: unknown field (did you mean "send_rate"?)`,
+    );
   });
 
   it('gives the did-you-mean for a misspelt key that leaves a required field missing', () => {
@@ -123,7 +159,9 @@ load:
   });
 
   it('ignores case and - vs _ when suggesting', () => {
-    expect(parseError(`${MINIMAL}  Join-Rate: 10\n`)).toBe(`${P}:6:3: load.Join-Rate: unknown field (did you mean "join_rate"?)`);
+    expect(parseError(`${MINIMAL}  Join-Rate: 10\n`)).toBe(
+      `${P}:6:3: load.Join-Rate: unknown field (did you mean "join_rate"?)`,
+    );
   });
 
   it('says where a right field at the wrong level belongs', () => {
@@ -133,7 +171,9 @@ load:
   });
 
   it('suggests the full name of a shortened field', () => {
-    expect(parseError(`${MINIMAL}slo:\n  delivery: 1\n`)).toBe(`${P}:7:3: slo.delivery: unknown field (did you mean "delivery_rate"?)`);
+    expect(parseError(`${MINIMAL}slo:\n  delivery: 1\n`)).toBe(
+      `${P}:7:3: slo.delivery: unknown field (did you mean "delivery_rate"?)`,
+    );
   });
 
   it('lists the known fields of a small map when nothing is close', () => {
@@ -151,7 +191,9 @@ load:
   steps:
     - { connections: 100, duration: 20s }
 `;
-    expect(parseError(text)).toBe(`${P}:4:8: target.vsn: must be one of "1.0.0", "2.0.0" (got "3")`);
+    expect(parseError(text)).toBe(
+      `${P}:4:8: target.vsn: must be one of "1.0.0", "2.0.0" (got "3")`,
+    );
   });
 
   it('explains a bad duration', () => {
@@ -175,7 +217,9 @@ load:
   });
 
   it('reports a missing top-level field without a line', () => {
-    expect(parseError('name: t\nscenario: broadcast-public\n')).toBe(`${P}: load: required field is missing`);
+    expect(parseError('name: t\nscenario: broadcast-public\n')).toBe(
+      `${P}: load: required field is missing`,
+    );
   });
 
   it('reports a missing nested field at its parent', () => {
@@ -190,18 +234,39 @@ load:
   });
 
   it('points an empty value at its key', () => {
-    expect(parseError('name: t\nscenario: broadcast-public\nload:\n')).toBe(`${P}:3:1: load: expected a map (got an empty value)`);
+    expect(parseError('name: t\nscenario: broadcast-public\nload:\n')).toBe(
+      `${P}:3:1: load: expected a map (got an empty value)`,
+    );
   });
 
   it.each([
-    ['connections: many', 'connections: 100', `${P}:5:20: load.steps.0.connections: expected a number (got "many")`],
-    ['connections: 1.5', 'connections: 100', `${P}:5:20: load.steps.0.connections: expected an integer (got 1.5)`],
-    ['connections: -1', 'connections: 100', `${P}:5:20: load.steps.0.connections: must be at least 0 (got -1)`],
-    ['send_rate: [1]', 'duration: 20s', `${P}:6:18: load.steps.0.send_rate: expected a number (got a list)`],
+    [
+      'connections: many',
+      'connections: 100',
+      `${P}:5:20: load.steps.0.connections: expected a number (got "many")`,
+    ],
+    [
+      'connections: 1.5',
+      'connections: 100',
+      `${P}:5:20: load.steps.0.connections: expected an integer (got 1.5)`,
+    ],
+    [
+      'connections: -1',
+      'connections: 100',
+      `${P}:5:20: load.steps.0.connections: must be at least 0 (got -1)`,
+    ],
+    [
+      'send_rate: [1]',
+      'duration: 20s',
+      `${P}:6:18: load.steps.0.send_rate: expected a number (got a list)`,
+    ],
     ['label: 5', 'duration: 20s', `${P}:6:14: load.steps.0.label: expected a string (got 5)`],
   ])('explains %j', (field, replaced, message) => {
     const text = `name: t\nscenario: broadcast-public\nload:\n  steps:\n    - connections: 100\n      duration: 20s\n`;
-    const changed = replaced === 'duration: 20s' ? text.replace('      duration: 20s', `      ${field}\n      duration: 20s`) : text.replace(replaced, field);
+    const changed =
+      replaced === 'duration: 20s'
+        ? text.replace('      duration: 20s', `      ${field}\n      duration: 20s`)
+        : text.replace(replaced, field);
     expect(parseError(changed)).toBe(message);
   });
 
@@ -275,7 +340,9 @@ target:
   });
 
   it('reports a duplicate key at the second one', () => {
-    expect(parseError(`${MINIMAL}name: u\n`)).toBe(`${P}:6:1: invalid YAML: Map keys must be unique`);
+    expect(parseError(`${MINIMAL}name: u\n`)).toBe(
+      `${P}:6:1: invalid YAML: Map keys must be unique`,
+    );
   });
 
   it('reports an empty file and a file that is not a map', () => {
@@ -285,7 +352,9 @@ target:
   });
 
   it('names the source "profile" when the text has no path', () => {
-    expect(errorOf(() => parseProfile('name: t\nscenario: broadcast-public\n', {}))).toBe('profile: load: required field is missing');
+    expect(errorOf(() => parseProfile('name: t\nscenario: broadcast-public\n', {}))).toBe(
+      'profile: load: required field is missing',
+    );
   });
 });
 
@@ -316,14 +385,21 @@ describe('--set', () => {
   });
 
   it('creates missing maps on the way', () => {
-    const { profile } = parse(MINIMAL, { sets: ['target.auth.role=authenticated', 'target.headers.X-Tenant=acme'] });
+    const { profile } = parse(MINIMAL, {
+      sets: ['target.auth.role=authenticated', 'target.headers.X-Tenant=acme'],
+    });
     expect(profile.target.auth?.role).toBe('authenticated');
     expect(profile.target.headers).toEqual({ 'X-Tenant': 'acme' });
   });
 
   it('fills a key that is present but empty', () => {
     const { profile } = parse(`${MINIMAL}slo:\n`, { sets: ['slo.p95_ms=100'] });
-    expect(profile.slo).toEqual({ p95_ms: 100, delivery_rate: 1, join_p95_ms: 2000, join_success: 1 });
+    expect(profile.slo).toEqual({
+      p95_ms: 100,
+      delivery_rate: 1,
+      join_p95_ms: 2000,
+      join_success: 1,
+    });
   });
 
   it('appends a list item at the next index', () => {
@@ -366,18 +442,28 @@ describe('--set', () => {
   });
 
   it('refuses to set inside a scalar', () => {
-    expect(parseError(MINIMAL, { sets: ['name.first=x'] })).toBe('--set name.first=x: name: is string "t", not a map; cannot set "first" inside it');
+    expect(parseError(MINIMAL, { sets: ['name.first=x'] })).toBe(
+      '--set name.first=x: name: is string "t", not a map; cannot set "first" inside it',
+    );
   });
 
   it('refuses malformed arguments and values', () => {
-    expect(parseError(MINIMAL, { sets: ['load.join_rate'] })).toBe('--set load.join_rate: expected path=value, e.g. load.steps.0.connections=200');
-    expect(parseError(MINIMAL, { sets: ['load..join_rate=1'] })).toBe('--set load..join_rate=1: "load..join_rate" has an empty segment');
+    expect(parseError(MINIMAL, { sets: ['load.join_rate'] })).toBe(
+      '--set load.join_rate: expected path=value, e.g. load.steps.0.connections=200',
+    );
+    expect(parseError(MINIMAL, { sets: ['load..join_rate=1'] })).toBe(
+      '--set load..join_rate=1: "load..join_rate" has an empty segment',
+    );
     expect(parseError(MINIMAL, { sets: ['=1'] })).toBe('--set =1: the path before "=" is empty');
-    expect(parseError(MINIMAL, { sets: ['slo={p95_ms: 1'] })).toMatch(/^--set slo=\{p95_ms: 1: value is not valid YAML: /);
+    expect(parseError(MINIMAL, { sets: ['slo={p95_ms: 1'] })).toMatch(
+      /^--set slo=\{p95_ms: 1: value is not valid YAML: /,
+    );
   });
 
   it('reports file problems first, then --set problems in argument order', () => {
-    const message = parseError(`${MINIMAL}  jion_rate: 5\n`, { sets: ['slo.p95_ms=fast', 'load.steps.9.connections=1'] });
+    const message = parseError(`${MINIMAL}  jion_rate: 5\n`, {
+      sets: ['slo.p95_ms=fast', 'load.steps.9.connections=1'],
+    });
     expect(message.split('\n')).toEqual([
       `${P}:6:3: load.jion_rate: unknown field (did you mean "join_rate"?)`,
       '--set slo.p95_ms=fast: slo.p95_ms: expected a number (got "fast")',
@@ -386,7 +472,11 @@ describe('--set', () => {
   });
 
   it('fixes a file problem when it overrides the bad value', () => {
-    expect(parse(MINIMAL.replace('connections: 100', 'connections: lots'), { sets: ['load.steps.0.connections=100'] }).profile.load.steps[0].connections).toBe(100);
+    expect(
+      parse(MINIMAL.replace('connections: 100', 'connections: lots'), {
+        sets: ['load.steps.0.connections=100'],
+      }).profile.load.steps[0].connections,
+    ).toBe(100);
   });
 });
 
@@ -407,13 +497,19 @@ load:
   it('expands variables in the fields the schema marks', () => {
     const { profile } = parse(withSecrets, { env });
     expect(profile.target.url).toBe('ws://10.0.0.5:4000/socket/websocket?apikey=key-123');
-    expect(profile.target.headers).toEqual({ Authorization: 'Bearer key-123', 'X-Client': 'c-10.0.0.5:4000' });
+    expect(profile.target.headers).toEqual({
+      Authorization: 'Bearer key-123',
+      'X-Client': 'c-10.0.0.5:4000',
+    });
     expect(profile.target.metrics_token).toBe('met-456');
     expect(profile.target.auth).toMatchObject({ apikey: 'key-123', jwt_secret: 'jwt-789' });
   });
 
   it('leaves other fields alone', () => {
-    const { profile } = parse(MINIMAL.replace('name: t', 'name: run-${KEY}') + 'target:\n  topic: realtime:${KEY}\n', { env });
+    const { profile } = parse(
+      MINIMAL.replace('name: t', 'name: run-${KEY}') + 'target:\n  topic: realtime:${KEY}\n',
+      { env },
+    );
     expect(profile.name).toBe('run-${KEY}');
     expect(profile.target.topic).toBe('realtime:${KEY}');
   });
@@ -445,7 +541,9 @@ load:
   });
 
   it('expands values given with --set, and reports them against it', () => {
-    expect(parse(MINIMAL, { sets: ['target.auth.apikey=${KEY}'], env }).profile.target.auth?.apikey).toBe('key-123');
+    expect(
+      parse(MINIMAL, { sets: ['target.auth.apikey=${KEY}'], env }).profile.target.auth?.apikey,
+    ).toBe('key-123');
     expect(parseError(MINIMAL, { sets: ['target.auth.apikey=${NOPE}'] })).toBe(
       '--set target.auth.apikey=***: target.auth.apikey: environment variable NOPE is not set',
     );
@@ -487,7 +585,9 @@ load:
         params: { apikey: '***', log_level: 'info' },
         metrics_token: '***',
         auth: { apikey: '***', jwt_secret: '***', role: 'authenticated', apikey_in: 'query' },
-        server: { config: { jwt_secret: '***', max_connections: 500, nested: { db_password: '***' } } },
+        server: {
+          config: { jwt_secret: '***', max_connections: 500, nested: { db_password: '***' } },
+        },
       },
     });
     expect(JSON.stringify(redacted)).not.toMatch(/key-123|pw@|met"|jwt"|k1|k2|k3|s1|s2/);
@@ -505,7 +605,11 @@ load:
 
   it('keeps secrets out of error messages', () => {
     const message = parseError(MINIMAL, {
-      sets: ['target.url=http://h/socket?apikey=${KEY}', 'target.auth.apikey=[1]', 'target.auth.jwt_secret=42'],
+      sets: [
+        'target.url=http://h/socket?apikey=${KEY}',
+        'target.auth.apikey=[1]',
+        'target.auth.jwt_secret=42',
+      ],
       env: { KEY: 'key-123' },
     });
     expect(message.split('\n')).toEqual([
@@ -518,12 +622,20 @@ load:
   it('keeps the value of a mistyped secret field, or of one that reads as a credential, out of the error', () => {
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig';
     const message = parseError(MINIMAL, {
-      sets: ['target.auth.api_key=SECRETabc123', 'target.auth.anon_key=plain', `target.tpoic=${jwt}`, 'target.auth.apikey:SECRETx', 'target.tpoic2=plain'],
+      sets: [
+        'target.auth.api_key=SECRETabc123',
+        'target.auth.anon_key=plain',
+        `target.tpoic=${jwt}`,
+        'target.auth.apikey:SECRETx',
+        'target.tpoic2=plain',
+      ],
     });
     expect(message).not.toMatch(/SECRET|plain"|eyJ/);
     expect(message.split('\n')).toEqual([
       '--set target.auth.api_key=***: target.auth.api_key: unknown field (did you mean "apikey"?)',
-      expect.stringMatching(/^--set target\.auth\.anon_key=\*\*\*: target\.auth\.anon_key: unknown field/),
+      expect.stringMatching(
+        /^--set target\.auth\.anon_key=\*\*\*: target\.auth\.anon_key: unknown field/,
+      ),
       '--set target.tpoic=***: target.tpoic: unknown field (did you mean "topic"?)',
       '--set target.auth.apikey:***: expected path=value, e.g. load.steps.0.connections=200',
       // A plain name and value are shown as given.
@@ -533,7 +645,9 @@ load:
 
   it('names the variable of an empty expansion, and says how a shell variable ends up empty', () => {
     const text = `${MINIMAL}target:\n  url: \${URL}\n`;
-    expect(parseError(text, { env: { URL: '' } })).toBe(`${P}:7:8: target.url: environment variable URL is set but empty`);
+    expect(parseError(text, { env: { URL: '' } })).toBe(
+      `${P}:7:8: target.url: environment variable URL is set but empty`,
+    );
     expect(parseError(MINIMAL, { sets: ['target.url='] })).toBe(
       '--set target.url=: target.url: expected a string (got an empty value): nothing follows "=" ' +
         "(an unset shell variable expands to nothing; write '${NAME}' in single quotes and rtcap names it)",
@@ -567,15 +681,21 @@ describe('loadProfile', () => {
   it('reports problems against the path as given', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, `${MINIMAL}  jion_rate: 5\n`);
-    await expect(loadProfile(file, { env: {} })).rejects.toThrow(`${file}:6:3: load.jion_rate: unknown field (did you mean "join_rate"?)`);
+    await expect(loadProfile(file, { env: {} })).rejects.toThrow(
+      `${file}:6:3: load.jion_rate: unknown field (did you mean "join_rate"?)`,
+    );
   });
 
   it('gives one line for a file it cannot read', async () => {
     const missing = join(dir, 'missing.yaml');
     await expect(loadProfile(missing)).rejects.toBeInstanceOf(ProfileError);
-    await expect(loadProfile(missing)).rejects.toThrow(`${missing}: cannot read profile: no such file`);
+    await expect(loadProfile(missing)).rejects.toThrow(
+      `${missing}: cannot read profile: no such file`,
+    );
     const sub = join(dir, 'sub');
     mkdirSync(sub);
-    await expect(loadProfile(sub)).rejects.toThrow(`${sub}: cannot read profile: is a directory, not a file`);
+    await expect(loadProfile(sub)).rejects.toThrow(
+      `${sub}: cannot read profile: is a directory, not a file`,
+    );
   });
 });

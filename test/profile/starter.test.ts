@@ -7,9 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/profile/load.js';
-import { buildStarter, HOSTED_FREE_QUOTAS, normaliseUrl, StarterError } from '../../src/profile/starter.js';
+import {
+  buildStarter,
+  HOSTED_FREE_QUOTAS,
+  normaliseUrl,
+  StarterError,
+} from '../../src/profile/starter.js';
 
-const ENV = { SUPABASE_ANON_KEY: 'anon-key-value', SUPABASE_JWT_SECRET: 'jwt-secret-value', REALTIME_JWT_SECRET: 'rt-secret', REALTIME_METRICS_TOKEN: 'metrics-token' };
+const ENV = {
+  SUPABASE_ANON_KEY: 'anon-key-value',
+  SUPABASE_JWT_SECRET: 'jwt-secret-value',
+  REALTIME_JWT_SECRET: 'rt-secret',
+  REALTIME_METRICS_TOKEN: 'metrics-token',
+};
 const saved = { ...process.env };
 afterEach(() => {
   process.env = { ...saved };
@@ -49,10 +59,18 @@ describe('normaliseUrl', () => {
 
 describe('buildStarter', () => {
   it('asks for the kind when the URL does not say, and refuses kinds that do not fit', () => {
-    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket' })).toThrow(/--kind realtime .* --kind phoenix/);
-    expect(() => buildStarter({ url: 'https://abc.supabase.co', kind: 'phoenix' })).toThrow(/--kind supabase/);
-    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'supabase' })).toThrow(/hosted projects/);
-    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'phoenix', private: true })).toThrow(StarterError);
+    expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket' })).toThrow(
+      /--kind realtime .* --kind phoenix/,
+    );
+    expect(() => buildStarter({ url: 'https://abc.supabase.co', kind: 'phoenix' })).toThrow(
+      /--kind supabase/,
+    );
+    expect(() =>
+      buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'supabase' }),
+    ).toThrow(/hosted projects/);
+    expect(() =>
+      buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'phoenix', private: true }),
+    ).toThrow(StarterError);
     expect(buildStarter({ url: 'http://localhost:8000/realtime/v1' }).kind).toBe('realtime');
   });
 
@@ -68,13 +86,17 @@ describe('buildStarter', () => {
       for (const step of p.load.steps) {
         expect(step.connections).toBeLessThanOrEqual(HOSTED_FREE_QUOTAS.connections);
         // Every delivery and every send counts against max_events_per_second.
-        const sendsPerS = priv ? (step.rooms ?? 0) * (step.room_send_rate ?? 0) : (step.send_rate ?? 0);
+        const sendsPerS = priv
+          ? (step.rooms ?? 0) * (step.room_send_rate ?? 0)
+          : (step.send_rate ?? 0);
         const perSend = priv ? (step.members ?? 1) - 1 : step.connections;
         expect(sendsPerS * (perSend + 1)).toBeLessThan(HOSTED_FREE_QUOTAS.messagesPerS);
       }
       expect(p.load.join_rate).toBeLessThan(HOSTED_FREE_QUOTAS.joinsPerS);
       expect(s.setup.join('\n').includes('create policy')).toBe(priv);
-      expect(s.env.map((e) => e.name)).toEqual(priv ? ['SUPABASE_ANON_KEY', 'SUPABASE_JWT_SECRET'] : ['SUPABASE_ANON_KEY']);
+      expect(s.env.map((e) => e.name)).toEqual(
+        priv ? ['SUPABASE_ANON_KEY', 'SUPABASE_JWT_SECRET'] : ['SUPABASE_ANON_KEY'],
+      );
     }
   });
 
@@ -88,9 +110,18 @@ describe('buildStarter', () => {
   });
 
   it('Phoenix app: the phoenix dialect on the given topic, and the handle_in it needs', async () => {
-    const s = buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'phoenix', topic: 'rooms:42' });
+    const s = buildStarter({
+      url: 'ws://127.0.0.1:4000/socket/websocket',
+      kind: 'phoenix',
+      topic: 'rooms:42',
+    });
     const p = await load(s.yaml);
-    expect(p.target).toMatchObject({ dialect: 'phoenix', topic: 'rooms:42', push_event: 'broadcast', receive_event: 'broadcast' });
+    expect(p.target).toMatchObject({
+      dialect: 'phoenix',
+      topic: 'rooms:42',
+      push_event: 'broadcast',
+      receive_event: 'broadcast',
+    });
     expect(s.setup[0]).toContain('broadcast_from!');
     expect(s.env).toEqual([]);
   });

@@ -47,19 +47,37 @@ const V1_GOLDEN: Golden[] = [
     name: '§2.1 client join',
     from: 'client',
     text: '{"topic":"realtime:room1","event":"phx_join","payload":{"config":{}},"ref":"1","join_ref":"1"}',
-    frame: { joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_join', payload: { config: {} } },
+    frame: {
+      joinRef: '1',
+      ref: '1',
+      topic: 'realtime:room1',
+      event: 'phx_join',
+      payload: { config: {} },
+    },
   },
   {
     name: '§2.1 server join reply',
     from: 'server',
     text: '{"topic":"realtime:room1","event":"phx_reply","payload":{"status":"ok","response":{"postgres_changes":[]}},"ref":"1"}',
-    frame: { joinRef: null, ref: '1', topic: 'realtime:room1', event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } } },
+    frame: {
+      joinRef: null,
+      ref: '1',
+      topic: 'realtime:room1',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: { postgres_changes: [] } },
+    },
   },
   {
     name: '§4.2 v1 broadcast delivery',
     from: 'server',
     text: '{"topic":"realtime:room1","event":"broadcast","payload":{"type":"broadcast","event":"cursor","payload":{"x":1}},"ref":null}',
-    frame: { joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: { type: 'broadcast', event: 'cursor', payload: { x: 1 } } },
+    frame: {
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'broadcast',
+      payload: { type: 'broadcast', event: 'cursor', payload: { x: 1 } },
+    },
   },
 ];
 
@@ -75,20 +93,34 @@ describe('v1 JSON objects (§2.1)', () => {
   }
 
   it('server frames never carry join_ref, even when the Frame has one', () => {
-    const text = encodeFrame({ joinRef: '7', ref: '7', topic: 'realtime:room1', event: 'phx_close', payload: {} }, VSN_1, 'server');
+    const text = encodeFrame(
+      { joinRef: '7', ref: '7', topic: 'realtime:room1', event: 'phx_close', payload: {} },
+      VSN_1,
+      'server',
+    );
     expect(text).toBe('{"topic":"realtime:room1","event":"phx_close","payload":{},"ref":"7"}');
     expect(JSON.parse(text)).not.toHaveProperty('join_ref');
   });
 
   it('client frames always carry join_ref, null when there is none', () => {
-    expect(encodeFrame({ joinRef: null, ref: '5', topic: 'phoenix', event: 'heartbeat', payload: {} }, VSN_1, 'client')).toBe(
-      '{"topic":"phoenix","event":"heartbeat","payload":{},"ref":"5","join_ref":null}',
-    );
+    expect(
+      encodeFrame(
+        { joinRef: null, ref: '5', topic: 'phoenix', event: 'heartbeat', payload: {} },
+        VSN_1,
+        'client',
+      ),
+    ).toBe('{"topic":"phoenix","event":"heartbeat","payload":{},"ref":"5","join_ref":null}');
   });
 
   it('§10.3: the k6 scripts send numeric refs; they decode as strings', () => {
     const f = decodeV1('{"topic":"phoenix","event":"heartbeat","payload":{},"ref":0}');
-    expect(f).toEqual({ joinRef: null, ref: '0', topic: 'phoenix', event: 'heartbeat', payload: {} });
+    expect(f).toEqual({
+      joinRef: null,
+      ref: '0',
+      topic: 'phoenix',
+      event: 'heartbeat',
+      payload: {},
+    });
   });
 
   it.each([
@@ -101,7 +133,12 @@ describe('v1 JSON objects (§2.1)', () => {
     expect(() => decodeV1(text)).toThrow(`lacks "${key}"`);
   });
 
-  it.each(['not json', '[null,null,"t","e",{}]', 'null', '{"topic":1,"event":"e","payload":{},"ref":null}'])('refuses %s', (text) => {
+  it.each([
+    'not json',
+    '[null,null,"t","e",{}]',
+    'null',
+    '{"topic":1,"event":"e","payload":{},"ref":null}',
+  ])('refuses %s', (text) => {
     expect(() => decodeV1(text)).toThrow(FrameError);
   });
 });
@@ -113,13 +150,25 @@ const V2_GOLDEN: Golden[] = [
     name: '§2.2 join',
     from: 'client',
     text: '["1","1","realtime:room1","phx_join",{"config":{"private":false},"access_token":"eyJhbGciOi"}]',
-    frame: { joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_join', payload: { config: { private: false }, access_token: 'eyJhbGciOi' } },
+    frame: {
+      joinRef: '1',
+      ref: '1',
+      topic: 'realtime:room1',
+      event: 'phx_join',
+      payload: { config: { private: false }, access_token: 'eyJhbGciOi' },
+    },
   },
   {
     name: '§2.2 join reply',
     from: 'server',
     text: '["1","1","realtime:room1","phx_reply",{"status":"ok","response":{"postgres_changes":[]}}]',
-    frame: { joinRef: '1', ref: '1', topic: 'realtime:room1', event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } } },
+    frame: {
+      joinRef: '1',
+      ref: '1',
+      topic: 'realtime:room1',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: { postgres_changes: [] } },
+    },
   },
   {
     name: '§2.2 heartbeat',
@@ -131,13 +180,25 @@ const V2_GOLDEN: Golden[] = [
     name: '§2.2 heartbeat reply',
     from: 'server',
     text: '[null,"5","phoenix","phx_reply",{"status":"ok","response":{}}]',
-    frame: { joinRef: null, ref: '5', topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} } },
+    frame: {
+      joinRef: null,
+      ref: '5',
+      topic: 'phoenix',
+      event: 'phx_reply',
+      payload: { status: 'ok', response: {} },
+    },
   },
   {
     name: '§2.2 broadcast fan-out',
     from: 'server',
     text: '[null,null,"realtime:room1","broadcast",{"type":"broadcast","event":"msg","payload":{"a":1}}]',
-    frame: { joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: { type: 'broadcast', event: 'msg', payload: { a: 1 } } },
+    frame: {
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'broadcast',
+      payload: { type: 'broadcast', event: 'msg', payload: { a: 1 } },
+    },
   },
   {
     name: '§3.2 join reply with postgres_changes ids',
@@ -152,7 +213,17 @@ const V2_GOLDEN: Golden[] = [
       event: 'phx_reply',
       payload: {
         status: 'ok',
-        response: { postgres_changes: [{ id: 47392011, event: 'INSERT', schema: 'public', table: 'messages', filter: 'room_id=eq.7' }] },
+        response: {
+          postgres_changes: [
+            {
+              id: 47392011,
+              event: 'INSERT',
+              schema: 'public',
+              table: 'messages',
+              filter: 'room_id=eq.7',
+            },
+          ],
+        },
       },
     },
   },
@@ -166,14 +237,25 @@ const V2_GOLDEN: Golden[] = [
       ref: null,
       topic: 'realtime:room1',
       event: 'system',
-      payload: { extension: 'postgres_changes', status: 'ok', message: 'Subscribed to PostgreSQL', channel: 'room1' },
+      payload: {
+        extension: 'postgres_changes',
+        status: 'ok',
+        message: 'Subscribed to PostgreSQL',
+        channel: 'room1',
+      },
     },
   },
   {
     name: '§3.4 access_token refresh',
     from: 'client',
     text: '["1","7","realtime:room1","access_token",{"access_token":"eyJnew"}]',
-    frame: { joinRef: '1', ref: '7', topic: 'realtime:room1', event: 'access_token', payload: { access_token: 'eyJnew' } },
+    frame: {
+      joinRef: '1',
+      ref: '7',
+      topic: 'realtime:room1',
+      event: 'access_token',
+      payload: { access_token: 'eyJnew' },
+    },
   },
   {
     name: '§4.1 client broadcast',
@@ -191,7 +273,13 @@ const V2_GOLDEN: Golden[] = [
     name: '§4.2 v2 delivery',
     from: 'server',
     text: '[null,null,"realtime:room1","broadcast",{"type":"broadcast","event":"cursor","payload":{"x":1}}]',
-    frame: { joinRef: null, ref: null, topic: 'realtime:room1', event: 'broadcast', payload: { type: 'broadcast', event: 'cursor', payload: { x: 1 } } },
+    frame: {
+      joinRef: null,
+      ref: null,
+      topic: 'realtime:room1',
+      event: 'broadcast',
+      payload: { type: 'broadcast', event: 'cursor', payload: { x: 1 } },
+    },
   },
   {
     name: '§5.1 presence track',
@@ -202,7 +290,11 @@ const V2_GOLDEN: Golden[] = [
       ref: '4',
       topic: 'realtime:room1',
       event: 'presence',
-      payload: { type: 'presence', event: 'track', payload: { user: 'alice', online_at: '2026-08-01T00:00:00Z' } },
+      payload: {
+        type: 'presence',
+        event: 'track',
+        payload: { user: 'alice', online_at: '2026-08-01T00:00:00Z' },
+      },
     },
   },
   {
@@ -230,7 +322,9 @@ const V2_GOLDEN: Golden[] = [
       topic: 'realtime:room1',
       event: 'presence_diff',
       payload: {
-        joins: { 'user-42': { metas: [{ phx_ref: 'F-def456', phx_ref_prev: 'F-abc123', user: 'alice' }] } },
+        joins: {
+          'user-42': { metas: [{ phx_ref: 'F-def456', phx_ref_prev: 'F-abc123', user: 'alice' }] },
+        },
         leaves: { 'user-42': { metas: [{ phx_ref: 'F-abc123', user: 'alice' }] } },
       },
     },
@@ -289,19 +383,36 @@ describe('v2 JSON arrays (§2.2)', () => {
       event: 'phx_close',
       payload: {},
     });
-    expect(decodeV2('["3","3","realtime:room1","phx_error",{"reason":"channel_crash"}]').payload).toEqual({ reason: 'channel_crash' });
+    expect(
+      decodeV2('["3","3","realtime:room1","phx_error",{"reason":"channel_crash"}]').payload,
+    ).toEqual({ reason: 'channel_crash' });
   });
 
   it('accepts arrays longer than five elements, as the server does', () => {
-    expect(decodeV2('[null,"1","t","e",{},"extra"]')).toEqual({ joinRef: null, ref: '1', topic: 't', event: 'e', payload: {} });
+    expect(decodeV2('[null,"1","t","e",{},"extra"]')).toEqual({
+      joinRef: null,
+      ref: '1',
+      topic: 't',
+      event: 'e',
+      payload: {},
+    });
   });
 
-  it.each(['[null,"1","t","e"]', '{"topic":"t"}', '[null,"1",5,"e",{}]', '[null,"1","t",null,{}]', '[', ''])('refuses %s', (text) => {
+  it.each([
+    '[null,"1","t","e"]',
+    '{"topic":"t"}',
+    '[null,"1",5,"e",{}]',
+    '[null,"1","t",null,{}]',
+    '[',
+    '',
+  ])('refuses %s', (text) => {
     expect(() => decodeV2(text)).toThrow(FrameError);
   });
 
   it('a binary frame on a vsn 1.0.0 socket is a FrameError', () => {
-    expect(() => decodeFrame(bytes(4, 1, 1, 0, 1, 116, 101, 123, 125), true, VSN_1, 'server')).toThrow(FrameError);
+    expect(() =>
+      decodeFrame(bytes(4, 1, 1, 0, 1, 116, 101, 123, 125), true, VSN_1, 'server'),
+    ).toThrow(FrameError);
   });
 });
 
@@ -319,9 +430,28 @@ describe('binary kind 0 push', () => {
       101, 118,             // event "ev"
       1, 2, 3,              // raw payload
     );
-    expect(decodeBinary(buf, 'client')).toEqual({ kind: 0, from: 'client', joinRef: '1', ref: '2', topic: 'room', event: 'ev', data: bytes(1, 2, 3) });
-    expect(encodeBinaryPush({ joinRef: '1', ref: '2', topic: 'room', event: 'ev', data: bytes(1, 2, 3) }, 'client')).toEqual(buf);
-    expect(decodeFrame(buf, true, VSN_2, 'client')).toEqual({ joinRef: '1', ref: '2', topic: 'room', event: 'ev', payload: bytes(1, 2, 3) });
+    expect(decodeBinary(buf, 'client')).toEqual({
+      kind: 0,
+      from: 'client',
+      joinRef: '1',
+      ref: '2',
+      topic: 'room',
+      event: 'ev',
+      data: bytes(1, 2, 3),
+    });
+    expect(
+      encodeBinaryPush(
+        { joinRef: '1', ref: '2', topic: 'room', event: 'ev', data: bytes(1, 2, 3) },
+        'client',
+      ),
+    ).toEqual(buf);
+    expect(decodeFrame(buf, true, VSN_2, 'client')).toEqual({
+      joinRef: '1',
+      ref: '2',
+      topic: 'room',
+      event: 'ev',
+      payload: bytes(1, 2, 3),
+    });
   });
 
   it('decodes the server → client layout, which has no ref', () => {
@@ -334,9 +464,24 @@ describe('binary kind 0 push', () => {
       101, 118,             // event "ev"
       9,                    // raw payload
     );
-    expect(decodeBinary(buf, 'server')).toEqual({ kind: 0, from: 'server', joinRef: '1', topic: 'room', event: 'ev', data: bytes(9) });
-    expect(encodeBinaryPush({ joinRef: '1', topic: 'room', event: 'ev', data: bytes(9) }, 'server')).toEqual(buf);
-    expect(decodeFrame(buf, true, VSN_2, 'server')).toEqual({ joinRef: '1', ref: null, topic: 'room', event: 'ev', payload: bytes(9) });
+    expect(decodeBinary(buf, 'server')).toEqual({
+      kind: 0,
+      from: 'server',
+      joinRef: '1',
+      topic: 'room',
+      event: 'ev',
+      data: bytes(9),
+    });
+    expect(
+      encodeBinaryPush({ joinRef: '1', topic: 'room', event: 'ev', data: bytes(9) }, 'server'),
+    ).toEqual(buf);
+    expect(decodeFrame(buf, true, VSN_2, 'server')).toEqual({
+      joinRef: '1',
+      ref: null,
+      topic: 'room',
+      event: 'ev',
+      payload: bytes(9),
+    });
   });
 
   it('the side matters: server bytes read with the client layout overrun', () => {
@@ -357,8 +502,17 @@ describe('binary kind 1 reply and kind 2 broadcast', () => {
       111, 107,             // status "ok"
       7, 8,                 // response bytes
     );
-    expect(decodeBinary(buf, 'server')).toEqual({ kind: 1, joinRef: '1', ref: '2', topic: 'room', status: 'ok', data: bytes(7, 8) });
-    expect(encodeBinaryReply({ joinRef: '1', ref: '2', topic: 'room', status: 'ok', data: bytes(7, 8) })).toEqual(buf);
+    expect(decodeBinary(buf, 'server')).toEqual({
+      kind: 1,
+      joinRef: '1',
+      ref: '2',
+      topic: 'room',
+      status: 'ok',
+      data: bytes(7, 8),
+    });
+    expect(
+      encodeBinaryReply({ joinRef: '1', ref: '2', topic: 'room', status: 'ok', data: bytes(7, 8) }),
+    ).toEqual(buf);
     expect(decodeFrame(buf, true, VSN_2, 'server')).toEqual({
       joinRef: '1',
       ref: '2',
@@ -370,9 +524,20 @@ describe('binary kind 1 reply and kind 2 broadcast', () => {
 
   it('decodes a broadcast with null refs', () => {
     const buf = bytes(2, 4, 2, 114, 111, 111, 109, 101, 118, 255);
-    expect(decodeBinary(buf, 'server')).toEqual({ kind: 2, topic: 'room', event: 'ev', data: bytes(255) });
+    expect(decodeBinary(buf, 'server')).toEqual({
+      kind: 2,
+      topic: 'room',
+      event: 'ev',
+      data: bytes(255),
+    });
     expect(encodeBinaryBroadcast({ topic: 'room', event: 'ev', data: bytes(255) })).toEqual(buf);
-    expect(decodeFrame(buf, true, VSN_2, 'server')).toEqual({ joinRef: null, ref: null, topic: 'room', event: 'ev', payload: bytes(255) });
+    expect(decodeFrame(buf, true, VSN_2, 'server')).toEqual({
+      joinRef: null,
+      ref: null,
+      topic: 'room',
+      event: 'ev',
+      payload: bytes(255),
+    });
   });
 });
 
@@ -389,19 +554,49 @@ describe('binary kind 3 user broadcast push (realtime-js)', () => {
   );
 
   it('encodes byte-exact against the literal', () => {
-    expect(encodeUserBroadcastPush({ joinRef: '1', ref: '2', topic: 'realtime:r', userEvent: 'bench', payload: { id: 1 } })).toEqual(KIND3);
+    expect(
+      encodeUserBroadcastPush({
+        joinRef: '1',
+        ref: '2',
+        topic: 'realtime:r',
+        userEvent: 'bench',
+        payload: { id: 1 },
+      }),
+    ).toEqual(KIND3);
     // Pre-encoded JSON bytes with encoding=json give the same frame.
-    expect(encodeUserBroadcastPush({ joinRef: '1', ref: '2', topic: 'realtime:r', userEvent: 'bench', payload: utf8('{"id":1}'), encoding: 1 })).toEqual(
-      KIND3,
-    );
+    expect(
+      encodeUserBroadcastPush({
+        joinRef: '1',
+        ref: '2',
+        topic: 'realtime:r',
+        userEvent: 'bench',
+        payload: utf8('{"id":1}'),
+        encoding: 1,
+      }),
+    ).toEqual(KIND3);
   });
 
   it('empty metadata is written as length 0, like realtime-js', () => {
-    expect(encodeUserBroadcastPush({ joinRef: '1', ref: '2', topic: 'realtime:r', userEvent: 'bench', payload: { id: 1 }, metadata: {} })).toEqual(KIND3);
+    expect(
+      encodeUserBroadcastPush({
+        joinRef: '1',
+        ref: '2',
+        topic: 'realtime:r',
+        userEvent: 'bench',
+        payload: { id: 1 },
+        metadata: {},
+      }),
+    ).toEqual(KIND3);
   });
 
   it('a missing join_ref or ref is an empty field', () => {
-    const f = encodeUserBroadcastPush({ joinRef: null, ref: null, topic: 't', userEvent: 'e', payload: utf8('x') });
+    const f = encodeUserBroadcastPush({
+      joinRef: null,
+      ref: null,
+      topic: 't',
+      userEvent: 'e',
+      payload: utf8('x'),
+    });
     expect(f).toEqual(bytes(3, 0, 0, 1, 1, 0, 0, 116, 101, 120));
     expect(decodeFrame(f, true, VSN_2, 'client')).toEqual({
       joinRef: null,
@@ -433,7 +628,14 @@ describe('binary kind 3 user broadcast push (realtime-js)', () => {
   });
 
   it('carries metadata when given', () => {
-    const f = encodeUserBroadcastPush({ joinRef: '1', ref: '2', topic: 't', userEvent: 'e', payload: {}, metadata: { id: 'u1' } });
+    const f = encodeUserBroadcastPush({
+      joinRef: '1',
+      ref: '2',
+      topic: 't',
+      userEvent: 'e',
+      payload: {},
+      metadata: { id: 'u1' },
+    });
     // prettier-ignore
     expect(f).toEqual(bytes(
       3, 1, 1, 1, 1, 11, 1,
@@ -479,25 +681,44 @@ describe('binary kind 4 user broadcast (server → client)', () => {
   });
 
   it('encodes the same bytes', () => {
-    expect(encodeUserBroadcast({ topic: 'realtime:r', userEvent: 'bench', metadata: { id: 'u1' }, payload: { id: 1 } })).toEqual(WITH_META);
-    expect(encodeUserBroadcast({ topic: 'realtime:r', userEvent: 'bench', payload: { id: 1 } })).toEqual(NO_META);
+    expect(
+      encodeUserBroadcast({
+        topic: 'realtime:r',
+        userEvent: 'bench',
+        metadata: { id: 'u1' },
+        payload: { id: 1 },
+      }),
+    ).toEqual(WITH_META);
+    expect(
+      encodeUserBroadcast({ topic: 'realtime:r', userEvent: 'bench', payload: { id: 1 } }),
+    ).toEqual(NO_META);
   });
 
   it('binary-encoded payloads stay bytes', () => {
     const buf = bytes(4, 1, 1, 0, 0, 116, 101, 0, 255, 1);
     const f = decodeFrame(buf, true, VSN_2, 'server');
     expect(f.payload).toEqual({ type: 'broadcast', event: 'e', payload: bytes(0, 255, 1) });
-    expect(encodeUserBroadcast({ topic: 't', userEvent: 'e', payload: bytes(0, 255, 1) })).toEqual(buf);
+    expect(encodeUserBroadcast({ topic: 't', userEvent: 'e', payload: bytes(0, 255, 1) })).toEqual(
+      buf,
+    );
   });
 
   it('a JSON payload that does not parse is a FrameError', () => {
-    expect(() => decodeFrame(bytes(4, 1, 1, 0, 1, 116, 101, 123), true, VSN_2, 'server')).toThrow(FrameError);
-    expect(() => userBroadcastPayload({ userEvent: 'e', metadata: null, encoding: 1, payload: utf8('{') })).toThrow(FrameError);
+    expect(() => decodeFrame(bytes(4, 1, 1, 0, 1, 116, 101, 123), true, VSN_2, 'server')).toThrow(
+      FrameError,
+    );
+    expect(() =>
+      userBroadcastPayload({ userEvent: 'e', metadata: null, encoding: 1, payload: utf8('{') }),
+    ).toThrow(FrameError);
   });
 
   it('metadata that is not a JSON object is a FrameError', () => {
-    expect(() => decodeBinary(bytes(4, 1, 1, 2, 1, 116, 101, 91, 93, 123, 125), 'server')).toThrow(FrameError); // "[]"
-    expect(() => decodeBinary(bytes(4, 1, 1, 1, 1, 116, 101, 123, 123, 125), 'server')).toThrow(FrameError); // "{"
+    expect(() => decodeBinary(bytes(4, 1, 1, 2, 1, 116, 101, 91, 93, 123, 125), 'server')).toThrow(
+      FrameError,
+    ); // "[]"
+    expect(() => decodeBinary(bytes(4, 1, 1, 1, 1, 116, 101, 123, 123, 125), 'server')).toThrow(
+      FrameError,
+    ); // "{"
   });
 
   it('multi-byte UTF-8 fields are measured in bytes', () => {
@@ -534,21 +755,106 @@ describe('fields over 255 bytes are refused', () => {
   const ok = 'a'.repeat(255);
 
   it('255 bytes is the maximum and fits', () => {
-    const f = encodeUserBroadcastPush({ joinRef: ok, ref: ok, topic: ok, userEvent: ok, payload: {} });
-    expect(decodeBinary(f, 'client')).toMatchObject({ joinRef: ok, ref: ok, topic: ok, userEvent: ok });
+    const f = encodeUserBroadcastPush({
+      joinRef: ok,
+      ref: ok,
+      topic: ok,
+      userEvent: ok,
+      payload: {},
+    });
+    expect(decodeBinary(f, 'client')).toMatchObject({
+      joinRef: ok,
+      ref: ok,
+      topic: ok,
+      userEvent: ok,
+    });
   });
 
   it.each([
-    ['kind 3 topic', () => encodeUserBroadcastPush({ joinRef: '1', ref: '1', topic: long, userEvent: 'e', payload: {} })],
-    ['kind 3 topic in multi-byte characters', () => encodeUserBroadcastPush({ joinRef: '1', ref: '1', topic: longUtf8, userEvent: 'e', payload: {} })],
-    ['kind 3 join_ref', () => encodeUserBroadcastPush({ joinRef: long, ref: '1', topic: 't', userEvent: 'e', payload: {} })],
-    ['kind 3 ref', () => encodeUserBroadcastPush({ joinRef: '1', ref: long, topic: 't', userEvent: 'e', payload: {} })],
-    ['kind 3 user event', () => encodeUserBroadcastPush({ joinRef: '1', ref: '1', topic: 't', userEvent: long, payload: {} })],
-    ['kind 3 metadata', () => encodeUserBroadcastPush({ joinRef: '1', ref: '1', topic: 't', userEvent: 'e', payload: {}, metadata: { k: long } })],
+    [
+      'kind 3 topic',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: '1',
+          ref: '1',
+          topic: long,
+          userEvent: 'e',
+          payload: {},
+        }),
+    ],
+    [
+      'kind 3 topic in multi-byte characters',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: '1',
+          ref: '1',
+          topic: longUtf8,
+          userEvent: 'e',
+          payload: {},
+        }),
+    ],
+    [
+      'kind 3 join_ref',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: long,
+          ref: '1',
+          topic: 't',
+          userEvent: 'e',
+          payload: {},
+        }),
+    ],
+    [
+      'kind 3 ref',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: '1',
+          ref: long,
+          topic: 't',
+          userEvent: 'e',
+          payload: {},
+        }),
+    ],
+    [
+      'kind 3 user event',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: '1',
+          ref: '1',
+          topic: 't',
+          userEvent: long,
+          payload: {},
+        }),
+    ],
+    [
+      'kind 3 metadata',
+      () =>
+        encodeUserBroadcastPush({
+          joinRef: '1',
+          ref: '1',
+          topic: 't',
+          userEvent: 'e',
+          payload: {},
+          metadata: { k: long },
+        }),
+    ],
     ['kind 4 topic', () => encodeUserBroadcast({ topic: long, userEvent: 'e', payload: {} })],
-    ['kind 4 metadata', () => encodeUserBroadcast({ topic: 't', userEvent: 'e', payload: {}, metadata: { k: long } })],
-    ['kind 0 event', () => encodeBinaryPush({ joinRef: '1', ref: '1', topic: 't', event: long, data: bytes() }, 'client')],
-    ['kind 1 status', () => encodeBinaryReply({ joinRef: '1', ref: '1', topic: 't', status: long, data: bytes() })],
+    [
+      'kind 4 metadata',
+      () => encodeUserBroadcast({ topic: 't', userEvent: 'e', payload: {}, metadata: { k: long } }),
+    ],
+    [
+      'kind 0 event',
+      () =>
+        encodeBinaryPush(
+          { joinRef: '1', ref: '1', topic: 't', event: long, data: bytes() },
+          'client',
+        ),
+    ],
+    [
+      'kind 1 status',
+      () => encodeBinaryReply({ joinRef: '1', ref: '1', topic: 't', status: long, data: bytes() }),
+    ],
     ['kind 2 topic', () => encodeBinaryBroadcast({ topic: long, event: 'e', data: bytes() })],
   ])('%s', (_name, encode) => {
     expect(encode).toThrow(FrameError);
@@ -563,7 +869,9 @@ describe('agreement with the realtime-js serializer (devDependency)', () => {
   };
   async function realtimeJs(): Promise<RtSerializer> {
     // A CommonJS module: the class is `default`, possibly wrapped once more by the interop.
-    const mod = (await import('@supabase/realtime-js/dist/main/lib/serializer.js')) as { default: unknown };
+    const mod = (await import('@supabase/realtime-js/dist/main/lib/serializer.js')) as {
+      default: unknown;
+    };
     const d = mod.default as { default?: unknown };
     const Ctor = (typeof d === 'function' ? d : d.default) as new () => RtSerializer;
     return new Ctor();
@@ -573,20 +881,49 @@ describe('agreement with the realtime-js serializer (devDependency)', () => {
   it('realtime-js sends the same kind-3 bytes rtcap sends', async () => {
     const s = await realtimeJs();
     const theirs = s.encode(
-      { join_ref: '1', ref: '2', topic: 'realtime:r', event: 'broadcast', payload: { type: 'broadcast', event: 'bench', payload: { id: 1, s: 2, t: 3.5 } } },
+      {
+        join_ref: '1',
+        ref: '2',
+        topic: 'realtime:r',
+        event: 'broadcast',
+        payload: { type: 'broadcast', event: 'bench', payload: { id: 1, s: 2, t: 3.5 } },
+      },
       (r) => r,
     ) as ArrayBuffer;
-    const ours = encodeUserBroadcastPush({ joinRef: '1', ref: '2', topic: 'realtime:r', userEvent: 'bench', payload: { id: 1, s: 2, t: 3.5 } });
+    const ours = encodeUserBroadcastPush({
+      joinRef: '1',
+      ref: '2',
+      topic: 'realtime:r',
+      userEvent: 'bench',
+      payload: { id: 1, s: 2, t: 3.5 },
+    });
     expect(new Uint8Array(theirs)).toEqual(ours);
   });
 
   it('realtime-js decodes rtcap-encoded kind 4 to the Frame rtcap decodes', async () => {
     const s = await realtimeJs();
     for (const metadata of [null, { replayed: true, id: 'u1' }]) {
-      const buf = encodeUserBroadcast({ topic: 'realtime:r', userEvent: 'bench', metadata, payload: { id: 1 } });
-      const theirs = s.decode(toArrayBuffer(buf), (r) => r) as { join_ref: null; ref: null; topic: string; event: string; payload: unknown };
+      const buf = encodeUserBroadcast({
+        topic: 'realtime:r',
+        userEvent: 'bench',
+        metadata,
+        payload: { id: 1 },
+      });
+      const theirs = s.decode(toArrayBuffer(buf), (r) => r) as {
+        join_ref: null;
+        ref: null;
+        topic: string;
+        event: string;
+        payload: unknown;
+      };
       const ours = decodeFrame(buf, true, VSN_2, 'server');
-      expect({ joinRef: theirs.join_ref, ref: theirs.ref, topic: theirs.topic, event: theirs.event, payload: theirs.payload }).toEqual(ours);
+      expect({
+        joinRef: theirs.join_ref,
+        ref: theirs.ref,
+        topic: theirs.topic,
+        event: theirs.event,
+        payload: theirs.payload,
+      }).toEqual(ours);
     }
   });
 });
@@ -610,7 +947,8 @@ const ALPHABET = ['a', 'z', '0', ':', '_', '-', ' ', '"', '\\', '\n', 'é', '中
 function gen(seed: number) {
   const r = rng(seed);
   const int = (n: number) => Math.floor(r() * n);
-  const str = (max: number) => Array.from({ length: int(max + 1) }, () => ALPHABET[int(ALPHABET.length)]).join('');
+  const str = (max: number) =>
+    Array.from({ length: int(max + 1) }, () => ALPHABET[int(ALPHABET.length)]).join('');
   const ref = () => (r() < 0.3 ? null : String(int(100_000)));
   const json = (depth: number): unknown => {
     const k = int(depth > 2 ? 4 : 6);
@@ -638,11 +976,20 @@ describe('round trips over generated frames', () => {
   it(`v1 and v2 text: ${N} frames decode to what was encoded`, () => {
     const g = gen(1);
     for (let i = 0; i < N; i++) {
-      const f: Frame = { joinRef: g.ref(), ref: g.ref(), topic: g.str(20), event: g.str(10), payload: g.json(0) };
+      const f: Frame = {
+        joinRef: g.ref(),
+        ref: g.ref(),
+        topic: g.str(20),
+        event: g.str(10),
+        payload: g.json(0),
+      };
       expect(decodeFrame(encodeFrame(f, VSN_2, 'client'), false, VSN_2, 'server')).toEqual(f);
       expect(decodeFrame(encodeFrame(f, VSN_1, 'client'), false, VSN_1, 'server')).toEqual(f);
       // Server-side v1 drops join_ref (§2.1).
-      expect(decodeFrame(encodeFrame(f, VSN_1, 'server'), false, VSN_1, 'client')).toEqual({ ...f, joinRef: null });
+      expect(decodeFrame(encodeFrame(f, VSN_1, 'server'), false, VSN_1, 'client')).toEqual({
+        ...f,
+        joinRef: null,
+      });
     }
   });
 
@@ -656,12 +1003,39 @@ describe('round trips over generated frames', () => {
       const data = g.raw();
 
       const push = encodeBinaryPush({ joinRef, ref, topic, event, data }, 'client');
-      expect(decodeBinary(push, 'client')).toEqual({ kind: 0, from: 'client', joinRef, ref, topic, event, data });
+      expect(decodeBinary(push, 'client')).toEqual({
+        kind: 0,
+        from: 'client',
+        joinRef,
+        ref,
+        topic,
+        event,
+        data,
+      });
       const serverPush = encodeBinaryPush({ joinRef, topic, event, data }, 'server');
-      expect(decodeBinary(serverPush, 'server')).toEqual({ kind: 0, from: 'server', joinRef, topic, event, data });
+      expect(decodeBinary(serverPush, 'server')).toEqual({
+        kind: 0,
+        from: 'server',
+        joinRef,
+        topic,
+        event,
+        data,
+      });
       const reply = encodeBinaryReply({ joinRef, ref, topic, status: event, data });
-      expect(decodeBinary(reply, 'server')).toEqual({ kind: 1, joinRef, ref, topic, status: event, data });
-      expect(decodeBinary(encodeBinaryBroadcast({ topic, event, data }), 'server')).toEqual({ kind: 2, topic, event, data });
+      expect(decodeBinary(reply, 'server')).toEqual({
+        kind: 1,
+        joinRef,
+        ref,
+        topic,
+        status: event,
+        data,
+      });
+      expect(decodeBinary(encodeBinaryBroadcast({ topic, event, data }), 'server')).toEqual({
+        kind: 2,
+        topic,
+        event,
+        data,
+      });
 
       const metadata = g.r() < 0.5 ? null : { id: g.str(10), replayed: g.r() < 0.5 };
       const binaryPayload = g.r() < 0.3;
@@ -670,15 +1044,43 @@ describe('round trips over generated frames', () => {
       const expectedBytes = binaryPayload ? data : utf8(JSON.stringify(value));
       const encoding = binaryPayload ? 0 : 1;
 
-      const k3 = encodeUserBroadcastPush({ joinRef, ref, topic, userEvent: event, metadata, payload });
+      const k3 = encodeUserBroadcastPush({
+        joinRef,
+        ref,
+        topic,
+        userEvent: event,
+        metadata,
+        payload,
+      });
       const d3 = decodeBinary(k3, 'client') as Extract<BinaryFrame, { kind: 3 }>;
-      expect(d3).toEqual({ kind: 3, joinRef, ref, topic, userEvent: event, metadata, encoding, payload: expectedBytes });
+      expect(d3).toEqual({
+        kind: 3,
+        joinRef,
+        ref,
+        topic,
+        userEvent: event,
+        metadata,
+        encoding,
+        payload: expectedBytes,
+      });
 
       const k4 = encodeUserBroadcast({ topic, userEvent: event, metadata, payload });
       const d4 = decodeBinary(k4, 'server') as Extract<BinaryFrame, { kind: 4 }>;
-      expect(d4).toEqual({ kind: 4, topic, userEvent: event, metadata, encoding, payload: expectedBytes });
+      expect(d4).toEqual({
+        kind: 4,
+        topic,
+        userEvent: event,
+        metadata,
+        encoding,
+        payload: expectedBytes,
+      });
       const frame = binaryToFrame(d4);
-      expect(frame.payload).toEqual({ type: 'broadcast', event, payload: binaryPayload ? data : value, ...(metadata ? { meta: metadata } : {}) });
+      expect(frame.payload).toEqual({
+        type: 'broadcast',
+        event,
+        payload: binaryPayload ? data : value,
+        ...(metadata ? { meta: metadata } : {}),
+      });
     }
   });
 });

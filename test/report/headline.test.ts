@@ -3,19 +3,33 @@ import { headline } from '../../src/report/headline.js';
 import { loadRun, makeRun, makeStep } from '../fixtures/index.js';
 
 /** A ramp of 1,000 connections at 10, 20, 30 msg/s (expected deliveries follow the rate). */
-function ramp(verdicts: ('stable' | 'degraded' | 'broken' | 'generator-bound')[], o: { complete?: boolean[]; builtin?: boolean } = {}) {
+function ramp(
+  verdicts: ('stable' | 'degraded' | 'broken' | 'generator-bound')[],
+  o: { complete?: boolean[]; builtin?: boolean } = {},
+) {
   const steps = verdicts.map((verdict, i) => {
     const rate = 10 * (i + 1);
     return makeStep(i + 1, {
       params: { send_rate: rate },
       verdict,
-      verdict_reasons: verdict === 'degraded' ? ['p95 260 ms > SLO 200 ms'] : verdict === 'broken' ? ['delivery 94.12% < SLO 100%'] : verdict === 'generator-bound' ? ['generator CPU 97% > 90%'] : ['delivery 100%'],
+      verdict_reasons:
+        verdict === 'degraded'
+          ? ['p95 260 ms > SLO 200 ms']
+          : verdict === 'broken'
+            ? ['delivery 94.12% < SLO 100%']
+            : verdict === 'generator-bound'
+              ? ['generator CPU 97% > 90%']
+              : ['delivery 100%'],
       complete: o.complete?.[i] ?? true,
       messages: { expected: rate * 1000 * 20, received: rate * 1000 * 20 },
       rates: { sent_per_s: rate, delivered_per_s: rate * 999 },
     });
   });
-  return makeRun('broadcast-public', steps, o.builtin === false ? { target: { ...makeRun('x', []).target, builtin: false } } : {});
+  return makeRun(
+    'broadcast-public',
+    steps,
+    o.builtin === false ? { target: { ...makeRun('x', []).target, builtin: false } } : {},
+  );
 }
 
 describe('headline', () => {
@@ -31,10 +45,12 @@ describe('headline', () => {
     expect(h).toMatch(/no limit was reached, so this is a lower bound\.$/);
   });
 
-  it('a generator-bound step above is the generator\'s limit, never the server\'s', () => {
+  it("a generator-bound step above is the generator's limit, never the server's", () => {
     const h = headline(ramp(['stable', 'generator-bound']));
     expect(h).toContain('carried ≥ 9,990 deliveries/s');
-    expect(h).toContain('the load generator, not the server, was the limit: step 2 (1,000 connections, 20,000 deliveries/s asked) was generator-bound: generator CPU 97% > 90%, so this is a lower bound.');
+    expect(h).toContain(
+      'the load generator, not the server, was the limit: step 2 (1,000 connections, 20,000 deliveries/s asked) was generator-bound: generator CPU 97% > 90%, so this is a lower bound.',
+    );
   });
 
   it('never cites an incomplete step as what was carried', () => {
@@ -45,7 +61,9 @@ describe('headline', () => {
 
   it('says when no step was within the SLO, and why', () => {
     const h = headline(ramp(['broken']));
-    expect(h).toBe('The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (1,000 connections, 10,000 deliveries/s asked) was broken — delivery 94.12% < SLO 100%.');
+    expect(h).toBe(
+      'The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (1,000 connections, 10,000 deliveries/s asked) was broken — delivery 94.12% < SLO 100%.',
+    );
   });
 
   it('a run whose first step was generator-bound measured no server figure, and says so', () => {
@@ -55,16 +73,26 @@ describe('headline', () => {
   });
 
   it('a run the server refused outright (HTTP 401) is broken, with the refusal, not generator-bound', () => {
-    const refused = makeRun('broadcast-public', [
-      makeStep(1, {
-        verdict: 'broken',
-        complete: false,
-        verdict_reasons: ['incomplete (cut short): figures cover only what ran', '20 connections failed or were rejected'],
-        connections: { target: 20, joined: 0, failed: 20 },
-        messages: { expected: 0, received: 0 },
-        rates: { delivered_per_s: 0 },
-      }),
-    ], { status: 'aborted', abort_reason: 'no connection could join: upgrade refused: HTTP 401 (×20)' });
+    const refused = makeRun(
+      'broadcast-public',
+      [
+        makeStep(1, {
+          verdict: 'broken',
+          complete: false,
+          verdict_reasons: [
+            'incomplete (cut short): figures cover only what ran',
+            '20 connections failed or were rejected',
+          ],
+          connections: { target: 20, joined: 0, failed: 20 },
+          messages: { expected: 0, received: 0 },
+          rates: { delivered_per_s: 0 },
+        }),
+      ],
+      {
+        status: 'aborted',
+        abort_reason: 'no connection could join: upgrade refused: HTTP 401 (×20)',
+      },
+    );
     expect(headline(refused)).toBe(
       'The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (20 connections) was broken, incomplete (cut short) — 20 connections failed or were rejected; the run was aborted: no connection could join: upgrade refused: HTTP 401 (×20).',
     );

@@ -4,16 +4,26 @@ import { makeRun, makeStep } from '../fixtures/index.js';
 
 describe('collectNotes — receipts counted apart', () => {
   it('reordered deliveries are named as delivered, never as duplicates', () => {
-    const run = makeRun('broadcast-public', [makeStep(1, { messages: { reordered: 40, duplicates: 0 } })]);
+    const run = makeRun('broadcast-public', [
+      makeStep(1, { messages: { reordered: 40, duplicates: 0 } }),
+    ]);
     const notes = buildSummary(run).notes.filter((n) => n.startsWith('Step 1:'));
-    expect(notes).toEqual(['Step 1: 40 deliveries arrived after a later message of the same stream (reordered; counted as delivered).']);
+    expect(notes).toEqual([
+      'Step 1: 40 deliveries arrived after a later message of the same stream (reordered; counted as delivered).',
+    ]);
   });
 
   it('duplicates and reorders side by side', () => {
-    const run = makeRun('broadcast-public', [makeStep(1, { messages: { reordered: 3, duplicates: 2 } })]);
+    const run = makeRun('broadcast-public', [
+      makeStep(1, { messages: { reordered: 3, duplicates: 2 } }),
+    ]);
     const [note] = buildSummary(run).notes.filter((n) => n.startsWith('Step 1:'));
-    expect(note).toContain('3 deliveries arrived after a later message of the same stream (reordered; counted as delivered); 2 duplicate receipts.');
-    expect(note).toContain('Duplicates and unexpected receipts are counted apart, never as delivered.');
+    expect(note).toContain(
+      '3 deliveries arrived after a later message of the same stream (reordered; counted as delivered); 2 duplicate receipts.',
+    );
+    expect(note).toContain(
+      'Duplicates and unexpected receipts are counted apart, never as delivered.',
+    );
   });
 
   it('no note when nothing was reordered or duplicated', () => {

@@ -8,7 +8,8 @@ describe('latencyLoadChart', () => {
       const lines = latencyLoadChart(loadRun('seed-002-s1.2-deliveries'), width)!;
       const axis = lines.find((l) => l.includes('└'))!;
       expect(axis.length, `width ${width}`).toBe(width);
-      for (const l of lines.slice(0, -1)) expect(l.length, l).toBeLessThanOrEqual(width + 'deliveries/s'.length + 2);
+      for (const l of lines.slice(0, -1))
+        expect(l.length, l).toBeLessThanOrEqual(width + 'deliveries/s'.length + 2);
     }
   });
 
@@ -30,10 +31,19 @@ describe('latencyLoadChart', () => {
   it('an incomplete step has its own marker; nothing measured, no chart', () => {
     const lines = latencyLoadChart(loadRun('run-b'), 100)!;
     expect(lines.slice(1, -3).join('\n')).toContain('◌');
-    expect(latencyLoadChart(makeRun('broadcast-public', [makeStep(1, { latency_ms: { p50: null, p95: null, p99: null } })]), 80)).toBeNull();
+    expect(
+      latencyLoadChart(
+        makeRun('broadcast-public', [
+          makeStep(1, { latency_ms: { p50: null, p95: null, p99: null } }),
+        ]),
+        80,
+      ),
+    ).toBeNull();
   });
 
   it('niceCeil rounds up to 1, 2, 2.5 or 5 × 10^k', () => {
-    expect([1, 3, 7, 10, 11, 22, 9990, 29_970, 50_000, 51_081].map(niceCeil)).toEqual([1, 5, 10, 10, 20, 25, 10_000, 50_000, 50_000, 100_000]);
+    expect([1, 3, 7, 10, 11, 22, 9990, 29_970, 50_000, 51_081].map(niceCeil)).toEqual([
+      1, 5, 10, 10, 20, 25, 10_000, 50_000, 50_000, 100_000,
+    ]);
   });
 });

@@ -14,7 +14,10 @@ describe('abort funnel', () => {
   it('passes values through until then; timeouts abort; withinOrNull gives null', async () => {
     const f = new AbortFunnel();
     expect(await f.race(Promise.resolve(7))).toBe(7);
-    await expect(timeoutAfter(5, 'slow')).rejects.toMatchObject({ status: 'aborted', message: 'slow' });
+    await expect(timeoutAfter(5, 'slow')).rejects.toMatchObject({
+      status: 'aborted',
+      message: 'slow',
+    });
     expect(await withinOrNull(new Promise(() => undefined), 5)).toBeNull();
     expect(await withinOrNull(Promise.resolve(1), 1000)).toBe(1);
   });

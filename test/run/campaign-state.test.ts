@@ -50,17 +50,29 @@ describe('campaign state', () => {
       ['01-a-quick', '/x/a-quick.yaml', false, 'pending'],
       ['02-b-sweep', '/x/campaigns/sub/b.yaml', true, 'pending'],
     ]);
-    expect(progressLine(s, s.entries[1], 75)).toBe('campaign quick: entry 2/2 b-sweep (sweep) — 0 done, 1m15s elapsed');
+    expect(progressLine(s, s.entries[1], 75)).toBe(
+      'campaign quick: entry 2/2 b-sweep (sweep) — 0 done, 1m15s elapsed',
+    );
   });
 
   it('resumes: completed entries kept, a crashed one (still running) is interrupted; a changed campaign is refused', () => {
     const saved = planCampaign(c, '/x/campaigns/c.yaml', now);
     saved.entries[0].status = 'completed';
     saved.entries[1].status = 'running';
-    const r = resumeState(saved, planCampaign(c, '/x/campaigns/c.yaml', now), new Date('2026-01-02T00:00:00Z'));
+    const r = resumeState(
+      saved,
+      planCampaign(c, '/x/campaigns/c.yaml', now),
+      new Date('2026-01-02T00:00:00Z'),
+    );
     expect(r.entries.map((e) => e.status)).toEqual(['completed', 'interrupted']);
     expect(r.resumed_at).toEqual(['2026-01-02T00:00:00.000Z']);
-    const changed = parseYamlFile(yaml.replace('sweep: true', 'sweep: false'), campaignSchema, 'c.yaml');
-    expect(() => resumeState(saved, planCampaign(changed, '/x/campaigns/c.yaml', now), now)).toThrow(/entry 2 is b-sweep \(run\) in the campaign but b-sweep \(sweep\) in the directory/);
+    const changed = parseYamlFile(
+      yaml.replace('sweep: true', 'sweep: false'),
+      campaignSchema,
+      'c.yaml',
+    );
+    expect(() =>
+      resumeState(saved, planCampaign(changed, '/x/campaigns/c.yaml', now), now),
+    ).toThrow(/entry 2 is b-sweep \(run\) in the campaign but b-sweep \(sweep\) in the directory/);
   });
 });

@@ -15,16 +15,49 @@ function worker(latenciesMs: number[], errorReasons: Record<string, number> = {}
   const h = createHistogram();
   for (const ms of latenciesMs) recordMs(h, ms);
   return {
-    type: 'second', worker: 0, t: 0, open: 0, joined: 0, joins: 0, sent: 0, acked: 0, acksPending: 0, received: latenciesMs.length, bytes: 0,
-    errors: 0, disconnects: 0, histogram: encodeHistogram(h), health: { cpuPct: 10, lagP99Ms: 5 } as SecondStats['health'], errorReasons,
+    type: 'second',
+    worker: 0,
+    t: 0,
+    open: 0,
+    joined: 0,
+    joins: 0,
+    sent: 0,
+    acked: 0,
+    acksPending: 0,
+    received: latenciesMs.length,
+    bytes: 0,
+    errors: 0,
+    disconnects: 0,
+    histogram: encodeHistogram(h),
+    health: { cpuPct: 10, lagP99Ms: 5 } as SecondStats['health'],
+    errorReasons,
   };
 }
 
 function second(p: Partial<TimeseriesPoint>, workers: SecondStats[]): SecondRecord {
   const point = {
-    t: 1, step: 1, phase: 'steady', connections_open: 0, joined: 0, joins_per_s: 0, sent_per_s: 0, acked_per_s: 0, acks_pending: 0, delivered_per_s: 0,
-    sent_per_s_60s: 0, delivered_per_s_60s: 0, delivery_p50_ms: null, delivery_p95_ms: null, delivery_p99_ms: null, errors: 0, disconnects: 0,
-    server_cpu_pct: 12.5, server_rss_mb: 2, generator_cpu_pct: 30, generator_lag_p99_ms: 4, ...p,
+    t: 1,
+    step: 1,
+    phase: 'steady',
+    connections_open: 0,
+    joined: 0,
+    joins_per_s: 0,
+    sent_per_s: 0,
+    acked_per_s: 0,
+    acks_pending: 0,
+    delivered_per_s: 0,
+    sent_per_s_60s: 0,
+    delivered_per_s_60s: 0,
+    delivery_p50_ms: null,
+    delivery_p95_ms: null,
+    delivery_p99_ms: null,
+    errors: 0,
+    disconnects: 0,
+    server_cpu_pct: 12.5,
+    server_rss_mb: 2,
+    generator_cpu_pct: 30,
+    generator_lag_p99_ms: 4,
+    ...p,
   } as TimeseriesPoint;
   return { point, workers, server: null };
 }
@@ -43,8 +76,37 @@ function samples(text: string): Map<string, number> {
 describe('LiveMetrics', () => {
   it('counts what the seconds and steps carried, exactly', async () => {
     const m = new LiveMetrics();
-    m.second(second({ connections_open: 10, joined: 9, joins_per_s: 9, sent_per_s: 4, acked_per_s: 3, delivered_per_s: 3, phase: 'ramp' }, [worker([0.5, 3], { 'unauthorized': 1 }), worker([40])]), 10);
-    m.second(second({ connections_open: 8, joined: 8, joins_per_s: 0, sent_per_s: 5, acked_per_s: 5, delivered_per_s: 2, disconnects: 2, step: 2 }, [worker([3, 2000], { 'unauthorized': 2, 'timeout': 1 })]), 20);
+    m.second(
+      second(
+        {
+          connections_open: 10,
+          joined: 9,
+          joins_per_s: 9,
+          sent_per_s: 4,
+          acked_per_s: 3,
+          delivered_per_s: 3,
+          phase: 'ramp',
+        },
+        [worker([0.5, 3], { unauthorized: 1 }), worker([40])],
+      ),
+      10,
+    );
+    m.second(
+      second(
+        {
+          connections_open: 8,
+          joined: 8,
+          joins_per_s: 0,
+          sent_per_s: 5,
+          acked_per_s: 5,
+          delivered_per_s: 2,
+          disconnects: 2,
+          step: 2,
+        },
+        [worker([3, 2000], { unauthorized: 2, timeout: 1 })],
+      ),
+      20,
+    );
     m.step({ messages: { lost: 7 }, verdict: 'stable' } as StepResult);
     const s = samples((await m.render(undefined)).body);
     expect(s.get('rtcap_connections{state="open"}')).toBe(8);
@@ -83,7 +145,9 @@ describe('LiveMetrics', () => {
       const promText = await prom.text();
       expect(samples(promText).get('rtcap_sends_total')).toBe(6);
       expect(promText).toContain('# TYPE rtcap_sends_total counter');
-      const om = await fetch(live.url, { headers: { accept: 'application/openmetrics-text; version=1.0.0' } });
+      const om = await fetch(live.url, {
+        headers: { accept: 'application/openmetrics-text; version=1.0.0' },
+      });
       expect(om.headers.get('content-type')).toContain('application/openmetrics-text');
       const omText = await om.text();
       expect(samples(omText).get('rtcap_sends_total')).toBe(6);
@@ -100,7 +164,9 @@ describe('LiveMetrics', () => {
   it('a port in use is one clear error', async () => {
     const a = await serveLiveMetrics({ port: 0 });
     try {
-      await expect(serveLiveMetrics({ port: a.port })).rejects.toThrow(`--metrics-port ${a.port}: cannot listen on 127.0.0.1:${a.port} (EADDRINUSE)`);
+      await expect(serveLiveMetrics({ port: a.port })).rejects.toThrow(
+        `--metrics-port ${a.port}: cannot listen on 127.0.0.1:${a.port} (EADDRINUSE)`,
+      );
     } finally {
       await a.close();
     }
@@ -110,13 +176,20 @@ describe('LiveMetrics', () => {
 describe('docs/grafana-rtcap.json', () => {
   it('queries only metrics rtcap serves', async () => {
     const { readFileSync } = await import('node:fs');
-    const dashboard = readFileSync(new URL('../../docs/grafana-rtcap.json', import.meta.url), 'utf8');
+    const dashboard = readFileSync(
+      new URL('../../docs/grafana-rtcap.json', import.meta.url),
+      'utf8',
+    );
     const queried = new Set([...dashboard.matchAll(/\brtcap_[a-z0-9_]+/g)].map((m) => m[0]));
     const m = new LiveMetrics();
     m.second(second({}, [worker([1])]), 1);
     const text = (await m.render(undefined)).body;
-    // Declared metrics (a labelled counter has no sample before its first label) and sample names (_bucket, _count).
-    const served = new Set([...[...text.matchAll(/^# TYPE (\S+)/gm)].map((x) => x[1]), ...[...samples(text).keys()].map((k) => k.split('{')[0])]);
+    // Declared metrics (a labelled counter has no sample before its first label) and sample names
+    // (_bucket, _count).
+    const served = new Set([
+      ...[...text.matchAll(/^# TYPE (\S+)/gm)].map((x) => x[1]),
+      ...[...samples(text).keys()].map((k) => k.split('{')[0]),
+    ]);
     expect(queried.size).toBeGreaterThan(10);
     for (const name of queried) expect(served, name).toContain(name);
   });

@@ -22,9 +22,14 @@ describe('lockOutDir', () => {
   it('refuses a directory a live process holds, naming it', () => {
     const d = dir();
     // pid 1 is alive on every Linux system.
-    writeFileSync(join(d, LOCK_FILE), JSON.stringify({ pid: 1, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(
+      join(d, LOCK_FILE),
+      JSON.stringify({ pid: 1, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }),
+    );
     expect(() => lockOutDir(d)).toThrow(OutDirLocked);
-    expect(() => lockOutDir(d)).toThrow(/in use by another rtcap run \(pid 1, started 2026-01-01T00:00:00.000Z\)/);
+    expect(() => lockOutDir(d)).toThrow(
+      /in use by another rtcap run \(pid 1, started 2026-01-01T00:00:00.000Z\)/,
+    );
     expect(prepareOutDir(d, true)).toMatch(/^--out .*: in use by another rtcap run \(pid 1,/);
   });
 
@@ -44,7 +49,10 @@ describe('RunWriter.forRun', () => {
     const reports = dir();
     const held = join(reports, 'id');
     new RunWriter(held);
-    writeFileSync(join(held, LOCK_FILE), JSON.stringify({ pid: 1, host: hostname(), started_at: 'x' }));
+    writeFileSync(
+      join(held, LOCK_FILE),
+      JSON.stringify({ pid: 1, host: hostname(), started_at: 'x' }),
+    );
     // Held by a live process but created after our existence check: the next name.
     const w = RunWriter.forRun(undefined, reports, 'id');
     expect(w.dir).toBe(join(reports, 'id-2'));

@@ -6,7 +6,9 @@ import { makeRunId, RunWriter } from '../../src/run/output.js';
 
 describe('makeRunId', () => {
   it('is a sortable local timestamp and a safe name', () => {
-    expect(makeRunId('my run/../x', new Date(2026, 10, 29, 23, 5, 9))).toBe('20261129-230509-my-run-..-x');
+    expect(makeRunId('my run/../x', new Date(2026, 10, 29, 23, 5, 9))).toBe(
+      '20261129-230509-my-run-..-x',
+    );
   });
 });
 

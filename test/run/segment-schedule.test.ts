@@ -8,8 +8,14 @@ describe('segmentSchedule', () => {
       { connections: 100, joinRatePerS: 50, durationMs: 5000 },
       { connections: 150, joinRatePerS: 50, durationMs: 5000 },
     ]);
-    expect(s[0]).toEqual({ rampStartMs: 10_000, steadyStartMs: 10_000 + 2000 + ALIGN_MARGIN_MS + 1000 });
+    expect(s[0]).toEqual({
+      rampStartMs: 10_000,
+      steadyStartMs: 10_000 + 2000 + ALIGN_MARGIN_MS + 1000,
+    });
     const next = s[0].steadyStartMs + 5000 + 3000 + ALIGN_MARGIN_MS;
-    expect(s[1]).toEqual({ rampStartMs: next, steadyStartMs: next + 1000 + ALIGN_MARGIN_MS + 1000 });
+    expect(s[1]).toEqual({
+      rampStartMs: next,
+      steadyStartMs: next + 1000 + ALIGN_MARGIN_MS + 1000,
+    });
   });
 });

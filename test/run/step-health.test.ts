@@ -2,14 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { StepHealth, topError } from '../../src/run/step-health.js';
 import type { SecondRecord } from '../../src/run/timeline.js';
 
-const sec = (joined: number, open: number, errorReasons: Record<string, number> = {}, disconnects = Object.values(errorReasons).reduce((a, b) => a + b, 0)) =>
-  ({ point: { joined, connections_open: open }, workers: [{ errorReasons, disconnects }] }) as unknown as SecondRecord;
+const sec = (
+  joined: number,
+  open: number,
+  errorReasons: Record<string, number> = {},
+  disconnects = Object.values(errorReasons).reduce((a, b) => a + b, 0),
+) =>
+  ({
+    point: { joined, connections_open: open },
+    workers: [{ errorReasons, disconnects }],
+  }) as unknown as SecondRecord;
 
 describe('step health', () => {
   it('stops a ramp where nothing joined and attempts kept failing (20, or every connection)', () => {
     const h = new StepHealth();
     expect(h.check(sec(0, 0, { ECONNREFUSED: 19 }), 'ramp', 100)).toBeNull();
-    expect(h.check(sec(0, 0, { ECONNREFUSED: 1 }), 'ramp', 100)).toBe('no connection could join: ECONNREFUSED (×20)');
+    expect(h.check(sec(0, 0, { ECONNREFUSED: 1 }), 'ramp', 100)).toBe(
+      'no connection could join: ECONNREFUSED (×20)',
+    );
     h.reset();
     expect(h.check(sec(0, 0, { x: 2 }), 'ramp', 2)).toBe('no connection could join: x (×2)');
   });
@@ -18,7 +28,9 @@ describe('step health', () => {
     const h = new StepHealth();
     expect(h.check(sec(5, 5), 'steady', 5)).toBeNull();
     expect(h.check(sec(0, 1, { closed: 4 }), 'steady', 5)).toBeNull();
-    expect(h.check(sec(0, 0, { closed: 1 }), 'drain', 5)).toBe('all 5 connections were lost: closed (×5)');
+    expect(h.check(sec(0, 0, { closed: 1 }), 'drain', 5)).toBe(
+      'all 5 connections were lost: closed (×5)',
+    );
   });
 
   it('a second with none open after rtcap closed them itself (no disconnect) is no loss', () => {
@@ -26,11 +38,20 @@ describe('step health', () => {
     expect(h.check(sec(12, 12), 'drain', 12)).toBeNull();
     expect(h.check(sec(0, 0, {}, 0), 'drain', 12)).toBeNull();
     // Dropped by the server without an error frame: still a loss.
-    expect(h.check(sec(0, 0, {}, 12), 'drain', 12)).toBe('all 12 connections were lost: no error reported');
+    expect(h.check(sec(0, 0, {}, 12), 'drain', 12)).toBe(
+      'all 12 connections were lost: no error reported',
+    );
   });
 
   it('names the most frequent error with the total', () => {
-    expect(topError(new Map([['a', 1], ['b', 3]]))).toBe('b (×3 of 4 errors)');
+    expect(
+      topError(
+        new Map([
+          ['a', 1],
+          ['b', 3],
+        ]),
+      ),
+    ).toBe('b (×3 of 4 errors)');
     expect(topError(new Map())).toBe('no error reported');
   });
 });

@@ -19,25 +19,46 @@ import {
 import { makeStep } from '../fixtures/index.js';
 import { profileFrom } from '../support/profiles.js';
 
-const cfg = (o: Record<string, unknown>): Sweep => sweepSchema.parse({ driver: 'connections', ...o });
+const cfg = (o: Record<string, unknown>): Sweep =>
+  sweepSchema.parse({ driver: 'connections', ...o });
 
-/** Runs the planner against a server whose verdict at each value is `verdictAt(value)`, as a sweep would. */
-function simulate(c: Sweep, start: number, verdictAt: (v: number, attempt: number) => Verdict, limit = 50) {
+/**
+ * Runs the planner against a server whose verdict at each value is `verdictAt(value)`, as a sweep
+ * would.
+ */
+function simulate(
+  c: Sweep,
+  start: number,
+  verdictAt: (v: number, attempt: number) => Verdict,
+  limit = 50,
+) {
   const history: SweepHistoryItem[] = [];
   for (let i = 0; i < limit; i++) {
     const d = planNextSweepStep(c, history, start);
     if ('stop' in d) return { history, stop: d.stop };
     const attempt = history.filter((h) => h.value === d.value).length;
-    history.push({ value: d.value, phase: d.phase, verdict: verdictAt(d.value, attempt), step: history.length + 1 });
+    history.push({
+      value: d.value,
+      phase: d.phase,
+      verdict: verdictAt(d.value, attempt),
+      step: history.length + 1,
+    });
   }
   throw new Error('the planner did not stop');
 }
 
-const kneeAt = (limit: number) => (v: number): Verdict => (v < limit ? 'stable' : 'broken');
+const kneeAt =
+  (limit: number) =>
+  (v: number): Verdict =>
+    v < limit ? 'stable' : 'broken';
 
 describe('planNextSweepStep: search', () => {
   it('grows geometrically, then bisects between the last stable and the first broken value down to the resolution', () => {
-    const { history, stop } = simulate(cfg({ start: 2500, max: 24000, stop_after_broken: 1, resolution: 0.05 }), 2500, kneeAt(19980));
+    const { history, stop } = simulate(
+      cfg({ start: 2500, max: 24000, stop_after_broken: 1, resolution: 0.05 }),
+      2500,
+      kneeAt(19980),
+    );
     expect(history.map((h) => [h.value, h.phase])).toEqual([
       [2500, 'grow'],
       [5000, 'grow'],
@@ -48,11 +69,17 @@ describe('planNextSweepStep: search', () => {
       [18750, 'bisect'],
       [19375, 'bisect'],
     ]);
-    expect(stop).toBe('knee between connections 19,375 (stable, step 8) and 20,000 (broken, step 4), within sweep.resolution 5 %');
+    expect(stop).toBe(
+      'knee between connections 19,375 (stable, step 8) and 20,000 (broken, step 4), within sweep.resolution 5 %',
+    );
   });
 
   it('keeps growing until K consecutive broken steps, capped at max', () => {
-    const { history } = simulate(cfg({ start: 100, max: 1000, stop_after_broken: 2, resolution: 0.1 }), 100, kneeAt(300));
+    const { history } = simulate(
+      cfg({ start: 100, max: 1000, stop_after_broken: 2, resolution: 0.1 }),
+      100,
+      kneeAt(300),
+    );
     expect(history.slice(0, 4).map((h) => h.value)).toEqual([100, 200, 400, 800]);
     expect(history[4]).toMatchObject({ value: 300, phase: 'bisect' });
     expect(history.every((h) => h.value <= 1000)).toBe(true);
@@ -66,34 +93,53 @@ describe('planNextSweepStep: search', () => {
 
   it('retries a generator-bound step, then stops on it: the generator, not the server, is the limit', () => {
     const gen = (v: number): Verdict => (v >= 4000 ? 'generator-bound' : 'stable');
-    const { history, stop } = simulate(cfg({ start: 1000, max: 64000, generator_bound_retries: 1 }), 1000, gen);
+    const { history, stop } = simulate(
+      cfg({ start: 1000, max: 64000, generator_bound_retries: 1 }),
+      1000,
+      gen,
+    );
     expect(history.map((h) => [h.value, h.phase])).toEqual([
       [1000, 'grow'],
       [2000, 'grow'],
       [4000, 'grow'],
       [4000, 'retry'],
     ]);
-    expect(stop).toMatch(/^generator-bound at connections 4,000 after 2 tries, with no broken step/);
+    expect(stop).toMatch(
+      /^generator-bound at connections 4,000 after 2 tries, with no broken step/,
+    );
   });
 
   it('goes on growing when the retry of a generator-bound step is stable', () => {
-    const { history } = simulate(cfg({ start: 1000, max: 8000 }), 1000, (v, attempt) => (v === 2000 && attempt === 0 ? 'generator-bound' : 'stable'));
+    const { history } = simulate(cfg({ start: 1000, max: 8000 }), 1000, (v, attempt) =>
+      v === 2000 && attempt === 0 ? 'generator-bound' : 'stable',
+    );
     expect(history.map((h) => h.value)).toEqual([1000, 2000, 2000, 4000, 8000]);
   });
 
   it('narrows the stable → degraded transition when the midpoint of the broken bracket ran degraded', () => {
-    const verdict = (v: number): Verdict => (v < 1300 ? 'stable' : v < 3000 ? 'degraded' : 'broken');
-    const { history, stop } = simulate(cfg({ start: 1000, max: 8000, stop_after_broken: 1, resolution: 0.1 }), 1000, verdict);
+    const verdict = (v: number): Verdict =>
+      v < 1300 ? 'stable' : v < 3000 ? 'degraded' : 'broken';
+    const { history, stop } = simulate(
+      cfg({ start: 1000, max: 8000, stop_after_broken: 1, resolution: 0.1 }),
+      1000,
+      verdict,
+    );
     const values = history.map((h) => h.value);
     // [1000 stable, 4000 broken] → 2500 runs degraded and leaves that bracket as it was, so the
     // sweep narrows [last stable 1000, first degraded 2000] instead: the latency knee near 1300.
     expect(values.slice(0, 5)).toEqual([1000, 2000, 4000, 2500, 1500]);
-    const highestStable = Math.max(...history.filter((h) => h.verdict === 'stable').map((h) => h.value));
-    const lowestDegraded = Math.min(...history.filter((h) => h.verdict === 'degraded').map((h) => h.value));
+    const highestStable = Math.max(
+      ...history.filter((h) => h.verdict === 'stable').map((h) => h.value),
+    );
+    const lowestDegraded = Math.min(
+      ...history.filter((h) => h.verdict === 'degraded').map((h) => h.value),
+    );
     expect(highestStable).toBeLessThan(1300);
     expect(lowestDegraded).toBeGreaterThanOrEqual(1300);
     expect(lowestDegraded - highestStable).toBeLessThanOrEqual(0.1 * 4000);
-    expect(stop).toMatch(/^knee between connections [\d,]+ \(stable, step \d+\) and 4,000 \(broken, step 3\)/);
+    expect(stop).toMatch(
+      /^knee between connections [\d,]+ \(stable, step \d+\) and 4,000 \(broken, step 3\)/,
+    );
     expect(new Set(values).size).toBe(values.length); // never the same value twice
   });
 
@@ -107,7 +153,12 @@ describe('planNextSweepStep: search', () => {
     ];
     const c = cfg({ start: 2500, max: 24000, stop_after_broken: 1 });
     expect(planNextSweepStep(c, history, 2500)).toEqual({ value: 12500, phase: 'bisect' });
-    const done = [...history, { value: 12500, verdict: 'degraded' as const, phase: 'bisect' as const, step: 6 }, { value: 11250, verdict: 'degraded' as const, phase: 'bisect' as const, step: 7 }, { value: 10625, verdict: 'degraded' as const, phase: 'bisect' as const, step: 8 }];
+    const done = [
+      ...history,
+      { value: 12500, verdict: 'degraded' as const, phase: 'bisect' as const, step: 6 },
+      { value: 11250, verdict: 'degraded' as const, phase: 'bisect' as const, step: 7 },
+      { value: 10625, verdict: 'degraded' as const, phase: 'bisect' as const, step: 8 },
+    ];
     expect(planNextSweepStep(c, done, 2500)).toEqual({ value: 10313, phase: 'bisect' });
     done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 9 });
     expect(planNextSweepStep(c, done, 2500)).toEqual({
@@ -117,19 +168,33 @@ describe('planNextSweepStep: search', () => {
   });
 
   it('stops at once when the first value is already broken', () => {
-    const { history, stop } = simulate(cfg({ start: 5000, max: 20000, stop_after_broken: 3 }), 5000, () => 'broken');
+    const { history, stop } = simulate(
+      cfg({ start: 5000, max: 20000, stop_after_broken: 3 }),
+      5000,
+      () => 'broken',
+    );
     expect(history).toHaveLength(1);
     expect(stop).toBe('the first value, connections 5,000, was already broken: lower sweep.start');
   });
 
   it('never runs more than max_steps steps', () => {
-    const { history, stop } = simulate(cfg({ start: 1, max: 1e9, max_steps: 5 }), 1, () => 'stable');
+    const { history, stop } = simulate(
+      cfg({ start: 1, max: 1e9, max_steps: 5 }),
+      1,
+      () => 'stable',
+    );
     expect(history).toHaveLength(5);
     expect(stop).toBe('sweep.max_steps (5) reached');
   });
 
   it('rounds rates to three significant figures and counts to integers', () => {
-    const c = sweepSchema.parse({ driver: 'send_rate', start: 10, max: 100, stop_after_broken: 1, resolution: 0.01 });
+    const c = sweepSchema.parse({
+      driver: 'send_rate',
+      start: 10,
+      max: 100,
+      stop_after_broken: 1,
+      resolution: 0.01,
+    });
     const { history } = simulate(c, 10, (v) => (v < 33 ? 'stable' : 'broken'));
     for (const h of history) expect(String(h.value)).toMatch(/^\d+(\.\d{1,2})?$/);
     expect(history.some((h) => !Number.isInteger(h.value))).toBe(true);
@@ -137,21 +202,63 @@ describe('planNextSweepStep: search', () => {
 });
 
 describe('planNextSweepStep: steps that are no evidence', () => {
-  const c = cfg({ start: 1000, max: 16000, stop_after_broken: 1, resolution: 0.05, min_samples: 1000 });
-  const item = (o: Partial<SweepHistoryItem> & { value: number; verdict: Verdict; step: number }): SweepHistoryItem => ({ phase: 'grow', samples: 5000, ...o });
+  const c = cfg({
+    start: 1000,
+    max: 16000,
+    stop_after_broken: 1,
+    resolution: 0.05,
+    min_samples: 1000,
+  });
+  const item = (
+    o: Partial<SweepHistoryItem> & { value: number; verdict: Verdict; step: number },
+  ): SweepHistoryItem => ({ phase: 'grow', samples: 5000, ...o });
 
   it('runs a step short of min_samples again, longer, and keeps that length for the steps after it', () => {
     const history = [item({ value: 1000, verdict: 'stable', step: 1, samples: 400 })];
     // 1,000 / 400 × 1.2 = 3×, within the default cap of 4×.
-    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 1000, phase: 'lengthen', scale: 3 });
-    history.push(item({ value: 1000, verdict: 'stable', step: 2, phase: 'lengthen', scale: 3, samples: 1200 }));
-    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 2000, phase: 'grow', scale: 3 });
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({
+      value: 1000,
+      phase: 'lengthen',
+      scale: 3,
+    });
+    history.push(
+      item({ value: 1000, verdict: 'stable', step: 2, phase: 'lengthen', scale: 3, samples: 1200 }),
+    );
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({
+      value: 2000,
+      phase: 'grow',
+      scale: 3,
+    });
   });
 
   it('does not lengthen past the cap, nor a broken step (its verdict needs no percentile), nor with min_samples 0', () => {
-    expect(planNextSweepStep(c, [item({ value: 1000, verdict: 'stable', step: 1, samples: 10, scale: 4, at_cap: true })], 1000, 4)).toEqual({ value: 2000, phase: 'grow', scale: 4 });
-    expect(planNextSweepStep(c, [item({ value: 1000, verdict: 'stable', step: 1 }), item({ value: 2000, verdict: 'broken', step: 2, samples: 10 })], 1000, 4)).toEqual({ value: 1500, phase: 'bisect' });
-    expect(planNextSweepStep(cfg({ start: 1000, max: 16000, min_samples: 0 }), [item({ value: 1000, verdict: 'stable', step: 1, samples: 10 })], 1000, 4)).toEqual({ value: 2000, phase: 'grow' });
+    expect(
+      planNextSweepStep(
+        c,
+        [item({ value: 1000, verdict: 'stable', step: 1, samples: 10, scale: 4, at_cap: true })],
+        1000,
+        4,
+      ),
+    ).toEqual({ value: 2000, phase: 'grow', scale: 4 });
+    expect(
+      planNextSweepStep(
+        c,
+        [
+          item({ value: 1000, verdict: 'stable', step: 1 }),
+          item({ value: 2000, verdict: 'broken', step: 2, samples: 10 }),
+        ],
+        1000,
+        4,
+      ),
+    ).toEqual({ value: 1500, phase: 'bisect' });
+    expect(
+      planNextSweepStep(
+        cfg({ start: 1000, max: 16000, min_samples: 0 }),
+        [item({ value: 1000, verdict: 'stable', step: 1, samples: 10 })],
+        1000,
+        4,
+      ),
+    ).toEqual({ value: 2000, phase: 'grow' });
   });
 
   it('a short step replaced by a longer run is not the knee: the longer run stands for the value', () => {
@@ -160,7 +267,11 @@ describe('planNextSweepStep: steps that are no evidence', () => {
       item({ value: 2000, verdict: 'degraded', step: 2, samples: 300 }),
       item({ value: 2000, verdict: 'stable', step: 3, phase: 'lengthen', scale: 4, samples: 1500 }),
     ];
-    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 4000, phase: 'grow', scale: 4 });
+    expect(planNextSweepStep(c, history, 1000, 4)).toEqual({
+      value: 4000,
+      phase: 'grow',
+      scale: 4,
+    });
   });
 
   it('runs a step that failed while the server was still recovering once more, and leaves it out of the knee', () => {
@@ -175,21 +286,53 @@ describe('planNextSweepStep: steps that are no evidence', () => {
     history.push(item({ value: 3000, verdict: 'stable', step: 5, phase: 'retry' }));
     expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 3500, phase: 'bisect' });
     // A second failure while recovering is not run a third time, and stays out of the knee.
-    const again = [...history.slice(0, 4), item({ value: 3000, verdict: 'broken', step: 5, phase: 'retry', recovering: true })];
-    expect(planNextSweepStep(c, again, 1000, 4)).toMatchObject({ kind: 'knee', stop: expect.stringContaining('between connections 2,000 (stable, step 2) and 4,000 (broken, step 3); the bracket cannot be narrowed further') });
+    const again = [
+      ...history.slice(0, 4),
+      item({ value: 3000, verdict: 'broken', step: 5, phase: 'retry', recovering: true }),
+    ];
+    expect(planNextSweepStep(c, again, 1000, 4)).toMatchObject({
+      kind: 'knee',
+      stop: expect.stringContaining(
+        'between connections 2,000 (stable, step 2) and 4,000 (broken, step 3); the bracket cannot be narrowed further',
+      ),
+    });
   });
 
   it('resumed mid-bisection, the planner gives the value the uninterrupted search would have run', () => {
-    const whole = simulate(cfg({ start: 1000, max: 16000, stop_after_broken: 1 }), 1000, kneeAt(5300));
+    const whole = simulate(
+      cfg({ start: 1000, max: 16000, stop_after_broken: 1 }),
+      1000,
+      kneeAt(5300),
+    );
     const bisecting = whole.history.findIndex((h) => h.phase === 'bisect');
     const cut = whole.history.slice(0, bisecting + 1);
-    expect(planNextSweepStep(cfg({ start: 1000, max: 16000, stop_after_broken: 1 }), cut, 1000)).toMatchObject({ value: whole.history[bisecting + 1].value });
+    expect(
+      planNextSweepStep(cfg({ start: 1000, max: 16000, stop_after_broken: 1 }), cut, 1000),
+    ).toMatchObject({ value: whole.history[bisecting + 1].value });
   });
 
   it('names the kind of each stop: range end, first broken, generator-bound', () => {
-    expect(simulate(cfg({ start: 1000, max: 4000 }), 1000, () => 'stable')).toMatchObject({ stop: expect.stringContaining('reached sweep.max') });
-    expect(planNextSweepStep(cfg({ start: 1000, max: 4000 }), [item({ value: 1000, verdict: 'stable', step: 1 }), item({ value: 2000, verdict: 'stable', step: 2 }), item({ value: 4000, verdict: 'stable', step: 3 })], 1000)).toMatchObject({ kind: 'range-end' });
-    expect(planNextSweepStep(cfg({ start: 1000, max: 4000 }), [item({ value: 1000, verdict: 'broken', step: 1 })], 1000)).toMatchObject({ kind: 'first-broken' });
+    expect(simulate(cfg({ start: 1000, max: 4000 }), 1000, () => 'stable')).toMatchObject({
+      stop: expect.stringContaining('reached sweep.max'),
+    });
+    expect(
+      planNextSweepStep(
+        cfg({ start: 1000, max: 4000 }),
+        [
+          item({ value: 1000, verdict: 'stable', step: 1 }),
+          item({ value: 2000, verdict: 'stable', step: 2 }),
+          item({ value: 4000, verdict: 'stable', step: 3 }),
+        ],
+        1000,
+      ),
+    ).toMatchObject({ kind: 'range-end' });
+    expect(
+      planNextSweepStep(
+        cfg({ start: 1000, max: 4000 }),
+        [item({ value: 1000, verdict: 'broken', step: 1 })],
+        1000,
+      ),
+    ).toMatchObject({ kind: 'first-broken' });
   });
 });
 
@@ -216,7 +359,9 @@ describe('planNextSweepStep: explicit values', () => {
 describe('sweep section of the profile', () => {
   it('needs max for a search, and start at or below it', () => {
     expect(() => sweepSchema.parse({ driver: 'connections' })).toThrow(/required for a search/);
-    expect(() => sweepSchema.parse({ driver: 'connections', start: 10, max: 5 })).toThrow(/above max/);
+    expect(() => sweepSchema.parse({ driver: 'connections', start: 10, max: 5 })).toThrow(
+      /above max/,
+    );
     expect(sweepSchema.parse({ driver: 'send_rate', values: [1, 2] }).stop_after_broken).toBe(2);
   });
 });
@@ -224,12 +369,22 @@ describe('sweep section of the profile', () => {
 describe('step specs', () => {
   const template = { connections: 100, send_rate: 10, duration: 5000, rooms: 4, members: 25 };
   it('sets the driver on load.steps.0 and labels the step', () => {
-    expect(sweepStepSpec(template, 'send_rate', 40, 'grow')).toEqual({ ...template, send_rate: 40, label: 'send_rate 40 (grow)' });
-    expect(sweepStepSpec(template, 'connections', 2500, 'bisect')).toMatchObject({ connections: 2500, label: 'connections 2,500 (bisect)' });
+    expect(sweepStepSpec(template, 'send_rate', 40, 'grow')).toEqual({
+      ...template,
+      send_rate: 40,
+      label: 'send_rate 40 (grow)',
+    });
+    expect(sweepStepSpec(template, 'connections', 2500, 'bisect')).toMatchObject({
+      connections: 2500,
+      label: 'connections 2,500 (bisect)',
+    });
     expect(sweepStepSpec(template, 'subscribers', 300, 'grow')).toMatchObject({ connections: 300 });
   });
   it('keeps connections = rooms × members when members vary', () => {
-    expect(sweepStepSpec(template, 'members', 50, 'grow')).toMatchObject({ members: 50, connections: 200 });
+    expect(sweepStepSpec(template, 'members', 50, 'grow')).toMatchObject({
+      members: 50,
+      connections: 200,
+    });
     expect(sweepMaxConnections(cfg({ driver: 'members', max: 80 }), template)).toBe(320);
     expect(sweepMaxConnections(cfg({ max: 24000 }), template)).toBe(24000);
     expect(sweepMaxConnections(cfg({ driver: 'send_rate', max: 100 }), template)).toBe(100);
@@ -237,21 +392,51 @@ describe('step specs', () => {
 });
 
 describe('resuming and thresholds', () => {
-  const result = (verdicts: Verdict[], values: number[], complete = verdicts.map(() => true)): SweepResult => {
-    const r = JSON.parse(readFileSync(new URL('../fixtures/run-a.json', import.meta.url), 'utf8')) as SweepResult;
-    r.steps = verdicts.map((v, i) => makeStep(i + 1, { verdict: v, complete: complete[i], params: { connections: values[i], send_rate: 1, duration_s: 5, join_rate: 100, payload_bytes: 64 } }));
-    r.sweep = { driver: 'connections', mode: 'search', points: values.map((value, i) => ({ step: i + 1, value, phase: 'grow' })), stop_reason: null, knee: null, resumed_at: [] };
+  const result = (
+    verdicts: Verdict[],
+    values: number[],
+    complete = verdicts.map(() => true),
+  ): SweepResult => {
+    const r = JSON.parse(
+      readFileSync(new URL('../fixtures/run-a.json', import.meta.url), 'utf8'),
+    ) as SweepResult;
+    r.steps = verdicts.map((v, i) =>
+      makeStep(i + 1, {
+        verdict: v,
+        complete: complete[i],
+        params: {
+          connections: values[i],
+          send_rate: 1,
+          duration_s: 5,
+          join_rate: 100,
+          payload_bytes: 64,
+        },
+      }),
+    );
+    r.sweep = {
+      driver: 'connections',
+      mode: 'search',
+      points: values.map((value, i) => ({ step: i + 1, value, phase: 'grow' })),
+      stop_reason: null,
+      knee: null,
+      resumed_at: [],
+    };
     return r;
   };
 
   it('keeps the complete steps before the first cut-short one, with their values', () => {
-    const kept = resumableSteps(result(['stable', 'stable', 'stable'], [100, 200, 400], [true, true, false]), cfg({ max: 1000 }));
+    const kept = resumableSteps(
+      result(['stable', 'stable', 'stable'], [100, 200, 400], [true, true, false]),
+      cfg({ max: 1000 }),
+    );
     expect(kept.steps.map((s) => s.index)).toEqual([1, 2]);
     expect(kept.points.map((p) => p.value)).toEqual([100, 200]);
   });
 
   it('refuses to resume a sweep over another driver', () => {
-    expect(() => resumableSteps(result(['stable'], [100]), cfg({ driver: 'send_rate', max: 10 }))).toThrow(SweepError);
+    expect(() =>
+      resumableSteps(result(['stable'], [100]), cfg({ driver: 'send_rate', max: 10 })),
+    ).toThrow(SweepError);
   });
 
   it('judges thresholds on the steps up to the knee only', () => {
@@ -262,8 +447,19 @@ describe('resuming and thresholds', () => {
   });
 
   it('a profile resolves the sweep section with its defaults', () => {
-    const p = profileFrom({ name: 's', scenario: 'broadcast-public', load: { steps: [{ connections: 10, duration: '1s' }] }, sweep: { driver: 'connections', max: 100 } });
-    expect(p.sweep).toMatchObject({ factor: 2, resolution: 0.05, stop_after_broken: 2, generator_bound_retries: 1, max_steps: 20 });
+    const p = profileFrom({
+      name: 's',
+      scenario: 'broadcast-public',
+      load: { steps: [{ connections: 10, duration: '1s' }] },
+      sweep: { driver: 'connections', max: 100 },
+    });
+    expect(p.sweep).toMatchObject({
+      factor: 2,
+      resolution: 0.05,
+      stop_after_broken: 2,
+      generator_bound_retries: 1,
+      max_steps: 20,
+    });
     expect(p.thresholds).toEqual([]);
   });
 });

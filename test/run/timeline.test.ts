@@ -3,19 +3,43 @@ import { Timeline, type SecondRecord } from '../../src/run/timeline.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { SecondStats } from '../../src/load/ipc.js';
 
-function second(worker: number, t: number, received: number, latencies: number[] = []): SecondStats {
+function second(
+  worker: number,
+  t: number,
+  received: number,
+  latencies: number[] = [],
+): SecondStats {
   const h = createHistogram();
   for (const l of latencies) recordMs(h, l);
   return {
-    type: 'second', worker, t, open: 10, joined: 10, joins: 1, sent: 2, acked: 1, acksPending: 3, received, bytes: received * 100, errors: 0, disconnects: 0,
-    histogram: encodeHistogram(h), health: { cpuPct: 10 * (worker + 1), lagP99Ms: worker, lagMaxMs: worker, rssMb: 50 }, errorReasons: {},
+    type: 'second',
+    worker,
+    t,
+    open: 10,
+    joined: 10,
+    joins: 1,
+    sent: 2,
+    acked: 1,
+    acksPending: 3,
+    received,
+    bytes: received * 100,
+    errors: 0,
+    disconnects: 0,
+    histogram: encodeHistogram(h),
+    health: { cpuPct: 10 * (worker + 1), lagP99Ms: worker, lagMaxMs: worker, rssMb: 50 },
+    errorReasons: {},
   };
 }
 
 describe('Timeline', () => {
   it('merges the workers of a second into one point, with 60 s sliding means', () => {
     const out: SecondRecord[] = [];
-    const tl = new Timeline(2, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    const tl = new Timeline(
+      2,
+      () => ({ step: 0, phase: 'steady' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
     tl.addServerSample({ t: 101_000, cpuCores: 1, rssMb: 200, dbCpuCores: null, dbRssMb: null });
     tl.add(second(0, 100, 30, [1, 2, 3]));
     expect(out).toHaveLength(0); // waits for the other worker
@@ -40,7 +64,12 @@ describe('Timeline', () => {
 
   it('keeps the 60 s sliding mean of each traffic kind beside the all-kinds one', () => {
     const out: SecondRecord[] = [];
-    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    const tl = new Timeline(
+      1,
+      () => ({ step: 0, phase: 'steady' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
     tl.add({ ...second(0, 100, 40), receivedByKind: [30, 10, 0] });
     tl.add({ ...second(0, 101, 10), receivedByKind: [0, 10, 0] });
     expect(out.map((r) => r.deliveredPerS60sByKind)).toEqual([
@@ -52,7 +81,12 @@ describe('Timeline', () => {
 
   it('does not wait forever for a worker that missed a second', () => {
     const out: SecondRecord[] = [];
-    const tl = new Timeline(2, () => ({ step: 0, phase: 'ramp' }), { vcpus: 2 }, (r) => out.push(r));
+    const tl = new Timeline(
+      2,
+      () => ({ step: 0, phase: 'ramp' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
     tl.add(second(0, 100, 5));
     tl.add(second(0, 101, 5));
     tl.add(second(0, 102, 5));
@@ -64,19 +98,31 @@ describe('Timeline', () => {
   });
 
   it('selects the seconds wholly inside a window', () => {
-    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, () => undefined);
+    const tl = new Timeline(
+      1,
+      () => ({ step: 0, phase: 'steady' }),
+      { vcpus: 2 },
+      () => undefined,
+    );
     for (const t of [100, 101, 102, 103]) tl.add(second(0, t, 1));
     expect(tl.between(100_500, 103_000).map((r) => r.point.t)).toEqual([101, 102]);
   });
 
   it('keeps a bounded history: seconds without their histogram (the emitted record keeps it), and none of a finished step after forgetUntil', () => {
     const out: SecondRecord[] = [];
-    const tl = new Timeline(1, () => ({ step: 0, phase: 'steady' }), { vcpus: 2 }, (r) => out.push(r));
+    const tl = new Timeline(
+      1,
+      () => ({ step: 0, phase: 'steady' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
     for (let t = 100; t < 110; t++) tl.add(second(0, t, 5, [3]));
     expect(out).toHaveLength(10);
     expect(out[0].workers[0].histogram).not.toBe('');
     expect(tl.seconds).toHaveLength(10);
-    expect(tl.seconds.every((r) => r.workers[0].histogram === '' && r.workers[0].received === 5)).toBe(true);
+    expect(
+      tl.seconds.every((r) => r.workers[0].histogram === '' && r.workers[0].received === 5),
+    ).toBe(true);
     // The step ended with second 104 (its span ends at 105,000 ms).
     tl.forgetUntil(105_000);
     expect(tl.seconds.map((r) => r.point.t)).toEqual([105, 106, 107, 108, 109]);
@@ -85,4 +131,3 @@ describe('Timeline', () => {
     expect(tl.seconds).toHaveLength(0);
   });
 });
-

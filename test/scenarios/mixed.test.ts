@@ -7,8 +7,16 @@ import { mixedExtra, planMixed } from '../../src/scenarios/mixed.js';
 import { kindOfStream, kindStream } from '../../src/scenarios/types.js';
 import { profileFrom } from '../support/profiles.js';
 
-const base = { connections: 12, members: 4, room_send_rate: 2, update_share: 0.5, insert_rate: 2, duration: 2 };
-const profile = (steps: Record<string, unknown>[]) => profileFrom({ name: 'mixed-test', scenario: 'mixed', load: { steps } });
+const base = {
+  connections: 12,
+  members: 4,
+  room_send_rate: 2,
+  update_share: 0.5,
+  insert_rate: 2,
+  duration: 2,
+};
+const profile = (steps: Record<string, unknown>[]) =>
+  profileFrom({ name: 'mixed-test', scenario: 'mixed', load: { steps } });
 
 describe('mixed plan', () => {
   it('every connection joins its room with presence (tracked at join) and a postgres_changes binding, whatever the step carries', () => {
@@ -29,7 +37,11 @@ describe('mixed plan', () => {
   });
 
   it('a step carries only its components; all three by default', () => {
-    const p = profile([{ ...base, components: ['presence'] }, { ...base, components: ['postgres-changes'] }, { ...base }]);
+    const p = profile([
+      { ...base, components: ['presence'] },
+      { ...base, components: ['postgres-changes'] },
+      { ...base },
+    ]);
     const [pr, cdc, all] = [0, 1, 2].map((i) => planMixed(p, i));
     expect([pr.broadcasts, pr.presence !== null, pr.inserts]).toEqual([null, true, null]);
     expect(pr.primaryKind).toBe('presence');
@@ -40,20 +52,36 @@ describe('mixed plan', () => {
     expect([all.broadcasts!.count, all.presence!.count, all.inserts!.count]).toEqual([12, 12, 4]);
   });
 
-  it('each kind\'s stream names who receives it: the sender\'s room (broadcast without it, presence with it) or the subscribers', () => {
+  it("each kind's stream names who receives it: the sender's room (broadcast without it, presence with it) or the subscribers", () => {
     const plan = planMixed(profile([{ ...base }]), 0);
     const b = plan.broadcasts!.senderOf(4);
     expect(kindOfStream(b.stream)).toBe('broadcast');
-    expect(plan.streamInfo(b.stream)).toEqual({ key: plan.topicOf(b.conn), excludeSender: true, sender: b.conn });
+    expect(plan.streamInfo(b.stream)).toEqual({
+      key: plan.topicOf(b.conn),
+      excludeSender: true,
+      sender: b.conn,
+    });
     const u = plan.presence!.senderOf(7);
     expect(u.stream).toBe(kindStream('presence', u.conn));
-    expect(plan.streamInfo(u.stream)).toEqual({ key: plan.topicOf(u.conn), excludeSender: false, sender: u.conn });
+    expect(plan.streamInfo(u.stream)).toEqual({
+      key: plan.topicOf(u.conn),
+      excludeSender: false,
+      sender: u.conn,
+    });
     const r = plan.inserts!.rowOf(1);
-    expect(plan.streamInfo(r.stream)).toEqual({ key: 'changes:all', excludeSender: false, sender: null });
+    expect(plan.streamInfo(r.stream)).toEqual({
+      key: 'changes:all',
+      excludeSender: false,
+      sender: null,
+    });
   });
 
   it('broadcast self follows load.self; presence always reaches the tracker', () => {
-    const p = profileFrom({ name: 'm', scenario: 'mixed', load: { self: true, steps: [{ ...base }] } });
+    const p = profileFrom({
+      name: 'm',
+      scenario: 'mixed',
+      load: { self: true, steps: [{ ...base }] },
+    });
     const plan = planMixed(p, 0);
     expect(plan.streamInfo(plan.broadcasts!.senderOf(0).stream).excludeSender).toBe(false);
     expect(plan.streamInfo(plan.presence!.senderOf(0).stream).excludeSender).toBe(false);
@@ -63,7 +91,20 @@ describe('mixed plan', () => {
 });
 
 function figures(sent: number, expected: number, received: number): MessageFigures {
-  return { sent, sendFailed: 0, expected, received, excess: 0, lost: expected - received, messagesUnseen: 0, messagesOnlyElsewhere: 0, firstLatency: createHistogram(), firstLatencyFromActual: createHistogram(), fanoutSpan: createHistogram(), bySecond: new Map() };
+  return {
+    sent,
+    sendFailed: 0,
+    expected,
+    received,
+    excess: 0,
+    lost: expected - received,
+    messagesUnseen: 0,
+    messagesOnlyElsewhere: 0,
+    firstLatency: createHistogram(),
+    firstLatencyFromActual: createHistogram(),
+    fanoutSpan: createHistogram(),
+    bySecond: new Map(),
+  };
 }
 
 function kind(ms: number, f: MessageFigures) {
@@ -73,23 +114,45 @@ function kind(ms: number, f: MessageFigures) {
 }
 
 describe('mixedExtra', () => {
-  it('each component\'s latency and delivery, with the latest solo step\'s latency beside it', () => {
+  it("each component's latency and delivery, with the latest solo step's latency beside it", () => {
     const p = profile([{ ...base, components: ['postgres-changes'] }, { ...base }]);
     const soloStep = {
       params: { components: 'postgres-changes' },
-      extra: { components: [{ name: 'postgres-changes', latency_ms: { p50: 300, p95: 500, p99: 520 }, solo_latency_ms: null, delivery_rate: 1, delivered_per_s: 24 }] },
+      extra: {
+        components: [
+          {
+            name: 'postgres-changes',
+            latency_ms: { p50: 300, p95: 500, p99: 520 },
+            solo_latency_ms: null,
+            delivery_rate: 1,
+            delivered_per_s: 24,
+          },
+        ],
+      },
     } as unknown as StepResult;
     const ctx = {
       profile: p,
       plan: planMixed(p, 1),
       collected: [],
       window: { rampStart: 0, rampEnd: 0, steadyStart: 0, steadyEnd: 2000, drainEnd: 3000 },
-      kinds: { broadcast: kind(2, figures(12, 36, 36)), presence: kind(3, figures(12, 36, 35)), changes: kind(1500, figures(4, 48, 48)) },
+      kinds: {
+        broadcast: kind(2, figures(12, 36, 36)),
+        presence: kind(3, figures(12, 36, 35)),
+        changes: kind(1500, figures(4, 48, 48)),
+      },
       previous: [soloStep],
     } as unknown as StepContext;
     const comps = (mixedExtra(ctx) as { components: Array<Record<string, unknown>> }).components;
     expect(comps.map((c) => c.name)).toEqual(['broadcast', 'presence', 'postgres-changes']);
-    expect(comps[0]).toMatchObject({ solo_latency_ms: null, delivery_rate: 1, delivered_per_s: 18, sent: 12, expected: 36, received: 36, lost: 0 });
+    expect(comps[0]).toMatchObject({
+      solo_latency_ms: null,
+      delivery_rate: 1,
+      delivered_per_s: 18,
+      sent: 12,
+      expected: 36,
+      received: 36,
+      lost: 0,
+    });
     expect(comps[1]).toMatchObject({ delivery_rate: 0.972222, lost: 1 });
     expect(comps[2].solo_latency_ms).toEqual({ p50: 300, p95: 500, p99: 520 });
     expect((comps[2].latency_ms as { p50: number }).p50).toBeCloseTo(1500, -1);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { planPresence, presenceQuota, quotaArithmetic, DEFAULT_UPDATE_SHARE } from '../../src/scenarios/presence.js';
+import {
+  planPresence,
+  presenceQuota,
+  quotaArithmetic,
+  DEFAULT_UPDATE_SHARE,
+} from '../../src/scenarios/presence.js';
 import { roomLayout, rotatingSender } from '../../src/scenarios/rooms.js';
 import { kindOfStream, kindStream } from '../../src/scenarios/types.js';
 import { profileFrom } from '../support/profiles.js';
@@ -9,18 +14,42 @@ const profile = (steps: Record<string, unknown>[], extra: Record<string, unknown
 
 describe('presence plan (seed §5)', () => {
   it('fills rooms of `members` in order, one topic and one presence key per connection, tracked at join', () => {
-    const plan = planPresence(profile([{ connections: 24, members: 8, update_share: 0.25, duration: 4 }]), 0);
+    const plan = planPresence(
+      profile([{ connections: 24, members: 8, update_share: 0.25, duration: 4 }]),
+      0,
+    );
     expect(plan.connections).toBe(24);
-    expect([0, 7, 8, 15, 16, 23].map(plan.topicOf)).toEqual(['realtime:bench-0', 'realtime:bench-0', 'realtime:bench-1', 'realtime:bench-1', 'realtime:bench-2', 'realtime:bench-2']);
-    expect(plan.joinConfigOf(9)).toEqual({ private: false, presenceKey: 'member-9', presenceEnabled: true, presenceTrackOnJoin: true });
+    expect([0, 7, 8, 15, 16, 23].map(plan.topicOf)).toEqual([
+      'realtime:bench-0',
+      'realtime:bench-0',
+      'realtime:bench-1',
+      'realtime:bench-1',
+      'realtime:bench-2',
+      'realtime:bench-2',
+    ]);
+    expect(plan.joinConfigOf(9)).toEqual({
+      private: false,
+      presenceKey: 'member-9',
+      presenceEnabled: true,
+      presenceTrackOnJoin: true,
+    });
     expect(plan.primaryKind).toBe('presence');
     expect(plan.broadcasts).toBeNull();
     expect(plan.inserts).toBeNull();
-    expect(plan.params).toMatchObject({ topics: 3, members_per_topic: 8, update_share: 0.25, updates_per_s: 6, deliveries_per_s_target: 48 });
+    expect(plan.params).toMatchObject({
+      topics: 3,
+      members_per_topic: 8,
+      update_share: 0.25,
+      updates_per_s: 6,
+      deliveries_per_s_target: 48,
+    });
   });
 
   it('every member updates at update_share per second, each on its own stream with seqs 0, 1, 2, …', () => {
-    const plan = planPresence(profile([{ connections: 24, members: 8, update_share: 0.25, duration: 4 }]), 0);
+    const plan = planPresence(
+      profile([{ connections: 24, members: 8, update_share: 0.25, duration: 4 }]),
+      0,
+    );
     const p = plan.presence!;
     expect(p.ratePerS).toBe(6);
     expect(p.count).toBe(24); // 6/s × 4 s: one update per member
@@ -34,13 +63,21 @@ describe('presence plan (seed §5)', () => {
     expect(bySender.size).toBe(24);
     for (const seqs of bySender.values()) expect(seqs).toEqual([0]);
     // Consecutive updates go to different rooms.
-    expect([0, 1, 2].map((k) => plan.topicOf(p.senderOf(k).conn))).toEqual(['realtime:bench-0', 'realtime:bench-1', 'realtime:bench-2']);
+    expect([0, 1, 2].map((k) => plan.topicOf(p.senderOf(k).conn))).toEqual([
+      'realtime:bench-0',
+      'realtime:bench-1',
+      'realtime:bench-2',
+    ]);
   });
 
-  it('an update is expected at every member of its sender\'s topic, the tracker included (Phoenix local_broadcast, from = :none)', () => {
+  it("an update is expected at every member of its sender's topic, the tracker included (Phoenix local_broadcast, from = :none)", () => {
     const plan = planPresence(profile([{ connections: 16, members: 8, duration: 1 }]), 0);
     const s = plan.presence!.senderOf(3);
-    expect(plan.streamInfo(s.stream)).toEqual({ key: plan.topicOf(s.conn), excludeSender: false, sender: s.conn });
+    expect(plan.streamInfo(s.stream)).toEqual({
+      key: plan.topicOf(s.conn),
+      excludeSender: false,
+      sender: s.conn,
+    });
   });
 
   it('defaults to 10 % updating, one room of every connection', () => {
@@ -64,14 +101,21 @@ describe('presence plan (seed §5)', () => {
   });
 
   it('refuses partial rooms and inconsistent sizes', () => {
-    expect(() => planPresence(profile([{ connections: 20, members: 8, duration: 1 }]), 0)).toThrow(/multiple of members/);
-    expect(() => planPresence(profile([{ connections: 20, rooms: 2, members: 8, duration: 1 }]), 0)).toThrow(/rooms × members/);
+    expect(() => planPresence(profile([{ connections: 20, members: 8, duration: 1 }]), 0)).toThrow(
+      /multiple of members/,
+    );
+    expect(() =>
+      planPresence(profile([{ connections: 20, rooms: 2, members: 8, duration: 1 }]), 0),
+    ).toThrow(/rooms × members/);
   });
 });
 
 describe('rotatingSender', () => {
-  it('visits every connection once per round and counts each one\'s messages', () => {
-    const layout = roomLayout({ connections: 12, rooms: 3, members: 4, duration: 1, send_rate: 0 } as never, 0);
+  it("visits every connection once per round and counts each one's messages", () => {
+    const layout = roomLayout(
+      { connections: 12, rooms: 3, members: 4, duration: 1, send_rate: 0 } as never,
+      0,
+    );
     const seen = new Set<number>();
     for (let k = 0; k < 12; k++) seen.add(rotatingSender(k, layout).conn);
     expect(seen.size).toBe(12);
@@ -81,7 +125,8 @@ describe('rotatingSender', () => {
 
 describe('§5 quota arithmetic', () => {
   it('quota ÷ members is the update rate a topic may have (the seed table at 1,000/s)', () => {
-    const allowed = (m: number) => quotaArithmetic({ rooms: 1, members: m }, 0, 1000).allowed_topic_updates_per_s;
+    const allowed = (m: number) =>
+      quotaArithmetic({ rooms: 1, members: m }, 0, 1000).allowed_topic_updates_per_s;
     expect([8, 200, 1000, 10_000].map(allowed)).toEqual([125, 5, 1, 0.1]);
   });
 
@@ -90,15 +135,34 @@ describe('§5 quota arithmetic', () => {
     expect(q.needed_per_s).toBeCloseTo(12_800);
     expect(q.topic_updates_per_s).toBeCloseTo(0.8);
     expect(q.allowed_topic_updates_per_s).toBe(1250);
-    expect(quotaArithmetic({ rooms: 1, members: 8 }, 0.1, null).allowed_topic_updates_per_s).toBeNull();
+    expect(
+      quotaArithmetic({ rooms: 1, members: 8 }, 0.1, null).allowed_topic_updates_per_s,
+    ).toBeNull();
   });
 
-  it('the quota: declared in analysis, else the built-in server\'s config, else unknown', () => {
+  it("the quota: declared in analysis, else the built-in server's config, else unknown", () => {
     const steps = [{ connections: 8, duration: 1 }];
-    expect(presenceQuota(profile(steps, { analysis: { presence_quota_per_s: 10_000 } }), false)).toBe(10_000);
-    expect(presenceQuota(profile(steps, { target: { server: { config: { max_presence_events_per_second: 500 } } } }), true)).toBe(500);
-    expect(presenceQuota(profile(steps, { target: { server: { config: { supabase_defaults: true } } } }), true)).toBe(1000);
+    expect(
+      presenceQuota(profile(steps, { analysis: { presence_quota_per_s: 10_000 } }), false),
+    ).toBe(10_000);
+    expect(
+      presenceQuota(
+        profile(steps, { target: { server: { config: { max_presence_events_per_second: 500 } } } }),
+        true,
+      ),
+    ).toBe(500);
+    expect(
+      presenceQuota(
+        profile(steps, { target: { server: { config: { supabase_defaults: true } } } }),
+        true,
+      ),
+    ).toBe(1000);
     expect(presenceQuota(profile(steps), true)).toBeNull(); // the built-in server enforces none by default
-    expect(presenceQuota(profile(steps, { target: { server: { config: { max_presence_events_per_second: 500 } } } }), false)).toBeNull();
+    expect(
+      presenceQuota(
+        profile(steps, { target: { server: { config: { max_presence_events_per_second: 500 } } } }),
+        false,
+      ),
+    ).toBeNull();
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cleanToken, connectRefusal, joinRefusal, shutdownMessage, TokenVerifier } from '../../src/server/auth.js';
+import {
+  cleanToken,
+  connectRefusal,
+  joinRefusal,
+  shutdownMessage,
+  TokenVerifier,
+} from '../../src/server/auth.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { token } from './helpers.js';
 
@@ -23,9 +29,18 @@ describe('TokenVerifier (§1.4)', () => {
   it('classifies failures in Realtime order', async () => {
     expect(await v.verify('abc')).toEqual({ ok: false, kind: 'malformed' });
     expect(await v.verify(await token({}, { typ: null }))).toEqual({ ok: false, kind: 'signer' });
-    expect(await v.verify(await token({}, { secret: 'x'.repeat(40) }))).toEqual({ ok: false, kind: 'signature' });
-    expect(await v.verify(await token({ role: undefined }))).toEqual({ ok: false, kind: 'missing_claims' });
-    expect(await v.verify(await token({ exp: undefined }))).toEqual({ ok: false, kind: 'missing_claims' });
+    expect(await v.verify(await token({}, { secret: 'x'.repeat(40) }))).toEqual({
+      ok: false,
+      kind: 'signature',
+    });
+    expect(await v.verify(await token({ role: undefined }))).toEqual({
+      ok: false,
+      kind: 'missing_claims',
+    });
+    expect(await v.verify(await token({ exp: undefined }))).toEqual({
+      ok: false,
+      kind: 'missing_claims',
+    });
     // Expiry is validated before the required-claims check.
     const r = await v.verify(await token({ role: undefined, exp: 1000 }));
     expect(r).toMatchObject({ ok: false, kind: 'expired' });
@@ -47,11 +62,25 @@ describe('TokenVerifier (§1.4)', () => {
 
 describe('refusal texts', () => {
   it('maps to HTTP (§1.5), join reasons (§3.2) and shutdown messages (§3.5)', () => {
-    expect(connectRefusal({ kind: 'expired', secondsAgo: 3 })).toEqual({ status: 401, error: 'Token has expired' });
-    expect(connectRefusal({ kind: 'other' })).toEqual({ status: 500, error: 'Error connecting to Realtime' });
-    expect(joinRefusal({ kind: 'expired', secondsAgo: 3 })).toBe('InvalidJWTToken: Token has expired 3 seconds ago');
-    expect(joinRefusal({ kind: 'signature' })).toBe('JwtSignatureError: Failed to validate JWT signature');
-    expect(shutdownMessage({ kind: 'expired', secondsAgo: 9 })).toBe('Token has expired 9 seconds ago');
-    expect(shutdownMessage({ kind: 'missing_claims' })).toBe('Fields `role` and `exp` are required in JWT');
+    expect(connectRefusal({ kind: 'expired', secondsAgo: 3 })).toEqual({
+      status: 401,
+      error: 'Token has expired',
+    });
+    expect(connectRefusal({ kind: 'other' })).toEqual({
+      status: 500,
+      error: 'Error connecting to Realtime',
+    });
+    expect(joinRefusal({ kind: 'expired', secondsAgo: 3 })).toBe(
+      'InvalidJWTToken: Token has expired 3 seconds ago',
+    );
+    expect(joinRefusal({ kind: 'signature' })).toBe(
+      'JwtSignatureError: Failed to validate JWT signature',
+    );
+    expect(shutdownMessage({ kind: 'expired', secondsAgo: 9 })).toBe(
+      'Token has expired 9 seconds ago',
+    );
+    expect(shutdownMessage({ kind: 'missing_claims' })).toBe(
+      'Fields `role` and `exp` are required in JWT',
+    );
   });
 });

@@ -10,22 +10,37 @@ import type { ServerOptions } from '../../src/server/options.js';
 
 export const FAST_TIMINGS = { connectErrorBackoffMs: 0, channelErrorBackoffMs: 0 };
 
-export async function token(claims: Record<string, unknown> = {}, opts: { secret?: string; expInS?: number; typ?: string | null } = {}): Promise<string> {
+export async function token(
+  claims: Record<string, unknown> = {},
+  opts: { secret?: string; expInS?: number; typ?: string | null } = {},
+): Promise<string> {
   const body: Record<string, unknown> = { role: 'anon', ...claims };
   if (!('exp' in claims)) body.exp = Math.floor(Date.now() / 1000) + (opts.expInS ?? 3600);
   if (body.exp === undefined) delete body.exp;
   if (body.role === undefined) delete body.role;
   const header: { alg: string; typ?: string } = { alg: 'HS256' };
   if (opts.typ !== null) header.typ = opts.typ ?? 'JWT';
-  return new SignJWT(body).setProtectedHeader(header).sign(new TextEncoder().encode(opts.secret ?? DEV_JWT_SECRET));
+  return new SignJWT(body)
+    .setProtectedHeader(header)
+    .sign(new TextEncoder().encode(opts.secret ?? DEV_JWT_SECRET));
 }
 
 export function serve(opts: ServerOptions = {}): Promise<RunningServer> {
-  return startServer({ port: 0, database: false, log: () => undefined, ...opts, timings: { ...FAST_TIMINGS, ...opts.timings } });
+  return startServer({
+    port: 0,
+    database: false,
+    log: () => undefined,
+    ...opts,
+    timings: { ...FAST_TIMINGS, ...opts.timings },
+  });
 }
 
 /** Polls until `pred` holds; fails after `timeoutMs`. */
-export async function until(pred: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
+export async function until(
+  pred: () => boolean,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!pred()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -53,14 +68,25 @@ export class RawClient {
     ws.on('close', (code) => (this.closeCode = code));
   }
 
-  static async open(port: number, opts: { vsn?: string; apikey?: string | null; host?: string; path?: string; headers?: Record<string, string> } = {}): Promise<RawClient> {
+  static async open(
+    port: number,
+    opts: {
+      vsn?: string;
+      apikey?: string | null;
+      host?: string;
+      path?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<RawClient> {
     const key = opts.apikey === undefined ? await token() : opts.apikey;
     const q = new URLSearchParams();
     if (opts.vsn) q.set('vsn', opts.vsn);
     if (key) q.set('apikey', key);
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.host) headers.host = opts.host;
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${opts.path ?? '/socket/websocket'}?${q}`, { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${opts.path ?? '/socket/websocket'}?${q}`, {
+      headers,
+    });
     const c = new RawClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
@@ -89,7 +115,11 @@ export class RawClient {
 
   /** Waits for a v2 text frame with this event (and ref, when given). */
   async v2(event: string, ref?: string | null, timeoutMs = 3000): Promise<unknown[]> {
-    const f = await this.next((x) => Array.isArray(x.json) && x.json[3] === event && (ref === undefined || x.json[1] === ref), timeoutMs);
+    const f = await this.next(
+      (x) =>
+        Array.isArray(x.json) && x.json[3] === event && (ref === undefined || x.json[1] === ref),
+      timeoutMs,
+    );
     return f.json as unknown[];
   }
 
@@ -113,7 +143,11 @@ export class RawClient {
 }
 
 /** An upgrade that the server refuses: status and body. */
-export async function refusedUpgrade(port: number, query: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export async function refusedUpgrade(
+  port: number,
+  query: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/socket/websocket?${query}`, { headers });
   return new Promise((resolve, reject) => {
     ws.on('unexpected-response', (_req, res) => {

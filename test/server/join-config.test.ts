@@ -4,15 +4,39 @@ import { bindingId, flexibleBoolean, parseJoinPayload } from '../../src/server/j
 describe('parseJoinPayload (§3.1)', () => {
   it('reads the Supabase config with flexible booleans and defaults', () => {
     const c = parseJoinPayload(
-      { config: { broadcast: { self: 'TRUE', ack: true }, presence: { key: 'u1', enabled: 'false' }, private: 'true' }, access_token: 'tok' },
+      {
+        config: {
+          broadcast: { self: 'TRUE', ack: true },
+          presence: { key: 'u1', enabled: 'false' },
+          private: 'true',
+        },
+        access_token: 'tok',
+      },
       'room',
     );
-    expect(c).toMatchObject({ self: true, ack: true, presenceKey: 'u1', presenceEnabled: false, isPrivate: true, accessToken: 'tok', newApi: true });
+    expect(c).toMatchObject({
+      self: true,
+      ack: true,
+      presenceKey: 'u1',
+      presenceEnabled: false,
+      isPrivate: true,
+      accessToken: 'tok',
+      newApi: true,
+    });
   });
 
   it('survives invalid shapes field by field', () => {
-    const c = parseJoinPayload({ config: { broadcast: 'nope', presence: [1], postgres_changes: 'x' } }, 'room');
-    expect(c).toMatchObject({ self: false, ack: false, presenceKey: null, isPrivate: false, postgresChanges: [] });
+    const c = parseJoinPayload(
+      { config: { broadcast: 'nope', presence: [1], postgres_changes: 'x' } },
+      'room',
+    );
+    expect(c).toMatchObject({
+      self: false,
+      ack: false,
+      presenceKey: null,
+      isPrivate: false,
+      postgresChanges: [],
+    });
     expect(parseJoinPayload(null, 'room').newApi).toBe(false);
   });
 
@@ -23,12 +47,25 @@ describe('parseJoinPayload (§3.1)', () => {
   it('normalises postgres_changes params but echoes the raw map', () => {
     const raw = { event: 'insert', table: 'messages', filter: 'room_id=eq.7' };
     const [p] = parseJoinPayload({ config: { postgres_changes: [raw] } }, 'r').postgresChanges;
-    expect(p).toEqual({ raw, event: 'INSERT', schema: 'public', table: 'messages', filter: 'room_id=eq.7' });
-    expect(parseJoinPayload({ config: { postgres_changes: [{ event: 'TRUNCATE' }] } }, 'r').postgresChanges[0]).toMatchObject({ event: '*', table: '*' });
+    expect(p).toEqual({
+      raw,
+      event: 'INSERT',
+      schema: 'public',
+      table: 'messages',
+      filter: 'room_id=eq.7',
+    });
+    expect(
+      parseJoinPayload({ config: { postgres_changes: [{ event: 'TRUNCATE' }] } }, 'r')
+        .postgresChanges[0],
+    ).toMatchObject({ event: '*', table: '*' });
   });
 
   it('parses old-API topics with a colon, and leaves plain room names alone', () => {
-    expect(parseJoinPayload({}, 'public:messages:id=eq.1').postgresChanges[0]).toMatchObject({ schema: 'public', table: 'messages', filter: 'id=eq.1' });
+    expect(parseJoinPayload({}, 'public:messages:id=eq.1').postgresChanges[0]).toMatchObject({
+      schema: 'public',
+      table: 'messages',
+      filter: 'id=eq.1',
+    });
     expect(parseJoinPayload({}, 'room1').postgresChanges).toEqual([]);
   });
 });
@@ -44,6 +81,14 @@ describe('bindingId (§3.2)', () => {
   });
 
   it('flexibleBoolean accepts only true and "true" in any case', () => {
-    expect([true, 'True', 'TRUE', 'false', 1, null, 'yes'].map(flexibleBoolean)).toEqual([true, true, true, false, false, false, false]);
+    expect([true, 'True', 'TRUE', 'false', 1, null, 'yes'].map(flexibleBoolean)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -16,7 +16,10 @@ describe('tenant from Host (§1.3)', () => {
     const open = new TenantRegistry(resolveTenants(undefined, undefined), DEFAULT_TIMINGS);
     expect(open.forHost('127.0.0.1:4000')?.id).toBe('realtime-dev');
     expect(open.forHost('anything.example')?.id).toBe('realtime-dev');
-    const listed = new TenantRegistry(resolveTenants({ tenants: [{ id: 'acme' }] }, undefined), DEFAULT_TIMINGS);
+    const listed = new TenantRegistry(
+      resolveTenants({ tenants: [{ id: 'acme' }] }, undefined),
+      DEFAULT_TIMINGS,
+    );
     expect(listed.forHost('acme.local:4000')?.id).toBe('acme');
     expect(listed.forHost('127.0.0.1:4000')).toBeUndefined();
   });

@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { ReceiveLedger, SendLedger, newMemberState, streamId, type MemberState } from '../../src/measure/ledger.js';
+import {
+  ReceiveLedger,
+  SendLedger,
+  newMemberState,
+  streamId,
+  type MemberState,
+} from '../../src/measure/ledger.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { figuresByKind } from '../../src/run/figures/kinds.js';
 import { mergeMemberships, streamInfoOf } from '../../src/run/figures/membership.js';
 import { encodeReceipts, type StepCollected } from '../../src/load/ipc.js';
 import type { MemberInterval } from '../../src/measure/membership.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
-import { SHARD_FORMAT, SHARD_VERSION, ShardError, type Shard, type ShardIdentity } from '../../src/shard/format.js';
+import {
+  SHARD_FORMAT,
+  SHARD_VERSION,
+  ShardError,
+  type Shard,
+  type ShardIdentity,
+} from '../../src/shard/format.js';
 import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
@@ -20,7 +32,12 @@ const JOINED_AT = 1000;
 const MEMBERS = 6;
 const SEQS = 40;
 
-function collectedOf(worker: number, recv: ReceiveLedger, sends: SendLedger, intervals: MemberInterval[]): StepCollected {
+function collectedOf(
+  worker: number,
+  recv: ReceiveLedger,
+  sends: SendLedger,
+  intervals: MemberInterval[],
+): StepCollected {
   const snap = recv.snapshot();
   return {
     type: 'collected',
@@ -28,10 +45,35 @@ function collectedOf(worker: number, recv: ReceiveLedger, sends: SendLedger, int
     step: STEP,
     receipts: encodeReceipts(snap),
     sends: sends.snapshot(),
-    sendStats: { scheduled: sends.sent + sends.failed, sent: sends.sent, failed: sends.failed, late: sends.late, unsent: 0 },
+    sendStats: {
+      scheduled: sends.sent + sends.failed,
+      sent: sends.sent,
+      failed: sends.failed,
+      late: sends.late,
+      unsent: 0,
+    },
     membership: { [TOPIC]: intervals },
-    connections: { opened: intervals.length, joined: intervals.length, failed: 0, disconnected: 0, openAtEnd: intervals.length, joinedAtEnd: intervals.length, lateJoins: 0, scheduledJoins: intervals.length, reconnects: 0, subscribed: 0 },
-    joins: { ramp: { joined: intervals.length, firstReplyMs: JOINED_AT, lastReplyMs: JOINED_AT, behindSchedule: 0 }, rejoins: 0 },
+    connections: {
+      opened: intervals.length,
+      joined: intervals.length,
+      failed: 0,
+      disconnected: 0,
+      openAtEnd: intervals.length,
+      joinedAtEnd: intervals.length,
+      lateJoins: 0,
+      scheduledJoins: intervals.length,
+      reconnects: 0,
+      subscribed: 0,
+    },
+    joins: {
+      ramp: {
+        joined: intervals.length,
+        firstReplyMs: JOINED_AT,
+        lastReplyMs: JOINED_AT,
+        behindSchedule: 0,
+      },
+      rejoins: 0,
+    },
     joinLatencyHistogram: '',
     errors: {},
     errorClasses: {} as StepCollected['errorClasses'],
@@ -45,7 +87,13 @@ function collectedOf(worker: number, recv: ReceiveLedger, sends: SendLedger, int
 }
 
 /** A deterministic receipt pattern: some lost, some duplicated, some out of order. */
-function receipts(): Array<{ member: number; stream: number; seq: number; sched: number; recv: number }> {
+function receipts(): Array<{
+  member: number;
+  stream: number;
+  seq: number;
+  sched: number;
+  recv: number;
+}> {
   const out = [];
   for (let stream = 0; stream < 2; stream++) {
     for (let seq = 0; seq < SEQS; seq++) {
@@ -62,7 +110,11 @@ function receipts(): Array<{ member: number; stream: number; seq: number; sched:
   return [...out.filter((_, i) => i % 7 !== 0), ...out.filter((_, i) => i % 7 === 0)];
 }
 
-function record(ledger: ReceiveLedger, states: Map<number, MemberState>, r: ReturnType<typeof receipts>[number]): void {
+function record(
+  ledger: ReceiveLedger,
+  states: Map<number, MemberState>,
+  r: ReturnType<typeof receipts>[number],
+): void {
   let m = states.get(r.member);
   if (!m) {
     m = newMemberState();
@@ -79,16 +131,42 @@ function sendLedger(stream: number): SendLedger {
   return s;
 }
 
-const identity = (segment: number, over: Partial<ShardIdentity> = {}): ShardIdentity => ({ run: 'r1', profileName: 'p', profileHash: 'abc', segment, segments: 2, ...over });
+const identity = (segment: number, over: Partial<ShardIdentity> = {}): ShardIdentity => ({
+  run: 'r1',
+  profileName: 'p',
+  profileHash: 'abc',
+  segment,
+  segments: 2,
+  ...over,
+});
 
-function shardOf(segment: number, collected: StepCollected, over: Partial<ShardIdentity> = {}): Shard {
+function shardOf(
+  segment: number,
+  collected: StepCollected,
+  over: Partial<ShardIdentity> = {},
+): Shard {
   return {
     format: SHARD_FORMAT,
     version: SHARD_VERSION,
     identity: identity(segment, over),
     host: { hostname: `h${segment}`, workers: 1, startedAt: '' },
-    run: { profile: {}, profilePath: null, builtin: false, targetUrl: '', status: 'completed', abortReason: null, finishedAt: null },
-    steps: [{ step: STEP, window: { rampStart: 0, rampEnd: 1000, steadyStart: 2000, steadyEnd: 4000, drainEnd: 5000 }, complete: true, collected: [collected] }],
+    run: {
+      profile: {},
+      profilePath: null,
+      builtin: false,
+      targetUrl: '',
+      status: 'completed',
+      abortReason: null,
+      finishedAt: null,
+    },
+    steps: [
+      {
+        step: STEP,
+        window: { rampStart: 0, rampEnd: 1000, steadyStart: 2000, steadyEnd: 4000, drainEnd: 5000 },
+        complete: true,
+        collected: [collected],
+      },
+    ],
     seconds: [],
   };
 }
@@ -98,7 +176,13 @@ const interval = (): MemberInterval => ({ joinedAtMs: JOINED_AT, leftAtMs: Infin
 
 function figuresOf(collected: StepCollected[], origin: SenderMachines | null = null) {
   const byKey = mergeMemberships(collected);
-  const kinds = figuresByKind({ collected, sends: collected.flatMap((c) => c.sends), primaryKind: 'broadcast', info: streamInfoOf(plan, byKey), origin });
+  const kinds = figuresByKind({
+    collected,
+    sends: collected.flatMap((c) => c.sends),
+    primaryKind: 'broadcast',
+    info: streamInfoOf(plan, byKey),
+    origin,
+  });
   const k = kinds.broadcast!;
   return {
     sent: k.figures.sent,
@@ -115,9 +199,12 @@ function figuresOf(collected: StepCollected[], origin: SenderMachines | null = n
 }
 
 describe('mergeShards', () => {
-  it('merging two segments\' shards equals recording the union of their receipts in one ledger', () => {
+  it("merging two segments' shards equals recording the union of their receipts in one ledger", () => {
     const all = receipts();
-    const seg = [0, 1].map(() => ({ ledger: new ReceiveLedger(), states: new Map<number, MemberState>() }));
+    const seg = [0, 1].map(() => ({
+      ledger: new ReceiveLedger(),
+      states: new Map<number, MemberState>(),
+    }));
     const union = { ledger: new ReceiveLedger(), states: new Map<number, MemberState>() };
     for (const x of [...seg, union]) x.ledger.beginStep(STEP);
     for (const r of all) {
@@ -126,7 +213,9 @@ describe('mergeShards', () => {
     }
     const half = Array.from({ length: MEMBERS / 2 }, interval);
     // Through the wire: encoded, decoded, merged (segment order given reversed on purpose).
-    const shards = [1, 0].map((s) => decodeShard(encodeShard(shardOf(s, collectedOf(0, seg[s].ledger, sendLedger(s), half)))));
+    const shards = [1, 0].map((s) =>
+      decodeShard(encodeShard(shardOf(s, collectedOf(0, seg[s].ledger, sendLedger(s), half)))),
+    );
     const merged = mergeShards(shards);
     expect(merged.workers).toBe(2);
     expect(merged.steps[0].collected.map((c) => c.worker)).toEqual([0, 1]);
@@ -134,7 +223,9 @@ describe('mergeShards', () => {
     // One process that received everything and sent both streams.
     const both = new SendLedger(1000);
     both.beginStep(1000);
-    for (const stream of [0, 1]) for (let seq = 0; seq < SEQS; seq++) both.record(stream, seq, 2000 + seq * 50, 2000 + seq * 50 + 1);
+    for (const stream of [0, 1])
+      for (let seq = 0; seq < SEQS; seq++)
+        both.record(stream, seq, 2000 + seq * 50, 2000 + seq * 50 + 1);
     const single = collectedOf(0, union.ledger, both, Array.from({ length: MEMBERS }, interval));
 
     const a = figuresOf(merged.steps[0].collected);
@@ -161,31 +252,60 @@ describe('mergeShards', () => {
 
   it('refuses a shard of another run, another profile or another segment count', () => {
     const c = collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()]);
-    expect(() => mergeShards([shardOf(0, c), shardOf(1, c, { run: 'r2' })], ['a/shard.json', 'b/shard.json'])).toThrow(/b\/shard\.json is of another run: run "r2"/);
-    expect(() => mergeShards([shardOf(0, c), shardOf(1, c, { profileHash: 'def' })])).toThrow(/another profile/);
-    expect(() => mergeShards([shardOf(0, c), shardOf(1, c, { segments: 3 })])).toThrow(/splits the run into 3 segments/);
+    expect(() =>
+      mergeShards([shardOf(0, c), shardOf(1, c, { run: 'r2' })], ['a/shard.json', 'b/shard.json']),
+    ).toThrow(/b\/shard\.json is of another run: run "r2"/);
+    expect(() => mergeShards([shardOf(0, c), shardOf(1, c, { profileHash: 'def' })])).toThrow(
+      /another profile/,
+    );
+    expect(() => mergeShards([shardOf(0, c), shardOf(1, c, { segments: 3 })])).toThrow(
+      /splits the run into 3 segments/,
+    );
   });
 
   it('names missing and repeated segments', () => {
     const c = collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()]);
     const three = { segments: 3 };
-    expect(() => mergeShards([shardOf(1, c, three)])).toThrow(new ShardError('missing segments 0, 2 of 3 (run "r1"): every segment\'s shard is needed for exact totals'));
-    expect(() => mergeShards([shardOf(0, c), shardOf(0, c)], ['x', 'y'])).toThrow(/segment 0\/2 twice: x and y/);
+    expect(() => mergeShards([shardOf(1, c, three)])).toThrow(
+      new ShardError(
+        'missing segments 0, 2 of 3 (run "r1"): every segment\'s shard is needed for exact totals',
+      ),
+    );
+    expect(() => mergeShards([shardOf(0, c), shardOf(0, c)], ['x', 'y'])).toThrow(
+      /segment 0\/2 twice: x and y/,
+    );
   });
 
   it('refuses another format version', () => {
-    const text = encodeShard(shardOf(0, collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()]))).replace(`"version":${SHARD_VERSION}`, '"version":99');
-    expect(() => decodeShard(text, 'old.json')).toThrow(`old.json: shard format version 99, this rtcap reads version ${SHARD_VERSION}`);
+    const text = encodeShard(
+      shardOf(0, collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()])),
+    ).replace(`"version":${SHARD_VERSION}`, '"version":99');
+    expect(() => decodeShard(text, 'old.json')).toThrow(
+      `old.json: shard format version 99, this rtcap reads version ${SHARD_VERSION}`,
+    );
   });
 
-  it('a segment whose clock is 5 s ahead leaves merged latency equal to the same-machine receipts\' (counts from every receipt)', () => {
+  it("a segment whose clock is 5 s ahead leaves merged latency equal to the same-machine receipts' (counts from every receipt)", () => {
     const SKEW_MS = 5000;
     // Stream s is sent by connection s, in segment s; segment 1's clock reads true time + SKEW_MS.
-    const splitPlan = { connections: MEMBERS, broadcasts: null, presence: null, streamInfo: (local: number) => ({ key: TOPIC, excludeSender: false, sender: local }) } as unknown as StepPlan;
-    const scopeOf = (segment: number) => ({ segment, segments: 2, senderOf: (local: number) => local % 2 });
+    const splitPlan = {
+      connections: MEMBERS,
+      broadcasts: null,
+      presence: null,
+      streamInfo: (local: number) => ({ key: TOPIC, excludeSender: false, sender: local }),
+    } as unknown as StepPlan;
+    const scopeOf = (segment: number) => ({
+      segment,
+      segments: 2,
+      senderOf: (local: number) => local % 2,
+    });
     const clock = (segment: number, trueMs: number) => trueMs + (segment === 1 ? SKEW_MS : 0);
     const all = receipts();
-    const seg = [0, 1].map((s) => ({ ledger: new ReceiveLedger(), states: new Map<number, MemberState>(), scope: scopeOf(s) }));
+    const seg = [0, 1].map((s) => ({
+      ledger: new ReceiveLedger(),
+      states: new Map<number, MemberState>(),
+      scope: scopeOf(s),
+    }));
     for (const x of seg) x.ledger.beginStep(STEP, x.scope);
     const union = { ledger: new ReceiveLedger(), states: new Map<number, MemberState>() };
     const sameMachine = { ledger: new ReceiveLedger(), states: new Map<number, MemberState>() };
@@ -194,35 +314,60 @@ describe('mergeShards', () => {
     for (const r of all) {
       const receiver = r.member % 2;
       // The stamp carries the sender's clock, the receive time the receiver's.
-      record(seg[receiver].ledger, seg[receiver].states, { ...r, sched: clock(r.stream, r.sched), recv: clock(receiver, r.recv) });
+      record(seg[receiver].ledger, seg[receiver].states, {
+        ...r,
+        sched: clock(r.stream, r.sched),
+        recv: clock(receiver, r.recv),
+      });
       record(union.ledger, union.states, r);
       if (receiver === r.stream) record(sameMachine.ledger, sameMachine.states, r);
     }
     const skewedSends = (s: number) => {
       const l = new SendLedger(1000);
       l.beginStep(1000);
-      for (let seq = 0; seq < SEQS; seq++) l.record(s, seq, clock(s, 2000 + seq * 50), clock(s, 2000 + seq * 50 + 1));
+      for (let seq = 0; seq < SEQS; seq++)
+        l.record(s, seq, clock(s, 2000 + seq * 50), clock(s, 2000 + seq * 50 + 1));
       return l;
     };
     const half = Array.from({ length: MEMBERS / 2 }, interval);
-    const shards = [0, 1].map((s) => decodeShard(encodeShard(shardOf(s, collectedOf(0, seg[s].ledger, skewedSends(s), half)))));
+    const shards = [0, 1].map((s) =>
+      decodeShard(encodeShard(shardOf(s, collectedOf(0, seg[s].ledger, skewedSends(s), half)))),
+    );
     const collected = mergeShards(shards).steps[0].collected;
     expect(collected.map((c) => c.segment)).toEqual([0, 1]);
-    const origin: SenderMachines = { processSegments: collected.map((c) => c.segment ?? 0), senderSegmentOf: senderSegmentOf(splitPlan, 2) };
+    const origin: SenderMachines = {
+      processSegments: collected.map((c) => c.segment ?? 0),
+      senderSegmentOf: senderSegmentOf(splitPlan, 2),
+    };
     const merged = figuresOf(collected, origin);
 
     const both = new SendLedger(1000);
     both.beginStep(1000);
-    for (const stream of [0, 1]) for (let seq = 0; seq < SEQS; seq++) both.record(stream, seq, 2000 + seq * 50, 2000 + seq * 50 + 1);
-    const whole = figuresOf([collectedOf(0, union.ledger, both, Array.from({ length: MEMBERS }, interval))]);
-    const same = figuresOf([collectedOf(0, sameMachine.ledger, both, Array.from({ length: MEMBERS }, interval))]);
+    for (const stream of [0, 1])
+      for (let seq = 0; seq < SEQS; seq++)
+        both.record(stream, seq, 2000 + seq * 50, 2000 + seq * 50 + 1);
+    const whole = figuresOf([
+      collectedOf(0, union.ledger, both, Array.from({ length: MEMBERS }, interval)),
+    ]);
+    const same = figuresOf([
+      collectedOf(0, sameMachine.ledger, both, Array.from({ length: MEMBERS }, interval)),
+    ]);
 
     // Latency: exactly the same-machine receipts' (true times), whatever the skew.
     expect(merged.firstLatency).toEqual(same.firstLatency);
     expect(merged.fanout).toEqual(same.fanout);
     expect(merged.everyReceipt).toEqual(same.everyReceipt);
     // Counts: every receipt, as one machine would count them.
-    for (const k of ['sent', 'expected', 'received', 'lost', 'excess', 'duplicates', 'reordered'] as const) expect(merged[k]).toBe(whole[k]);
+    for (const k of [
+      'sent',
+      'expected',
+      'received',
+      'lost',
+      'excess',
+      'duplicates',
+      'reordered',
+    ] as const)
+      expect(merged[k]).toBe(whole[k]);
     const other = collected.reduce((a, c) => a + (c.receipts.otherMachine ?? 0), 0);
     expect(other).toBeGreaterThan(0);
     expect(other + sameMachine.ledger.received).toBe(union.ledger.received);

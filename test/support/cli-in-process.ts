@@ -5,11 +5,17 @@
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
-export async function cliInProcess(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
+export async function cliInProcess(
+  ...argv: string[]
+): Promise<{ code: number; err: string; out: string }> {
   let err = '';
   let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation(
+    (s: string | Uint8Array) => ((out += String(s)), true),
+  );
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (s: string | Uint8Array) => ((err += String(s)), true),
+  );
   process.exitCode = 0;
   try {
     await main(argv);

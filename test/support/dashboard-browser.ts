@@ -34,11 +34,21 @@ export async function startWithDashboard(args: string[]): Promise<DashboardProce
 }
 
 export function requireChromium(): void {
-  if (!chromiumAvailable()) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`);
+  if (!chromiumAvailable())
+    throw new Error(
+      `no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium), or set RTCAP_SKIP_BROWSER=1 to skip this suite`,
+    );
 }
 
-/** A page at `url` whose requests are all routed: those not to 127.0.0.1 are refused and listed in `outside`. */
-export async function guardedPage(browser: Browser, url: string, seen: { outside: string[]; requested: string[] }): Promise<Page> {
+/**
+ * A page at `url` whose requests are all routed: those not to 127.0.0.1 are refused and listed in
+ * `outside`.
+ */
+export async function guardedPage(
+  browser: Browser,
+  url: string,
+  seen: { outside: string[]; requested: string[] },
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.route('**/*', (route) => {
     const u = route.request().url();

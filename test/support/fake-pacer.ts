@@ -14,7 +14,10 @@ export class FakePacer implements Pacer {
     this.timers.push({ at: this.t + Math.max(0, ms), seq: this.seq++, fn });
   }
 
-  /** Runs timers in time order until none is due by `untilMs` (bounded, so a runaway loop fails the test). */
+  /**
+   * Runs timers in time order until none is due by `untilMs` (bounded, so a runaway loop fails the
+   * test).
+   */
   run(untilMs = Infinity, maxTimers = 100_000): void {
     for (let n = 0; n < maxTimers; n++) {
       this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);

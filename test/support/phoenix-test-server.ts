@@ -12,7 +12,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { decodeFrame, encodeFrame, encodeUserBroadcast, type Frame, decodeBinary } from '../../src/protocol/frame.js';
+import {
+  decodeFrame,
+  encodeFrame,
+  encodeUserBroadcast,
+  type Frame,
+  decodeBinary,
+} from '../../src/protocol/frame.js';
 import { EV, REASON, VSN_1, type Vsn } from '../../src/protocol/constants.js';
 
 export interface TestServerOptions {
@@ -32,9 +38,15 @@ export interface TestServerOptions {
   malformed?: boolean;
   /** Topic prefix that may be joined (others get "unmatched topic"). */
   topicPrefix?: string;
-  /** Of the pushes whose member asked for acks (config.broadcast.ack), every Nth gets no reply (10: exactly 10 %). */
+  /**
+   * Of the pushes whose member asked for acks (config.broadcast.ack), every Nth gets no reply (10:
+   * exactly 10 %).
+   */
   ackSilenceEvery?: number;
-  /** Joins wait in one queue served at this fixed rate: each is answered 1/rate after the previous one (or its arrival). */
+  /**
+   * Joins wait in one queue served at this fixed rate: each is answered 1/rate after the previous
+   * one (or its arrival).
+   */
   joinsPerS?: number;
   /** Drop exactly every Nth (message, recipient) delivery, counted over the whole server. */
   dropEvery?: number;
@@ -48,7 +60,10 @@ export interface TestServerOptions {
    * acknowledged and fanned out 1/rate after the previous one (or its arrival).
    */
   broadcastsPerS?: number;
-  /** Of the presence updates (tracks of a member already tracked), every Nth gets no reply; its diff still goes out. */
+  /**
+   * Of the presence updates (tracks of a member already tracked), every Nth gets no reply; its diff
+   * still goes out.
+   */
   trackSilenceEvery?: number;
   /**
    * A serial writer: every broadcast delivery (message, recipient) waits in one queue and is
@@ -112,7 +127,18 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const members = new Map<string, Set<Member>>();
-  const stats = { pushes: 0, deliveries: 0, dropped: 0, reordered: 0, joins: 0, acks: 0, ackSilences: 0, presenceUpdates: 0, presenceUpdateDiffs: 0, trackSilences: 0 };
+  const stats = {
+    pushes: 0,
+    deliveries: 0,
+    dropped: 0,
+    reordered: 0,
+    joins: 0,
+    acks: 0,
+    ackSilences: 0,
+    presenceUpdates: 0,
+    presenceUpdateDiffs: 0,
+    trackSilences: 0,
+  };
   let attempts = 0;
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => void, ms: number) => {
@@ -125,7 +151,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let nextId = 0;
   let presenceRefs = 0;
   let ackedPushes = 0;
-  /** When the join queue is next free (epoch ms); joins are answered at fixed intervals from there. */
+  /**
+   * When the join queue is next free (epoch ms); joins are answered at fixed intervals from there.
+   */
   let joinQueueFreeAtMs = 0;
   /** The same for broadcast pushes (broadcastsPerS). */
   let pushQueueFreeAtMs = 0;
@@ -138,7 +166,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       const body = opts.refuse.body;
       // The client may reset the connection once it has read the refusal: not this server's error.
       socket.on('error', () => undefined);
-      socket.end(`HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${opts.refuse.status} Refused\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     const vsn = (new URL(req.url ?? '/', 'http://x').searchParams.get('vsn') ?? VSN_1) as Vsn;
@@ -163,7 +193,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           const b = decodeBinary(data, 'client');
           if (b.kind !== 3) return;
           binaryPayload = { userEvent: b.userEvent, payload: b.payload };
-          f = { joinRef: b.joinRef, ref: b.ref, topic: b.topic, event: EV.broadcast, payload: null };
+          f = {
+            joinRef: b.joinRef,
+            ref: b.ref,
+            topic: b.topic,
+            event: EV.broadcast,
+            payload: null,
+          };
         } else {
           f = decodeFrame(data, false, vsn, 'client');
         }
@@ -171,7 +207,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         return;
       }
       if (f.event === EV.heartbeat) {
-        send(ws, vsn, { joinRef: null, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
+        send(ws, vsn, {
+          joinRef: null,
+          ref: f.ref,
+          topic: f.topic,
+          event: EV.reply,
+          payload: { status: 'ok', response: {} },
+        });
         return;
       }
       if (f.event === EV.join) {
@@ -180,10 +222,24 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           return;
         }
         if (opts.topicPrefix && !f.topic.startsWith(opts.topicPrefix)) {
-          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
+          send(ws, vsn, {
+            joinRef: f.joinRef,
+            ref: f.ref,
+            topic: f.topic,
+            event: EV.reply,
+            payload: { status: 'error', response: { reason: 'unmatched topic' } },
+          });
           return;
         }
-        const cfg = (f.payload as { config?: { broadcast?: { self?: boolean; ack?: boolean }; presence?: { key?: string }; postgres_changes?: unknown[] } } | null)?.config;
+        const cfg = (
+          f.payload as {
+            config?: {
+              broadcast?: { self?: boolean; ack?: boolean };
+              presence?: { key?: string };
+              postgres_changes?: unknown[];
+            };
+          } | null
+        )?.config;
         const m: Member = {
           ws,
           vsn,
@@ -202,10 +258,28 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           if (!set) members.set(f.topic, (set = new Set()));
           set.add(m);
           stats.joins++;
-          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: { postgres_changes: [] } } });
-          // Bindings are confirmed as the server does (docs/PROTOCOL.md §7.2); no change ever follows.
+          send(ws, vsn, {
+            joinRef: f.joinRef,
+            ref: f.ref,
+            topic: f.topic,
+            event: EV.reply,
+            payload: { status: 'ok', response: { postgres_changes: [] } },
+          });
+          // Bindings are confirmed as the server does (docs/PROTOCOL.md §7.2); no change ever
+          // follows.
           if (subscribes) {
-            send(ws, vsn, { joinRef: f.joinRef, ref: null, topic: f.topic, event: EV.system, payload: { extension: EV.postgresChanges, status: 'ok', message: REASON.subscribedToPostgres, channel: f.topic } });
+            send(ws, vsn, {
+              joinRef: f.joinRef,
+              ref: null,
+              topic: f.topic,
+              event: EV.system,
+              payload: {
+                extension: EV.postgresChanges,
+                status: 'ok',
+                message: REASON.subscribedToPostgres,
+                channel: f.topic,
+              },
+            });
           }
         };
         if (!opts.joinsPerS) {
@@ -224,7 +298,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       }
       const sender = joined.get(f.topic);
       if (!sender) {
-        send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'error', response: { reason: 'unmatched topic' } } });
+        send(ws, vsn, {
+          joinRef: f.joinRef,
+          ref: f.ref,
+          topic: f.topic,
+          event: EV.reply,
+          payload: { status: 'error', response: { reason: 'unmatched topic' } },
+        });
         return;
       }
       if (f.event === EV.presence) {
@@ -238,7 +318,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         if (opts.ackSilenceEvery && ackedPushes % opts.ackSilenceEvery === 0) stats.ackSilences++;
         else {
           stats.acks++;
-          send(ws, vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
+          send(ws, vsn, {
+            joinRef: f.joinRef,
+            ref: f.ref,
+            topic: f.topic,
+            event: EV.reply,
+            payload: { status: 'ok', response: {} },
+          });
         }
       };
       if (opts.closeAllAfterMs !== undefined && !closeTimer) {
@@ -253,7 +339,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         for (const m of members.get(f.topic) ?? []) {
           if (m.ws === ws && !sender.self) continue;
           attempts++;
-          if (drops(msgKey, m.id, opts.dropShare ?? 0) || (opts.dropEvery !== undefined && attempts % opts.dropEvery === 0)) {
+          if (
+            drops(msgKey, m.id, opts.dropShare ?? 0) ||
+            (opts.dropEvery !== undefined && attempts % opts.dropEvery === 0)
+          ) {
             stats.dropped++;
             continue;
           }
@@ -274,12 +363,35 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         else m.highest.set(id, index);
         if (binaryPayload) {
           if (m.vsn === VSN_1) {
-            send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.broadcast, payload: { type: 'broadcast', event: binaryPayload.userEvent, payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()) } });
+            send(m.ws, m.vsn, {
+              joinRef: null,
+              ref: null,
+              topic: f.topic,
+              event: EV.broadcast,
+              payload: {
+                type: 'broadcast',
+                event: binaryPayload.userEvent,
+                payload: JSON.parse(Buffer.from(binaryPayload.payload).toString()),
+              },
+            });
           } else if (m.ws.readyState === m.ws.OPEN) {
-            m.ws.send(encodeUserBroadcast({ topic: f.topic, userEvent: binaryPayload.userEvent, payload: binaryPayload.payload, encoding: 1 }));
+            m.ws.send(
+              encodeUserBroadcast({
+                topic: f.topic,
+                userEvent: binaryPayload.userEvent,
+                payload: binaryPayload.payload,
+                encoding: 1,
+              }),
+            );
           }
         } else {
-          send(m.ws, m.vsn, { joinRef: null, ref: null, topic: f.topic, event: fanoutEvent, payload: f.payload });
+          send(m.ws, m.vsn, {
+            joinRef: null,
+            ref: null,
+            topic: f.topic,
+            event: fanoutEvent,
+            payload: f.payload,
+          });
         }
       };
       if (opts.broadcastsPerS) {
@@ -323,18 +435,42 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     });
   }
 
-  /** A presence track (docs/PROTOCOL.md §5): replied ok, its diff written to every member of the topic, the tracker's own included. */
+  /**
+   * A presence track (docs/PROTOCOL.md §5): replied ok, its diff written to every member of the
+   * topic, the tracker's own included.
+   */
   function track(m: Member, f: Frame) {
-    const p = f.payload as { type?: string; event?: string; payload?: Record<string, unknown> } | null;
+    const p = f.payload as {
+      type?: string;
+      event?: string;
+      payload?: Record<string, unknown>;
+    } | null;
     if (p?.event !== 'track') return;
     const update = m.tracked;
     m.tracked = true;
     if (update) stats.presenceUpdates++;
-    if (update && opts.trackSilenceEvery && stats.presenceUpdates % opts.trackSilenceEvery === 0) stats.trackSilences++;
-    else send(m.ws, m.vsn, { joinRef: f.joinRef, ref: f.ref, topic: f.topic, event: EV.reply, payload: { status: 'ok', response: {} } });
-    const diff = { joins: { [m.presenceKey]: { metas: [{ phx_ref: String(++presenceRefs), ...p.payload }] } }, leaves: {} };
+    if (update && opts.trackSilenceEvery && stats.presenceUpdates % opts.trackSilenceEvery === 0)
+      stats.trackSilences++;
+    else
+      send(m.ws, m.vsn, {
+        joinRef: f.joinRef,
+        ref: f.ref,
+        topic: f.topic,
+        event: EV.reply,
+        payload: { status: 'ok', response: {} },
+      });
+    const diff = {
+      joins: { [m.presenceKey]: { metas: [{ phx_ref: String(++presenceRefs), ...p.payload }] } },
+      leaves: {},
+    };
     for (const to of members.get(f.topic) ?? []) {
-      send(to.ws, to.vsn, { joinRef: null, ref: null, topic: f.topic, event: EV.presenceDiff, payload: diff });
+      send(to.ws, to.vsn, {
+        joinRef: null,
+        ref: null,
+        topic: f.topic,
+        event: EV.presenceDiff,
+        payload: diff,
+      });
       if (update) stats.presenceUpdateDiffs++;
     }
   }

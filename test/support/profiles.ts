@@ -8,7 +8,11 @@ import { stringify } from 'yaml';
  * short a window the event-loop lag p99 is in effect its maximum, and one scheduling hiccup
  * would turn any verdict into `generator-bound`. A test about that verdict sets its own.
  */
-export const TEST_GENERATOR_LIMITS = { max_event_loop_lag_p99_ms: 2000, max_cpu_pct: 100, min_offered_ratio: 0.9 };
+export const TEST_GENERATOR_LIMITS = {
+  max_event_loop_lag_p99_ms: 2000,
+  max_cpu_pct: 100,
+  min_offered_ratio: 0.9,
+};
 
 /** A profile from a plain object, through the real loader (defaults, validation). */
 export function profileFrom(obj: Record<string, unknown>): Profile {

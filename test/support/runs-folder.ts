@@ -16,16 +16,34 @@ export const CAMPAIGN_ENTRIES = ['seed-002-s1.1-connections', 'seed-002-s1.2-del
 export function runsFolder(): string {
   const root = mkdtempSync(join(tmpdir(), 'rtcap-runs-'));
   mkdirSync(join(root, 'run-a'));
-  copyFileSync(new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url), join(root, 'run-a', 'timeseries.ndjson'));
+  copyFileSync(
+    new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url),
+    join(root, 'run-a', 'timeseries.ndjson'),
+  );
   const problems = writeArtifacts(loadRun('run-a') as ResultFile, join(root, 'run-a'));
   if (problems.length) throw new Error(problems.join('; '));
   mkdirSync(join(root, 'run-b'));
   writeFileSync(join(root, 'run-b', 'result.json'), JSON.stringify(loadRun('run-b')));
   const c = join(root, 'campaign');
   const state: CampaignState = {
-    schema: 'rtcap.campaign/v1', name: 'seed-002', campaign_path: '/x/campaign.yaml', started_at: '2026-11-30T10:00:00.000Z',
-    finished_at: '2026-11-30T12:00:00.000Z', status: 'completed', resumed_at: [],
-    entries: CAMPAIGN_ENTRIES.map((n, i) => ({ index: i + 1, name: n, profile: `/x/${n}.yaml`, sweep: false, dir: `0${i + 1}-${n}`, status: 'completed', exit_code: 0, wall_s: 600, attempts: 1 })),
+    schema: 'rtcap.campaign/v1',
+    name: 'seed-002',
+    campaign_path: '/x/campaign.yaml',
+    started_at: '2026-11-30T10:00:00.000Z',
+    finished_at: '2026-11-30T12:00:00.000Z',
+    status: 'completed',
+    resumed_at: [],
+    entries: CAMPAIGN_ENTRIES.map((n, i) => ({
+      index: i + 1,
+      name: n,
+      profile: `/x/${n}.yaml`,
+      sweep: false,
+      dir: `0${i + 1}-${n}`,
+      status: 'completed',
+      exit_code: 0,
+      wall_s: 600,
+      attempts: 1,
+    })),
   };
   for (const e of state.entries) {
     mkdirSync(join(c, e.dir), { recursive: true });

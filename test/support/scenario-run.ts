@@ -10,9 +10,17 @@ import type { Profile } from '../../src/profile/schema.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { runBenchmark } from '../../src/run/runner.js';
 
-export async function runScenario(profile: Profile): Promise<{ result: RunResult; exitCode: number; timeline: TimeseriesPoint[]; dir: string }> {
+export async function runScenario(
+  profile: Profile,
+): Promise<{ result: RunResult; exitCode: number; timeline: TimeseriesPoint[]; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), `rtcap-${profile.scenario}-`));
-  const { result, exitCode } = await runBenchmark({ profile, profilePath: null, redactedProfile: {}, outDir: dir, log: () => undefined });
+  const { result, exitCode } = await runBenchmark({
+    profile,
+    profilePath: null,
+    redactedProfile: {},
+    outDir: dir,
+    log: () => undefined,
+  });
   const timeline = readFileSync(join(dir, 'timeseries.ndjson'), 'utf8')
     .trim()
     .split('\n')
@@ -35,7 +43,9 @@ export function expectConsistentStep(step: StepResult, timeline: readonly Timese
   expect(m.lost).toBe(m.expected - m.received);
   expect(m.duplicates).toBe(0);
   expect(m.unexpected).toBe(0);
-  const streamed = timeline.filter((p) => p.step === step.index).reduce((a, p) => a + p.delivered_per_s, 0);
+  const streamed = timeline
+    .filter((p) => p.step === step.index)
+    .reduce((a, p) => a + p.delivered_per_s, 0);
   expect(streamed).toBe(receivedAllKinds(step));
   expect(step.errors).toEqual({});
 }

@@ -1,4 +1,7 @@
-/** The built-in server's own counters, read from its /metrics (no token needed, src/server/metrics.ts). */
+/**
+ * The built-in server's own counters, read from its /metrics (no token needed,
+ * src/server/metrics.ts).
+ */
 export async function serverCounters(port: number): Promise<Record<string, number>> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   if (!res.ok) throw new Error(`/metrics: HTTP ${res.status}`);

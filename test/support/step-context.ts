@@ -29,10 +29,22 @@ export function fakeCollected(p: DeepPartialCollected = {}, worker = 0): StepCol
     type: 'collected',
     worker,
     step: 0,
-    receipts: { streams: [], received: 0, reordered: 0, duplicates: 0, unexpected: 0, stale: 0, deliveryHistogram: empty, kindHistograms: [] },
+    receipts: {
+      streams: [],
+      received: 0,
+      reordered: 0,
+      duplicates: 0,
+      unexpected: 0,
+      stale: 0,
+      deliveryHistogram: empty,
+      kindHistograms: [],
+    },
     sends: [],
     membership: {},
-    joins: { ramp: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 }, rejoins: 0 },
+    joins: {
+      ramp: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 },
+      rejoins: 0,
+    },
     joinLatencyHistogram: empty,
     errors: {},
     errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
@@ -42,15 +54,35 @@ export function fakeCollected(p: DeepPartialCollected = {}, worker = 0): StepCol
     sendBufferPeakBytes: 0,
     lagP99Ms: null,
     ...p,
-    connections: { opened: 0, joined: 0, failed: 0, disconnected: 0, openAtEnd: 0, joinedAtEnd: 0, lateJoins: 0, scheduledJoins: 0, reconnects: 0, subscribed: 0, ...p.connections },
+    connections: {
+      opened: 0,
+      joined: 0,
+      failed: 0,
+      disconnected: 0,
+      openAtEnd: 0,
+      joinedAtEnd: 0,
+      lateJoins: 0,
+      scheduledJoins: 0,
+      reconnects: 0,
+      subscribed: 0,
+      ...p.connections,
+    },
     sendStats: { scheduled: 0, sent: 0, failed: 0, late: 0, unsent: 0, ...p.sendStats },
     acks: { ok: 0, errors: 0, unacked: 0, untracked: 0, ...p.acks },
   };
 }
 
 /** One second of the timeline: successful joins and errors by reason (one worker). */
-export function fakeSecond(t: number, joins: number, errorReasons: Record<string, number> = {}): SecondRecord {
-  const point = { t, joins_per_s: joins, errors: Object.values(errorReasons).reduce((a, b) => a + b, 0) } as TimeseriesPoint;
+export function fakeSecond(
+  t: number,
+  joins: number,
+  errorReasons: Record<string, number> = {},
+): SecondRecord {
+  const point = {
+    t,
+    joins_per_s: joins,
+    errors: Object.values(errorReasons).reduce((a, b) => a + b, 0),
+  } as TimeseriesPoint;
   const worker = { type: 'second', worker: 0, t, errorReasons } as unknown as SecondStats;
   return { point, workers: [worker], server: null };
 }
@@ -77,8 +109,16 @@ export function fakeContext(args: {
     profile: args.profile,
     plan: args.plan,
     collected: args.collected ?? [fakeCollected()],
-    window: { rampStart: 0, rampEnd: 1000, steadyStart: 1000, steadyEnd: 1000 + steady, drainEnd: 2000 + steady },
-    kinds: { broadcast: { figures: fakeFigures(args.figures), deliveryHistogram: createHistogram() } },
+    window: {
+      rampStart: 0,
+      rampEnd: 1000,
+      steadyStart: 1000,
+      steadyEnd: 1000 + steady,
+      drainEnd: 2000 + steady,
+    },
+    kinds: {
+      broadcast: { figures: fakeFigures(args.figures), deliveryHistogram: createHistogram() },
+    },
     steadySeconds: args.steadySeconds ?? [],
     stepSeconds: args.stepSeconds ?? [],
     ackLatency: ack,

@@ -18,14 +18,32 @@ export const broadcastPrivate: ScenarioSection = {
     {
       id: 's2.1-sends-deliveries',
       title: '2.1 Sends and deliveries',
-      columns: ['step', 'topology', 'sends/s', 'deliveries/s', 'first receive p50', 'delivery', 'verdict'],
+      columns: [
+        'step',
+        'topology',
+        'sends/s',
+        'deliveries/s',
+        'first receive p50',
+        'delivery',
+        'verdict',
+      ],
       align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<BroadcastPrivateExtra>;
         // The seed adds p95 in brackets where it, not p50, shows the trouble ("93 ms (p95 6.4 s)").
         const p95 = s.latency_ms?.p95;
-        const p50 = fmtMs(s.latency_ms?.p50) + (p95 != null && p95 > ctx.result.slo.p95_ms ? ` (p95 ${fmtMs(p95)})` : '');
-        return [stepName(s), topology(e), fmtRate(s.rates?.sent_per_s), fmtRate(s.rates?.delivered_per_s), p50, deliveryCell(s), verdictCell(s, ctx.analysis.safe_lines)];
+        const p50 =
+          fmtMs(s.latency_ms?.p50) +
+          (p95 != null && p95 > ctx.result.slo.p95_ms ? ` (p95 ${fmtMs(p95)})` : '');
+        return [
+          stepName(s),
+          topology(e),
+          fmtRate(s.rates?.sent_per_s),
+          fmtRate(s.rates?.delivered_per_s),
+          p50,
+          deliveryCell(s),
+          verdictCell(s, ctx.analysis.safe_lines),
+        ];
       }),
       notes: fitNotes(ctx, ['cpu_vs_sends', 'cpu_vs_deliveries']),
     },

@@ -18,7 +18,12 @@ export function connectionsTable(ctx: SectionContext, id: string, title: string)
     title,
     columns: ['connections', 'server memory', 'delivery', 'verdict'],
     align: ['right', 'right', 'right', 'left'],
-    rows: ctx.result.steps.map((s) => [connectionsCell(s), fmtPct(s.server?.mem_pct), deliveryCell(s), verdictCell(s, safe)]),
+    rows: ctx.result.steps.map((s) => [
+      connectionsCell(s),
+      fmtPct(s.server?.mem_pct),
+      deliveryCell(s),
+      verdictCell(s, safe),
+    ]),
     notes: fitNotes(ctx, ['memory_vs_connections']),
   };
 }
@@ -45,7 +50,19 @@ export function stepsTable(ctx: SectionContext): ReportTable {
       'verdict',
       'reasons',
     ],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+    align: [
+      'left',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'left',
+      'left',
+    ],
     rows: ctx.result.steps.map((s) => {
       const c = s.connections;
       const l = s.latency_ms;

@@ -25,4 +25,14 @@ export function registeredScenarios(): string[] {
   return [...SECTIONS.keys()];
 }
 
-for (const s of [broadcastPublic, broadcastPrivate, payloadSize, joinRate, presence, postgresChanges, writeOnly, mixed]) registerSection(s);
+for (const s of [
+  broadcastPublic,
+  broadcastPrivate,
+  payloadSize,
+  joinRate,
+  presence,
+  postgresChanges,
+  writeOnly,
+  mixed,
+])
+  registerSection(s);

@@ -1,4 +1,7 @@
-/** Seed 002 §4: connection and authorisation rate — join success per join rate, with the pool's ceiling. */
+/**
+ * Seed 002 §4: connection and authorisation rate — join success per join rate, with the pool's
+ * ceiling.
+ */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { deliveryCell, verdictCell } from '../cells.js';
 import type { JoinRateExtra } from '../../result/extra.js';
@@ -23,7 +26,8 @@ function sharePct(r: number): string {
 
 /** "30 s"; "not within the step" when rejections ran to its end; "—" when nothing was rejected. */
 function recoveryCell(e: Partial<JoinRateExtra>): string {
-  if (e.first_rejection_to_recovery_s != null) return `${fmtInt(e.first_rejection_to_recovery_s)} s`;
+  if (e.first_rejection_to_recovery_s != null)
+    return `${fmtInt(e.first_rejection_to_recovery_s)} s`;
   return e.recovered === false ? 'not within the step' : '—';
 }
 
@@ -40,20 +44,34 @@ export const joinRate: ScenarioSection = {
       const e = s.extra as Partial<JoinRateExtra>;
       if (e.join_attempts == null || e.join_succeeded == null || e.join_rejected == null) return [];
       if (e.join_attempts === e.join_succeeded) return [];
-      const parts = [`${fmtInt(e.join_succeeded)} joined`, `${fmtInt(e.join_rejected)} refused by the server`];
-      if (e.join_failed_other) parts.push(`${fmtInt(e.join_failed_other)} failed otherwise (timeouts, network)`);
-      if (e.join_pending_at_end) parts.push(`${fmtInt(e.join_pending_at_end)} unanswered at the end`);
-      const retries = e.reconnects ? ` (${fmtInt(e.reconnects)} of them reconnects with backoff and jitter)` : '';
-      return [`Step ${s.index}: ${fmtInt(e.join_attempts)} join attempts${retries}: ${parts.join(', ')}.`];
+      const parts = [
+        `${fmtInt(e.join_succeeded)} joined`,
+        `${fmtInt(e.join_rejected)} refused by the server`,
+      ];
+      if (e.join_failed_other)
+        parts.push(`${fmtInt(e.join_failed_other)} failed otherwise (timeouts, network)`);
+      if (e.join_pending_at_end)
+        parts.push(`${fmtInt(e.join_pending_at_end)} unanswered at the end`);
+      const retries = e.reconnects
+        ? ` (${fmtInt(e.reconnects)} of them reconnects with backoff and jitter)`
+        : '';
+      return [
+        `Step ${s.index}: ${fmtInt(e.join_attempts)} join attempts${retries}: ${parts.join(', ')}.`,
+      ];
     }),
   tables: (ctx) => {
     const steps = ctx.result.steps;
-    const e0 = steps.map((s) => s.extra as Partial<JoinRateExtra>).find((e) => e.predicted_ceiling_per_s != null || e.db_pool != null);
-    const notes = fitNotes(ctx, ['join_ceiling_vs_pool_over_check']).filter((t) => !t.includes('no fit'));
+    const e0 = steps
+      .map((s) => s.extra as Partial<JoinRateExtra>)
+      .find((e) => e.predicted_ceiling_per_s != null || e.db_pool != null);
+    const notes = fitNotes(ctx, ['join_ceiling_vs_pool_over_check']).filter(
+      (t) => !t.includes('no fit'),
+    );
     if (e0) {
       const pool = e0.db_pool ?? null;
       const check = e0.auth_check_ms_p50 ?? null;
-      const predicted = e0.predicted_ceiling_per_s ?? (pool !== null && check ? pool / (check / 1000) : null);
+      const predicted =
+        e0.predicted_ceiling_per_s ?? (pool !== null && check ? pool / (check / 1000) : null);
       const knee = ctx.analysis.knees.join_rate;
       notes.push(
         `Predicted ceiling: db_pool ÷ check time = ${pool ?? '—'} ÷ ${fmtMs(check)} ≈ ${fmtRate(predicted)}; measured: highest stable ${fmtRate(knee?.last_stable?.value ?? null)}, first broken ${fmtRate(knee?.first_broken?.value ?? null)}.`,
@@ -63,13 +81,24 @@ export const joinRate: ScenarioSection = {
       {
         id: 's4-join-rate',
         title: '4 Join rate',
-        columns: ['join rate', 'joins/s answered', 'join p95', 'join success', 'delivery', 'rejections (verbatim)', 'recovery', 'measured ceiling', 'verdict'],
+        columns: [
+          'join rate',
+          'joins/s answered',
+          'join p95',
+          'join success',
+          'delivery',
+          'rejections (verbatim)',
+          'recovery',
+          'measured ceiling',
+          'verdict',
+        ],
         align: ['right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'left'],
         rows: steps.map((s) => {
           const e = s.extra as Partial<JoinRateExtra>;
           return [
             fmtRate(s.params.join_rate),
-            // Measured: the ramp's first joins by reply time (rates.joins_per_s), never the rate asked.
+            // Measured: the ramp's first joins by reply time (rates.joins_per_s), never the rate
+            // asked.
             fmtRate(s.rates?.joins_per_s ?? null),
             fmtMs(s.connections.join_latency_ms?.p95 ?? null),
             successCell(e, s.connections.joined, s.connections.target),

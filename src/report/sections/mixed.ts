@@ -1,4 +1,7 @@
-/** Mixed load: each component's latency against its solo run (seed §6: CDC 2.6 s → 15 s under mixed load). */
+/**
+ * Mixed load: each component's latency against its solo run (seed §6: CDC 2.6 s → 15 s under mixed
+ * load).
+ */
 import { fmtMs, fmtRate, fmtRatioPct } from '../../model/format.js';
 import { stepName } from '../cells.js';
 import type { LatencySummaryMs, MixedExtra } from '../../result/extra.js';
@@ -20,11 +23,21 @@ export const mixed: ScenarioSection = {
     {
       id: 'mixed',
       title: 'Mixed load against solo',
-      columns: ['step', 'component', 'p50 / p95 mixed', 'p50 / p95 solo', 'p50 change', 'delivered/s', 'delivery', 'step verdict'],
+      columns: [
+        'step',
+        'component',
+        'p50 / p95 mixed',
+        'p50 / p95 solo',
+        'p50 change',
+        'delivered/s',
+        'delivery',
+        'step verdict',
+      ],
       align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.flatMap((s) => {
         const comps = (s.extra as Partial<MixedExtra>).components ?? [];
-        // A step running one component alone is that component's solo run: its latency goes in the solo column.
+        // A step running one component alone is that component's solo run: its latency goes in the
+        // solo column.
         const soloStep = comps.length === 1 && comps[0].solo_latency_ms == null;
         return comps.map((c) => [
           stepName(s),
@@ -37,7 +50,9 @@ export const mixed: ScenarioSection = {
           s.verdict,
         ]);
       }),
-      notes: ['Latency of every receipt from its scheduled send, update or insert time; solo: the latest earlier step that ran the component alone.'],
+      notes: [
+        'Latency of every receipt from its scheduled send, update or insert time; solo: the latest earlier step that ran the component alone.',
+      ],
     },
   ],
 };

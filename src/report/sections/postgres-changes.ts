@@ -1,4 +1,6 @@
-/** Seed 002 §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller peak. */
+/**
+ * Seed 002 §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller peak.
+ */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { latencyTriple, stepName, verdictCell } from '../cells.js';
 import type { PostgresChangesExtra } from '../../result/extra.js';
@@ -11,17 +13,32 @@ export const postgresChanges: ScenarioSection = {
     {
       id: 's6-postgres-changes',
       title: '6 Postgres Changes',
-      columns: ['subscriptions', 'reconciliation', 'deliveries', 'poll peak', 'latency from insert (p50 / p95 / p99)', 'verdict', 'latency from commit_timestamp', 'changes/s'],
+      columns: [
+        'subscriptions',
+        'reconciliation',
+        'deliveries',
+        'poll peak',
+        'latency from insert (p50 / p95 / p99)',
+        'verdict',
+        'latency from commit_timestamp',
+        'changes/s',
+      ],
       align: ['right', 'right', 'left', 'right', 'right', 'left', 'right', 'right'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<PostgresChangesExtra>;
         const subs = e.subscribers ?? null;
         const got = e.subscribed ?? null;
-        const recon = subs == null || got == null ? '—' : got >= subs ? '100%' : `${fmtInt(got)} (${fmtInt(subs - got)} short)`;
+        const recon =
+          subs == null || got == null
+            ? '—'
+            : got >= subs
+              ? '100%'
+              : `${fmtInt(got)} (${fmtInt(subs - got)} short)`;
         const rounds = e.rounds ?? null;
         const per = rounds && e.deliveries_expected != null ? e.deliveries_expected / rounds : null;
         const missing = e.deliveries_missing ?? null;
-        const deliv = rounds == null ? '—' : `${rounds} × ${fmtInt(per)}, missing ${fmtInt(missing)}`;
+        const deliv =
+          rounds == null ? '—' : `${rounds} × ${fmtInt(per)}, missing ${fmtInt(missing)}`;
         const label = s.label && s.label !== `step ${s.index}` ? stepName(s) : fmtInt(subs);
         return [
           label,

@@ -15,7 +15,8 @@ export function hostFigures(samples: readonly HostSample[], w: StepWindow): Host
   // A sample at t covers the second before t, as the server samples do.
   const inWindow = samples.filter((s) => s.t > w.steadyStart && s.t <= w.steadyEnd + 1000);
   if (inWindow.length === 0) return null;
-  const of = (f: (s: HostSample) => number | null) => mean(inWindow.map(f).filter((v): v is number => v !== null));
+  const of = (f: (s: HostSample) => number | null) =>
+    mean(inWindow.map(f).filter((v): v is number => v !== null));
   const tx = of((s) => s.netTxBytesPerS);
   const rx = of((s) => s.netRxBytesPerS);
   const cpu = of((s) => s.cpuPct);

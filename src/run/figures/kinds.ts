@@ -3,8 +3,22 @@
  * with its receipts. The step's headline figures are those of its primary kind; a step that
  * carries several kinds reports each in extra.kinds.
  */
-import { aggregateMessages, emptyFigures, type LatencyOrigin, type MessageFigures, type SenderMachines, type ReceiptRecord, type SendRecord, type StreamInfo } from '../../measure/aggregate.js';
-import { createHistogram, decodeHistogram, percentilesOf, type Histogram } from '../../measure/histogram.js';
+import {
+  aggregateMessages,
+  emptyFigures,
+  type LatencyOrigin,
+  type MessageFigures,
+  type SenderMachines,
+  type ReceiptRecord,
+  type SendRecord,
+  type StreamInfo,
+} from '../../measure/aggregate.js';
+import {
+  createHistogram,
+  decodeHistogram,
+  percentilesOf,
+  type Histogram,
+} from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
 import { pickPercentiles } from './latency.js';
@@ -14,7 +28,10 @@ export interface KindFigures {
   figures: MessageFigures;
   /** Every receipt's latency for this kind. */
   deliveryHistogram: Histogram;
-  /** First receipts of this kind below the highest seq seen of their stream (deliveries), summed over processes. */
+  /**
+   * First receipts of this kind below the highest seq seen of their stream (deliveries), summed
+   * over processes.
+   */
   reordered?: number;
   /** Second and later receipts of this kind's (stream, seq) on one connection. */
   duplicates?: number;
@@ -35,12 +52,33 @@ export function figuresByKind(args: {
   for (const [ki, kind] of TRAFFIC_KINDS.entries()) {
     const sends = args.sends.filter((s) => kindOfStream(s.stream) === kind);
     if (sends.length === 0 && args.primaryKind !== kind) continue;
-    const receipts: ReceiptRecord[][] = args.collected.map((c) => c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind));
+    const receipts: ReceiptRecord[][] = args.collected.map((c) =>
+      c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind),
+    );
     const deliveryHistogram = createHistogram();
-    for (const c of args.collected) if (c.receipts.kindHistograms?.[ki]) deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
-    const reordered = args.collected.reduce((a, c) => a + (c.receipts.reorderedByKind?.[ki] ?? 0), 0);
-    const duplicates = args.collected.reduce((a, c) => a + (c.receipts.duplicatesByKind?.[ki] ?? 0), 0);
-    kinds[kind] = { figures: aggregateMessages([...sends], receipts, args.info, latencyOriginOf(kind), args.origin ?? null), deliveryHistogram, reordered, duplicates };
+    for (const c of args.collected)
+      if (c.receipts.kindHistograms?.[ki])
+        deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
+    const reordered = args.collected.reduce(
+      (a, c) => a + (c.receipts.reorderedByKind?.[ki] ?? 0),
+      0,
+    );
+    const duplicates = args.collected.reduce(
+      (a, c) => a + (c.receipts.duplicatesByKind?.[ki] ?? 0),
+      0,
+    );
+    kinds[kind] = {
+      figures: aggregateMessages(
+        [...sends],
+        receipts,
+        args.info,
+        latencyOriginOf(kind),
+        args.origin ?? null,
+      ),
+      deliveryHistogram,
+      reordered,
+      duplicates,
+    };
   }
   return kinds;
 }
@@ -83,7 +121,10 @@ export function lostOverKinds(kinds: FiguresByKind): number {
   return kindList(kinds).reduce((a, k) => a + k.figures.lost, 0);
 }
 
-/** One kind's counts and latencies in extra.kinds (its rates and offered ratio are added beside them). */
+/**
+ * One kind's counts and latencies in extra.kinds (its rates and offered ratio are added beside
+ * them).
+ */
 export function kindSummary(k: KindFigures) {
   const f = k.figures;
   const rate = deliveryRateOf(f);

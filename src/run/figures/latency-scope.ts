@@ -10,15 +10,24 @@ import { sumOf } from './round.js';
 export interface LatencyScopeFigures {
   /** Every latency figure uses receipts whose sender ran on the same machine (segment) only. */
   rule: 'same-machine receipts';
-  /** Receipts (every one counted as delivered) whose sender ran on another machine: not in delivery latency. */
+  /**
+   * Receipts (every one counted as delivered) whose sender ran on another machine: not in delivery
+   * latency.
+   */
   receipts_other_machine: number;
   /** Receipts in the delivery latency histograms. */
   receipts_same_machine: number;
-  /** Primary-kind messages received only on other machines than the sender's: counted, not in first-receive latency. */
+  /**
+   * Primary-kind messages received only on other machines than the sender's: counted, not in
+   * first-receive latency.
+   */
   messages_only_elsewhere: number;
 }
 
-export function latencyScope(collected: ReadonlyArray<Pick<StepCollected, 'receipts'>>, primary: Pick<MessageFigures, 'messagesOnlyElsewhere'>): LatencyScopeFigures {
+export function latencyScope(
+  collected: ReadonlyArray<Pick<StepCollected, 'receipts'>>,
+  primary: Pick<MessageFigures, 'messagesOnlyElsewhere'>,
+): LatencyScopeFigures {
   const other = sumOf(collected, (c) => c.receipts.otherMachine ?? 0);
   return {
     rule: 'same-machine receipts',

@@ -12,8 +12,16 @@ export interface StepHistograms {
   commit: Histogram;
 }
 
-export function mergeHistograms(collected: ReadonlyArray<Pick<StepCollected, 'joinLatencyHistogram' | 'ackLatencyHistogram' | 'commitLatencyHistogram'>>): StepHistograms {
-  const out: StepHistograms = { join: createHistogram(), ack: createHistogram(), commit: createHistogram() };
+export function mergeHistograms(
+  collected: ReadonlyArray<
+    Pick<StepCollected, 'joinLatencyHistogram' | 'ackLatencyHistogram' | 'commitLatencyHistogram'>
+  >,
+): StepHistograms {
+  const out: StepHistograms = {
+    join: createHistogram(),
+    ack: createHistogram(),
+    commit: createHistogram(),
+  };
   for (const c of collected) {
     out.join.add(decodeHistogram(c.joinLatencyHistogram));
     if (c.ackLatencyHistogram) out.ack.add(decodeHistogram(c.ackLatencyHistogram));
@@ -23,6 +31,10 @@ export function mergeHistograms(collected: ReadonlyArray<Pick<StepCollected, 'jo
 }
 
 /** p50, p95 and p99 only (for extra figures). */
-export function pickPercentiles(p: Percentiles): { p50: number | null; p95: number | null; p99: number | null } {
+export function pickPercentiles(p: Percentiles): {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+} {
   return { p50: p.p50, p95: p.p95, p99: p.p99 };
 }

@@ -9,7 +9,9 @@ import type { StepPlan } from '../../scenarios/types.js';
 export type MembershipIntervals = Map<string, MemberInterval[]>;
 
 /** Joins every process's intervals per key. */
-export function mergeMemberships(perProcess: ReadonlyArray<{ membership: Record<string, MemberInterval[]> }>): MembershipIntervals {
+export function mergeMemberships(
+  perProcess: ReadonlyArray<{ membership: Record<string, MemberInterval[]> }>,
+): MembershipIntervals {
   const byKey: MembershipIntervals = new Map();
   for (const c of perProcess) {
     for (const [key, list] of Object.entries(c.membership)) {
@@ -35,7 +37,10 @@ export function membersAt(byKey: MembershipIntervals, atMs: number): number {
 }
 
 /** The recipients of each stream (the membership of its key, built once per key). */
-export function streamInfoOf(plan: Pick<StepPlan, 'streamInfo'>, byKey: MembershipIntervals): (stream: number) => StreamInfo {
+export function streamInfoOf(
+  plan: Pick<StepPlan, 'streamInfo'>,
+  byKey: MembershipIntervals,
+): (stream: number) => StreamInfo {
   const memberships = new Map<string, Membership>();
   const membershipOf = (key: string) => {
     let m = memberships.get(key);

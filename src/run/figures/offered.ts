@@ -12,7 +12,11 @@ import { r3 } from '../../util/round.js';
  * fired by exactly one generator process, or counted unsent); for Postgres Changes the rows
  * the coordinator scheduled.
  */
-export function scheduledOfKind(kind: TrafficKind, plan: Pick<StepPlan, 'broadcasts' | 'presence'>, insertsScheduled: number): number {
+export function scheduledOfKind(
+  kind: TrafficKind,
+  plan: Pick<StepPlan, 'broadcasts' | 'presence'>,
+  insertsScheduled: number,
+): number {
   if (kind === 'broadcast') return plan.broadcasts?.count ?? 0;
   if (kind === 'presence') return plan.presence?.count ?? 0;
   return insertsScheduled;
@@ -23,7 +27,11 @@ export function scheduledOfKind(kind: TrafficKind, plan: Pick<StepPlan, 'broadca
  * grace). A send that failed because the server had closed the socket was offered all the
  * same (it is counted as send_failed), so failed sends (NaN actual time) count.
  */
-export function offeredInWindow(sends: readonly SendRecord[], counts: (stream: number) => boolean, steadyEndMs: number): number {
+export function offeredInWindow(
+  sends: readonly SendRecord[],
+  counts: (stream: number) => boolean,
+  steadyEndMs: number,
+): number {
   let n = 0;
   for (const s of sends) {
     if (!counts(s.stream)) continue;

@@ -13,7 +13,10 @@ import { deliveredByKind, type SecondRecord } from '../timeline.js';
 import { max, mean, r1, r3 } from './round.js';
 import { steadySeconds, type StepWindow } from './window.js';
 
-/** One second's deliveries of a kind over every process (all deliveries for lines without the split). */
+/**
+ * One second's deliveries of a kind over every process (all deliveries for lines without the
+ * split).
+ */
 function deliveredInSecond(s: SecondRecord, kind: TrafficKind): number {
   return deliveredByKind(s.workers)[TRAFFIC_KINDS.indexOf(kind)];
 }
@@ -23,9 +26,16 @@ function deliveredInSecond(s: SecondRecord, kind: TrafficKind): number {
  * per-kind `delivered_per_s_60s_max`, same window and clock as the all-kinds one (the run's
  * timeline, receive time); null when no second carries it.
  */
-export function deliveredPerS60sMax(kind: TrafficKind, stepSecondsList: readonly SecondRecord[]): number | null {
+export function deliveredPerS60sMax(
+  kind: TrafficKind,
+  stepSecondsList: readonly SecondRecord[],
+): number | null {
   const ki = TRAFFIC_KINDS.indexOf(kind);
-  return max(stepSecondsList.map((s) => s.deliveredPerS60sByKind?.[ki]).filter((v): v is number => v !== undefined));
+  return max(
+    stepSecondsList
+      .map((s) => s.deliveredPerS60sByKind?.[ki])
+      .filter((v): v is number => v !== undefined),
+  );
 }
 
 /**
@@ -33,12 +43,22 @@ export function deliveredPerS60sMax(kind: TrafficKind, stepSecondsList: readonly
  * seconds. A window holding no whole second (test-length steps) falls back to the kind's
  * deliveries over the window's length.
  */
-export function deliveredPerS(kind: TrafficKind, steadySecondsList: readonly SecondRecord[], fallback: { received: number; steadyS: number }): number {
+export function deliveredPerS(
+  kind: TrafficKind,
+  steadySecondsList: readonly SecondRecord[],
+  fallback: { received: number; steadyS: number },
+): number {
   if (steadySecondsList.length === 0) return r1(fallback.received / fallback.steadyS);
-  return r1(steadySecondsList.reduce((a, s) => a + deliveredInSecond(s, kind), 0) / steadySecondsList.length);
+  return r1(
+    steadySecondsList.reduce((a, s) => a + deliveredInSecond(s, kind), 0) /
+      steadySecondsList.length,
+  );
 }
 
-/** Sends of `kind` made (written, or committed for inserts) inside the steady window, per second of it; failed sends are not sends. */
+/**
+ * Sends of `kind` made (written, or committed for inserts) inside the steady window, per second of
+ * it; failed sends are not sends.
+ */
 export function sentPerS(sends: readonly SendRecord[], kind: TrafficKind, w: StepWindow): number {
   let n = 0;
   for (const s of sends) {
@@ -49,20 +69,37 @@ export function sentPerS(sends: readonly SendRecord[], kind: TrafficKind, w: Ste
 }
 
 export interface DrainBacklog {
-  /** Last receipt of the step after the steady window closed, in ms after it; 0 when none came after; null with no receipt at all. */
+  /**
+   * Last receipt of the step after the steady window closed, in ms after it; 0 when none came
+   * after; null with no receipt at all.
+   */
   backlog_ms: number | null;
-  /** Deliveries in the whole seconds that start at or after the window's end (deliveries, not throughput). */
+  /**
+   * Deliveries in the whole seconds that start at or after the window's end (deliveries, not
+   * throughput).
+   */
   receipts_after_window: number;
 }
 
-export function drainBacklog(lastReceiptsMs: readonly number[], w: StepWindow, stepSecondsList: readonly SecondRecord[]): DrainBacklog {
+export function drainBacklog(
+  lastReceiptsMs: readonly number[],
+  w: StepWindow,
+  stepSecondsList: readonly SecondRecord[],
+): DrainBacklog {
   const last = max(lastReceiptsMs.filter((t) => Number.isFinite(t) && t > 0));
-  const after = stepSecondsList.filter((s) => s.point.t * 1000 >= w.steadyEnd).reduce((a, s) => a + s.point.delivered_per_s, 0);
-  return { backlog_ms: last === null ? null : Math.max(0, Math.round(last - w.steadyEnd)), receipts_after_window: after };
+  const after = stepSecondsList
+    .filter((s) => s.point.t * 1000 >= w.steadyEnd)
+    .reduce((a, s) => a + s.point.delivered_per_s, 0);
+  return {
+    backlog_ms: last === null ? null : Math.max(0, Math.round(last - w.steadyEnd)),
+    receipts_after_window: after,
+  };
 }
 
 /** The latest receipt time of every stream of every process. */
-export function lastReceipts(collected: ReadonlyArray<{ receipts: { streams: ReadonlyArray<{ last: Float64Array }> } }>): number[] {
+export function lastReceipts(
+  collected: ReadonlyArray<{ receipts: { streams: ReadonlyArray<{ last: Float64Array }> } }>,
+): number[] {
   const out: number[] = [];
   for (const c of collected) {
     for (const r of c.receipts.streams) {
@@ -93,7 +130,10 @@ export function stepRates(args: {
   return {
     sent_per_s: sentPerS(args.sends, args.primaryKind, args.window),
     acked_per_s: ackedPerS(args.ackRequested, args.steadySeconds),
-    delivered_per_s: deliveredPerS(args.primaryKind, args.steadySeconds, { received: args.figures.received, steadyS: steadySeconds(args.window) }),
+    delivered_per_s: deliveredPerS(args.primaryKind, args.steadySeconds, {
+      received: args.figures.received,
+      steadyS: steadySeconds(args.window),
+    }),
     joins_per_s: args.joinsPerS,
     rejoins_per_s: args.rejoinsPerS,
     delivered_per_s_60s_max: max(args.stepSeconds.map((s) => s.point.delivered_per_s_60s)),

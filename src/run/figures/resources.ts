@@ -1,4 +1,7 @@
-/** Server, database and generator resources over the steady window (StepResult.server, .database, .generator). */
+/**
+ * Server, database and generator resources over the steady window (StepResult.server, .database,
+ * .generator).
+ */
 import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../result/result.js';
@@ -7,14 +10,24 @@ import { max, mean, r1, r3, sumOf } from './round.js';
 import type { StepWindow } from './window.js';
 
 /** Server samples taken in the steady window (a sample at t covers the second before t). */
-export function samplesInWindow(samples: readonly ResourceSample[], w: StepWindow): ResourceSample[] {
+export function samplesInWindow(
+  samples: readonly ResourceSample[],
+  w: StepWindow,
+): ResourceSample[] {
   return samples.filter((s) => s.t > w.steadyStart && s.t <= w.steadyEnd + 1000);
 }
 
 const present = (xs: ReadonlyArray<number | null>) => xs.filter((v): v is number => v !== null);
 
-/** CPU % of the basis's vCPUs and memory % of its memory (what the server can use), from the samples' means. */
-export function serverFigures(samples: readonly ResourceSample[], instance: ServerBasis, source: string | null): StepResult['server'] {
+/**
+ * CPU % of the basis's vCPUs and memory % of its memory (what the server can use), from the
+ * samples' means.
+ */
+export function serverFigures(
+  samples: readonly ResourceSample[],
+  instance: ServerBasis,
+  source: string | null,
+): StepResult['server'] {
   const cpuCores = present(samples.map((s) => s.cpuCores));
   const rss = present(samples.map((s) => s.rssMb));
   const cpuMean = mean(cpuCores);
@@ -37,7 +50,10 @@ export function serverFigures(samples: readonly ResourceSample[], instance: Serv
  * out of files fails the ramp's connects): the most files open at any sample, with the limit
  * of that sample's process. Null when no sample read the server's fd table.
  */
-export function openFilesFigure(samples: readonly ResourceSample[], w: StepWindow): NonNullable<StepResult['server']['open_files']> | null {
+export function openFilesFigure(
+  samples: readonly ResourceSample[],
+  w: StepWindow,
+): NonNullable<StepResult['server']['open_files']> | null {
   let best: NonNullable<ResourceSample['openFiles']> | null = null;
   for (const s of samples) {
     if (s.t <= w.rampStart || s.t > w.drainEnd + 1000 || !s.openFiles) continue;
@@ -49,7 +65,10 @@ export function openFilesFigure(samples: readonly ResourceSample[], w: StepWindo
 }
 
 /** `{ open_files }` for StepResult.server when the server's fd table was read, else nothing. */
-export function openFilesField(samples: readonly ResourceSample[], w: StepWindow): Pick<StepResult['server'], 'open_files'> {
+export function openFilesField(
+  samples: readonly ResourceSample[],
+  w: StepWindow,
+): Pick<StepResult['server'], 'open_files'> {
   const o = openFilesFigure(samples, w);
   return o ? { open_files: o } : {};
 }
@@ -59,7 +78,10 @@ export function databaseFigures(samples: readonly ResourceSample[]): StepResult[
   const dbCpu = mean(present(samples.map((s) => s.dbCpuCores)));
   const dbRss = mean(present(samples.map((s) => s.dbRssMb)));
   if (dbCpu === null && dbRss === null) return null;
-  return { cpu_pct: dbCpu === null ? null : r1(dbCpu * 100), rss_mb: dbRss === null ? null : r1(dbRss) };
+  return {
+    cpu_pct: dbCpu === null ? null : r1(dbCpu * 100),
+    rss_mb: dbRss === null ? null : r1(dbRss),
+  };
 }
 
 /**
@@ -74,14 +96,19 @@ export function generatorFigures(args: {
   /** Shown when the load has more than one part. */
   offeredByPart?: Record<string, number>;
   lateJoins: number;
-  /** Sum of the generator processes' RSS before any connection (MiB); null: unknown (e.g. merged shards). */
+  /**
+   * Sum of the generator processes' RSS before any connection (MiB); null: unknown (e.g. merged
+   * shards).
+   */
   idleRssMb?: number | null;
   /** Connections joined at the start of the steady window. */
   joined?: number;
 }): StepResult['generator'] {
   const perWorkerCpu: number[] = [];
   for (let wi = 0; wi < args.workers; wi++) {
-    const xs = args.steadySeconds.map((s) => s.workers.find((x) => x.worker === wi)?.health.cpuPct).filter((v): v is number => v !== undefined);
+    const xs = args.steadySeconds
+      .map((s) => s.workers.find((x) => x.worker === wi)?.health.cpuPct)
+      .filter((v): v is number => v !== undefined);
     const m = mean(xs);
     if (m !== null) perWorkerCpu.push(m);
   }
@@ -89,13 +116,19 @@ export function generatorFigures(args: {
   const lag = max(present(args.lagsP99Ms));
   const rss = max(args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb)));
   // Every process's RSS in the same second, summed; the highest such second of the window.
-  const total = max(args.steadySeconds.filter((s) => s.workers.length === args.workers).map((s) => sumOf(s.workers, (x) => x.health.rssMb)));
+  const total = max(
+    args.steadySeconds
+      .filter((s) => s.workers.length === args.workers)
+      .map((s) => sumOf(s.workers, (x) => x.health.rssMb)),
+  );
   const perConnKb = rssPerConnectionKb(total, args.idleRssMb ?? null, args.joined ?? 0);
   return {
     cpu_pct: cpu === null ? null : r1(cpu),
     event_loop_lag_p99_ms: lag === null ? null : r1(lag),
     offered_ratio: args.offeredRatio === null ? null : r3(args.offeredRatio),
-    ...(args.offeredByPart && Object.keys(args.offeredByPart).length > 1 ? { offered_by_part: args.offeredByPart } : {}),
+    ...(args.offeredByPart && Object.keys(args.offeredByPart).length > 1
+      ? { offered_by_part: args.offeredByPart }
+      : {}),
     late_joins: args.lateJoins,
     rss_mb: rss === null ? null : r1(rss),
     rss_mb_total: total === null ? null : r1(total),
@@ -109,7 +142,11 @@ export function generatorFigures(args: {
  * from ready (before any connection) to the steady window's highest second, over the
  * connections joined. Null without a baseline or a connection.
  */
-export function rssPerConnectionKb(totalMb: number | null, idleMb: number | null, joined: number): number | null {
+export function rssPerConnectionKb(
+  totalMb: number | null,
+  idleMb: number | null,
+  joined: number,
+): number | null {
   if (totalMb === null || idleMb === null || joined <= 0) return null;
   return ((totalMb - idleMb) * 1024) / joined;
 }

@@ -30,7 +30,10 @@ export function verdictInputs(args: {
   disconnected: number;
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
-  generator: Pick<StepResult['generator'], 'cpu_pct' | 'event_loop_lag_p99_ms' | 'offered_ratio' | 'offered_by_part'>;
+  generator: Pick<
+    StepResult['generator'],
+    'cpu_pct' | 'event_loop_lag_p99_ms' | 'offered_ratio' | 'offered_by_part'
+  >;
   /** Join latency p95 from the scheduled join time. */
   joinLatencyP95Ms: number | null;
   joinRate: NonNullable<VerdictInput['join_rate']>;
@@ -48,7 +51,8 @@ export function verdictInputs(args: {
     // A step measured with fewer members than it asked for is not the load it claims, even
     // when the missing ones failed in an earlier step (failures are not retried).
     connections_failed: Math.max(args.failed, args.connectionsTarget - args.membersAtSteady),
-    // Whether anyone could join at all (a refusing target is the server's answer, not the generator's shortfall).
+    // Whether anyone could join at all (a refusing target is the server's answer, not the
+    // generator's shortfall).
     connections_joined: Math.max(args.joinedInStep, args.membersAtSteady),
     connections_target: args.connectionsTarget,
     join_latency_p95_ms: args.joinLatencyP95Ms,
@@ -64,6 +68,13 @@ export function verdictInputs(args: {
     latency_by_kind: latencyByKind(args.kinds),
     presence_tracks: args.presenceTracks ?? null,
     traffic: args.traffic ?? null,
-    acks: args.acks ? { unacked: args.acks.unacked, errors: args.acks.ackErrors, untracked: args.acks.untracked, acked: args.acks.acked } : null,
+    acks: args.acks
+      ? {
+          unacked: args.acks.unacked,
+          errors: args.acks.ackErrors,
+          untracked: args.acks.untracked,
+          acked: args.acks.acked,
+        }
+      : null,
   };
 }

@@ -9,4 +9,3 @@ export interface StepWindow {
 }
 
 export { steadySeconds } from '../../measure/steady-seconds.js';
-

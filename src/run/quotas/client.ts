@@ -35,16 +35,24 @@ export interface QConnEvents {
   onSocketClosed?(c: QConn, reason: string | null): void;
 }
 
-export type JoinOutcome = { ok: true; sentAtMs: number } | { ok: false; reason: string; sentAtMs: number };
-export type OpenOutcome = { ok: true; conn: QConn } | { ok: false; reason: string; sentAtMs: number };
+export type JoinOutcome =
+  { ok: true; sentAtMs: number } | { ok: false; reason: string; sentAtMs: number };
+export type OpenOutcome =
+  { ok: true; conn: QConn } | { ok: false; reason: string; sentAtMs: number };
 
 const SYSTEM_ERROR = 'system error: ';
 
 export class QConn {
   readonly conn: Connection;
   private openWait: ((o: OpenOutcome) => void) | null = null;
-  private readonly joinWaits = new Map<string, { resolve: (o: JoinOutcome) => void; sentAtMs: number; timer: NodeJS.Timeout }>();
-  private readonly ackWaits = new Map<string, { resolve: (o: { ok: boolean; reason: string | null }) => void; timer: NodeJS.Timeout }>();
+  private readonly joinWaits = new Map<
+    string,
+    { resolve: (o: JoinOutcome) => void; sentAtMs: number; timer: NodeJS.Timeout }
+  >();
+  private readonly ackWaits = new Map<
+    string,
+    { resolve: (o: { ok: boolean; reason: string | null }) => void; timer: NodeJS.Timeout }
+  >();
   /** Topics joined and not closed. */
   readonly joined = new Set<string>();
   closed = false;
@@ -59,8 +67,15 @@ export class QConn {
     this.conn = new Connection(index, target.vsn, this.hooks());
   }
 
-  /** Connects; resolves with the connection or the verbatim refusal (e.g. "upgrade refused: HTTP 429 ..."). */
-  static async open(index: number, target: QuotaTarget, events: QConnEvents = {}): Promise<OpenOutcome> {
+  /**
+   * Connects; resolves with the connection or the verbatim refusal (e.g. "upgrade refused: HTTP 429
+   * ...").
+   */
+  static async open(
+    index: number,
+    target: QuotaTarget,
+    events: QConnEvents = {},
+  ): Promise<OpenOutcome> {
     const q = new QConn(index, target, events);
     const token = await target.tokens.tokenFor(index);
     let url = target.socketUrl;
@@ -72,7 +87,11 @@ export class QConn {
       const timer = setTimeout(() => {
         q.openWait = null;
         q.conn.terminate();
-        resolve({ ok: false, reason: `connect timeout: no answer within ${target.replyTimeoutMs} ms`, sentAtMs });
+        resolve({
+          ok: false,
+          reason: `connect timeout: no answer within ${target.replyTimeoutMs} ms`,
+          sentAtMs,
+        });
       }, target.replyTimeoutMs);
       q.openWait = (o) => {
         clearTimeout(timer);
@@ -132,7 +151,11 @@ export class QConn {
         this.openWait?.({ ok: false, reason: 'socket closed before it opened', sentAtMs: 0 });
         for (const [, w] of this.joinWaits) {
           clearTimeout(w.timer);
-          w.resolve({ ok: false, reason: 'socket closed before the join reply', sentAtMs: w.sentAtMs });
+          w.resolve({
+            ok: false,
+            reason: 'socket closed before the join reply',
+            sentAtMs: w.sentAtMs,
+          });
         }
         this.joinWaits.clear();
         for (const [, w] of this.ackWaits) {
@@ -154,13 +177,18 @@ export class QConn {
       onFrame: (_c, f) => {
         const at = nowMs();
         if (f.event === EV.broadcast) this.events.onBroadcast?.(this, f.topic, at);
-        else if (f.event === EV.presenceDiff) this.events.onPresenceFrame?.(this, 'diff', f.topic, at);
-        else if (f.event === EV.presenceState) this.events.onPresenceFrame?.(this, 'state', f.topic, at);
+        else if (f.event === EV.presenceDiff)
+          this.events.onPresenceFrame?.(this, 'diff', f.topic, at);
+        else if (f.event === EV.presenceState)
+          this.events.onPresenceFrame?.(this, 'state', f.topic, at);
       },
     };
   }
 
-  /** Joins `topic` with a Supabase join config; resolves with the reply (or the close that ended it). */
+  /**
+   * Joins `topic` with a Supabase join config; resolves with the reply (or the close that ended
+   * it).
+   */
   join(topic: string, config: Record<string, unknown>): Promise<JoinOutcome> {
     return this.joinOnce(topic, config).then((o) => {
       this.target.onJoin?.(o);
@@ -176,10 +204,22 @@ export class QConn {
       return new Promise<JoinOutcome>((resolve) => {
         const timer = setTimeout(() => {
           this.joinWaits.delete(topic);
-          resolve({ ok: false, reason: `join timeout: no reply within ${this.target.replyTimeoutMs} ms`, sentAtMs });
+          resolve({
+            ok: false,
+            reason: `join timeout: no reply within ${this.target.replyTimeoutMs} ms`,
+            sentAtMs,
+          });
         }, this.target.replyTimeoutMs);
         this.joinWaits.set(topic, { resolve, sentAtMs, timer });
-        const payload: Record<string, unknown> = { config: { broadcast: { ack: false, self: false }, presence: { key: '', enabled: false }, postgres_changes: [], private: false, ...config } };
+        const payload: Record<string, unknown> = {
+          config: {
+            broadcast: { ack: false, self: false },
+            presence: { key: '', enabled: false },
+            postgres_changes: [],
+            private: false,
+            ...config,
+          },
+        };
         if (token) payload.access_token = token;
         this.conn.join(topic, payload);
       });
@@ -192,9 +232,19 @@ export class QConn {
   }
 
   /** A push; with `ack` the reply is awaited (ok, or the verbatim error reason). */
-  push(topic: string, event: string, payload: unknown, ack: true): Promise<{ ok: boolean; reason: string | null }>;
+  push(
+    topic: string,
+    event: string,
+    payload: unknown,
+    ack: true,
+  ): Promise<{ ok: boolean; reason: string | null }>;
   push(topic: string, event: string, payload: unknown, ack: false): boolean;
-  push(topic: string, event: string, payload: unknown, ack: boolean): Promise<{ ok: boolean; reason: string | null }> | boolean {
+  push(
+    topic: string,
+    event: string,
+    payload: unknown,
+    ack: boolean,
+  ): Promise<{ ok: boolean; reason: string | null }> | boolean {
     if (!ack) return this.conn.push(topic, event, payload, false);
     const tag = String(++this.tagSeq);
     return new Promise((resolve) => {

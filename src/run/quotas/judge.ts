@@ -7,7 +7,16 @@
  * A failure still fails: a refusal below at even less load than planned is a refusal below.
  */
 import type { Quotas } from '../../profile/schema.js';
-import { num, pct, QUOTA_REASONS, QUOTA_UNITS, type PhaseEvidence, type QuotaName, type QuotaOutcome, type QuotaRow } from './vocabulary.js';
+import {
+  num,
+  pct,
+  QUOTA_REASONS,
+  QUOTA_UNITS,
+  type PhaseEvidence,
+  type QuotaName,
+  type QuotaOutcome,
+  type QuotaRow,
+} from './vocabulary.js';
 
 export interface QuotaPhases {
   below: PhaseEvidence;
@@ -40,7 +49,9 @@ export function shortfall(p: PhaseEvidence, unit: string, minRatio: number): str
 
 function offeredText(p: PhaseEvidence, unit: string): string {
   const skipped = p.skipped > 0 ? `, ${num(p.skipped)} skipped` : '';
-  return p.offered === null ? '' : ` (offered ${num(p.offered)} of ${num(p.target)} ${unit}${skipped})`;
+  return p.offered === null
+    ? ''
+    : ` (offered ${num(p.offered)} of ${num(p.target)} ${unit}${skipped})`;
 }
 
 export function judgeQuota(i: JudgeInput): QuotaRow {
@@ -52,33 +63,54 @@ export function judgeQuota(i: JudgeInput): QuotaRow {
   const inconclusive: string[] = [];
   const belowShort = shortfall(ph.below, unit, minRatio);
   const aboveShort = shortfall(ph.above, unit, minRatio);
-  if (ph.below.rejections > 0) failures.push(`rejected below the declared value: ${ph.below.rejections} at ${ph.below.load} (${topReason(ph.below.reasons)})`);
-  else if (belowShort) inconclusive.push(`below: ${belowShort} — no evidence that ${ph.below.load} is admitted`);
+  if (ph.below.rejections > 0)
+    failures.push(
+      `rejected below the declared value: ${ph.below.rejections} at ${ph.below.load} (${topReason(ph.below.reasons)})`,
+    );
+  else if (belowShort)
+    inconclusive.push(`below: ${belowShort} — no evidence that ${ph.below.load} is admitted`);
   const expectedAbove = Object.entries(ph.above.reasons)
     .filter(([r]) => r.includes(expected))
     .reduce((a, [, n]) => a + n, 0);
   if (expectedAbove === 0) {
-    if (ph.above.rejections > 0) failures.push(`rejections above, but not "${expected}": ${topReason(ph.above.reasons)}`);
-    else if (aboveShort) inconclusive.push(`above: ${aboveShort} — too little load to expect a refusal`);
+    if (ph.above.rejections > 0)
+      failures.push(`rejections above, but not "${expected}": ${topReason(ph.above.reasons)}`);
+    else if (aboveShort)
+      inconclusive.push(`above: ${aboveShort} — too little load to expect a refusal`);
     else failures.push(`no rejection above the declared value (${ph.above.load})`);
   }
-  const others = [ph.below, ph.above, ph.recovery].flatMap((p) => Object.keys(p.reasons)).filter((r) => !r.includes(expected));
+  const others = [ph.below, ph.above, ph.recovery]
+    .flatMap((p) => Object.keys(p.reasons))
+    .filter((r) => !r.includes(expected));
   if (others.length) failures.push(`unexpected refusal: ${[...new Set(others)].join('; ')}`);
   if (onset === null) {
     if (expectedAbove > 0 || ph.below.rejections > 0) failures.push('onset not measurable');
   } else if (Math.abs(onset - expectedOnset) > tolerance * expectedOnset) {
-    failures.push(`onset ${num(onset)} ${unit} is ${pct(onset / expectedOnset - 1)} off the declared ${num(expectedOnset)} ${unit} (tolerance ${pct(tolerance)})`);
+    failures.push(
+      `onset ${num(onset)} ${unit} is ${pct(onset / expectedOnset - 1)} off the declared ${num(expectedOnset)} ${unit} (tolerance ${pct(tolerance)})`,
+    );
   }
   const rec = ph.recovery;
-  if (rec.recovered_after_ms === null) failures.push(`not recovered back below (${rec.load}; window ${num(rec.window_ms / 1000)} s)`);
-  else if (rec.recovered_after_ms > rec.window_ms) failures.push(`recovered only after ${num(rec.recovered_after_ms / 1000)} s, window ${num(rec.window_ms / 1000)} s`);
-  const onsetText = onset === null ? 'no onset' : `onset ${num(onset)} ${unit} (${onset >= expectedOnset ? '+' : ''}${((onset / expectedOnset - 1) * 100).toFixed(1)} %)`;
+  if (rec.recovered_after_ms === null)
+    failures.push(`not recovered back below (${rec.load}; window ${num(rec.window_ms / 1000)} s)`);
+  else if (rec.recovered_after_ms > rec.window_ms)
+    failures.push(
+      `recovered only after ${num(rec.recovered_after_ms / 1000)} s, window ${num(rec.window_ms / 1000)} s`,
+    );
+  const onsetText =
+    onset === null
+      ? 'no onset'
+      : `onset ${num(onset)} ${unit} (${onset >= expectedOnset ? '+' : ''}${((onset / expectedOnset - 1) * 100).toFixed(1)} %)`;
   const evidence = [
     `below ${ph.below.load}${offeredText(ph.below, unit)}: ${ph.below.rejections} rejected`,
     `above ${ph.above.load}${offeredText(ph.above, unit)}: ${expectedAbove} "${expected}", ${onsetText}`,
     `back below: ${rec.recovered_after_ms === null ? 'not recovered' : rec.rejections === 0 ? 'no refusal' : `recovered after ${num(rec.recovered_after_ms / 1000)} s`}`,
   ].join('; ');
-  const result: QuotaOutcome = failures.length ? 'fail' : inconclusive.length ? 'inconclusive' : 'pass';
+  const result: QuotaOutcome = failures.length
+    ? 'fail'
+    : inconclusive.length
+      ? 'inconclusive'
+      : 'pass';
   return {
     quota,
     declared,

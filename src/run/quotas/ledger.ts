@@ -33,7 +33,13 @@ export class Ledger {
    * The evidence of [fromMs, toMs). `offered` for counts and sizes; without it, the rate of the
    * events offered in the window (events ÷ seconds), which is what a rate phase claims.
    */
-  phase(fromMs: number, toMs: number, load: string, target: number, offered?: number | null): PhaseEvidence {
+  phase(
+    fromMs: number,
+    toMs: number,
+    load: string,
+    target: number,
+    offered?: number | null,
+  ): PhaseEvidence {
     const inside = (t: number) => t >= fromMs && t < toMs;
     const rej = this.rejections.filter((r) => inside(r.atMs));
     const reasons: Record<string, number> = {};

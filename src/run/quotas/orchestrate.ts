@@ -1,7 +1,7 @@
 /**
  * `rtcap quotas`: for each tenant quota the profile declares
- * (docs/PROTOCOL.md §8.2), load just below it (no rejection allowed), just above it (rejections with
- * the documented reason required, their onset within a tolerance of the declared value), then
+ * (docs/PROTOCOL.md §8.2), load just below it (no rejection allowed), just above it (rejections
+ * with the documented reason required, their onset within a tolerance of the declared value), then
  * back below (the target must recover within its rate window). One row per quota: pass, fail,
  * or inconclusive when a phase did not offer the load it claims (judge.ts).
  *
@@ -38,17 +38,32 @@ import type { QuotaCheckOptions, RateDriver } from './drivers/types.js';
 import { checkUsers } from './drivers/users.js';
 import { Pool, QuotaAbort } from './pool.js';
 import { sleep } from '../../util/sleep.js';
-import { declaredQuotas, num, QUOTA_NAMES, reportOutcome, type QuotaName, type QuotaRow, type QuotasReport } from './vocabulary.js';
+import {
+  declaredQuotas,
+  num,
+  QUOTA_NAMES,
+  reportOutcome,
+  type QuotaName,
+  type QuotaRow,
+  type QuotasReport,
+} from './vocabulary.js';
 
 export interface CheckQuotasOptions extends QuotaCheckOptions {
-  /** A seam for tests: wraps each rate driver (e.g. one that cannot keep up), to show what is judged of it. */
+  /**
+   * A seam for tests: wraps each rate driver (e.g. one that cannot keep up), to show what is judged
+   * of it.
+   */
   wrapDriver?: (d: RateDriver) => RateDriver;
 }
 
-/** Checks every declared quota in turn (counts first, then rates); a check that cannot run at all throws QuotaAbort. */
+/**
+ * Checks every declared quota in turn (counts first, then rates); a check that cannot run at all
+ * throws QuotaAbort.
+ */
 export async function checkQuotas(opts: CheckQuotasOptions): Promise<QuotaRow[]> {
   const rows: QuotaRow[] = [];
-  // Joins the target counted: every attempt it did not refuse for the join rate (§8.2: counted when it passes that check).
+  // Joins the target counted: every attempt it did not refuse for the join rate (§8.2: counted when
+  // it passes that check).
   const joinTimes: number[] = [];
   let rateWindowFilled = false;
   const o: QuotaCheckOptions = {
@@ -70,23 +85,38 @@ export async function checkQuotas(opts: CheckQuotasOptions): Promise<QuotaRow[]>
     else if (name === 'max_concurrent_users') row = await checkUsers(o, declared);
     else {
       if (!rateWindowFilled) {
-        // A fresh tenant's counter averages over the ticks it has seen (docs/PROTOCOL.md §8.1): a few
-        // events in its first tick read as a high rate. One quiet window first fills it with idle ticks.
+        // A fresh tenant's counter averages over the ticks it has seen (docs/PROTOCOL.md §8.1): a
+        // few events in its first tick read as a high rate. One quiet window first fills it with
+        // idle ticks.
         const windowMs = o.quotas.rate_tick * (o.quotas.rate_buckets + 1);
-        o.log(`waiting ${num(windowMs / 1000)} s (one rate window) so the target's counters average over a full window…`);
+        o.log(
+          `waiting ${num(windowMs / 1000)} s (one rate window) so the target's counters average over a full window…`,
+        );
         await sleep(windowMs);
         rateWindowFilled = true;
       }
       const pool = new Pool(o.target);
       try {
-        const made = name === 'max_joins_per_second' ? joinsDriver(pool, o.quotas) : name === 'max_events_per_second' ? eventsDriver(pool, o.quotas) : presenceDriver(pool, o.quotas);
+        const made =
+          name === 'max_joins_per_second'
+            ? joinsDriver(pool, o.quotas)
+            : name === 'max_events_per_second'
+              ? eventsDriver(pool, o.quotas)
+              : presenceDriver(pool, o.quotas);
         const driver = opts.wrapDriver ? opts.wrapDriver(made) : made;
-        row = await checkRate(o, declared, driver, name === 'max_joins_per_second' ? joinTimes : undefined);
+        row = await checkRate(
+          o,
+          declared,
+          driver,
+          name === 'max_joins_per_second' ? joinTimes : undefined,
+        );
       } finally {
         await pool.closeAll();
       }
     }
-    o.log(`quota ${name}: ${row.result === 'fail' ? 'FAIL' : row.result} — ${row.evidence}${[...row.failures, ...row.inconclusive].length ? ` — ${[...row.failures, ...row.inconclusive].join('; ')}` : ''}`);
+    o.log(
+      `quota ${name}: ${row.result === 'fail' ? 'FAIL' : row.result} — ${row.evidence}${[...row.failures, ...row.inconclusive].length ? ` — ${[...row.failures, ...row.inconclusive].join('; ')}` : ''}`,
+    );
     rows.push(row);
   }
   return rows;
@@ -103,23 +133,35 @@ export interface QuotasRunOptions {
   signal?: AbortSignal;
 }
 
-
-/** The tenant config the built-in server gets: the declared quotas, unless target.server.config sets them otherwise. */
+/**
+ * The tenant config the built-in server gets: the declared quotas, unless target.server.config sets
+ * them otherwise.
+ */
 export function builtinQuotaConfig(profile: Profile): Record<string, unknown> {
   const declared = Object.fromEntries(declaredQuotas(profile.quotas!));
   return { ...declared, ...profile.target.server.config };
 }
 
-export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasReport; dir: string }> {
+export async function runQuotas(
+  o: QuotasRunOptions,
+): Promise<{ report: QuotasReport; dir: string }> {
   const { profile, log } = o;
   const q = profile.quotas;
-  if (!q || declaredQuotas(q).length === 0) throw new QuotaAbort('the profile declares no quota (a `quotas:` section with max_joins_per_second, max_events_per_second, ...)');
-  if (profile.target.dialect !== 'supabase') throw new QuotaAbort('quotas are Supabase Realtime tenant limits: target.dialect must be supabase');
+  if (!q || declaredQuotas(q).length === 0)
+    throw new QuotaAbort(
+      'the profile declares no quota (a `quotas:` section with max_joins_per_second, max_events_per_second, ...)',
+    );
+  if (profile.target.dialect !== 'supabase')
+    throw new QuotaAbort(
+      'quotas are Supabase Realtime tenant limits: target.dialect must be supabase',
+    );
   const startedAt = new Date();
   const runId = `${makeRunId(profile.name, startedAt)}-quotas`;
   const writer = RunWriter.forRun(o.outDir, o.reportsDir ?? 'reports', runId);
   let server: BuiltinServer | null = null;
-  const settings = Object.fromEntries(Object.entries(q).filter(([k]) => !(QUOTA_NAMES as readonly string[]).includes(k))) as Omit<Quotas, QuotaName>;
+  const settings = Object.fromEntries(
+    Object.entries(q).filter(([k]) => !(QUOTA_NAMES as readonly string[]).includes(k)),
+  ) as Omit<Quotas, QuotaName>;
   const report: QuotasReport = {
     schema: 'rtcap.quotas/v1',
     run_id: runId,
@@ -137,7 +179,10 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
     let url = o.url ?? profile.target.url;
     if (!url) {
       const config = builtinQuotaConfig(profile);
-      if (q.rate_buckets !== 12) log(`warning: the built-in server's rate window has 12 buckets; quotas.rate_buckets is ${q.rate_buckets}`);
+      if (q.rate_buckets !== 12)
+        log(
+          `warning: the built-in server's rate window has 12 buckets; quotas.rate_buckets is ${q.rate_buckets}`,
+        );
       log('starting the built-in server (rtcap serve) with the declared quotas…');
       server = await startBuiltinServer({
         workers: profile.target.server.workers,
@@ -146,7 +191,14 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
         cpus: o.serverCpus ?? null,
         logPath: writer.path('server.log'),
         signal: o.signal,
-        extraArgs: ['--rate-tick-ms', String(q.rate_tick), '--channel-error-backoff-ms', String(q.error_backoff), '--connect-error-backoff-ms', String(Math.min(q.error_backoff, CONNECT_ERROR_BACKOFF_MS))],
+        extraArgs: [
+          '--rate-tick-ms',
+          String(q.rate_tick),
+          '--channel-error-backoff-ms',
+          String(q.error_backoff),
+          '--connect-error-backoff-ms',
+          String(Math.min(q.error_backoff, CONNECT_ERROR_BACKOFF_MS)),
+        ],
       });
       url = server.url;
       report.target.server_config = config;
@@ -156,7 +208,9 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
     const auth = profile.target.auth;
     const tokens = new TokenSource({
       apikey: auth?.apikey,
-      jwtSecret: auth?.jwt_secret ?? (server && !auth?.apikey && !auth?.token_file ? BUILTIN_JWT_SECRET : undefined),
+      jwtSecret:
+        auth?.jwt_secret ??
+        (server && !auth?.apikey && !auth?.token_file ? BUILTIN_JWT_SECRET : undefined),
       role: auth?.role ?? 'anon',
       ttlMs: auth?.token_ttl ?? 3_600_000,
       tokenFile: auth?.token_file,
@@ -171,7 +225,9 @@ export async function runQuotas(o: QuotasRunOptions): Promise<{ report: QuotasRe
       apikeyIn: auth?.apikey_in ?? 'query',
       replyTimeoutMs: q.error_backoff + profile.target.join_timeout,
     };
-    log(`target: ${report.target.url}${server ? ` (built-in, rate tick ${q.rate_tick} ms × 12)` : ''}; below ${Math.round(q.below * 100)} %, above ${Math.round(q.above * 100)} %, onset tolerance ${Math.round(q.tolerance * 100)} %`);
+    log(
+      `target: ${report.target.url}${server ? ` (built-in, rate tick ${q.rate_tick} ms × 12)` : ''}; below ${Math.round(q.below * 100)} %, above ${Math.round(q.above * 100)} %, onset tolerance ${Math.round(q.tolerance * 100)} %`,
+    );
     report.rows = await checkQuotas({ target, quotas: q, log, signal: o.signal });
     if (o.signal?.aborted) report.abort_reason = 'interrupted by the user (SIGINT/SIGTERM)';
   } catch (e) {

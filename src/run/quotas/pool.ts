@@ -2,7 +2,6 @@
 import { QConn, type QConnEvents, type QuotaTarget } from './client.js';
 import { sleep } from '../../util/sleep.js';
 
-
 /** A check that cannot run at all (cannot connect, first join refused): the run stops with this. */
 export class QuotaAbort extends Error {
   constructor(message: string) {

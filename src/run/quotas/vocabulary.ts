@@ -36,7 +36,11 @@ export const QUOTA_UNITS: Record<QuotaName, string> = {
 };
 
 /** Rate quotas: their phases are open-model load for a time, and must reach the rate they claim. */
-export const RATE_QUOTAS: ReadonlySet<QuotaName> = new Set(['max_joins_per_second', 'max_events_per_second', 'max_presence_events_per_second']);
+export const RATE_QUOTAS: ReadonlySet<QuotaName> = new Set([
+  'max_joins_per_second',
+  'max_events_per_second',
+  'max_presence_events_per_second',
+]);
 
 export interface PhaseEvidence {
   /** What was offered, one line: "32 joins/s for 1.4 s (80 % of 40)". */
@@ -49,7 +53,10 @@ export interface PhaseEvidence {
    * a payload, the size sent. Null when not measured.
    */
   offered: number | null;
-  /** Actions the driver could not make (no idle socket, channel not joined): never sent, counted here. */
+  /**
+   * Actions the driver could not make (no idle socket, channel not joined): never sent, counted
+   * here.
+   */
   skipped: number;
   accepted: number;
   rejections: number;
@@ -88,7 +95,10 @@ export function declaredQuotas(q: Quotas): Array<[QuotaName, number]> {
 }
 
 export const pct = (x: number) => `${Math.round(x * 100)} %`;
-export const num = (x: number) => (Number.isInteger(x) ? x.toLocaleString('en-US') : Number(x.toPrecision(4)).toLocaleString('en-US'));
+export const num = (x: number) =>
+  Number.isInteger(x)
+    ? x.toLocaleString('en-US')
+    : Number(x.toPrecision(4)).toLocaleString('en-US');
 
 export interface QuotasReport {
   schema: 'rtcap.quotas/v1';
@@ -100,7 +110,10 @@ export interface QuotasReport {
   /** Why the checks could not run, or null. */
   abort_reason: string | null;
   settings: Omit<Quotas, QuotaName>;
-  /** fail: a quota is not enforced as declared; inconclusive: none failed, but one could not be shown (or the checks could not finish). */
+  /**
+   * fail: a quota is not enforced as declared; inconclusive: none failed, but one could not be
+   * shown (or the checks could not finish).
+   */
   result: QuotaOutcome;
   /** result === 'pass'. */
   pass: boolean;
@@ -109,6 +122,11 @@ export interface QuotasReport {
 
 export function reportOutcome(r: Pick<QuotasReport, 'rows' | 'abort_reason'>): QuotaOutcome {
   if (r.rows.some((x) => x.result === 'fail')) return 'fail';
-  if (r.abort_reason !== null || r.rows.length === 0 || r.rows.some((x) => x.result === 'inconclusive')) return 'inconclusive';
+  if (
+    r.abort_reason !== null ||
+    r.rows.length === 0 ||
+    r.rows.some((x) => x.result === 'inconclusive')
+  )
+    return 'inconclusive';
   return 'pass';
 }

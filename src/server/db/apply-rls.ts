@@ -67,7 +67,11 @@ export const ERROR_UNAUTHORIZED = 'Error 401: Unauthorized';
 export const ERROR_TOO_LARGE = 'Error 413: Payload Too Large';
 const SMALL_VALUE_BYTES = 64;
 
-function columnValues(change: DecodedChange, tuple: TupleValue[] | undefined, keysOnly: boolean): Map<string, string | null> {
+function columnValues(
+  change: DecodedChange,
+  tuple: TupleValue[] | undefined,
+  keysOnly: boolean,
+): Map<string, string | null> {
   const m = new Map<string, string | null>();
   if (!tuple) return m;
   const cols = change.relation.columns;
@@ -81,13 +85,15 @@ function columnValues(change: DecodedChange, tuple: TupleValue[] | undefined, ke
 
 /** The row as filters see it: new row, or for DELETE the old one (§7.1 step 4). */
 function filterValues(change: DecodedChange): Map<string, string | null> {
-  if (change.type === 'DELETE') return columnValues(change, change.oldTuple, change.oldKind === 'K');
+  if (change.type === 'DELETE')
+    return columnValues(change, change.oldTuple, change.oldKind === 'K');
   const values = columnValues(change, change.newTuple, false);
   if (change.oldKind === 'O' && change.oldTuple) {
     // An unchanged TOASTed value is absent from the new tuple; REPLICA IDENTITY FULL has it.
     const cols = change.relation.columns;
     for (let i = 0; i < cols.length; i++) {
-      if (change.newTuple?.[i] === undefined && change.oldTuple[i] !== undefined) values.set(cols[i].name, change.oldTuple[i]!);
+      if (change.newTuple?.[i] === undefined && change.oldTuple[i] !== undefined)
+        values.set(cols[i].name, change.oldTuple[i]!);
     }
   }
   return values;
@@ -182,7 +188,9 @@ export async function applyRls(
       else byPayload.set(payloadKey, { data: build(), subscriptionIds: [...ids] });
     };
     const allIds = (role: string) =>
-      [...(p.byRole.get(role) ?? [])].filter((s) => s.action === '*' || s.action === change.type).map((s) => s.id);
+      [...(p.byRole.get(role) ?? [])]
+        .filter((s) => s.action === '*' || s.action === change.type)
+        .map((s) => s.id);
     for (const role of p.byRole.keys()) {
       if (f.primaryKey.length === 0) {
         emit(`!${ERROR_NO_PK}`, () => errorRecord(change, ERROR_NO_PK), allIds(role));
@@ -198,7 +206,10 @@ export async function applyRls(
       const ids = matched
         .filter((s) => !rlsChecked || visible.has(checkOf.get(`${pi}\u0000${s.claimsKey}`) ?? -1))
         .map((s) => s.id);
-      const selKey = change.relation.columns.filter((c) => sel.has(c.name)).map((c) => c.name).join('\u0000');
+      const selKey = change.relation.columns
+        .filter((c) => sel.has(c.name))
+        .map((c) => c.name)
+        .join('\u0000');
       emit(selKey, () => fullRecord(change, sel, typeNames, opts.maxRecordBytes, f), ids);
     }
     events.push(...byPayload.values());
@@ -244,7 +255,9 @@ function fullRecord(
     table: change.relation.table,
     commit_timestamp: formatCommitTimestamp(change.commitTimeUs),
     type: change.type,
-    columns: cols.filter((c) => sel.has(c.name)).map((c) => ({ name: c.name, type: typeOf.get(c.name)! })),
+    columns: cols
+      .filter((c) => sel.has(c.name))
+      .map((c) => ({ name: c.name, type: typeOf.get(c.name)! })),
     errors: tooLarge ? [ERROR_TOO_LARGE] : null,
   };
   if (change.type !== 'DELETE') data.record = shape(filterValues(change));
@@ -252,7 +265,8 @@ function fullRecord(
   if (old) {
     // Old values are not RLS-checked, so an RLS table sends only the primary key of the old
     // row even with REPLICA IDENTITY FULL (Supabase docs: "only the primary key is sent").
-    if (facts.rlsEnabled) for (const name of [...old.keys()]) if (!facts.primaryKey.includes(name)) old.delete(name);
+    if (facts.rlsEnabled)
+      for (const name of [...old.keys()]) if (!facts.primaryKey.includes(name)) old.delete(name);
     data.old_record = shape(old);
   }
   return data;

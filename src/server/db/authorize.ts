@@ -77,13 +77,19 @@ function configValues(ctx: AuthContext): string[] {
 export class Authorizer {
   constructor(private readonly opts: AuthorizerOptions) {}
 
-  async read(ctx: AuthContext, presence: boolean): Promise<{ broadcast: boolean; presence: boolean }> {
+  async read(
+    ctx: AuthContext,
+    presence: boolean,
+  ): Promise<{ broadcast: boolean; presence: boolean }> {
     const extensions: Extension[] = presence ? ['broadcast', 'presence'] : ['broadcast'];
     const ids = extensions.map(() => randomUUID());
     const seen = await this.inTransaction(async (c) => {
       await c.query({ ...INSERT_PROBES, values: [ids, ctx.subtopic, extensions] });
       await c.query({ ...SET_CONFIG, values: configValues(ctx) });
-      const r = await c.query<{ extension: string }>({ ...SELECT_PROBES, values: [ctx.subtopic, ids] });
+      const r = await c.query<{ extension: string }>({
+        ...SELECT_PROBES,
+        values: [ctx.subtopic, ids],
+      });
       return new Set(r.rows.map((row) => row.extension));
     });
     return { broadcast: seen.has('broadcast'), presence: presence && seen.has('presence') };

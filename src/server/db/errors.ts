@@ -41,7 +41,9 @@ export class PoolTimeoutError extends Error {
   }
 }
 
-/** SQLSTATE → condition name, for Postgrex-style `ERROR 22P02 (invalid_text_representation) ...`. */
+/**
+ * SQLSTATE → condition name, for Postgrex-style `ERROR 22P02 (invalid_text_representation) ...`.
+ */
 const CONDITIONS: Record<string, string> = {
   P0001: 'raise_exception',
   '22P02': 'invalid_text_representation',
@@ -75,7 +77,10 @@ export function postgrexMessage(e: unknown): string {
 /** Connection-level failures (the Elixir `{:exit, _}` cases): the connection must be discarded. */
 export function isConnectionFailure(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown };
-  if (typeof err?.code === 'string' && /^(ECONN|EPIPE|ETIMEDOUT|57P0[1-3]|08)/.test(err.code)) return true;
+  if (typeof err?.code === 'string' && /^(ECONN|EPIPE|ETIMEDOUT|57P0[1-3]|08)/.test(err.code))
+    return true;
   const msg = typeof err?.message === 'string' ? err.message : '';
-  return /Connection terminated|Query read timeout|Client was closed|not queryable|connection.*ended/i.test(msg);
+  return /Connection terminated|Query read timeout|Client was closed|not queryable|connection.*ended/i.test(
+    msg,
+  );
 }

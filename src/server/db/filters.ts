@@ -20,7 +20,20 @@
  * ordinary patterns but not for every construct.
  */
 
-export type FilterOp = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'like' | 'ilike' | 'is' | 'match' | 'imatch' | 'isdistinct';
+export type FilterOp =
+  | 'eq'
+  | 'neq'
+  | 'lt'
+  | 'lte'
+  | 'gt'
+  | 'gte'
+  | 'in'
+  | 'like'
+  | 'ilike'
+  | 'is'
+  | 'match'
+  | 'imatch'
+  | 'isdistinct';
 export const FILTER_OPS: readonly FilterOp[] = [
   'eq',
   'neq',
@@ -96,9 +109,12 @@ function unquote(value: string): string {
   return value;
 }
 
-function parseSegment(segment: string): { ok: true; filter: Filter } | { ok: false; reason: string } {
+function parseSegment(
+  segment: string,
+): { ok: true; filter: Filter } | { ok: false; reason: string } {
   const trimmed = segment.trim();
-  if (trimmed === '') return { ok: false, reason: 'filter must not contain empty segments (check for extra commas)' };
+  if (trimmed === '')
+    return { ok: false, reason: 'filter must not contain empty segments (check for extra commas)' };
   const eq = trimmed.indexOf('=');
   if (eq < 0) return { ok: false, reason: inspectStrings([trimmed]) };
   const column = trimmed.slice(0, eq);
@@ -112,7 +128,8 @@ function parseSegment(segment: string): { ok: true; filter: Filter } | { ok: fal
   if (dot < 0) return { ok: false, reason: inspectStrings([rest]) };
   const op = rest.slice(0, dot);
   const raw = rest.slice(dot + 1);
-  if (!(FILTER_OPS as readonly string[]).includes(op)) return { ok: false, reason: inspectStrings([op, raw]) };
+  if (!(FILTER_OPS as readonly string[]).includes(op))
+    return { ok: false, reason: inspectStrings([op, raw]) };
   if (op === 'in') {
     if (raw.length < 2 || !raw.startsWith('(') || !raw.endsWith(')')) {
       return { ok: false, reason: '`in` filter value must be wrapped by parentheses' };
@@ -211,7 +228,9 @@ export function parseArrayLiteral(literal: string): (string | null)[] {
       quoted = true;
       wasQuoted = true;
     } else if (ch === ',') {
-      out.push(!wasQuoted && cur.trim().toUpperCase() === 'NULL' ? null : wasQuoted ? cur : cur.trim());
+      out.push(
+        !wasQuoted && cur.trim().toUpperCase() === 'NULL' ? null : wasQuoted ? cur : cur.trim(),
+      );
       cur = '';
       wasQuoted = false;
     } else {
@@ -247,7 +266,8 @@ export function likeToRegExp(pattern: string, caseInsensitive: boolean): RegExp 
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i];
-    if (ch === '\\' && i + 1 < pattern.length) re += pattern[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    if (ch === '\\' && i + 1 < pattern.length)
+      re += pattern[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     else if (ch === '%') re += '[\\s\\S]*';
     else if (ch === '_') re += '[\\s\\S]';
     else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -258,7 +278,8 @@ export function likeToRegExp(pattern: string, caseInsensitive: boolean): RegExp 
 function compileRegex(f: Filter): RegExp | null {
   try {
     if (f.op === 'like' || f.op === 'ilike') return likeToRegExp(f.value, f.op === 'ilike');
-    if (f.op === 'match' || f.op === 'imatch') return new RegExp(f.value, f.op === 'imatch' ? 'iu' : 'u');
+    if (f.op === 'match' || f.op === 'imatch')
+      return new RegExp(f.value, f.op === 'imatch' ? 'iu' : 'u');
   } catch {
     // A pattern PostgreSQL accepts but JavaScript does not: never matches.
   }
@@ -272,7 +293,8 @@ export function compileFilter(f: Filter, typname: string): CompiledFilter {
       .map((v) => normalize(typname, v));
     return { ...f, typname, key: '', inKeys: keys, regex: null };
   }
-  if (f.op === 'is') return { ...f, typname, key: f.value.toLowerCase(), inKeys: null, regex: null };
+  if (f.op === 'is')
+    return { ...f, typname, key: f.value.toLowerCase(), inKeys: null, regex: null };
   return { ...f, typname, key: normalize(typname, f.value), inKeys: null, regex: compileRegex(f) };
 }
 
@@ -312,7 +334,10 @@ function holds(f: CompiledFilter, raw: string): boolean {
 }
 
 /** AND of all filters over `values` (column name → text, null for SQL NULL). */
-export function visibleThroughFilters(filters: CompiledFilter[], values: Map<string, string | null>): boolean {
+export function visibleThroughFilters(
+  filters: CompiledFilter[],
+  values: Map<string, string | null>,
+): boolean {
   for (const f of filters) {
     if (!values.has(f.column)) return false;
     const raw = values.get(f.column);

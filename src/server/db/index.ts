@@ -87,7 +87,10 @@ export interface ServerDb {
   publication: string;
   slotName: string;
   startup: EmbeddedTimings | null;
-  authorizeRead(ctx: AuthContext, opts: { presence: boolean }): Promise<{ broadcast: boolean; presence: boolean }>;
+  authorizeRead(
+    ctx: AuthContext,
+    opts: { presence: boolean },
+  ): Promise<{ broadcast: boolean; presence: boolean }>;
   authorizeWrite(ctx: AuthContext, extension: Extension): Promise<boolean>;
   subscribe(sub: SubscriptionRequest): Promise<void>;
   unsubscribe(subscriptionIds: string[]): Promise<void>;
@@ -96,7 +99,6 @@ export interface ServerDb {
   setSlowPolicyMs(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
-
 
 export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
   const log = opts.log ?? (() => undefined);
@@ -108,14 +110,17 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
   const subsPoolSize = Math.max(1, Math.floor(opts.subsPoolSize || 1));
 
   // The default-publication migration is baked into the embedded template (embedded.ts).
-  const embedded = opts.databaseUrl ? null : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
+  const embedded = opts.databaseUrl
+    ? null
+    : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
   const connectionString = embedded ? embedded.connectionString : opts.databaseUrl!;
   const url = embedded ? embedded.redactedUrl : redactUrl(connectionString);
 
   const cleanups: (() => Promise<void>)[] = [];
   if (embedded) cleanups.push(() => embedded.stop());
   const cleanup = async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch((e: Error) => log(`db stop: ${e.message}`));
+    for (const fn of cleanups.splice(0).reverse())
+      await fn().catch((e: Error) => log(`db stop: ${e.message}`));
   };
 
   try {
@@ -131,7 +136,13 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
     }
     const migrateMs = Math.round(performance.now() - t0);
 
-    const authPool = new ConnectionPool({ connectionString, size: dbPool, applicationName: 'realtime_connect', queryTimeoutMs: checkTimeoutMs, log });
+    const authPool = new ConnectionPool({
+      connectionString,
+      size: dbPool,
+      applicationName: 'realtime_connect',
+      queryTimeoutMs: checkTimeoutMs,
+      log,
+    });
     const subsPool = new ConnectionPool({
       connectionString,
       size: subsPoolSize,
@@ -140,11 +151,17 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
       log,
     });
     await Promise.all([authPool.start(), subsPool.start()]);
-    cleanups.push(() => authPool.stop(), () => subsPool.stop());
+    cleanups.push(
+      () => authPool.stop(),
+      () => subsPool.stop(),
+    );
 
     // §6.4: 1 s tick × 30 buckets, sum, limit = pool size.
     const authErrors = new ErrorWindow({ windowMs: authErrorWindowMs, limit: dbPool });
-    const subsErrors = new ErrorWindow({ windowMs: opts.subsErrorWindowMs ?? authErrorWindowMs, limit: subsPoolSize });
+    const subsErrors = new ErrorWindow({
+      windowMs: opts.subsErrorWindowMs ?? authErrorWindowMs,
+      limit: subsPoolSize,
+    });
     authErrors.start();
     subsErrors.start();
     cleanups.push(async () => {
@@ -154,7 +171,14 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
 
     const authorizer = new Authorizer({ pool: authPool, errors: authErrors, queueTargetMs });
     const registry = new SubscriptionRegistry();
-    const subscriptions = new Subscriptions({ pool: subsPool, errors: subsErrors, queueTargetMs, publication, registry, log });
+    const subscriptions = new Subscriptions({
+      pool: subsPool,
+      errors: subsErrors,
+      queueTargetMs,
+      publication,
+      registry,
+      log,
+    });
 
     const listeners: ((change: ChangeEvent) => void)[] = [];
     const poller = new Poller({
@@ -172,7 +196,9 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
     });
     await poller.start();
     cleanups.push(() => poller.stop());
-    log(`tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${dbPool}, subs_pool_size ${subsPoolSize}, slot ${poller.slotName}`);
+    log(
+      `tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${dbPool}, subs_pool_size ${subsPoolSize}, slot ${poller.slotName}`,
+    );
 
     let stopping: Promise<void> | null = null;
     return {

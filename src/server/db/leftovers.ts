@@ -49,11 +49,17 @@ export interface TempEntry {
 
 /** The kind of an entry by its name; null when it is not rtcap's. */
 export function kindOf(name: string): TempKind | null {
-  if (name.startsWith(`${TEMPLATE_PREFIX}build-`) || name.startsWith(`${BIN_CACHE_PREFIX}build-`)) return 'build';
+  if (name.startsWith(`${TEMPLATE_PREFIX}build-`) || name.startsWith(`${BIN_CACHE_PREFIX}build-`))
+    return 'build';
   if (new RegExp(`^${TEMPLATE_PREFIX}[0-9a-f]{16}$`).test(name)) return 'template';
   if (new RegExp(`^${BIN_CACHE_PREFIX}[0-9a-f]{16}$`).test(name)) return 'bin-cache';
   if (name.startsWith(RUN_PREFIX)) return 'run';
-  if (name.startsWith(PG_ROOT_PREFIX) && !name.startsWith(TEMPLATE_PREFIX) && !name.startsWith(BIN_CACHE_PREFIX)) return 'pg';
+  if (
+    name.startsWith(PG_ROOT_PREFIX) &&
+    !name.startsWith(TEMPLATE_PREFIX) &&
+    !name.startsWith(BIN_CACHE_PREFIX)
+  )
+    return 'pg';
   return null;
 }
 
@@ -83,7 +89,10 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Records this process as the owner of `dir` (its pid and start time, so a reused pid is not taken for it). */
+/**
+ * Records this process as the owner of `dir` (its pid and start time, so a reused pid is not taken
+ * for it).
+ */
 export function writeOwner(dir: string): void {
   writeFileSync(path.join(dir, OWNER_FILE), `${process.pid}\n${startTicks(process.pid) ?? ''}\n`);
 }
@@ -113,7 +122,9 @@ function ageMs(p: string): number {
   }
 }
 
-/** Pids of processes whose executable lies under `dir` (a Postgres started from staged binaries). */
+/**
+ * Pids of processes whose executable lies under `dir` (a Postgres started from staged binaries).
+ */
 function processesRunningFrom(dir: string): number[] {
   const pids: number[] = [];
   let names: string[];
@@ -149,7 +160,11 @@ function judge(name: string, full: string, kind: TempKind): TempEntry {
   }
   if (kind === 'bin-cache') {
     const users = processesRunningFrom(full);
-    return { ...base, dead: users.length === 0, why: users.length ? `in use (pid ${users.join(', ')})` : 'cache, unused' };
+    return {
+      ...base,
+      dead: users.length === 0,
+      why: users.length ? `in use (pid ${users.join(', ')})` : 'cache, unused',
+    };
   }
   return { ...base, dead: true, why: 'cache' };
 }
@@ -175,18 +190,26 @@ export function leftovers(dir: string = os.tmpdir()): TempEntry[] {
   return tempEntries(dir).filter((e) => e.dead && !e.cache);
 }
 
-/** The data directories under a leftover: itself (a Postgres root) or the roots in a run's directory. */
+/**
+ * The data directories under a leftover: itself (a Postgres root) or the roots in a run's
+ * directory.
+ */
 function dataRoots(entry: TempEntry): string[] {
   if (entry.kind === 'pg') return [entry.path];
   if (entry.kind !== 'run') return [];
   try {
-    return readdirSync(entry.path).filter((n) => n.startsWith(PG_ROOT_PREFIX)).map((n) => path.join(entry.path, n));
+    return readdirSync(entry.path)
+      .filter((n) => n.startsWith(PG_ROOT_PREFIX))
+      .map((n) => path.join(entry.path, n));
   } catch {
     return [];
   }
 }
 
-/** Stops a postmaster left running from `root`'s data (immediate shutdown: nothing in it is worth keeping). */
+/**
+ * Stops a postmaster left running from `root`'s data (immediate shutdown: nothing in it is worth
+ * keeping).
+ */
 async function stopPostmaster(root: string): Promise<void> {
   let pid: number;
   try {

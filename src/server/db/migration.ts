@@ -337,7 +337,10 @@ insert into rtcap_bench.migrations (version) values (${MIGRATION_VERSION}) on co
 }
 
 /** Runs the migration in one transaction; safe to run again and concurrently. */
-export async function migrate(client: pg.Client, publication: string = DEFAULT_PUBLICATION): Promise<void> {
+export async function migrate(
+  client: pg.Client,
+  publication: string = DEFAULT_PUBLICATION,
+): Promise<void> {
   await client.query('begin');
   try {
     await client.query(migrationSql(publication));

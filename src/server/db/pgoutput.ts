@@ -158,8 +158,15 @@ export class PgOutputDecoder {
       }
       case 'I': {
         const relation = this.relation(r.uint32());
-        if (String.fromCharCode(r.byte()) !== 'N') throw new Error('pgoutput: INSERT without new tuple');
-        return { type: 'INSERT', relation, newTuple: r.tuple(), commitTimeUs: this.commitTimeUs, sizeBytes: buf.length };
+        if (String.fromCharCode(r.byte()) !== 'N')
+          throw new Error('pgoutput: INSERT without new tuple');
+        return {
+          type: 'INSERT',
+          relation,
+          newTuple: r.tuple(),
+          commitTimeUs: this.commitTimeUs,
+          sizeBytes: buf.length,
+        };
       }
       case 'U': {
         const relation = this.relation(r.uint32());
@@ -173,13 +180,28 @@ export class PgOutputDecoder {
         }
         if (kind !== 'N') throw new Error('pgoutput: UPDATE without new tuple');
         const newTuple = r.tuple();
-        return { type: 'UPDATE', relation, newTuple, oldTuple, oldKind, commitTimeUs: this.commitTimeUs, sizeBytes: buf.length };
+        return {
+          type: 'UPDATE',
+          relation,
+          newTuple,
+          oldTuple,
+          oldKind,
+          commitTimeUs: this.commitTimeUs,
+          sizeBytes: buf.length,
+        };
       }
       case 'D': {
         const relation = this.relation(r.uint32());
         const kind = String.fromCharCode(r.byte());
         if (kind !== 'K' && kind !== 'O') throw new Error('pgoutput: DELETE without old tuple');
-        return { type: 'DELETE', relation, oldTuple: r.tuple(), oldKind: kind, commitTimeUs: this.commitTimeUs, sizeBytes: buf.length };
+        return {
+          type: 'DELETE',
+          relation,
+          oldTuple: r.tuple(),
+          oldKind: kind,
+          commitTimeUs: this.commitTimeUs,
+          sizeBytes: buf.length,
+        };
       }
       default:
         // Streaming and two-phase messages are not requested; anything else is skipped.

@@ -20,7 +20,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { applyRls, type ChangeEvent, type RlsCatalog, type TableFacts, type VisibilityCheck } from './apply-rls.js';
+import {
+  applyRls,
+  type ChangeEvent,
+  type RlsCatalog,
+  type TableFacts,
+  type VisibilityCheck,
+} from './apply-rls.js';
 import { PgOutputDecoder, commitTimeMs, type DecodedChange } from './pgoutput.js';
 import type { SubscriptionRegistry } from './subscriptions.js';
 import { r2 } from '../../util/round.js';
@@ -62,7 +68,14 @@ export class Poller {
   private loopDone: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private sleepTimer: NodeJS.Timeout | null = null;
-  readonly stats: PollerStats = { lagMs: null, lastPollMs: null, polls: 0, changes: 0, events: 0, restarts: 0 };
+  readonly stats: PollerStats = {
+    lagMs: null,
+    lastPollMs: null,
+    polls: 0,
+    changes: 0,
+    events: 0,
+    restarts: 0,
+  };
 
   constructor(private readonly opts: PollerOptions) {
     this.slotName = opts.slotName ?? defaultSlotName();
@@ -92,8 +105,12 @@ export class Poller {
     await c.connect();
     try {
       // Output functions format the text values: values.ts expects UTC and ISO dates.
-      await c.query(`set timezone to 'UTC'; set datestyle to 'ISO, MDY'; set extra_float_digits to 1`);
-      await c.query(`select pg_create_logical_replication_slot($1, 'pgoutput', true)`, [this.slotName]);
+      await c.query(
+        `set timezone to 'UTC'; set datestyle to 'ISO, MDY'; set extra_float_digits to 1`,
+      );
+      await c.query(`select pg_create_logical_replication_slot($1, 'pgoutput', true)`, [
+        this.slotName,
+      ]);
     } catch (e) {
       await c.end().catch(() => undefined);
       throw e;
@@ -163,9 +180,14 @@ export class Poller {
     for (const [oid, name] of this.decoder.typeNames) this.typeNameCache.set(oid, name);
     if (changes.length === 0) return pollIntervalMs + 50 + Math.random() * 50;
     this.stats.changes += changes.length;
-    this.stats.lagMs = Math.max(0, Date.now() - commitTimeMs(changes[changes.length - 1].commitTimeUs));
+    this.stats.lagMs = Math.max(
+      0,
+      Date.now() - commitTimeMs(changes[changes.length - 1].commitTimeUs),
+    );
 
-    const events = await applyRls(changes, this.opts.registry, this.catalog(c), { maxRecordBytes: this.opts.pollMaxRecordBytes });
+    const events = await applyRls(changes, this.opts.registry, this.catalog(c), {
+      maxRecordBytes: this.opts.pollMaxRecordBytes,
+    });
     if (events.length === 0) return pollIntervalMs + 50 + Math.random() * 50;
     this.stats.events += events.length;
     try {
@@ -189,7 +211,9 @@ export class Poller {
                  from pg_class c where c.oid = any($1::oid[])`,
           values: [relids],
         });
-        return new Map<number, TableFacts>(r.rows.map((row) => [Number(row.relid), { rlsEnabled: row.rls, primaryKey: row.pk }]));
+        return new Map<number, TableFacts>(
+          r.rows.map((row) => [Number(row.relid), { rlsEnabled: row.rls, primaryKey: row.pk }]),
+        );
       },
       selectableColumns: async (pairs) => {
         const r = await c.query<{ role: string; relid: string; cols: string[] }>({
@@ -201,7 +225,9 @@ export class Poller {
                  group by r.role, r.relid`,
           values: [pairs.map((p) => p.role), pairs.map((p) => p.relid)],
         });
-        return new Map(r.rows.map((row) => [`${row.role}\u0000${Number(row.relid)}`, new Set(row.cols)]));
+        return new Map(
+          r.rows.map((row) => [`${row.role}\u0000${Number(row.relid)}`, new Set(row.cols)]),
+        );
       },
       typeNames: async (oids) => {
         const missing = oids.filter((o) => !this.typeNameCache.has(o));

@@ -42,7 +42,9 @@ export class ConnectionPool {
   constructor(private readonly opts: PoolOptions) {}
 
   async start(): Promise<void> {
-    const opened = await Promise.allSettled(Array.from({ length: this.opts.size }, () => this.open()));
+    const opened = await Promise.allSettled(
+      Array.from({ length: this.opts.size }, () => this.open()),
+    );
     const failed = opened.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await this.stop();

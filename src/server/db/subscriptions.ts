@@ -22,7 +22,14 @@ import {
   isConnectionFailure,
   postgrexMessage,
 } from './errors.js';
-import { compileFilter, normalize, parseFilter, visibleThroughFilters, type CompiledFilter, type Filter } from './filters.js';
+import {
+  compileFilter,
+  normalize,
+  parseFilter,
+  visibleThroughFilters,
+  type CompiledFilter,
+  type Filter,
+} from './filters.js';
 import type { ConnectionPool } from './pool.js';
 import type { ErrorWindow } from './rate-counter.js';
 
@@ -142,7 +149,11 @@ export class SubscriptionRegistry {
    * Subscribers of `relid` whose action and filters match a change whose filter-relevant
    * values are `values` (the new row, or the old row for DELETE: §7.1 step 4).
    */
-  matching(relid: number, type: 'INSERT' | 'UPDATE' | 'DELETE', values: Map<string, string | null>): Subscription[] {
+  matching(
+    relid: number,
+    type: 'INSERT' | 'UPDATE' | 'DELETE',
+    values: Map<string, string | null>,
+  ): Subscription[] {
     const ent = this.byEntity.get(relid);
     if (!ent) return [];
     const out: Subscription[] = [];
@@ -154,7 +165,8 @@ export class SubscriptionRegistry {
       if (set) for (const s of set) if (actionMatches(s, type)) out.push(s);
     }
     for (const s of ent.other) {
-      if (actionMatches(s, type) && visibleThroughFilters(s.filtersByRelid.get(relid)!, values)) out.push(s);
+      if (actionMatches(s, type) && visibleThroughFilters(s.filtersByRelid.get(relid)!, values))
+        out.push(s);
     }
     return out;
   }
@@ -187,8 +199,16 @@ const INSERT_SQL = {
 };
 
 /** Supabase's `params_to_log`, part of the §3.3 error text. */
-function paramsToLog(action: ActionFilter, schema: string, table: string, filters: Filter[]): string {
-  const fs = filters.map((f) => `{${JSON.stringify(f.column)}, ${JSON.stringify(f.op)}, ${JSON.stringify(f.value)}, ${f.negate}}`);
+function paramsToLog(
+  action: ActionFilter,
+  schema: string,
+  table: string,
+  filters: Filter[],
+): string {
+  const fs = filters.map(
+    (f) =>
+      `{${JSON.stringify(f.column)}, ${JSON.stringify(f.op)}, ${JSON.stringify(f.value)}, ${f.negate}}`,
+  );
   return `event: ${action}, schema: ${schema}, table: ${table}, filters: [${fs.join(', ')}], select: nil`;
 }
 
@@ -207,7 +227,8 @@ export class Subscriptions {
   async subscribe(req: SubscriptionRequest): Promise<void> {
     const { binding } = req;
     const action = actionFilter(binding.event);
-    const schema = typeof binding.schema === 'string' && binding.schema !== '' ? binding.schema : 'public';
+    const schema =
+      typeof binding.schema === 'string' && binding.schema !== '' ? binding.schema : 'public';
     const table = typeof binding.table === 'string' && binding.table !== '' ? binding.table : '*';
     const parsed = parseFilter(binding.filter);
     if (!parsed.ok) throw new SubscriptionError(parsed.error, false);
@@ -293,7 +314,10 @@ export class Subscriptions {
     }
     let discard = false;
     try {
-      await client.query('delete from realtime.subscription where subscription_id = any($1::uuid[])', [known]);
+      await client.query(
+        'delete from realtime.subscription where subscription_id = any($1::uuid[])',
+        [known],
+      );
     } catch (e) {
       discard = isConnectionFailure(e);
       this.opts.log?.(`SubscriptionDeletionFailed: ${postgrexMessage(e)}`);

@@ -20,7 +20,10 @@ function toNumber(text: string): number | string {
 
 /** `2026-08-01 12:00:00.5+00` → `2026-08-01T12:00:00.5+00:00` (to_jsonb of timestamptz). */
 function isoTimestamptz(text: string): string {
-  const m = /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)([+-]\d\d)(?::?(\d\d))?(?::?(\d\d))?( BC)?$/.exec(text);
+  const m =
+    /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)([+-]\d\d)(?::?(\d\d))?(?::?(\d\d))?( BC)?$/.exec(
+      text,
+    );
   if (!m) return text;
   const [, date, time, tzh, tzm = '00', tzs, bc] = m;
   return `${date}T${time}${tzh}:${tzm}${tzs ? ':' + tzs : ''}${bc ?? ''}`;

@@ -1,16 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { Membership } from '../../../src/measure/membership.js';
-import { createHistogram, encodeHistogram, percentilesOf, recordMs } from '../../../src/measure/histogram.js';
-import { deliveryRateOf, figuresByKind, kindSummary, latencyOriginOf, lostOverKinds, primaryOf, worstDeliveryRate } from '../../../src/run/figures/kinds.js';
+import {
+  createHistogram,
+  encodeHistogram,
+  percentilesOf,
+  recordMs,
+} from '../../../src/measure/histogram.js';
+import {
+  deliveryRateOf,
+  figuresByKind,
+  kindSummary,
+  latencyOriginOf,
+  lostOverKinds,
+  primaryOf,
+  worstDeliveryRate,
+} from '../../../src/run/figures/kinds.js';
 import { kindStream } from '../../../src/scenarios/types.js';
 import { fakeFigures } from '../../support/step-context.js';
 
 const B = kindStream('broadcast', 0);
 const P = kindStream('presence', 0);
 const C = kindStream('changes', 0);
-const send = (stream: number, sched: number[]) => ({ stream, sched: Float64Array.from(sched), actual: Float64Array.from(sched) });
-const receipt = (stream: number, counts: number[], at: number[]) => ({ stream, count: Uint32Array.from(counts), first: Float64Array.from(at), last: Float64Array.from(at) });
-const twoMembers = () => ({ membership: new Membership([{ joinedAtMs: 0, leftAtMs: Infinity }, { joinedAtMs: 0, leftAtMs: Infinity }]), self: true });
+const send = (stream: number, sched: number[]) => ({
+  stream,
+  sched: Float64Array.from(sched),
+  actual: Float64Array.from(sched),
+});
+const receipt = (stream: number, counts: number[], at: number[]) => ({
+  stream,
+  count: Uint32Array.from(counts),
+  first: Float64Array.from(at),
+  last: Float64Array.from(at),
+});
+const twoMembers = () => ({
+  membership: new Membership([
+    { joinedAtMs: 0, leftAtMs: Infinity },
+    { joinedAtMs: 0, leftAtMs: Infinity },
+  ]),
+  self: true,
+});
 
 function collectedWith(streams: ReturnType<typeof receipt>[], kindLatenciesMs: number[][] = []) {
   const kindHistograms = kindLatenciesMs.map((xs) => {
@@ -24,7 +52,16 @@ function collectedWith(streams: ReturnType<typeof receipt>[], kindLatenciesMs: n
 describe('figures by traffic kind', () => {
   it('matches each kind sends with its receipts, over processes', () => {
     const kinds = figuresByKind({
-      collected: [collectedWith([receipt(B, [1, 1], [110, 220]), receipt(P, [2], [130])], [[10, 20], [30, 30]]), collectedWith([receipt(B, [1, 0], [105, 0])])],
+      collected: [
+        collectedWith(
+          [receipt(B, [1, 1], [110, 220]), receipt(P, [2], [130])],
+          [
+            [10, 20],
+            [30, 30],
+          ],
+        ),
+        collectedWith([receipt(B, [1, 0], [105, 0])]),
+      ],
       sends: [send(B, [100, 200]), send(P, [100])],
       primaryKind: 'broadcast',
       info: twoMembers,
@@ -41,7 +78,10 @@ describe('figures by traffic kind', () => {
   });
 
   it('sums each kind reordered and duplicate receipts over processes', () => {
-    const split = (reorderedByKind: number[], duplicatesByKind: number[]) => ({ receipts: { streams: [], kindHistograms: [], reorderedByKind, duplicatesByKind } }) as never;
+    const split = (reorderedByKind: number[], duplicatesByKind: number[]) =>
+      ({
+        receipts: { streams: [], kindHistograms: [], reorderedByKind, duplicatesByKind },
+      }) as never;
     const kinds = figuresByKind({
       collected: [split([2, 0, 0], [1, 3, 0]), split([1, 0, 0], [0, 1, 0])],
       sends: [send(B, [100]), send(P, [100])],
@@ -53,7 +93,12 @@ describe('figures by traffic kind', () => {
   });
 
   it('keeps the primary kind even when it sent nothing; primaryOf is empty for a kind not there', () => {
-    const kinds = figuresByKind({ collected: [], sends: [], primaryKind: 'changes', info: twoMembers });
+    const kinds = figuresByKind({
+      collected: [],
+      sends: [],
+      primaryKind: 'changes',
+      info: twoMembers,
+    });
     expect(Object.keys(kinds)).toEqual(['changes']);
     expect(primaryOf({}, 'presence').figures.sent).toBe(0);
     expect(worstDeliveryRate(kinds)).toBeNull();
@@ -65,7 +110,11 @@ describe('figures by traffic kind', () => {
     expect(latencyOriginOf('presence')).toBe('scheduled');
     // A row due at 100 that committed at 900 (rtcap's insert backlog), received at 910; a
     // broadcast due at 100 and sent at 900, received at 910.
-    const late = (stream: number) => ({ stream, sched: Float64Array.from([100]), actual: Float64Array.from([900]) });
+    const late = (stream: number) => ({
+      stream,
+      sched: Float64Array.from([100]),
+      actual: Float64Array.from([900]),
+    });
     const kinds = figuresByKind({
       collected: [collectedWith([receipt(C, [1], [910]), receipt(B, [1], [910])])],
       sends: [late(C), late(B)],
@@ -82,7 +131,16 @@ describe('figures by traffic kind', () => {
   });
 
   it('summarises a kind for extra.kinds', () => {
-    const s = kindSummary({ figures: fakeFigures({ sent: 10, expected: 30, received: 29, lost: 1 }), deliveryHistogram: createHistogram() });
-    expect(s).toMatchObject({ sent: 10, expected: 30, received: 29, lost: 1, delivery_rate: 0.966667 });
+    const s = kindSummary({
+      figures: fakeFigures({ sent: 10, expected: 30, received: 29, lost: 1 }),
+      deliveryHistogram: createHistogram(),
+    });
+    expect(s).toMatchObject({
+      sent: 10,
+      expected: 30,
+      received: 29,
+      lost: 1,
+      delivery_rate: 0.966667,
+    });
   });
 });

@@ -5,13 +5,23 @@ import { histogramOf } from '../../support/step-context.js';
 describe('merged latency histograms', () => {
   it('adds every process join, ack and commit latencies', () => {
     const h = mergeHistograms([
-      { joinLatencyHistogram: histogramOf([10, 20]), ackLatencyHistogram: histogramOf([5]), commitLatencyHistogram: histogramOf([]) },
-      { joinLatencyHistogram: histogramOf([30]), ackLatencyHistogram: histogramOf([7, 9]), commitLatencyHistogram: histogramOf([3]) },
+      {
+        joinLatencyHistogram: histogramOf([10, 20]),
+        ackLatencyHistogram: histogramOf([5]),
+        commitLatencyHistogram: histogramOf([]),
+      },
+      {
+        joinLatencyHistogram: histogramOf([30]),
+        ackLatencyHistogram: histogramOf([7, 9]),
+        commitLatencyHistogram: histogramOf([3]),
+      },
     ] as never);
     expect([h.join.totalCount, h.ack.totalCount, h.commit.totalCount]).toEqual([3, 3, 1]);
   });
 
   it('picks p50, p95, p99', () => {
-    expect(pickPercentiles({ p50: 1, p95: 2, p99: 3, p999: 4, max: 5, mean: 1, count: 9 })).toEqual({ p50: 1, p95: 2, p99: 3 });
+    expect(pickPercentiles({ p50: 1, p95: 2, p99: 3, p999: 4, max: 5, mean: 1, count: 9 })).toEqual(
+      { p50: 1, p95: 2, p99: 3 },
+    );
   });
 });

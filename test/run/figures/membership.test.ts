@@ -2,9 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { membersAt, mergeMemberships, streamInfoOf } from '../../../src/run/figures/membership.js';
 
 describe('membership figures', () => {
-  const perProcess: Array<{ membership: Record<string, Array<{ joinedAtMs: number; leftAtMs: number }>> }> = [
-    { membership: { a: [{ joinedAtMs: 0, leftAtMs: Infinity }], 'changes:g': [{ joinedAtMs: 0, leftAtMs: Infinity }] } },
-    { membership: { a: [{ joinedAtMs: 50, leftAtMs: 80 }, { joinedAtMs: 200, leftAtMs: Infinity }], b: [{ joinedAtMs: 10, leftAtMs: Infinity }] } },
+  const perProcess: Array<{
+    membership: Record<string, Array<{ joinedAtMs: number; leftAtMs: number }>>;
+  }> = [
+    {
+      membership: {
+        a: [{ joinedAtMs: 0, leftAtMs: Infinity }],
+        'changes:g': [{ joinedAtMs: 0, leftAtMs: Infinity }],
+      },
+    },
+    {
+      membership: {
+        a: [
+          { joinedAtMs: 50, leftAtMs: 80 },
+          { joinedAtMs: 200, leftAtMs: Infinity },
+        ],
+        b: [{ joinedAtMs: 10, leftAtMs: Infinity }],
+      },
+    },
   ];
 
   it('merges every process intervals per key', () => {
@@ -23,7 +38,12 @@ describe('membership figures', () => {
 
   it('gives each stream the membership of its key and whether the sender counts', () => {
     const byKey = mergeMemberships(perProcess);
-    const info = streamInfoOf({ streamInfo: (s: number) => ({ key: s === 1 ? 'a' : 'b', excludeSender: s === 2 }) } as never, byKey);
+    const info = streamInfoOf(
+      {
+        streamInfo: (s: number) => ({ key: s === 1 ? 'a' : 'b', excludeSender: s === 2 }),
+      } as never,
+      byKey,
+    );
     expect(info(1).membership.at(60)).toBe(2);
     expect(info(1).self).toBe(true);
     expect(info(2).membership.at(60)).toBe(1);

@@ -1,9 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { databaseFigures, generatorFigures, rssPerConnectionKb, samplesInWindow, serverFigures } from '../../../src/run/figures/resources.js';
+import {
+  databaseFigures,
+  generatorFigures,
+  rssPerConnectionKb,
+  samplesInWindow,
+  serverFigures,
+} from '../../../src/run/figures/resources.js';
 import type { SecondRecord } from '../../../src/run/timeline.js';
 
-const sample = (t: number, cpuCores: number | null, rssMb: number | null, db: number | null = null) => ({ t, cpuCores, rssMb, dbCpuCores: db, dbRssMb: db === null ? null : 100 });
-const basis = { vcpus: 4, memory_mb: 4000, source: 'affinity' as const, memory_source: 'declared' as const };
+const sample = (
+  t: number,
+  cpuCores: number | null,
+  rssMb: number | null,
+  db: number | null = null,
+) => ({ t, cpuCores, rssMb, dbCpuCores: db, dbRssMb: db === null ? null : 100 });
+const basis = {
+  vcpus: 4,
+  memory_mb: 4000,
+  source: 'affinity' as const,
+  memory_source: 'declared' as const,
+};
 const w = { rampStart: 0, rampEnd: 0, steadyStart: 1000, steadyEnd: 3000, drainEnd: 4000 };
 
 describe('resource figures', () => {
@@ -13,31 +29,111 @@ describe('resource figures', () => {
   });
 
   it('server CPU % of the basis vCPUs and memory % of its memory, from the means; null without samples', () => {
-    const s = serverFigures([sample(1, 1, 500), sample(2, 3, 1500), sample(3, null, null)], basis, 'proc');
-    expect(s).toEqual({ cpu_pct: 50, cpu_pct_max: 75, mem_pct: 25, rss_mb: 1000, rss_mb_max: 1500, source: 'proc', basis });
-    expect(serverFigures([], basis, 'proc')).toEqual({ cpu_pct: null, cpu_pct_max: null, mem_pct: null, rss_mb: null, rss_mb_max: null, source: null, basis });
+    const s = serverFigures(
+      [sample(1, 1, 500), sample(2, 3, 1500), sample(3, null, null)],
+      basis,
+      'proc',
+    );
+    expect(s).toEqual({
+      cpu_pct: 50,
+      cpu_pct_max: 75,
+      mem_pct: 25,
+      rss_mb: 1000,
+      rss_mb_max: 1500,
+      source: 'proc',
+      basis,
+    });
+    expect(serverFigures([], basis, 'proc')).toEqual({
+      cpu_pct: null,
+      cpu_pct_max: null,
+      mem_pct: null,
+      rss_mb: null,
+      rss_mb_max: null,
+      source: null,
+      basis,
+    });
   });
 
   it('database CPU % of one core; null when it was not sampled', () => {
-    expect(databaseFigures([sample(1, 1, 1, 0.5), sample(2, 1, 1, 0.25)])).toEqual({ cpu_pct: 37.5, rss_mb: 100 });
+    expect(databaseFigures([sample(1, 1, 1, 0.5), sample(2, 1, 1, 0.25)])).toEqual({
+      cpu_pct: 37.5,
+      rss_mb: 100,
+    });
     expect(databaseFigures([sample(1, 1, 1)])).toBeNull();
   });
 
   it('generator: the busiest process mean CPU, the worst lag, peak RSS', () => {
     const sec = (cpu: [number, number], rss: [number, number]) =>
-      ({ workers: [0, 1].map((wi) => ({ worker: wi, health: { cpuPct: cpu[wi], rssMb: rss[wi] } })) }) as unknown as SecondRecord;
-    const g = generatorFigures({ steadySeconds: [sec([10, 40], [100, 200]), sec([30, 60], [150, 120])], workers: 2, lagsP99Ms: [3, null, 12.34], offeredRatio: 0.98765, lateJoins: 2 });
-    expect(g).toEqual({ cpu_pct: 50, event_loop_lag_p99_ms: 12.3, offered_ratio: 0.988, late_joins: 2, rss_mb: 200, rss_mb_total: 300, rss_per_connection_kb: null, workers: 2 });
-    const parts = generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 0.5, offeredByPart: { broadcast: 1, presence: 0.5 }, lateJoins: 0 });
+      ({
+        workers: [0, 1].map((wi) => ({ worker: wi, health: { cpuPct: cpu[wi], rssMb: rss[wi] } })),
+      }) as unknown as SecondRecord;
+    const g = generatorFigures({
+      steadySeconds: [sec([10, 40], [100, 200]), sec([30, 60], [150, 120])],
+      workers: 2,
+      lagsP99Ms: [3, null, 12.34],
+      offeredRatio: 0.98765,
+      lateJoins: 2,
+    });
+    expect(g).toEqual({
+      cpu_pct: 50,
+      event_loop_lag_p99_ms: 12.3,
+      offered_ratio: 0.988,
+      late_joins: 2,
+      rss_mb: 200,
+      rss_mb_total: 300,
+      rss_per_connection_kb: null,
+      workers: 2,
+    });
+    const parts = generatorFigures({
+      steadySeconds: [],
+      workers: 1,
+      lagsP99Ms: [],
+      offeredRatio: 0.5,
+      offeredByPart: { broadcast: 1, presence: 0.5 },
+      lateJoins: 0,
+    });
     expect(parts.offered_by_part).toEqual({ broadcast: 1, presence: 0.5 });
-    expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: 1, offeredByPart: { broadcast: 1 }, lateJoins: 0 }).offered_by_part).toBeUndefined();
-    expect(generatorFigures({ steadySeconds: [], workers: 1, lagsP99Ms: [], offeredRatio: null, lateJoins: 0 })).toMatchObject({ cpu_pct: null, event_loop_lag_p99_ms: null, offered_ratio: null, rss_mb: null });
+    expect(
+      generatorFigures({
+        steadySeconds: [],
+        workers: 1,
+        lagsP99Ms: [],
+        offeredRatio: 1,
+        offeredByPart: { broadcast: 1 },
+        lateJoins: 0,
+      }).offered_by_part,
+    ).toBeUndefined();
+    expect(
+      generatorFigures({
+        steadySeconds: [],
+        workers: 1,
+        lagsP99Ms: [],
+        offeredRatio: null,
+        lateJoins: 0,
+      }),
+    ).toMatchObject({
+      cpu_pct: null,
+      event_loop_lag_p99_ms: null,
+      offered_ratio: null,
+      rss_mb: null,
+    });
   });
 
-  it('generator memory per connection: the processes\' summed RSS in one second (the highest), less their RSS before any connection, over the connections joined', () => {
-    const sec = (rss: number[]) => ({ workers: rss.map((r, wi) => ({ worker: wi, health: { cpuPct: 1, rssMb: r } })) }) as unknown as SecondRecord;
+  it("generator memory per connection: the processes' summed RSS in one second (the highest), less their RSS before any connection, over the connections joined", () => {
+    const sec = (rss: number[]) =>
+      ({
+        workers: rss.map((r, wi) => ({ worker: wi, health: { cpuPct: 1, rssMb: r } })),
+      }) as unknown as SecondRecord;
     // Seconds where a process did not report are not summed (they would read low).
-    const g = generatorFigures({ steadySeconds: [sec([100, 120]), sec([110, 115]), sec([500])], workers: 2, lagsP99Ms: [], offeredRatio: 1, lateJoins: 0, idleRssMb: 125, joined: 1024 });
+    const g = generatorFigures({
+      steadySeconds: [sec([100, 120]), sec([110, 115]), sec([500])],
+      workers: 2,
+      lagsP99Ms: [],
+      offeredRatio: 1,
+      lateJoins: 0,
+      idleRssMb: 125,
+      joined: 1024,
+    });
     expect(g.rss_mb_total).toBe(225);
     expect(g.rss_per_connection_kb).toBe(100);
     expect(rssPerConnectionKb(225, 125, 1024)).toBe(100);

@@ -23,8 +23,14 @@ const base = {
 describe('verdict inputs', () => {
   it('take the worst kind delivery and every kind losses', () => {
     const kinds = {
-      broadcast: { figures: fakeFigures({ expected: 10, received: 10 }), deliveryHistogram: createHistogram() },
-      presence: { figures: fakeFigures({ expected: 10, received: 8, lost: 2 }), deliveryHistogram: createHistogram() },
+      broadcast: {
+        figures: fakeFigures({ expected: 10, received: 10 }),
+        deliveryHistogram: createHistogram(),
+      },
+      presence: {
+        figures: fakeFigures({ expected: 10, received: 8, lost: 2 }),
+        deliveryHistogram: createHistogram(),
+      },
     };
     const v = verdictInputs({ ...base, kinds });
     expect(v.delivery_rate).toBe(0.8);
@@ -38,8 +44,16 @@ describe('verdict inputs', () => {
       return h;
     };
     const kinds = {
-      broadcast: { figures: fakeFigures({ firstLatency: lat(Array.from({ length: 100 }, (_, i) => 1000 + i * 10)) }), deliveryHistogram: createHistogram() },
-      presence: { figures: fakeFigures({ firstLatency: lat([5, 5, 5, 5]) }), deliveryHistogram: createHistogram() },
+      broadcast: {
+        figures: fakeFigures({
+          firstLatency: lat(Array.from({ length: 100 }, (_, i) => 1000 + i * 10)),
+        }),
+        deliveryHistogram: createHistogram(),
+      },
+      presence: {
+        figures: fakeFigures({ firstLatency: lat([5, 5, 5, 5]) }),
+        deliveryHistogram: createHistogram(),
+      },
     };
     const byKind = latencyByKind(kinds)!;
     expect(Object.keys(byKind)).toEqual(['broadcast', 'presence']);
@@ -51,14 +65,27 @@ describe('verdict inputs', () => {
   });
 
   it('count members missing at the steady start as failed connections', () => {
-    expect(verdictInputs({ ...base, kinds: {}, membersAtSteady: 7, failed: 1 }).connections_failed).toBe(3);
-    expect(verdictInputs({ ...base, kinds: {}, membersAtSteady: 9, failed: 4 }).connections_failed).toBe(4);
-    expect(verdictInputs({ ...base, kinds: {}, membersAtSteady: 0, joinedInStep: 0 }).connections_joined).toBe(0);
-    expect(verdictInputs({ ...base, kinds: {}, membersAtSteady: 3, joinedInStep: 5 }).connections_joined).toBe(5);
+    expect(
+      verdictInputs({ ...base, kinds: {}, membersAtSteady: 7, failed: 1 }).connections_failed,
+    ).toBe(3);
+    expect(
+      verdictInputs({ ...base, kinds: {}, membersAtSteady: 9, failed: 4 }).connections_failed,
+    ).toBe(4);
+    expect(
+      verdictInputs({ ...base, kinds: {}, membersAtSteady: 0, joinedInStep: 0 }).connections_joined,
+    ).toBe(0);
+    expect(
+      verdictInputs({ ...base, kinds: {}, membersAtSteady: 3, joinedInStep: 5 }).connections_joined,
+    ).toBe(5);
   });
 
   it('fall back to the primary delivery rate when no kind expected anything; carry acks only when asked', () => {
-    const v = verdictInputs({ ...base, kinds: {}, deliveryRate: null, acks: { acked: 5, ackErrors: 1, unacked: 2, untracked: 0 } });
+    const v = verdictInputs({
+      ...base,
+      kinds: {},
+      deliveryRate: null,
+      acks: { acked: 5, ackErrors: 1, unacked: 2, untracked: 0 },
+    });
     expect(v.delivery_rate).toBeNull();
     expect(v.acks).toEqual({ unacked: 2, errors: 1, untracked: 0, acked: 5 });
     expect(verdictInputs({ ...base, kinds: {} }).acks).toBeNull();

@@ -22,7 +22,11 @@ afterEach(async () => {
   server = null;
 });
 
-async function check(serverConfig: ServerConfigFile, declared: Record<string, number>, wrapDriver?: CheckQuotasOptions['wrapDriver']): Promise<QuotaRow[]> {
+async function check(
+  serverConfig: ServerConfigFile,
+  declared: Record<string, number>,
+  wrapDriver?: CheckQuotasOptions['wrapDriver'],
+): Promise<QuotaRow[]> {
   server = await serve({ config: serverConfig, timings: { rateTickMs: TICK_MS } });
   const target: QuotaTarget = {
     socketUrl: buildSocketUrl(server.url, { vsn: '1.0.0' }),
@@ -38,7 +42,8 @@ async function check(serverConfig: ServerConfigFile, declared: Record<string, nu
 
 describe('payloadOfSize', () => {
   it('gives a broadcast payload whose JSON is exactly that many bytes', () => {
-    for (const n of [60, 1000, 50_500, 50_501]) expect(JSON.stringify(payloadOfSize(n)).length).toBe(n);
+    for (const n of [60, 1000, 50_500, 50_501])
+      expect(JSON.stringify(payloadOfSize(n)).length).toBe(n);
   });
 });
 
@@ -52,10 +57,13 @@ describe('count quotas', () => {
       ['max_concurrent_users', true, []],
     ]);
     const [payload, channels, users] = rows;
-    // The target refuses a JSON payload over kb × 1000 + 500 bytes: the smallest refused is found within 0.05 %.
+    // The target refuses a JSON payload over kb × 1000 + 500 bytes: the smallest refused is found
+    // within 0.05 %.
     expect(payload.onset!).toBeGreaterThan(20_500);
     expect(payload.onset!).toBeLessThanOrEqual(20_500 + 11);
-    expect(payload.above.reasons).toEqual({ [QUOTA_REASONS.max_payload_size_in_kb]: expect.any(Number) });
+    expect(payload.above.reasons).toEqual({
+      [QUOTA_REASONS.max_payload_size_in_kb]: expect.any(Number),
+    });
     expect(channels.onset).toBe(10);
     expect(channels.above.reasons).toEqual({ 'ChannelRateLimitReached: Too many channels': 2 });
     expect(users.onset).toBe(15);
@@ -85,7 +93,9 @@ describe('rate quotas', () => {
     expect(row.above.target).toBe(50);
     expect(row.below.rejections).toBe(0);
     expect(row.below.accepted).toBeGreaterThan(30); // 32/s for 1.4 s
-    expect(Object.keys(row.above.reasons).every((r) => r.includes('Too many joins per second'))).toBe(true);
+    expect(
+      Object.keys(row.above.reasons).every((r) => r.includes('Too many joins per second')),
+    ).toBe(true);
     expect(row.onset!).toBeGreaterThanOrEqual(36);
     expect(row.onset!).toBeLessThanOrEqual(44);
     expect(row.recovery.recovered_after_ms!).toBeLessThanOrEqual(row.recovery.window_ms);
@@ -104,16 +114,24 @@ describe('rate quotas', () => {
   });
 
   it('max_presence_events_per_second passes as declared', async () => {
-    const [row] = await check({ max_presence_events_per_second: 100 }, { max_presence_events_per_second: 100 });
+    const [row] = await check(
+      { max_presence_events_per_second: 100 },
+      { max_presence_events_per_second: 100 },
+    );
     expect(row.failures).toEqual([]);
-    expect(row.above.reasons).toEqual({ 'Too many presence messages per second': expect.any(Number) });
+    expect(row.above.reasons).toEqual({
+      'Too many presence messages per second': expect.any(Number),
+    });
   });
 });
 
 describe('a phase that did not offer its load', () => {
   it('is inconclusive, never pass: a driver that can make only every other join offers 40 % of the quota where 80 % was due', async () => {
     let calls = 0;
-    const starved: CheckQuotasOptions['wrapDriver'] = (d) => ({ ...d, act: (k) => (calls++ % 2 === 0 ? d.act(k) : false) });
+    const starved: CheckQuotasOptions['wrapDriver'] = (d) => ({
+      ...d,
+      act: (k) => (calls++ % 2 === 0 ? d.act(k) : false),
+    });
     const [row] = await check({ max_joins_per_second: 40 }, { max_joins_per_second: 40 }, starved);
     expect(row.quota).toBe('max_joins_per_second');
     expect(row.result).toBe('inconclusive');
@@ -122,12 +140,25 @@ describe('a phase that did not offer its load', () => {
     // Every other act was skipped and counted: half the acts of the phase, to within one.
     expect(row.below.skipped).toBeGreaterThan(20);
     expect(row.below.offered!).toBeLessThan(0.6 * 32);
-    expect(row.inconclusive[0]).toMatch(/^below: offered [\d.]+ of 32 joins\/s \([\d.]+ %, under 95 %\); \d+ actions skipped — no evidence that 32 joins\/s for /);
+    expect(row.inconclusive[0]).toMatch(
+      /^below: offered [\d.]+ of 32 joins\/s \([\d.]+ %, under 95 %\); \d+ actions skipped — no evidence that 32 joins\/s for /,
+    );
     const md = renderQuotasMarkdown({
-      schema: 'rtcap.quotas/v1', run_id: 'x', profile: { name: 'starved', path: null }, target: { url: 'ws://x', builtin: false, server_config: null },
-      started_at: '', finished_at: '', abort_reason: null, settings: quotasSchema.parse({}), result: 'inconclusive', pass: false, rows: [row],
+      schema: 'rtcap.quotas/v1',
+      run_id: 'x',
+      profile: { name: 'starved', path: null },
+      target: { url: 'ws://x', builtin: false, server_config: null },
+      started_at: '',
+      finished_at: '',
+      abort_reason: null,
+      settings: quotasSchema.parse({}),
+      result: 'inconclusive',
+      pass: false,
+      rows: [row],
     });
     expect(md).toContain('**INCONCLUSIVE** — 0 of 1 quotas as declared, 1 inconclusive.');
-    expect(md).toMatch(/\| max_joins_per_second \| 40 \| inconclusive \| [\d.]+ of 32 joins\/s \(\d+ skipped\) \|/);
+    expect(md).toMatch(
+      /\| max_joins_per_second \| 40 \| inconclusive \| [\d.]+ of 32 joins\/s \(\d+ skipped\) \|/,
+    );
   });
 });

@@ -15,38 +15,72 @@ describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {
   });
 
   it('allows broadcast and presence read on room-* topics for authenticated', async () => {
-    expect(await db.authorizeRead(ctx('authenticated', 'room-1'), { presence: true })).toEqual({ broadcast: true, presence: true });
-    expect(await db.authorizeRead(ctx('authenticated', 'bench-42'), { presence: false })).toEqual({ broadcast: true, presence: false });
+    expect(await db.authorizeRead(ctx('authenticated', 'room-1'), { presence: true })).toEqual({
+      broadcast: true,
+      presence: true,
+    });
+    expect(await db.authorizeRead(ctx('authenticated', 'bench-42'), { presence: false })).toEqual({
+      broadcast: true,
+      presence: false,
+    });
   });
 
   it('denies topics no policy covers, and anon everywhere', async () => {
-    expect(await db.authorizeRead(ctx('authenticated', 'secret-1'), { presence: true })).toEqual({ broadcast: false, presence: false });
-    expect(await db.authorizeRead(ctx('anon', 'room-1'), { presence: true })).toEqual({ broadcast: false, presence: false });
+    expect(await db.authorizeRead(ctx('authenticated', 'secret-1'), { presence: true })).toEqual({
+      broadcast: false,
+      presence: false,
+    });
+    expect(await db.authorizeRead(ctx('anon', 'room-1'), { presence: true })).toEqual({
+      broadcast: false,
+      presence: false,
+    });
     expect(await db.authorizeWrite(ctx('anon', 'room-1'), 'broadcast')).toBe(false);
   });
 
   it('checks write under the user role: allowed on room-*, denied on readonly-* and unknown topics', async () => {
     expect(await db.authorizeWrite(ctx('authenticated', 'room-1'), 'broadcast')).toBe(true);
     expect(await db.authorizeWrite(ctx('authenticated', 'room-1'), 'presence')).toBe(true);
-    expect(await db.authorizeRead(ctx('authenticated', 'readonly-1'), { presence: true })).toEqual({ broadcast: true, presence: true });
+    expect(await db.authorizeRead(ctx('authenticated', 'readonly-1'), { presence: true })).toEqual({
+      broadcast: true,
+      presence: true,
+    });
     expect(await db.authorizeWrite(ctx('authenticated', 'readonly-1'), 'broadcast')).toBe(false);
     expect(await db.authorizeWrite(ctx('authenticated', 'secret-1'), 'presence')).toBe(false);
   });
 
   it('passes the claims: user-<sub> is only for the JWT with that sub', async () => {
-    expect(await db.authorizeRead(ctx('authenticated', 'user-alice', { sub: 'alice' }), { presence: false })).toEqual({ broadcast: true, presence: false });
-    expect(await db.authorizeRead(ctx('authenticated', 'user-alice', { sub: 'bob' }), { presence: false })).toEqual({ broadcast: false, presence: false });
-    expect(await db.authorizeWrite(ctx('authenticated', 'user-bob', { sub: 'bob' }), 'broadcast')).toBe(true);
-    expect(await db.authorizeWrite(ctx('authenticated', 'user-bob', { sub: 'alice' }), 'broadcast')).toBe(false);
+    expect(
+      await db.authorizeRead(ctx('authenticated', 'user-alice', { sub: 'alice' }), {
+        presence: false,
+      }),
+    ).toEqual({ broadcast: true, presence: false });
+    expect(
+      await db.authorizeRead(ctx('authenticated', 'user-alice', { sub: 'bob' }), {
+        presence: false,
+      }),
+    ).toEqual({ broadcast: false, presence: false });
+    expect(
+      await db.authorizeWrite(ctx('authenticated', 'user-bob', { sub: 'bob' }), 'broadcast'),
+    ).toBe(true);
+    expect(
+      await db.authorizeWrite(ctx('authenticated', 'user-bob', { sub: 'alice' }), 'broadcast'),
+    ).toBe(false);
   });
 
   it('lets service_role through (it bypasses RLS, as on Supabase)', async () => {
-    expect(await db.authorizeRead(ctx('service_role', 'secret-1'), { presence: true })).toEqual({ broadcast: true, presence: true });
+    expect(await db.authorizeRead(ctx('service_role', 'secret-1'), { presence: true })).toEqual({
+      broadcast: true,
+      presence: true,
+    });
     expect(await db.authorizeWrite(ctx('service_role', 'secret-1'), 'broadcast')).toBe(true);
   });
 
   it('leaves no probe rows behind', async () => {
-    await Promise.all(Array.from({ length: 20 }, (_, i) => db.authorizeRead(ctx('authenticated', `room-${i}`), { presence: true })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db.authorizeRead(ctx('authenticated', `room-${i}`), { presence: true }),
+      ),
+    );
     await db.authorizeWrite(ctx('authenticated', 'room-1'), 'broadcast');
     const c = new pg.Client({ connectionString: db.connectionString() });
     await c.connect();
@@ -58,12 +92,17 @@ describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {
   });
 
   it('reports a failing policy query as db_error without counting it as a pool error', async () => {
-    const err = await db.authorizeRead(ctx('no_such_role', 'room-1'), { presence: false }).catch((e: unknown) => e);
+    const err = await db
+      .authorizeRead(ctx('no_such_role', 'room-1'), { presence: false })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthorizationError);
     expect((err as AuthorizationError).code).toBe('db_error');
     expect(db.stats().authErrors).toBe(0);
     // The connection is fine afterwards.
-    expect(await db.authorizeRead(ctx('authenticated', 'room-1'), { presence: false })).toEqual({ broadcast: true, presence: false });
+    expect(await db.authorizeRead(ctx('authenticated', 'room-1'), { presence: false })).toEqual({
+      broadcast: true,
+      presence: false,
+    });
   });
 
   describe('the authorisation-rate ceiling (§6.4)', () => {
@@ -92,33 +131,51 @@ describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {
       // 12 concurrent 100 ms checks on one connection with a 250 ms queue target: the first
       // few are served, the rest time out in the queue.
       const results = await Promise.allSettled(
-        Array.from({ length: 12 }, (_, i) => small.authorizeRead(ctx('authenticated', `slow-${i}`), { presence: true })),
+        Array.from({ length: 12 }, (_, i) =>
+          small.authorizeRead(ctx('authenticated', `slow-${i}`), { presence: true }),
+        ),
       );
       const ok = results.filter((r) => r.status === 'fulfilled');
       const refused = results.filter(
-        (r) => r.status === 'rejected' && r.reason instanceof AuthorizationError && r.reason.code === 'increase_connection_pool',
+        (r) =>
+          r.status === 'rejected' &&
+          r.reason instanceof AuthorizationError &&
+          r.reason.code === 'increase_connection_pool',
       );
       expect(ok.length).toBeGreaterThanOrEqual(1);
       expect(ok.length).toBeLessThan(12);
       expect(ok.length + refused.length).toBe(12);
-      for (const r of ok) expect((r as PromiseFulfilledResult<unknown>).value).toEqual({ broadcast: true, presence: true });
+      for (const r of ok)
+        expect((r as PromiseFulfilledResult<unknown>).value).toEqual({
+          broadcast: true,
+          presence: true,
+        });
       expect(small.stats().authErrors).toBeGreaterThanOrEqual(1);
 
       // Once the window's tick has seen the errors, every check short-circuits — even a
       // cheap one on an allowed topic with the pool idle.
       const tripped = await eventually(async () => {
-        const r = await small.authorizeRead(ctx('authenticated', 'room-1'), { presence: false }).catch((e: unknown) => e);
-        return r instanceof AuthorizationError && r.code === 'increase_connection_pool' ? r : undefined;
+        const r = await small
+          .authorizeRead(ctx('authenticated', 'room-1'), { presence: false })
+          .catch((e: unknown) => e);
+        return r instanceof AuthorizationError && r.code === 'increase_connection_pool'
+          ? r
+          : undefined;
       }, 2_000);
       expect(tripped.code).toBe('increase_connection_pool');
-      const write = await small.authorizeWrite(ctx('authenticated', 'room-1'), 'broadcast').catch((e: unknown) => e);
+      const write = await small
+        .authorizeWrite(ctx('authenticated', 'room-1'), 'broadcast')
+        .catch((e: unknown) => e);
       expect((write as AuthorizationError).code).toBe('increase_connection_pool');
       expect(small.stats().authPoolWaiting).toBe(0);
 
       // After the window has cooled the pool serves again.
       await sleep(windowMs);
       const recovered = await eventually(
-        () => small.authorizeRead(ctx('authenticated', 'room-1'), { presence: false }).catch(() => undefined),
+        () =>
+          small
+            .authorizeRead(ctx('authenticated', 'room-1'), { presence: false })
+            .catch(() => undefined),
         windowMs * 3,
         50,
       );
@@ -130,7 +187,9 @@ describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {
       await eventually(() => (small.stats().authErrors === 0 ? true : undefined), windowMs * 3, 50);
       // Sequential slow checks never queue: no refusal whatever their number.
       for (let i = 0; i < 5; i++) {
-        expect(await small.authorizeWrite(ctx('authenticated', `slow-${i}`), 'broadcast')).toBe(true);
+        expect(await small.authorizeWrite(ctx('authenticated', `slow-${i}`), 'broadcast')).toBe(
+          true,
+        );
       }
       expect(small.stats().authErrors).toBe(0);
     });

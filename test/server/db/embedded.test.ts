@@ -3,7 +3,11 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapOrphans, startEmbedded, type EmbeddedHandle } from '../../../src/server/db/embedded.js';
+import {
+  reapOrphans,
+  startEmbedded,
+  type EmbeddedHandle,
+} from '../../../src/server/db/embedded.js';
 
 function postgresPidsUnder(root: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
@@ -39,7 +43,9 @@ describe('embedded postgres', () => {
       expect(r.rows[0].dir.startsWith(pgHandle.dataRoot)).toBe(true);
       // pgoutput and test_decoding ship with the server (wal2json does not).
       await c.query(`select pg_create_logical_replication_slot('t_pgoutput', 'pgoutput', true)`);
-      await c.query(`select pg_create_logical_replication_slot('t_test_decoding', 'test_decoding', true)`);
+      await c.query(
+        `select pg_create_logical_replication_slot('t_test_decoding', 'test_decoding', true)`,
+      );
     } finally {
       await c.end();
     }
@@ -56,7 +62,9 @@ describe('embedded postgres', () => {
   it('rotates the template password: two instances do not share one', async () => {
     const other = await startEmbedded({});
     try {
-      expect(new URL(other.connectionString).password).not.toBe(new URL(pgHandle.connectionString).password);
+      expect(new URL(other.connectionString).password).not.toBe(
+        new URL(pgHandle.connectionString).password,
+      );
       expect(other.port).not.toBe(pgHandle.port);
     } finally {
       await other.stop();
@@ -88,7 +96,8 @@ describe('embedded postgres', () => {
     expect(postgresPidsUnder(orphan.dataRoot).length).toBeGreaterThan(0);
     expect(await reapOrphans()).toBeGreaterThanOrEqual(1);
     expect(existsSync(orphan.dataRoot)).toBe(false);
-    for (let i = 0; i < 50 && postgresPidsUnder(orphan.dataRoot).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && postgresPidsUnder(orphan.dataRoot).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(postgresPidsUnder(orphan.dataRoot)).toEqual([]);
     // The live cluster of this test file was left alone.
     expect(existsSync(pgHandle.dataRoot)).toBe(true);

@@ -11,17 +11,29 @@ import {
 
 describe('parseFilter (docs/PROTOCOL.md §7.2)', () => {
   it('parses the classic operators', () => {
-    expect(parseFilter('room_id=eq.7')).toEqual({ ok: true, filters: [{ column: 'room_id', op: 'eq', value: '7', negate: false }] });
+    expect(parseFilter('room_id=eq.7')).toEqual({
+      ok: true,
+      filters: [{ column: 'room_id', op: 'eq', value: '7', negate: false }],
+    });
     for (const op of ['neq', 'lt', 'lte', 'gt', 'gte']) {
-      expect(parseFilter(`n=${op}.1.5`)).toEqual({ ok: true, filters: [{ column: 'n', op, value: '1.5', negate: false }] });
+      expect(parseFilter(`n=${op}.1.5`)).toEqual({
+        ok: true,
+        filters: [{ column: 'n', op, value: '1.5', negate: false }],
+      });
     }
-    expect(parseFilter('id=in.(1,2,3)')).toEqual({ ok: true, filters: [{ column: 'id', op: 'in', value: '{1,2,3}', negate: false }] });
+    expect(parseFilter('id=in.(1,2,3)')).toEqual({
+      ok: true,
+      filters: [{ column: 'id', op: 'in', value: '{1,2,3}', negate: false }],
+    });
   });
 
   it('treats absent and blank filters as none, and supports not. and comma-AND', () => {
     expect(parseFilter(undefined)).toEqual({ ok: true, filters: [] });
     expect(parseFilter('   ')).toEqual({ ok: true, filters: [] });
-    expect(parseFilter('id=not.eq.5')).toEqual({ ok: true, filters: [{ column: 'id', op: 'eq', value: '5', negate: true }] });
+    expect(parseFilter('id=not.eq.5')).toEqual({
+      ok: true,
+      filters: [{ column: 'id', op: 'eq', value: '5', negate: true }],
+    });
     expect(parseFilter('id=gt.0,id=in.(4,5)')).toEqual({
       ok: true,
       filters: [
@@ -29,19 +41,38 @@ describe('parseFilter (docs/PROTOCOL.md §7.2)', () => {
         { column: 'id', op: 'in', value: '{4,5}', negate: false },
       ],
     });
-    expect(parseFilter('body=eq."a,b"')).toEqual({ ok: true, filters: [{ column: 'body', op: 'eq', value: 'a,b', negate: false }] });
+    expect(parseFilter('body=eq."a,b"')).toEqual({
+      ok: true,
+      filters: [{ column: 'body', op: 'eq', value: 'a,b', negate: false }],
+    });
   });
 
   it('gives Supabase’s error texts', () => {
-    expect(parseFilter('subject=foo.hey')).toEqual({ ok: false, error: 'Error parsing `filter` params: ["foo", "hey"]' });
-    expect(parseFilter('undefined')).toEqual({ ok: false, error: 'Error parsing `filter` params: ["undefined"]' });
-    expect(parseFilter('id=eq')).toEqual({ ok: false, error: 'Error parsing `filter` params: ["eq"]' });
-    expect(parseFilter('id=in.1,2')).toEqual({ ok: false, error: 'Error parsing `filter` params: `in` filter value must be wrapped by parentheses' });
+    expect(parseFilter('subject=foo.hey')).toEqual({
+      ok: false,
+      error: 'Error parsing `filter` params: ["foo", "hey"]',
+    });
+    expect(parseFilter('undefined')).toEqual({
+      ok: false,
+      error: 'Error parsing `filter` params: ["undefined"]',
+    });
+    expect(parseFilter('id=eq')).toEqual({
+      ok: false,
+      error: 'Error parsing `filter` params: ["eq"]',
+    });
+    expect(parseFilter('id=in.1,2')).toEqual({
+      ok: false,
+      error: 'Error parsing `filter` params: `in` filter value must be wrapped by parentheses',
+    });
     expect(parseFilter('id=eq.1,,id=eq.2')).toEqual({
       ok: false,
-      error: 'Error parsing `filter` params: filter must not contain empty segments (check for extra commas)',
+      error:
+        'Error parsing `filter` params: filter must not contain empty segments (check for extra commas)',
     });
-    expect(parseFilter('body=regex.abc')).toEqual({ ok: false, error: 'Error parsing `filter` params: ["regex", "abc"]' });
+    expect(parseFilter('body=regex.abc')).toEqual({
+      ok: false,
+      error: 'Error parsing `filter` params: ["regex", "abc"]',
+    });
     expect(inspectStrings(['a"b'])).toBe('["a\\"b"]');
   });
 });
@@ -60,11 +91,24 @@ describe('filter evaluation', () => {
     expect(visibleThroughFilters(f('n=eq.007', 'int8'), values({ n: '7' }))).toBe(true);
     expect(visibleThroughFilters(f('x=lte.1.5', 'float8'), values({ x: '1.5' }))).toBe(true);
     expect(visibleThroughFilters(f('b=eq.true', 'bool'), values({ b: 't' }))).toBe(true);
-    expect(visibleThroughFilters(f('u=eq.ABCDEF00-0000-0000-0000-000000000000', 'uuid'), values({ u: 'abcdef00-0000-0000-0000-000000000000' }))).toBe(true);
     expect(
-      visibleThroughFilters(f('t=gte.2026-08-01T12:00:00Z', 'timestamptz'), values({ t: '2026-08-01 14:00:00.5+02' })),
+      visibleThroughFilters(
+        f('u=eq.ABCDEF00-0000-0000-0000-000000000000', 'uuid'),
+        values({ u: 'abcdef00-0000-0000-0000-000000000000' }),
+      ),
     ).toBe(true);
-    expect(visibleThroughFilters(f('t=gt.2026-08-01T12:00:00Z', 'timestamptz'), values({ t: '2026-08-01 14:00:00+02' }))).toBe(false);
+    expect(
+      visibleThroughFilters(
+        f('t=gte.2026-08-01T12:00:00Z', 'timestamptz'),
+        values({ t: '2026-08-01 14:00:00.5+02' }),
+      ),
+    ).toBe(true);
+    expect(
+      visibleThroughFilters(
+        f('t=gt.2026-08-01T12:00:00Z', 'timestamptz'),
+        values({ t: '2026-08-01 14:00:00+02' }),
+      ),
+    ).toBe(false);
   });
 
   it('in, neq, not. and AND', () => {
@@ -78,7 +122,10 @@ describe('filter evaluation', () => {
   });
 
   it('the 2026 operators: like, ilike, is, isdistinct, match, imatch', () => {
-    expect(parseFilter('body=like.ab%')).toEqual({ ok: true, filters: [{ column: 'body', op: 'like', value: 'ab%', negate: false }] });
+    expect(parseFilter('body=like.ab%')).toEqual({
+      ok: true,
+      filters: [{ column: 'body', op: 'like', value: 'ab%', negate: false }],
+    });
     expect(visibleThroughFilters(f('s=like.ab%', 'text'), values({ s: 'abc' }))).toBe(true);
     expect(visibleThroughFilters(f('s=like.a_c', 'text'), values({ s: 'abc' }))).toBe(true);
     expect(visibleThroughFilters(f('s=like.a_c', 'text'), values({ s: 'ABC' }))).toBe(false);

@@ -40,7 +40,11 @@ describe('startDatabase / stop', () => {
 
   it('refuses a database it cannot reach, without leaking', async () => {
     await expect(
-      startDatabase({ databaseUrl: 'postgres://nobody:secret@127.0.0.1:1/none', dbPool: 1, subsPoolSize: 1 }),
+      startDatabase({
+        databaseUrl: 'postgres://nobody:secret@127.0.0.1:1/none',
+        dbPool: 1,
+        subsPoolSize: 1,
+      }),
     ).rejects.toThrow(/ECONNREFUSED|connect/);
   });
 });

@@ -3,11 +3,28 @@
  * processes (a live one, one that has exited, a pid whose start time does not match).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanTemp, isCache, kindOf, leftovers, ownerAlive, removeLeftover, tempEntries, writeOwner } from '../../../src/server/db/leftovers.js';
+import {
+  cleanTemp,
+  isCache,
+  kindOf,
+  leftovers,
+  ownerAlive,
+  removeLeftover,
+  tempEntries,
+  writeOwner,
+} from '../../../src/server/db/leftovers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rtcap-leftovers-test-'));
 const started: ChildProcess[] = [];
@@ -34,7 +51,10 @@ describe('kindOf', () => {
     expect(kindOf('rtcap-pgtemplate-build-k2j3')).toBe('build');
     expect(kindOf('rtcap-signals-test-1')).toBe(null);
     expect(kindOf('systemd-private-1')).toBe(null);
-    expect([isCache('rtcap-pgbin-0123456789abcdef'), isCache('rtcap-run-x')]).toEqual([true, false]);
+    expect([isCache('rtcap-pgbin-0123456789abcdef'), isCache('rtcap-run-x')]).toEqual([
+      true,
+      false,
+    ]);
   });
 });
 
@@ -55,70 +75,103 @@ describe('owner records', () => {
 });
 
 describe('leftovers and rtcap clean', () => {
-  it('removes what is dead, keeps what is live, counts caches apart', { timeout: 20_000 }, async () => {
-    const t = dirIn(work, 'tmp-clean');
-    writeOwner(dirIn(t, 'rtcap-run-live'));
-    const deadRun = dirIn(t, 'rtcap-run-dead');
-    writeFileSync(join(deadRun, 'owner.pid'), `${exitedPid()}\n`);
-    writeFileSync(join(deadRun, 'server-config.json'), '{}');
-    const deadPg = dirIn(t, 'rtcap-pg-dead');
-    writeFileSync(join(deadPg, 'owner.pid'), `${exitedPid()}\n`);
-    const oldBuild = dirIn(t, 'rtcap-pgbin-build-old');
-    utimesSync(oldBuild, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
-    dirIn(t, 'rtcap-pgbin-build-new');
-    dirIn(t, 'rtcap-pgtemplate-0123456789abcdef');
-    // A staged-binaries cache a process runs from is in use; another one is not.
-    const usedCache = dirIn(t, 'rtcap-pgbin-00000000000000aa');
-    copyFileSync('/bin/sleep', join(usedCache, 'sleep'));
-    const user = spawn(join(usedCache, 'sleep'), ['30'], { stdio: 'ignore' });
-    started.push(user);
-    await new Promise((r) => user.once('spawn', r));
-    dirIn(t, 'rtcap-pgbin-00000000000000bb');
-    dirIn(t, 'not-ours');
+  it(
+    'removes what is dead, keeps what is live, counts caches apart',
+    { timeout: 20_000 },
+    async () => {
+      const t = dirIn(work, 'tmp-clean');
+      writeOwner(dirIn(t, 'rtcap-run-live'));
+      const deadRun = dirIn(t, 'rtcap-run-dead');
+      writeFileSync(join(deadRun, 'owner.pid'), `${exitedPid()}\n`);
+      writeFileSync(join(deadRun, 'server-config.json'), '{}');
+      const deadPg = dirIn(t, 'rtcap-pg-dead');
+      writeFileSync(join(deadPg, 'owner.pid'), `${exitedPid()}\n`);
+      const oldBuild = dirIn(t, 'rtcap-pgbin-build-old');
+      utimesSync(oldBuild, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+      dirIn(t, 'rtcap-pgbin-build-new');
+      dirIn(t, 'rtcap-pgtemplate-0123456789abcdef');
+      // A staged-binaries cache a process runs from is in use; another one is not.
+      const usedCache = dirIn(t, 'rtcap-pgbin-00000000000000aa');
+      copyFileSync('/bin/sleep', join(usedCache, 'sleep'));
+      const user = spawn(join(usedCache, 'sleep'), ['30'], { stdio: 'ignore' });
+      started.push(user);
+      await new Promise((r) => user.once('spawn', r));
+      dirIn(t, 'rtcap-pgbin-00000000000000bb');
+      dirIn(t, 'not-ours');
 
-    expect(leftovers(t).map((e) => e.name).sort()).toEqual(['rtcap-pg-dead', 'rtcap-pgbin-build-old', 'rtcap-run-dead']);
-    const judged = Object.fromEntries(tempEntries(t).map((e) => [e.name, e.dead]));
-    expect(judged).toEqual({
-      'rtcap-run-live': false,
-      'rtcap-run-dead': true,
-      'rtcap-pg-dead': true,
-      'rtcap-pgbin-build-old': true,
-      'rtcap-pgbin-build-new': false,
-      'rtcap-pgtemplate-0123456789abcdef': true,
-      'rtcap-pgbin-00000000000000aa': false,
-      'rtcap-pgbin-00000000000000bb': true,
-    });
+      expect(
+        leftovers(t)
+          .map((e) => e.name)
+          .sort(),
+      ).toEqual(['rtcap-pg-dead', 'rtcap-pgbin-build-old', 'rtcap-run-dead']);
+      const judged = Object.fromEntries(tempEntries(t).map((e) => [e.name, e.dead]));
+      expect(judged).toEqual({
+        'rtcap-run-live': false,
+        'rtcap-run-dead': true,
+        'rtcap-pg-dead': true,
+        'rtcap-pgbin-build-old': true,
+        'rtcap-pgbin-build-new': false,
+        'rtcap-pgtemplate-0123456789abcdef': true,
+        'rtcap-pgbin-00000000000000aa': false,
+        'rtcap-pgbin-00000000000000bb': true,
+      });
 
-    const { removed, kept } = await cleanTemp(t);
-    expect(removed.map((e) => e.name).sort()).toEqual(['rtcap-pg-dead', 'rtcap-pgbin-00000000000000bb', 'rtcap-pgbin-build-old', 'rtcap-pgtemplate-0123456789abcdef', 'rtcap-run-dead']);
-    expect(kept.map((e) => e.name).sort()).toEqual(['rtcap-pgbin-00000000000000aa', 'rtcap-pgbin-build-new', 'rtcap-run-live']);
-    expect([existsSync(deadRun), existsSync(usedCache), existsSync(join(t, 'not-ours'))]).toEqual([false, true, true]);
-  });
+      const { removed, kept } = await cleanTemp(t);
+      expect(removed.map((e) => e.name).sort()).toEqual([
+        'rtcap-pg-dead',
+        'rtcap-pgbin-00000000000000bb',
+        'rtcap-pgbin-build-old',
+        'rtcap-pgtemplate-0123456789abcdef',
+        'rtcap-run-dead',
+      ]);
+      expect(kept.map((e) => e.name).sort()).toEqual([
+        'rtcap-pgbin-00000000000000aa',
+        'rtcap-pgbin-build-new',
+        'rtcap-run-live',
+      ]);
+      expect([existsSync(deadRun), existsSync(usedCache), existsSync(join(t, 'not-ours'))]).toEqual(
+        [false, true, true],
+      );
+    },
+  );
 
-  it("stops a postmaster still running from a dead run's data, and only one that names it", { timeout: 20_000 }, async () => {
-    const t = dirIn(work, 'tmp-postmaster');
-    const run = dirIn(t, 'rtcap-run-orphan');
-    writeFileSync(join(run, 'owner.pid'), `${exitedPid()}\n`);
-    const root = dirIn(run, 'rtcap-pg-x');
-    mkdirSync(join(root, 'data'));
-    // Stands in for the postmaster: its command line names the data root, as postgres -D does.
-    const pm = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', join(root, 'data')], { stdio: 'ignore' });
-    started.push(pm);
-    await new Promise((r) => pm.once('spawn', r));
-    writeFileSync(join(root, 'data', 'postmaster.pid'), `${pm.pid}\n${join(root, 'data')}\n`);
-    // A second root whose postmaster.pid names a process that is not its postmaster (a reused pid).
-    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
-    started.push(other);
-    await new Promise((r) => other.once('spawn', r));
-    const root2 = dirIn(run, 'rtcap-pg-y');
-    mkdirSync(join(root2, 'data'));
-    writeFileSync(join(root2, 'data', 'postmaster.pid'), `${other.pid}\n`);
-    const exited = new Promise<NodeJS.Signals | null>((r) => pm.once('exit', (_c, sig) => r(sig)));
-    const [entry] = leftovers(t);
-    expect(entry.name).toBe('rtcap-run-orphan');
-    await removeLeftover(entry);
-    expect(await exited).toBe('SIGQUIT');
-    expect(existsSync(run)).toBe(false);
-    expect(other.exitCode === null && other.signalCode === null).toBe(true);
-  });
+  it(
+    "stops a postmaster still running from a dead run's data, and only one that names it",
+    { timeout: 20_000 },
+    async () => {
+      const t = dirIn(work, 'tmp-postmaster');
+      const run = dirIn(t, 'rtcap-run-orphan');
+      writeFileSync(join(run, 'owner.pid'), `${exitedPid()}\n`);
+      const root = dirIn(run, 'rtcap-pg-x');
+      mkdirSync(join(root, 'data'));
+      // Stands in for the postmaster: its command line names the data root, as postgres -D does.
+      const pm = spawn(
+        process.execPath,
+        ['-e', 'setTimeout(() => {}, 30000)', join(root, 'data')],
+        { stdio: 'ignore' },
+      );
+      started.push(pm);
+      await new Promise((r) => pm.once('spawn', r));
+      writeFileSync(join(root, 'data', 'postmaster.pid'), `${pm.pid}\n${join(root, 'data')}\n`);
+      // A second root whose postmaster.pid names a process that is not its postmaster (a reused
+      // pid).
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], {
+        stdio: 'ignore',
+      });
+      started.push(other);
+      await new Promise((r) => other.once('spawn', r));
+      const root2 = dirIn(run, 'rtcap-pg-y');
+      mkdirSync(join(root2, 'data'));
+      writeFileSync(join(root2, 'data', 'postmaster.pid'), `${other.pid}\n`);
+      const exited = new Promise<NodeJS.Signals | null>((r) =>
+        pm.once('exit', (_c, sig) => r(sig)),
+      );
+      const [entry] = leftovers(t);
+      expect(entry.name).toBe('rtcap-run-orphan');
+      await removeLeftover(entry);
+      expect(await exited).toBe('SIGQUIT');
+      expect(existsSync(run)).toBe(false);
+      expect(other.exitCode === null && other.signalCode === null).toBe(true);
+    },
+  );
 });

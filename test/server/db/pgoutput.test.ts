@@ -52,9 +52,20 @@ const COMMIT_US = BigInt(Date.UTC(2026, 7, 1, 12, 0, 0, 123) - 946_684_800_000) 
 
 function relation() {
   return new Msg()
-    .tag('R').i32(16384).str('public').str('messages').tag('d').i16(2)
-    .i8(1).str('id').i32(20).i32(-1)
-    .i8(0).str('body').i32(25).i32(-1)
+    .tag('R')
+    .i32(16384)
+    .str('public')
+    .str('messages')
+    .tag('d')
+    .i16(2)
+    .i8(1)
+    .str('id')
+    .i32(20)
+    .i32(-1)
+    .i8(0)
+    .str('body')
+    .i32(25)
+    .i32(-1)
     .done();
 }
 
@@ -73,14 +84,38 @@ describe('pgoutput decoder', () => {
         { name: 'body', typeOid: 25, isKey: false },
       ],
     });
-    const ins = d.decode(new Msg().tag('I').i32(16384).tag('N').i16(2).text('1').text('héllo').done())!;
-    expect(ins).toMatchObject({ type: 'INSERT', newTuple: ['1', 'héllo'], commitTimeUs: COMMIT_US });
+    const ins = d.decode(
+      new Msg().tag('I').i32(16384).tag('N').i16(2).text('1').text('héllo').done(),
+    )!;
+    expect(ins).toMatchObject({
+      type: 'INSERT',
+      newTuple: ['1', 'héllo'],
+      commitTimeUs: COMMIT_US,
+    });
     expect(ins.relation.table).toBe('messages');
 
     const upd = d.decode(new Msg().tag('U').i32(16384).tag('N').i16(2).text('1').tag('u').done())!;
     expect(upd).toMatchObject({ type: 'UPDATE', newTuple: ['1', undefined], oldTuple: undefined });
-    const updKey = d.decode(new Msg().tag('U').i32(16384).tag('K').i16(2).text('1').tag('n').tag('N').i16(2).text('2').tag('n').done())!;
-    expect(updKey).toMatchObject({ type: 'UPDATE', oldKind: 'K', oldTuple: ['1', null], newTuple: ['2', null] });
+    const updKey = d.decode(
+      new Msg()
+        .tag('U')
+        .i32(16384)
+        .tag('K')
+        .i16(2)
+        .text('1')
+        .tag('n')
+        .tag('N')
+        .i16(2)
+        .text('2')
+        .tag('n')
+        .done(),
+    )!;
+    expect(updKey).toMatchObject({
+      type: 'UPDATE',
+      oldKind: 'K',
+      oldTuple: ['1', null],
+      newTuple: ['2', null],
+    });
 
     const del = d.decode(new Msg().tag('D').i32(16384).tag('K').i16(2).text('2').tag('n').done())!;
     expect(del).toMatchObject({ type: 'DELETE', oldKind: 'K', oldTuple: ['2', null] });
@@ -93,6 +128,8 @@ describe('pgoutput decoder', () => {
 
   it('refuses a change whose relation it has not seen', () => {
     const d = new PgOutputDecoder();
-    expect(() => d.decode(new Msg().tag('I').i32(1).tag('N').i16(0).done())).toThrow(/before its Relation/);
+    expect(() => d.decode(new Msg().tag('I').i32(1).tag('N').i16(0).done())).toThrow(
+      /before its Relation/,
+    );
   });
 });

@@ -9,7 +9,11 @@ describe('ConnectionPool', () => {
 
   beforeAll(async () => {
     h = await startEmbedded({});
-    pool = new ConnectionPool({ connectionString: h.connectionString, size: 1, applicationName: 'rtcap_pool_test' });
+    pool = new ConnectionPool({
+      connectionString: h.connectionString,
+      size: 1,
+      applicationName: 'rtcap_pool_test',
+    });
     await pool.start();
   });
 

@@ -1,7 +1,11 @@
 /** Shared helpers of the Postgres-backed db suites (not a test file itself). */
 import type { AuthContext } from '../../../src/server/db/index.js';
 
-export function ctx(role: string, subtopic: string, claims: Record<string, unknown> = {}): AuthContext {
+export function ctx(
+  role: string,
+  subtopic: string,
+  claims: Record<string, unknown> = {},
+): AuthContext {
   return {
     role,
     subtopic,
@@ -11,7 +15,11 @@ export function ctx(role: string, subtopic: string, claims: Record<string, unkno
 }
 
 /** Polls `probe` every `everyMs` until it returns a value, at most `withinMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, withinMs = 5_000, everyMs = 25): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  withinMs = 5_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + withinMs;
   let last: unknown;
   for (let i = 0; i < 10_000; i++) {
@@ -24,7 +32,9 @@ export async function eventually<T>(probe: () => Promise<T | undefined> | T | un
     if (Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`condition not met within ${withinMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+  throw new Error(
+    `condition not met within ${withinMs} ms${last ? `: ${(last as Error).message}` : ''}`,
+  );
 }
 
 export function sleep(ms: number): Promise<void> {

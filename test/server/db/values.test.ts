@@ -13,8 +13,12 @@ describe('column values as to_jsonb gives them (docs/PROTOCOL.md §7.3)', () => 
   });
 
   it('timestamps in ISO form', () => {
-    expect(toJsonValue('timestamptz', '2026-08-01 12:00:00.123456+00')).toBe('2026-08-01T12:00:00.123456+00:00');
-    expect(toJsonValue('timestamptz', '2026-08-01 12:00:00+05:30')).toBe('2026-08-01T12:00:00+05:30');
+    expect(toJsonValue('timestamptz', '2026-08-01 12:00:00.123456+00')).toBe(
+      '2026-08-01T12:00:00.123456+00:00',
+    );
+    expect(toJsonValue('timestamptz', '2026-08-01 12:00:00+05:30')).toBe(
+      '2026-08-01T12:00:00+05:30',
+    );
     expect(toJsonValue('timestamp', '2026-08-01 12:00:00')).toBe('2026-08-01T12:00:00');
     expect(toJsonValue('date', '2026-08-01')).toBe('2026-08-01');
   });
@@ -29,7 +33,9 @@ describe('column values as to_jsonb gives them (docs/PROTOCOL.md §7.3)', () => 
   });
 
   it('other types keep their text', () => {
-    expect(toJsonValue('uuid', '6f1c0c5e-0000-4000-8000-000000000000')).toBe('6f1c0c5e-0000-4000-8000-000000000000');
+    expect(toJsonValue('uuid', '6f1c0c5e-0000-4000-8000-000000000000')).toBe(
+      '6f1c0c5e-0000-4000-8000-000000000000',
+    );
     expect(toJsonValue('interval', '01:00:00')).toBe('01:00:00');
   });
 });

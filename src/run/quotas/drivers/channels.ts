@@ -1,4 +1,7 @@
-/** max_channels_per_client: one socket joins channel after channel until refused; onset = channels admitted. */
+/**
+ * max_channels_per_client: one socket joins channel after channel until refused; onset = channels
+ * admitted.
+ */
 import { nowMs } from '../../../measure/clock.js';
 import { EV } from '../../../protocol/constants.js';
 import { QConn } from '../client.js';
@@ -8,7 +11,6 @@ import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import { sleep } from '../../../util/sleep.js';
 import { num, pct, type QuotaRow } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
-
 
 export async function checkChannels(o: QuotaCheckOptions, n: number): Promise<QuotaRow> {
   const q = o.quotas;
@@ -38,7 +40,8 @@ export async function checkChannels(o: QuotaCheckOptions, n: number): Promise<Qu
     const t0 = nowMs();
     // Each refusal may cost the target's error backoff: two are enough evidence in any phase.
     let belowRefusals = 0;
-    while (joined < belowN && belowRefusals < 2 && !c.closed) if (!(await joinOne())) belowRefusals++;
+    while (joined < belowN && belowRefusals < 2 && !c.closed)
+      if (!(await joinOne())) belowRefusals++;
     const t1 = nowMs();
     // What a count phase offered: the highest count it tried (the refused attempt included).
     const belowOffered = joined + (belowRefusals > 0 ? 1 : 0);
@@ -61,12 +64,21 @@ export async function checkChannels(o: QuotaCheckOptions, n: number): Promise<Qu
     const phases = {
       below: ledger.phase(t0, t1, `${belowN} channels on one socket`, belowN, belowOffered),
       above: ledger.phase(t1, t2, `up to ${aboveN} channels`, aboveN, aboveOffered),
-      recovery: { ...rec, recovered_after_ms: ok ? t4 - t3 : null, window_ms: q.error_backoff + 1000 },
+      recovery: {
+        ...rec,
+        recovered_after_ms: ok ? t4 - t3 : null,
+        window_ms: q.error_backoff + 1000,
+      },
     };
-    return judgeQuota({ quota: 'max_channels_per_client', declared: n, expectedOnset: n, settings: q, phases, onset });
+    return judgeQuota({
+      quota: 'max_channels_per_client',
+      declared: n,
+      expectedOnset: n,
+      settings: q,
+      phases,
+      onset,
+    });
   } finally {
     await pool.closeAll();
   }
 }
-
-

@@ -11,7 +11,10 @@ import type { QConnEvents } from '../client.js';
 import type { Quotas } from '../../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
-/** max_events_per_second. Events: one sender broadcasting to one receiver — +1 per inbound broadcast, +1 per delivery. */
+/**
+ * max_events_per_second. Events: one sender broadcasting to one receiver — +1 per inbound
+ * broadcast, +1 per delivery.
+ */
 export function eventsDriver(pool: Pool, q: Quotas): RateDriver {
   const ledger = new Ledger();
   const topic = 'realtime:rtcap-quota-events';
@@ -37,7 +40,10 @@ export function eventsDriver(pool: Pool, q: Quotas): RateDriver {
         onChannelError: (_c, reason, at) => ledger.reject(reason, at),
         onChannelClosed: (c) => rejoin(c),
       });
-      if (!(s instanceof QConn) || !(r instanceof QConn)) throw new QuotaAbort(`events check: cannot connect: ${[s, r].map((x) => (x instanceof QConn ? '' : x.reason)).join(' ')}`);
+      if (!(s instanceof QConn) || !(r instanceof QConn))
+        throw new QuotaAbort(
+          `events check: cannot connect: ${[s, r].map((x) => (x instanceof QConn ? '' : x.reason)).join(' ')}`,
+        );
       for (const c of [s, r]) {
         const j = await c.join(topic, {});
         if (!j.ok) throw new QuotaAbort(`events check: join refused: ${refusalOf(j.reason)}`);
@@ -47,12 +53,16 @@ export function eventsDriver(pool: Pool, q: Quotas): RateDriver {
     },
     act: (k) => {
       if (!sender || !receiver) return false;
-      // The inbound broadcast counts even while the target is tripped (it closes recipients instead).
-      const sent = sender.push(topic, EV.broadcast, { type: EV.broadcast, event: 'quota', payload: { k } }, false);
+      // The inbound broadcast counts even while the target is tripped (it closes recipients
+      // instead).
+      const sent = sender.push(
+        topic,
+        EV.broadcast,
+        { type: EV.broadcast, event: 'quota', payload: { k } },
+        false,
+      );
       if (sent) ledger.accept();
       return sent;
     },
   };
 }
-
-

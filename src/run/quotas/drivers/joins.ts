@@ -12,7 +12,8 @@ import type { Quotas } from '../../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
 /**
- * max_joins_per_second. Joins: each act joins a fresh topic on an idle pooled socket and leaves it once joined.
+ * max_joins_per_second. Joins: each act joins a fresh topic on an idle pooled socket and leaves it
+ * once joined.
  */
 export function joinsDriver(pool: Pool, q: Quotas): RateDriver {
   const ledger = new Ledger();
@@ -20,7 +21,10 @@ export function joinsDriver(pool: Pool, q: Quotas): RateDriver {
   let opening = 0;
   let live = 0;
   // Each pooled socket is a user: stay under a declared user quota.
-  const cap = Math.max(1, Math.min(16, q.max_concurrent_users ? Math.floor(q.below * q.max_concurrent_users) - 1 : 16));
+  const cap = Math.max(
+    1,
+    Math.min(16, q.max_concurrent_users ? Math.floor(q.below * q.max_concurrent_users) - 1 : 16),
+  );
   const joinOn = (c: QConn, k: number) => {
     void c.join(`realtime:rtcap-quota-j-${k}`, {}).then((r) => {
       if (r.ok) {
@@ -60,5 +64,3 @@ export function joinsDriver(pool: Pool, q: Quotas): RateDriver {
     },
   };
 }
-
-

@@ -12,10 +12,16 @@ import { sleep } from '../../../util/sleep.js';
 import { num, pct, type QuotaRow } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 
-/** A broadcast push payload whose JSON is exactly `bytes` long (ASCII), as the target measures it. */
+/**
+ * A broadcast push payload whose JSON is exactly `bytes` long (ASCII), as the target measures it.
+ */
 export function payloadOfSize(bytes: number): Record<string, unknown> {
   const base = JSON.stringify({ type: EV.broadcast, event: 'quota', payload: { p: '' } }).length;
-  return { type: EV.broadcast, event: 'quota', payload: { p: 'x'.repeat(Math.max(0, bytes - base)) } };
+  return {
+    type: EV.broadcast,
+    event: 'quota',
+    payload: { p: 'x'.repeat(Math.max(0, bytes - base)) },
+  };
 }
 
 export async function checkPayload(o: QuotaCheckOptions, kb: number): Promise<QuotaRow> {
@@ -59,13 +65,35 @@ export async function checkPayload(o: QuotaCheckOptions, kb: number): Promise<Qu
     const recovered = await probe(belowBytes);
     const t3 = nowMs();
     // One probe of an exact size per phase: what was offered is what was planned.
-    const below = ledger.phase(t0, t1, `${num(belowBytes)} B (${pct(q.below)} of ${num(kb)} KB)`, belowBytes, belowBytes);
-    const above = ledger.phase(t1, t2, `${num(aboveBytes)} B (${pct(q.above)} of the ${num(limitBytes)} B limit)`, aboveBytes, aboveBytes);
+    const below = ledger.phase(
+      t0,
+      t1,
+      `${num(belowBytes)} B (${pct(q.below)} of ${num(kb)} KB)`,
+      belowBytes,
+      belowBytes,
+    );
+    const above = ledger.phase(
+      t1,
+      t2,
+      `${num(aboveBytes)} B (${pct(q.above)} of the ${num(limitBytes)} B limit)`,
+      aboveBytes,
+      aboveBytes,
+    );
     const rec = ledger.phase(t2, t3 + 1, `${num(belowBytes)} B`, belowBytes, belowBytes);
-    const recovery = { ...rec, recovered_after_ms: recovered ? t3 - t2 : null, window_ms: q.error_backoff + 1000 };
-    return judgeQuota({ quota: 'max_payload_size_in_kb', declared: kb, expectedOnset: limitBytes, settings: q, phases: { below, above, recovery }, onset });
+    const recovery = {
+      ...rec,
+      recovered_after_ms: recovered ? t3 - t2 : null,
+      window_ms: q.error_backoff + 1000,
+    };
+    return judgeQuota({
+      quota: 'max_payload_size_in_kb',
+      declared: kb,
+      expectedOnset: limitBytes,
+      settings: q,
+      phases: { below, above, recovery },
+      onset,
+    });
   } finally {
     await pool.closeAll();
   }
 }
-

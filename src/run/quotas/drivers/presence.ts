@@ -11,7 +11,10 @@ import type { QConnEvents } from '../client.js';
 import type { Quotas } from '../../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
-/** max_presence_events_per_second. Presence: trackers updating in turn on one topic with an observer; each track counts once and once per member's diff. */
+/**
+ * max_presence_events_per_second. Presence: trackers updating in turn on one topic with an
+ * observer; each track counts once and once per member's diff.
+ */
 export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
   const TRACKERS = 2;
   const ledger = new Ledger();
@@ -35,13 +38,15 @@ export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
   return {
     quota: 'max_presence_events_per_second',
     // The track itself, then a diff to every member, the tracker included (Phoenix.Presence
-    // local_broadcast reaches every channel on the topic; docs/PROTOCOL.md §5): TRACKERS trackers and the observer.
+    // local_broadcast reaches every channel on the topic; docs/PROTOCOL.md §5): TRACKERS trackers
+    // and the observer.
     eventsPerAct: 2 + TRACKERS,
     ledger,
     start: async () => {
       for (let i = 0; i <= TRACKERS; i++) {
         const c = await pool.open(events);
-        if (!(c instanceof QConn)) throw new QuotaAbort(`presence check: cannot connect: ${c.reason}`);
+        if (!(c instanceof QConn))
+          throw new QuotaAbort(`presence check: cannot connect: ${c.reason}`);
         keyOf.set(c, `rtcap-${i}`);
         const j = await c.join(topic, config(`rtcap-${i}`));
         if (!j.ok) throw new QuotaAbort(`presence check: join refused: ${refusalOf(j.reason)}`);
@@ -53,11 +58,12 @@ export function presenceDriver(pool: Pool, q: Quotas): RateDriver {
       if (!c.joined.has(topic)) return false; // closed by the target, rejoining: counted as skipped
       const at = nowMs();
       // A changed payload every time: tracking an identical one is a no-op (docs/PROTOCOL.md §5.1).
-      void c.push(topic, EV.presence, { type: EV.presence, event: 'track', payload: { k } }, true).then((r) => {
-        if (r.ok) ledger.accept(at);
-      });
+      void c
+        .push(topic, EV.presence, { type: EV.presence, event: 'track', payload: { k } }, true)
+        .then((r) => {
+          if (r.ok) ledger.accept(at);
+        });
       return true;
     },
   };
 }
-

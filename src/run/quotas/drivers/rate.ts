@@ -1,6 +1,7 @@
 /**
  * Rate quotas: open-model phases below, above and back below, each a window of the target's
- * rate counter long; the onset is the rate the target counted over the window before its first refusal.
+ * rate counter long; the onset is the rate the target counted over the window before its first
+ * refusal.
  */
 import { nowMs } from '../../../measure/clock.js';
 import { EV } from '../../../protocol/constants.js';
@@ -38,7 +39,13 @@ export function rejoinGate(q: Quotas): JoinGate {
  * Open-model phases: act k is due at start + k / rate; a late act is made late, never
  * skipped. Ends at `durationMs` or when `until` says so; bounded either way.
  */
-export async function offer(rateActsPerS: number, durationMs: number, act: (k: number) => void, until: () => boolean, signal?: AbortSignal): Promise<void> {
+export async function offer(
+  rateActsPerS: number,
+  durationMs: number,
+  act: (k: number) => void,
+  until: () => boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   const start = nowMs();
   let k = 0;
   while (nowMs() - start < durationMs && !until() && !signal?.aborted) {
@@ -52,7 +59,12 @@ export async function offer(rateActsPerS: number, durationMs: number, act: (k: n
  * `counted`: times of the events the target counts toward this quota, from every check so far
  * (the joins of the count checks are in the join-rate window too); default the driver's own.
  */
-export async function checkRate(o: QuotaCheckOptions, declared: number, driver: RateDriver, counted?: readonly number[]): Promise<QuotaRow> {
+export async function checkRate(
+  o: QuotaCheckOptions,
+  declared: number,
+  driver: RateDriver,
+  counted?: readonly number[],
+): Promise<QuotaRow> {
   const q = o.quotas;
   const tickMs = q.rate_tick;
   const windowMs = tickMs * q.rate_buckets;
@@ -71,11 +83,18 @@ export async function checkRate(o: QuotaCheckOptions, declared: number, driver: 
   const t0 = nowMs();
   await offer(actRate(q.below * declared), windowMs + 2 * tickMs, act, () => false, o.signal);
   const t1 = nowMs();
-  // Above until the refusals are established (two ticks after the first), at most a window and two ticks.
-  await offer(actRate(q.above * declared), windowMs + 2 * tickMs, act, () => {
-    const f = first();
-    return f !== undefined && f.atMs >= t1 && nowMs() > f.atMs + 2 * tickMs;
-  }, o.signal);
+  // Above until the refusals are established (two ticks after the first), at most a window and two
+  // ticks.
+  await offer(
+    actRate(q.above * declared),
+    windowMs + 2 * tickMs,
+    act,
+    () => {
+      const f = first();
+      return f !== undefined && f.atMs >= t1 && nowMs() > f.atMs + 2 * tickMs;
+    },
+    o.signal,
+  );
   const t2 = nowMs();
   await offer(actRate(q.below * declared), windowMs + 4 * tickMs, act, () => false, o.signal);
   const t3 = nowMs();
@@ -83,17 +102,33 @@ export async function checkRate(o: QuotaCheckOptions, declared: number, driver: 
   await sleep(q.error_backoff + 300);
 
   const f = first();
-  const onset = f ? (counted ?? ledger.accepted).filter((t) => t > f.atMs - windowMs && t <= f.atMs).length / (windowMs / 1000) : null;
+  const onset = f
+    ? (counted ?? ledger.accepted).filter((t) => t > f.atMs - windowMs && t <= f.atMs).length /
+      (windowMs / 1000)
+    : null;
   const recRejections = ledger.rejections.filter((r) => r.atMs >= t2 && r.atMs < t3);
   const lastRej = recRejections.length ? Math.max(...recRejections.map((r) => r.atMs)) : null;
-  const acceptedAfter = ledger.accepted.some((t) => t >= t2 && t < t3 && (lastRej === null || t > lastRej));
+  const acceptedAfter = ledger.accepted.some(
+    (t) => t >= t2 && t < t3 && (lastRej === null || t > lastRej),
+  );
   const recoveredAfterMs = !acceptedAfter ? null : lastRej === null ? 0 : lastRej - t2;
-  const load = (share: number, durMs: number) => `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
+  const load = (share: number, durMs: number) =>
+    `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
   const phases = {
     below: ledger.phase(t0, t1, load(q.below, t1 - t0), q.below * declared),
     above: ledger.phase(t1, t2, load(q.above, t2 - t1), q.above * declared),
-    recovery: { ...ledger.phase(t2, t3, load(q.below, t3 - t2), q.below * declared), recovered_after_ms: recoveredAfterMs, window_ms: windowMs + 2 * tickMs },
+    recovery: {
+      ...ledger.phase(t2, t3, load(q.below, t3 - t2), q.below * declared),
+      recovered_after_ms: recoveredAfterMs,
+      window_ms: windowMs + 2 * tickMs,
+    },
   };
-  return judgeQuota({ quota: driver.quota, declared, expectedOnset: declared, settings: q, phases, onset });
+  return judgeQuota({
+    quota: driver.quota,
+    declared,
+    expectedOnset: declared,
+    settings: q,
+    phases,
+    onset,
+  });
 }
-

@@ -1,4 +1,7 @@
-/** max_concurrent_users: user after user (a socket joined to one channel) until refused; onset = users admitted. */
+/**
+ * max_concurrent_users: user after user (a socket joined to one channel) until refused; onset =
+ * users admitted.
+ */
 import { nowMs } from '../../../measure/clock.js';
 import { EV } from '../../../protocol/constants.js';
 import { QConn } from '../client.js';
@@ -39,7 +42,8 @@ export async function checkUsers(o: QuotaCheckOptions, n: number): Promise<Quota
     const belowN = Math.max(1, Math.floor(q.below * n));
     const aboveN = Math.max(n + 1, Math.ceil(q.above * n));
     const t0 = nowMs();
-    // Each refusal may cost the target's connect or join backoff: two are enough evidence in any phase.
+    // Each refusal may cost the target's connect or join backoff: two are enough evidence in any
+    // phase.
     let belowRefusals = 0;
     while (users.length < belowN && belowRefusals < 2) if (!(await addUser())) belowRefusals++;
     const t1 = nowMs();
@@ -58,11 +62,21 @@ export async function checkUsers(o: QuotaCheckOptions, n: number): Promise<Quota
     const phases = {
       below: ledger.phase(t0, t1, `${belowN} users`, belowN, belowOffered),
       above: ledger.phase(t1, t2, `up to ${aboveN} users`, aboveN, aboveOffered),
-      recovery: { ...rec, recovered_after_ms: ok ? t4 - t3 : null, window_ms: q.error_backoff + 1000 },
+      recovery: {
+        ...rec,
+        recovered_after_ms: ok ? t4 - t3 : null,
+        window_ms: q.error_backoff + 1000,
+      },
     };
-    return judgeQuota({ quota: 'max_concurrent_users', declared: n, expectedOnset: n, settings: q, phases, onset });
+    return judgeQuota({
+      quota: 'max_concurrent_users',
+      declared: n,
+      expectedOnset: n,
+      settings: q,
+      phases,
+      onset,
+    });
   } finally {
     await pool.closeAll();
   }
 }
-
