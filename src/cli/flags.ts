@@ -196,7 +196,7 @@ function withRule<T, C extends CheckedConfig>(
  * The yargs option config of a checked flag: read as text (so "abc" is seen as "abc", not
  * NaN), then the rule; with `array`, the rule on each value.
  */
-export function checked<T, const C extends CheckedConfig = {}>(
+export function checked<T, const C extends CheckedConfig = Record<never, never>>(
   flag: string,
   rule: Rule<T>,
   config: C = {} as C,
@@ -205,7 +205,7 @@ export function checked<T, const C extends CheckedConfig = {}>(
 }
 
 /** A positional argument checked by a rule: the same message, named as the argument. */
-export function checkedPositional<T, const C extends CheckedConfig = {}>(
+export function checkedPositional<T, const C extends CheckedConfig = Record<never, never>>(
   name: string,
   rule: Rule<T>,
   config: C = {} as C,

@@ -70,7 +70,7 @@ export function mergeCommand(y: Argv): Argv {
         const writer = new RunWriter(args.out as string);
         for (const p of timeseries) writer.appendTimeseries(p);
         const abortReasons = shards
-          .map((s, i) =>
+          .map((s) =>
             s.run.abortReason ? `segment ${s.identity.segment}: ${s.run.abortReason}` : null,
           )
           .filter((x) => x);

@@ -15,7 +15,6 @@ import {
   interruptible,
   liveMetricsOrExit,
   loadProfileOrExit,
-  log,
   runContextFrom,
 } from './shared.js';
 

@@ -106,6 +106,7 @@ function readKeyFile(path: string): string {
   } catch (e) {
     throw new Error(
       `private_key_file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { cause: e },
     );
   }
 }
@@ -115,7 +116,7 @@ export function readTokenFile(path: string): string[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`token_file ${path}: ${(e as Error).message}`);
+    throw new Error(`token_file ${path}: ${(e as Error).message}`, { cause: e });
   }
   const lines = text
     .split(/\r?\n/)

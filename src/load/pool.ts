@@ -157,6 +157,7 @@ export function pin(pid: number, cpus: string): void {
   } catch (e) {
     throw new Error(
       `could not pin pid ${pid} to CPUs ${cpus} with taskset: ${(e as Error).message}`,
+      { cause: e },
     );
   }
 }

@@ -9,7 +9,7 @@
  * token-renewal (tokens and their renewal), second-report (the per-second line),
  * step-collection (the step's measurement), dial (how a connection reaches the target).
  */
-import { Connection, type ConnectionHooks, type TlsOptions } from '../client/connection.js';
+import { Connection, type ConnectionHooks } from '../client/connection.js';
 import type { ClassifiedError } from '../client/classify.js';
 import { nowMs } from '../measure/clock.js';
 import { recordMs } from '../measure/histogram.js';

@@ -21,7 +21,7 @@ import {
 } from './fit.js';
 import { DASH, fmtBytes, fmtInt, fmtMs, fmtPct, fmtRate, floorSig } from './format.js';
 import { findKnee, orderAlong, type Knee, type KneePoint } from './knee.js';
-import { STEP_METRICS, num, poolOverCheckPerS, type StepMetricName } from './metrics.js';
+import { STEP_METRICS, poolOverCheckPerS, type StepMetricName } from './metrics.js';
 import { isJudged } from './verdict.js';
 import { isLowerBound, LIMIT_KIND_NAME, type Limit } from './limit.js';
 import {

@@ -848,7 +848,7 @@ export const profileSchema = z
       .array(thresholdEntrySchema)
       .default([])
       .describe(
-        'pass/fail gates on every step, e.g. "p95_ms < 200", "delivery_rate >= 0.999", "errors == 0"; narrowed to steps or scenarios ("p95_ms{step:3} < 200", "p95_ms{step:\"20k\"} < 200", "p95_ms{scenario:presence} < 300") or on a capacity row ("capacity.public_connections >= 18000"); a failure exits 99 (a sweep checks the steps up to its knee). The entry { threshold: "p95_ms < 500", abort_on_fail: true } also stops the run at the first finished step that fails it, keeping the result so far',
+        'pass/fail gates on every step, e.g. "p95_ms < 200", "delivery_rate >= 0.999", "errors == 0"; narrowed to steps or scenarios ("p95_ms{step:3} < 200", "p95_ms{step:"20k"} < 200", "p95_ms{scenario:presence} < 300") or on a capacity row ("capacity.public_connections >= 18000"); a failure exits 99 (a sweep checks the steps up to its knee). The entry { threshold: "p95_ms < 500", abort_on_fail: true } also stops the run at the first finished step that fails it, keeping the result so far',
       ),
     quotas: quotasSchema
       .optional()

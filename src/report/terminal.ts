@@ -5,7 +5,7 @@
  * Plain text, no colour codes, so it reads the same in a CI log or redirected to a file.
  */
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
-import { fmtInt, fmtMs, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
+import { fmtInt, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
 import { fewSamplesNote, percentileCell } from './cells.js';
 import { collectNotes } from './notes.js';

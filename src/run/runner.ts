@@ -505,7 +505,8 @@ async function startTarget(
       throw new Abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
     throw new Abort('aborted', errorLine(e));
   });
-  server.exited.then((why) => funnel.abort('aborted', why));
+  // exited only resolves (with why the server ended); it never rejects.
+  void server.exited.then((why) => funnel.abort('aborted', why));
   log(
     `built-in server: ${server.url} (pid ${server.pid}, ${server.workers} worker${server.workers === 1 ? '' : 's'}${server.database ? `, database ${server.database}` : ''})`,
   );

@@ -11,7 +11,7 @@
  */
 import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
+import type { Profile, Step, Sweep } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import { runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
 import {

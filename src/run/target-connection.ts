@@ -67,6 +67,7 @@ export function tlsOf(profile: Profile): TlsOptions | undefined {
     } catch (e) {
       throw new Error(
         `target.tls.${field} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        { cause: e },
       );
     }
   };

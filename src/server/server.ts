@@ -90,7 +90,7 @@ export class RealtimeServer implements ServerContext {
     );
     this.metrics = new Metrics(this);
     const onRequest = (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res);
-    // https.Server is an http.Server for every event and method used here (request, upgrade, close).
+    // https.Server is an http.Server for each event and method used here (request, upgrade, close).
     this.http = opts.tls
       ? (createTlsServer(readTlsFiles(opts.tls), onRequest) as unknown as Server)
       : createServer(onRequest);
@@ -285,6 +285,7 @@ function readTlsFiles(tls: { certFile: string; keyFile: string }): { cert: Buffe
     } catch (e) {
       throw new Error(
         `TLS ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        { cause: e },
       );
     }
   };

@@ -96,7 +96,6 @@ export function rebuildResult(
 
   for (const s of merged.steps) {
     const plan = scenario.plan(profile, s.step);
-    const w = s.window;
     result.steps.push(
       shardStepResult(s, {
         profile,

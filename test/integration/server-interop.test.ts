@@ -4,7 +4,7 @@
  * including realtime-js's binary kind-3 broadcast.
  */
 import { RealtimeClient, type RealtimeChannel } from '@supabase/realtime-js';
-// @ts-ignore -- the phoenix package ships no type declarations; the shapes used are below.
+// @ts-expect-error -- the phoenix package ships no type declarations; the shapes used are below.
 import { Socket as PhoenixSocket } from 'phoenix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -164,7 +164,7 @@ describe('@supabase/realtime-js', () => {
     const got: unknown[] = [];
     ch.on('broadcast', { event: 'rest' }, (m) => got.push(m));
     await subscribed(ch);
-    sender.setAuth(apikey);
+    await sender.setAuth(apikey);
     const res = await sender.channel('rjs-rest').httpSend('rest', { via: 'http' });
     expect(res).toEqual({ success: true });
     await until(() => got.length === 1);

@@ -112,13 +112,12 @@ async function runAndSignal(
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  let sentAt = 0;
   for (let waited = 0; waited < 90_000 && child.exitCode === null; waited += 50) {
     if (when(output, out)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   expect(child.exitCode, `the run ended before the moment to signal it:\n${output}`).toBe(null);
-  sentAt = Date.now();
+  const sentAt = Date.now();
   child.kill(sig);
   const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const code = await exited;

@@ -93,7 +93,8 @@ describe('the presence quota', () => {
     );
     expect(k.today.instances).toBeNull(); // 6 members > 5 by the quota
     const members = knob.plan!.dimensions.find((d) => d.id === 'presence_members')!;
-    expect(members.instances).toBe(1); // 6 ≤ the measured knee of 8, which the quota no longer undercuts
+    // 6 ≤ the measured knee of 8, which the quota no longer undercuts.
+    expect(members.instances).toBe(1);
     expect(members.arithmetic).toContain('6 ≤ 8 measured per instance: fits in one');
     expect(k.best).toBe(knob);
   });

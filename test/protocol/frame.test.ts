@@ -545,7 +545,7 @@ describe('binary kind 3 user broadcast push (realtime-js)', () => {
   // prettier-ignore
   const KIND3 = bytes(
     3,                                                 // kind user_broadcast_push
-    1, 1, 10, 5, 0, 1,                                 // join_ref, ref, topic, user_event, metadata lengths; encoding json
+    1, 1, 10, 5, 0, 1,                                 // lengths of join_ref…metadata; json
     49,                                                // join_ref "1"
     50,                                                // ref "2"
     114, 101, 97, 108, 116, 105, 109, 101, 58, 114,    // topic "realtime:r"
@@ -650,7 +650,7 @@ describe('binary kind 4 user broadcast (server → client)', () => {
   // prettier-ignore
   const WITH_META = bytes(
     4,                                                 // kind user_broadcast
-    10, 5, 11, 1,                                      // topic, user_event, metadata lengths; encoding json
+    10, 5, 11, 1,                                      // lengths: topic event metadata; json
     114, 101, 97, 108, 116, 105, 109, 101, 58, 114,    // topic "realtime:r"
     98, 101, 110, 99, 104,                             // user_event "bench"
     123, 34, 105, 100, 34, 58, 34, 117, 49, 34, 125,   // metadata {"id":"u1"}

@@ -238,7 +238,7 @@ describe('StampEncoder', () => {
   });
 
   it('rounds the time to microseconds', () => {
-    expect(new StampEncoder(1).payload(1, 0, 1724300000123.4567).t).toBe(1724300000123.457);
+    expect(new StampEncoder(1).payload(1, 0, 1724300000123.4568).t).toBe(1724300000123.457);
   });
 
   it('reuses its padding while the size of the other fields does not change', () => {

@@ -157,7 +157,8 @@ describe('§5 quota arithmetic', () => {
         true,
       ),
     ).toBe(1000);
-    expect(presenceQuota(profile(steps), true)).toBeNull(); // the built-in server enforces none by default
+    // The built-in server enforces none by default.
+    expect(presenceQuota(profile(steps), true)).toBeNull();
     expect(
       presenceQuota(
         profile(steps, { target: { server: { config: { max_presence_events_per_second: 500 } } } }),

@@ -102,7 +102,8 @@ function receipts(): Array<{
         if ((seq * 7 + member * 3 + stream) % 11 === 0) continue; // lost
         const recv = sched + 1 + ((seq * 13 + member * 5 + stream * 17) % 29);
         out.push({ member, stream, seq, sched, recv });
-        if ((seq + member) % 9 === 0) out.push({ member, stream, seq, sched, recv: recv + 3 }); // duplicate
+        // A duplicate.
+        if ((seq + member) % 9 === 0) out.push({ member, stream, seq, sched, recv: recv + 3 });
       }
     }
   }

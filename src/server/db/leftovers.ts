@@ -218,7 +218,7 @@ async function stopPostmaster(root: string): Promise<void> {
     return; // no postmaster.pid: the cluster is not running
   }
   if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return;
-  let cmdline = '';
+  let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {

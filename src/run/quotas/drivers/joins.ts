@@ -1,15 +1,7 @@
-import { nowMs } from '../../../measure/clock.js';
-import { EV } from '../../../protocol/constants.js';
 import { QConn } from '../client.js';
-import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
-import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import { sleep } from '../../../util/sleep.js';
-import { num, pct, type QuotaRow } from '../vocabulary.js';
-import { joinPaceMs, type QuotaCheckOptions } from './types.js';
-import type { QConnEvents } from '../client.js';
+import { Pool, refusalOf } from '../pool.js';
 import type { Quotas } from '../../../profile/schema.js';
-import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
 /**
  * max_joins_per_second. Joins: each act joins a fresh topic on an idle pooled socket and leaves it
@@ -51,7 +43,8 @@ export function joinsDriver(pool: Pool, q: Quotas): RateDriver {
         return true;
       }
       if (c) live--;
-      if (live + opening >= cap) return false; // every socket busy: this join is not offered (counted as skipped)
+      // Every socket busy: this join is not offered (counted as skipped).
+      if (live + opening >= cap) return false;
       opening++;
       void pool.open().then((o) => {
         opening--;

@@ -8,9 +8,8 @@ import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import { sleep } from '../../../util/sleep.js';
 import { num, pct, type QuotaRow } from '../vocabulary.js';
-import { joinPaceMs, type QuotaCheckOptions } from './types.js';
+import { type QuotaCheckOptions } from './types.js';
 
 /**
  * A broadcast push payload whose JSON is exactly `bytes` long (ASCII), as the target measures it.

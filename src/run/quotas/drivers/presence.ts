@@ -1,12 +1,8 @@
 import { nowMs } from '../../../measure/clock.js';
 import { EV } from '../../../protocol/constants.js';
 import { QConn } from '../client.js';
-import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import { sleep } from '../../../util/sleep.js';
-import { num, pct, type QuotaRow } from '../vocabulary.js';
-import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 import type { QConnEvents } from '../client.js';
 import type { Quotas } from '../../../profile/schema.js';
 import { rejoinGate } from './rate.js';

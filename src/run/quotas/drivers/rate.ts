@@ -4,11 +4,7 @@
  * refusal.
  */
 import { nowMs } from '../../../measure/clock.js';
-import { EV } from '../../../protocol/constants.js';
-import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
-import { Ledger } from '../ledger.js';
-import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import { sleep } from '../../../util/sleep.js';
 import { num, pct, type QuotaRow } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
