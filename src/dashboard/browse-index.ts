@@ -68,7 +68,13 @@ export interface BrowseIndex {
 
 const cache = new Map<string, { mtimeMs: number; run: BrowseRun }>();
 
-export const fileLink = (id: string, name: string) => `runs/${encodeURIComponent(id)}/${name}`;
+/**
+ * A file's address under the dashboard: the folder's own layout (each part of the id encoded,
+ * its slashes kept), so a relative link inside a served page — a campaign report's link to an
+ * entry's report — lands on the file it names.
+ */
+export const fileLink = (id: string, name: string) =>
+  `runs/${id.split('/').map(encodeURIComponent).join('/')}/${name}`;
 
 function verdictsOf(steps: RunResult['steps']): Partial<Record<Verdict, number>> {
   const out: Partial<Record<Verdict, number>> = {};

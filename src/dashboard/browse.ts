@@ -16,6 +16,15 @@ import {
   type DashboardServer,
 } from './server.js';
 
+/** A run's id from its address (fileLink); '' (no run) when the address is not well encoded. */
+function decodedId(encoded: string): string {
+  try {
+    return encoded.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return '';
+  }
+}
+
 export function browseApp(root: string): DashboardApp {
   return {
     mode: 'browse',
@@ -39,9 +48,10 @@ export function browseApp(root: string): DashboardApp {
         send(res, 200, 'text/html; charset=utf-8', redactText(renderComparisonHtml(ra, rb)));
         return true;
       }
-      const m = /^runs\/([^/]+)\/([^/]+)$/.exec(path);
+      // runs/<id>/<file>, the id being the run's path under the folder (fileLink).
+      const m = /^runs\/(.+)\/([^/]+)$/.exec(path);
       if (!m || !isRunFileName(m[2])) return false;
-      const source = indexFolder(root).sources.get(decodeURIComponent(m[1]));
+      const source = indexFolder(root).sources.get(decodedId(m[1]));
       return source !== undefined && serveRunFile(res, source, m[2]);
     },
   };

@@ -116,8 +116,9 @@ function drawSweep(section, sweepChart, S) {
   var k = S.sweep.knee || {};
   document.getElementById('sweep-text').textContent = 'driver ' + S.sweep.driver + ' (' + S.sweep.mode + '): ' +
     S.sweep.points.length + ' value' + (S.sweep.points.length === 1 ? '' : 's') + ' so far' +
-    (k.safe ? '; knee: safe at ' + k.safe.value + ' (step ' + k.safe.step + ')' : '; no knee yet') +
-    (k.first_unsafe ? ', first unsafe at ' + k.first_unsafe.value + ' (step ' + k.first_unsafe.step + ')' : '') +
+    (k.first_unsafe ? '; knee: ' + (k.safe ? 'safe at ' + k.safe.value + ' (step ' + k.safe.step + '), ' : 'nothing safe, ') +
+      'first unsafe at ' + k.first_unsafe.value + ' (step ' + k.first_unsafe.step + ')' :
+      '; no knee yet' + (k.safe ? ': highest stable ' + k.safe.value + ' (step ' + k.safe.step + ')' : '')) +
     (S.sweep.stop_reason ? '; stopped: ' + S.sweep.stop_reason : '');
   return sweepChart;
 }
@@ -129,7 +130,7 @@ function drawCampaign(section, c) {
   c.entries.forEach(function (e) {
     var files = e.files ? fileLinks(el('td', { class: 'links' }), e.files) : el('td', { text: '' });
     tbody.appendChild(el('tr', { 'data-entry': e.index }, el('td', { class: 'num', text: String(e.index) }), el('td', { text: e.name }),
-      el('td', { text: e.sweep ? 'sweep' : 'run' }), el('td', null, badge(e.status)), el('td', { class: 'num', text: fmtDuration(e.wall_s) }),
+      el('td', { text: e.sweep ? 'sweep' : 'run' }), el('td', null, badge(e.status)), el('td', { class: 'num', 'data-value': JSON.stringify(e.wall_s), text: fmtDuration(e.wall_s) }),
       el('td', { class: 'num', text: String(e.attempts) }), files));
   });
   var head = el('tr');

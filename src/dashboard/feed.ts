@@ -10,7 +10,7 @@ import type { RunResult, StepResult } from '../result/result.js';
 import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../run/timeline.js';
 import type { CampaignState } from '../run/campaign-state.js';
-import type { SweepRecord } from '../run/sweep.js';
+import { sweepKneeOf, type SweepRecord, type SweepResult } from '../run/sweep-record.js';
 import {
   dashboardSecond,
   dashboardStep,
@@ -147,10 +147,13 @@ export class DashboardFeed implements RunObserver {
     this.emit('step', s);
   }
 
-  /** The result after each step: a sweep's points and knee ride on it. */
-  result(r: RunResult & { sweep?: SweepRecord }): void {
+  /**
+   * The result after each step, and at the end: a sweep's points ride on it, and its knee so far
+   * is the one the finished sweep records (sweepKneeOf, over the steps run until now).
+   */
+  result(r: SweepResult): void {
     if (!r.sweep) return;
-    this.sweep = structuredClone(r.sweep);
+    this.sweep = { ...structuredClone(r.sweep), knee: sweepKneeOf(r) };
     this.emit('sweep', this.sweep);
   }
 

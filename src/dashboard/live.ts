@@ -4,7 +4,7 @@
  * give the runner, the hooks the command calls (each step's result, campaign state, log
  * lines, each finished run), and `close()`. Loaded only when the flag is given.
  */
-import { basename } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { RunResult } from '../result/result.js';
 import type { RunObserver } from '../run/runner.js';
 import type { CampaignState } from '../run/campaign-state.js';
@@ -33,6 +33,19 @@ export interface LiveDashboard {
     table?: EndView['table'],
   ): void;
   close(): Promise<void>;
+}
+
+/** `base`'s subdirectory at the encoded relative path `sub`; null when it is not inside `base`. */
+function inside(base: string, sub: string): string | null {
+  let rel: string;
+  try {
+    rel = sub.split('/').map(decodeURIComponent).join(sep);
+  } catch {
+    return null;
+  }
+  const dir = resolve(base, rel);
+  const up = relative(resolve(base), dir);
+  return up === '' || up.startsWith('..') || isAbsolute(up) ? null : dir;
 }
 
 export async function startLiveDashboard(opts: {
@@ -67,10 +80,13 @@ export async function startLiveDashboard(opts: {
         sendJson(res, feed.snapshot());
         return true;
       }
-      const m = /^files\/([^/]+)\/([^/]+)$/.exec(path);
-      const dir = m ? dirs.get(m[1]) : undefined;
-      if (!m || dir === undefined || !isRunFileName(m[2])) return false;
-      return serveRunFile(res, dir, m[2]);
+      // files/<key>/<file>, or files/<key>/<subdirectory>/<file>: where a campaign report's
+      // relative link to an entry's report lands.
+      const m = /^files\/([^/]+)\/(?:(.+)\/)?([^/]+)$/.exec(path);
+      const base = m ? dirs.get(m[1]) : undefined;
+      if (!m || base === undefined || !isRunFileName(m[3])) return false;
+      const dir = m[2] === undefined ? base : inside(base, m[2]);
+      return dir !== null && serveRunFile(res, dir, m[3]);
     },
   };
   const server = await startDashboardServer(app, {
@@ -87,6 +103,8 @@ export async function startLiveDashboard(opts: {
     campaign: (state) => feed.campaign(state),
     log: (line) => feed.log(line),
     runFinished(dir, result, exitCode, o) {
+      // A sweep's record as the search left it: its stop reason and final knee.
+      feed.result(result);
       const files = filesOf(dir);
       if (opts.command === 'campaign') feed.entryDone(files);
       if (o?.last !== false && opts.command !== 'campaign')

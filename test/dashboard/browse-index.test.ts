@@ -51,6 +51,9 @@ describe('indexFolder', () => {
     );
     expect(c.capacity?.rows.length).toBe(12);
     expect(c.files.report).toBe('runs/campaign/report.html');
+    // An entry's files sit under its campaign's, as on disk: the campaign report's relative
+    // links to them resolve.
+    expect(c.entries[0].files.report).toBe(`runs/campaign/01-${CAMPAIGN_ENTRIES[0]}/report.html`);
     expect(sources.get('run-a')).toBe(join(root, 'run-a'));
     expect(sources.get('campaign')).toBe(join(root, 'campaign'));
     expect(index.problems).toEqual([]);

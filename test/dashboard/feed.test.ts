@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SecondStats } from '../../src/load/ipc.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import type { CampaignState } from '../../src/run/campaign-state.js';
+import type { SweepRecord, SweepResult } from '../../src/run/sweep-record.js';
 import type { SecondRecord } from '../../src/run/timeline.js';
 import { DashboardFeed, MAX_LOG_LINES, MAX_SECONDS } from '../../src/dashboard/feed.js';
 import { loadRun } from '../fixtures/index.js';
@@ -179,5 +180,38 @@ describe('DashboardFeed', () => {
     expect(view.entries[1].files?.links).toEqual([
       { name: 'report.html', href: 'files/1/report.html' },
     ]);
+  });
+
+  it("shows a sweep's knee as soon as a step past it has landed (the record has it only at the end)", () => {
+    const events: Array<[string, unknown]> = [];
+    const feed = new DashboardFeed('sweep', (e, d) => events.push([e, d]));
+    const r = run(); // send_rate 5, 10, 20 stable, 30 degraded, 40 generator-bound
+    const record: SweepRecord = {
+      driver: 'send_rate',
+      mode: 'search',
+      points: r.steps.map((st) => ({
+        step: st.index,
+        value: st.params.send_rate,
+        phase: 'grow' as const,
+      })),
+      stop_reason: null,
+      knee: null,
+      resumed_at: [],
+    };
+    const after = (n: number): SweepResult => ({ ...r, steps: r.steps.slice(0, n), sweep: record });
+    feed.result(after(3));
+    expect(feed.snapshot().sweep?.knee).toMatchObject({
+      safe: { step: 2, value: 20 },
+      first_unsafe: null,
+    });
+    feed.result(after(4));
+    expect(feed.snapshot().sweep?.knee).toMatchObject({
+      safe: { step: 2, value: 20 },
+      first_unsafe: { step: 3, value: 30 },
+    });
+    expect(record.knee).toBeNull(); // the runner's record is not touched
+    expect(events.map(([e]) => e)).toEqual(['sweep', 'sweep']);
+    feed.result(run()); // not a sweep: nothing
+    expect(events.length).toBe(2);
   });
 });

@@ -3,8 +3,9 @@
  * over a folder of fixture runs: two runs (one with its report written, one with result.json
  * only) and a campaign of two entries with its capacity table. Every run is listed with its
  * verdicts and headline, a click opens a report, two picked runs open the compare view
- * `rtcap compare` writes, the campaign's capacity table opens in place, no request leaves
- * the machine, and the folder is left exactly as it was.
+ * `rtcap compare` writes, the campaign's capacity table opens in place, its capacity report
+ * opens and its relative links lead to each entry's report, no request leaves the machine, and
+ * the folder is left exactly as it was.
  *
  * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
  * skips it instead, visibly.
@@ -16,7 +17,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../bench/support/browser.js';
 import { renderComparisonHtml } from '../../src/report/compare-html.js';
 import { loadRun } from '../fixtures/index.js';
-import { runsFolder } from '../support/runs-folder.js';
+import { CAMPAIGN_ENTRIES, runsFolder } from '../support/runs-folder.js';
 import {
   guardedPage,
   requireChromium,
@@ -94,6 +95,29 @@ describe.skipIf(skip)('rtcap dashboard DIR in headless Chromium', () => {
         .locator('details[data-capacity="campaign"] table[data-table="capacity"] tbody tr')
         .count(),
     ).toBe(12);
+
+    // The campaign's capacity report, and through its relative links each entry's report.
+    await page.locator('tr[data-campaign="campaign"] a', { hasText: 'capacity report' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.locator('table[data-table="capacity"] tbody tr').count()).toBe(12);
+    const hrefs = await page
+      .locator('a[href]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+    const entryReports = [...new Set(hrefs.map((h) => h.replace(/#.*$/, '')))];
+    expect(entryReports.sort()).toEqual(
+      CAMPAIGN_ENTRIES.map((n, i) => `0${i + 1}-${n}/report.html`),
+    );
+    for (const [i, href] of entryReports.entries()) {
+      await page.locator(`a[href^="${href}"]`).first().click();
+      await page.waitForLoadState('load');
+      expect(await page.title()).toMatch(
+        new RegExp(`^rtcap — ${loadRun(CAMPAIGN_ENTRIES[i]).profile.name}`),
+      );
+      expect(await page.locator('figure.chart svg').count()).toBeGreaterThan(0);
+      await page.goBack();
+      await page.waitForLoadState('load');
+    }
+    await page.goBack();
 
     // A report one click away: run-b has no report.html on disk; it is rendered, not written.
     await page.locator('tr[data-run="run-b"] a', { hasText: 'report' }).click();

@@ -13,13 +13,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../bench/support/browser.js';
 import type { RunResult, TimeseriesPoint } from '../../src/result/result.js';
 import {
   guardedPage,
   requireChromium,
   startWithDashboard,
+  until,
   type DashboardProcess,
 } from '../support/dashboard-browser.js';
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
@@ -45,19 +46,6 @@ const PROFILE = [
   '    - { connections: 40, send_rate: 10, duration: 6s }',
   '',
 ].join('\n');
-
-/**
- * Waits (bounded by `timeoutMs`) until the expression `f` is true in the page. Polled with
- * page.evaluate: waitForFunction evaluates strings with eval, which the page's policy forbids.
- */
-async function until(page: Page, f: string, timeoutMs: number): Promise<void> {
-  const t0 = Date.now();
-  while (!(await page.evaluate(`(() => { try { return !!(${f}); } catch { return false; } })()`))) {
-    if (Date.now() - t0 > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${f}`);
-    await sleep(200);
-  }
-}
 
 describe.skipIf(skip)('the live dashboard in headless Chromium', () => {
   let browser: Browser;

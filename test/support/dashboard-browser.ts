@@ -62,3 +62,16 @@ export async function guardedPage(
   await page.goto(url);
   return page;
 }
+
+/**
+ * Waits (bounded by `timeoutMs`) until the expression `f` is true in the page. Polled with
+ * page.evaluate: waitForFunction evaluates strings with eval, which the page's policy forbids.
+ */
+export async function until(page: Page, f: string, timeoutMs: number): Promise<void> {
+  const t0 = Date.now();
+  while (!(await page.evaluate(`(() => { try { return !!(${f}); } catch { return false; } })()`))) {
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${f}`);
+    await sleep(200);
+  }
+}
