@@ -17,6 +17,7 @@ import {
 import { isLinear } from '../model/fit.js';
 import { DASH } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
+import { searchedDimension, type SearchedRun } from '../model/searched-row.js';
 import type { Source } from './like-for-like.js';
 import type { CapacityTableRow, RowEvidence } from './types.js';
 
@@ -68,6 +69,11 @@ export function candidatesFor(
 ): PerRun[] {
   return sources
     .filter((s) => dim.scenarios.includes(s.result.profile.scenario))
+    .filter((s) => {
+      // A search speaks for its own row only (model/searched-row).
+      const own = searchedDimension(s.result as SearchedRun);
+      return own === null || own.id === dim.id;
+    })
     .map((s) => {
       const row = rows.get(s)?.find((r) => r.id === dim.id) ?? null;
       const why = row
@@ -93,6 +99,22 @@ function noValue(dim: CapacityDimension, reason: string, notes: string[] = []): 
     evidence: null,
     reason,
     notes,
+  };
+}
+
+/**
+ * A row no step measured, with what stopped the measurement (a search whose first value was
+ * already generator-bound): no value, a lower bound, its limit and evidence.
+ */
+function lowerBoundWithoutValue(dim: CapacityDimension, c: PerRun): CapacityTableRow {
+  const r = c.row!;
+  return {
+    ...noValue(dim, `${c.source.result.run_id}: ${r.evidence}`),
+    display: r.display,
+    bound: 'lower',
+    limiting_factor: r.limiting_factor,
+    limit: r.limit,
+    evidence: evidenceOf(c.source, r),
   };
 }
 
@@ -123,7 +145,8 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
     const whys = cands.map(
       (c) => c.why ?? `${c.source.result.run_id}: ${c.row?.evidence ?? 'no row'}`,
     );
-    return noValue(dim, whys.join('; '));
+    const bounded = cands.find((c) => c.row?.bound === 'lower');
+    return bounded ? lowerBoundWithoutValue(dim, bounded) : noValue(dim, whys.join('; '));
   }
   // A dimension measured on its own speaks for it; one that rose together with another row's
   // driver (a connection sweep also raises deliveries/s) may be showing the other's limit
@@ -187,5 +210,13 @@ export function assembleRows(
   sources: readonly Source[],
   rows: Map<Source, CapacityRow[]>,
 ): CapacityTableRow[] {
-  return CAPACITY_DIMENSIONS.map((d) => assembleRow(d, candidatesFor(d, sources, rows)));
+  return CAPACITY_DIMENSIONS.map((d) => {
+    const cands = candidatesFor(d, sources, rows);
+    const searchedOthers = sources.filter((s) => d.scenarios.includes(s.result.profile.scenario));
+    if (cands.length > 0 || searchedOthers.length === 0) return assembleRow(d, cands);
+    const what = searchedOthers.map(
+      (s) => `${s.result.run_id} searched ${searchedDimension(s.result as SearchedRun)!.label}`,
+    );
+    return noValue(d, `no run searched this row (${what.join('; ')})`);
+  });
 }

@@ -218,7 +218,8 @@ export function buildCapacityFile(
 
   const chosen = new Map<string, { source: Source; row: CapacityRow }>();
   for (const r of rows) {
-    if (!r.evidence) continue;
+    // A lower bound with no value (a search's first step generator-bound) advises nothing.
+    if (!r.evidence || r.value === null) continue;
     const source = sources.find(
       (s) => s.result.run_id === r.evidence!.run_id && s.dir === r.evidence!.dir,
     );

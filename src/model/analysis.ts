@@ -16,6 +16,7 @@ import {
 import { fitRun, type FitResult } from './fit.js';
 import { findKnee, type Knee } from './knee.js';
 import { applySearchStop, type SearchStop } from './search-bound.js';
+import { searchedDimension, searchedRow } from './searched-row.js';
 import { num } from './metrics.js';
 
 export interface AnalysisOptions extends AdviceOptions {
@@ -39,8 +40,11 @@ export function analyzeRun(run: RunResult, opts: AnalysisOptions = {}): Analysis
   const fitOpts = opts.fit_verdicts ? { verdicts: opts.fit_verdicts } : {};
   const joinHeadroom = opts.join_headroom ?? DEFAULT_JOIN_HEADROOM;
   const searched = (run as { sweep?: SearchStop }).sweep;
+  const capOpts = { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom };
+  // A search speaks for its own row only; any other run for every row its steps varied.
+  const own = searchedDimension({ profile: run.profile, sweep: searched });
   const capacity = applySearchStop(
-    capacityTable(run, { safe_lines: safe, fit: fitOpts, join_headroom: joinHeadroom }),
+    own ? [searchedRow(run, own, capOpts)] : capacityTable(run, capOpts),
     searched,
   );
   const knees: Record<string, Knee> = {};

@@ -250,4 +250,77 @@ describe('capacity table rules across runs', () => {
       'joint bound at 70%: 3.00 × sends/s + 2.00 × deliveries/s (per 1000) ≤ 65.0',
     );
   });
+
+  it('each search speaks for its own row: another entry of the scenario neither caps nor words it', () => {
+    const searched = (id: string, steps: ReturnType<typeof makeStep>[], driver: string) => ({
+      ...makeRun('broadcast-private', steps),
+      run_id: id,
+      sweep: { mode: 'search', driver },
+    });
+    // Row 4's search: 100 rooms of 2, stable up to 2,000 sends/s (2,000 deliveries/s).
+    const sendsRun = searched(
+      'sends',
+      [1000, 2000].map((r, i) =>
+        makeStep(i + 1, {
+          params: { send_rate: r, connections: 200, duration_s: 10 },
+          rates: { sent_per_s: r, delivered_per_s: r },
+          messages: { expected: r * 10 },
+        }),
+      ),
+      'send_rate',
+    );
+    // Row 5's search: members grow at 250 sends/s; broken at 32 members (7,750 deliveries/s).
+    const membersRun = searched(
+      'members',
+      [8, 16, 32].map((m, i) =>
+        makeStep(i + 1, {
+          params: { send_rate: 250, members: m, connections: 10 * m, duration_s: 10 },
+          rates: { sent_per_s: 250, delivered_per_s: 250 * (m - 1) },
+          messages: { expected: 2500 * (m - 1) },
+          ...(m === 32
+            ? { verdict: 'broken', verdict_reasons: ['delivery 80.00% < SLO 100%'] }
+            : {}),
+        }),
+      ),
+      'members',
+    );
+    const f = buildCapacityFile([
+      { dir: 's', result: sendsRun },
+      { dir: 'm', result: membersRun },
+    ]);
+    const row = (id: string) => f.rows.find((r) => r.id === id)!;
+    expect(row('private_deliveries')).toMatchObject({ value: 3750, bound: 'upper' });
+    expect(row('private_deliveries').evidence!.run_id).toBe('members');
+    expect(row('private_sends')).toMatchObject({ value: 2000 });
+    expect(row('private_sends').evidence!.run_id).toBe('sends');
+    // Neither search measured connections on their own driver: that row has no candidate.
+    expect(row('private_connections').value).toBeNull();
+    expect(row('private_connections').reason).toBe(
+      'no run searched this row (sends searched Private broadcast — sends/s; members searched Private broadcast — deliveries/s)',
+    );
+  });
+
+  it('a search whose first value was generator-bound reads generator-bound with that value', () => {
+    const gb = (i: number) =>
+      makeStep(i, {
+        params: { send_rate: 2000, duration_s: 10 },
+        verdict: 'generator-bound',
+        verdict_reasons: ['generator event-loop lag p99 559 ms > 50 ms'],
+        generator: { event_loop_lag_p99_ms: 559 },
+      });
+    const run = {
+      ...makeRun('write-only', [gb(1), gb(2)]),
+      sweep: { mode: 'search', driver: 'send_rate' },
+    };
+    const f = buildCapacityFile([{ dir: 'w', result: run }]);
+    const row = f.rows.find((r) => r.id === 'write_only_sends')!;
+    expect(row).toMatchObject({
+      value: null,
+      bound: 'lower',
+      display: '— generator-bound at the first value, 2,000/s',
+      limit: { kind: 'generator-bound', figure: 'event-loop lag p99', value: 559 },
+    });
+    expect(row.evidence!.run_id).toBe('test-write-only');
+    expect(f.values.write_only_sends).toBeNull();
+  });
 });
