@@ -20,6 +20,7 @@ import {
   decodeBinary,
 } from '../../src/protocol/frame.js';
 import { EV, REASON, VSN_1, type Vsn } from '../../src/protocol/constants.js';
+import { nowMs } from '../../src/measure/clock.js';
 
 export interface TestServerOptions {
   /** Every delivery is written this long after the push arrived. */
@@ -71,6 +72,12 @@ export interface TestServerOptions {
    * exactly this many deliveries per second; above it the queue and the latency grow.
    */
   deliveriesPerS?: number;
+  /**
+   * Called once per broadcast push, just before its first delivery is written, with the push's
+   * topic, its payload (a v1/v2 JSON push's payload; a binary push's user payload bytes) and the
+   * time (clock.nowMs): the server's own first-write time, which latency benchmarks subtract.
+   */
+  onFirstWrite?: (topic: string, payload: unknown, atMs: number) => void;
 }
 
 interface Member {
@@ -335,6 +342,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       const msgKey = String(stats.pushes);
       const index = pushIndex++;
       const fanoutEvent = opts.fanoutEvent ?? f.event;
+      let written = false;
       const deliver = () => {
         for (const m of members.get(f.topic) ?? []) {
           if (m.ws === ws && !sender.self) continue;
@@ -358,6 +366,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         }
       };
       const writeDelivery = (m: Member) => {
+        if (!written) {
+          written = true;
+          opts.onFirstWrite?.(f.topic, binaryPayload ? binaryPayload.payload : f.payload, nowMs());
+        }
         const highest = m.highest.get(id) ?? -1;
         if (index < highest) stats.reordered++;
         else m.highest.set(id, index);

@@ -1,0 +1,22 @@
+/**
+ * A tap for the latency-overhead bench, loaded into rtcap's generator process with
+ * RTCAP_WORKER_EXEC_ARGV="--import <this file>" and RTCAP_RECEIPT_TAP=<output file>: it wraps
+ * the receive ledger's record() (dist/measure/ledger.js, the same module instance the worker
+ * uses) to keep the first receive time of every sequence number, and writes them as JSON
+ * ({ "seq": recvMs, ... }) when the process exits. It adds a Map lookup per receipt, so it
+ * can only make rtcap look slower, never faster.
+ */
+import { writeFileSync } from 'node:fs';
+
+const out = process.env.RTCAP_RECEIPT_TAP;
+if (out) {
+  const { ReceiveLedger } = await import(new URL('../../dist/measure/ledger.js', import.meta.url));
+  const record = ReceiveLedger.prototype.record;
+  const first = new Map();
+  ReceiveLedger.prototype.record = function (m, stream, seq, sentAtMs, recvMs, ...rest) {
+    const had = first.get(seq);
+    if (had === undefined || recvMs < had) first.set(seq, recvMs);
+    return record.call(this, m, stream, seq, sentAtMs, recvMs, ...rest);
+  };
+  process.on('exit', () => writeFileSync(out, JSON.stringify(Object.fromEntries(first))));
+}
