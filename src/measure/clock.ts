@@ -1,6 +1,6 @@
 /**
  * The one clock every rtcap process measures with: epoch milliseconds with sub-ms precision
- * (docs/ARCHITECTURE.md "Measurement rules": `performance.timeOrigin + performance.now()`).
+ * (docs/FIGURES.md "Clocks and windows": `performance.timeOrigin + performance.now()`).
  * Monotonic within a process and comparable across processes on the same host, so a receiver can
  * subtract a sender's stamp.
  */

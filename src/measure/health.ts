@@ -1,7 +1,6 @@
 /**
- * The generator's own health (docs/ARCHITECTURE.md "Measurement rules": a step is generator-bound
- * when the generator fell behind). Each generator process samples its CPU and event-loop lag once a
- * second.
+ * The generator's own health (docs/VERDICTS.md: a step is generator-bound when the
+ * generator fell behind). Each generator process samples its CPU and event-loop lag once a second.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 

@@ -1,5 +1,5 @@
 /**
- * The delivery ledger (docs/ARCHITECTURE.md "Measurement rules"). Each generator process keeps:
+ * The delivery ledger (docs/FIGURES.md "Measurement rules"). Each generator process keeps:
  *  - per stream and sequence number: how many of its connections received the message, and
  *    the first and last receive times (so the coordinator can take the minimum and maximum
  *    over processes: send-to-first-receive and fan-out span);

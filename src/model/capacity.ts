@@ -5,8 +5,8 @@
  * that count as server evidence), the recommended value is the smaller of
  *   (a) where the fitted resource line crosses its safe line (CPU 70 %, memory 85 %), and
  *   (b) the highest stable step below the first degraded or broken one (knee.safe),
- * so it is never above a stable step actually measured (docs/ARCHITECTURE.md "Verdicts and
- * capacity"). Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
+ * so it is never above a stable step actually measured (docs/CAPACITY.md "One dimension
+ * in one run"). Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
  * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
  */
 import type { StepResult } from '../result/result.js';
@@ -37,7 +37,7 @@ export interface SafeLines {
   /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
   cpu_pct: number;
   /**
-   * Server memory % of the instance's memory. docs/ARCHITECTURE.md "Verdicts and capacity": 85 %.
+   * Server memory % of the instance's memory. docs/CAPACITY.md "One dimension in one run": 85 %.
    */
   mem_pct: number;
 }

@@ -1,10 +1,10 @@
 /**
- * Linear fits of a server resource against a load driver (docs/ARCHITECTURE.md "Verdicts and
- * capacity"; seed 002 §1.1, §1.2, §4, §5). Least squares with R² from simple-statistics, printed
+ * Linear fits of a server resource against a load driver (docs/CAPACITY.md; seed 002 §1.1, §1.2,
+ * §4, §5). Least squares with R² from simple-statistics, printed
  * the seed's way: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  *
  * Which steps a fit uses: never generator-bound ones (they are not server capacity,
- * docs/ARCHITECTURE.md "Measurement rules"), never incomplete ones, only those with both figures
+ * docs/VERDICTS.md), never incomplete ones, only those with both figures
  * present, and by default only `stable` ones. Degraded and broken steps are off the linear
  * part: the server is saturated and queueing (seed §1.2: CPU plateaus at 94.8 % while
  * deliveries climb from 40,000 to 45,800/s). Fitting the seed's six §1.2 points gives

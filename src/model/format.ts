@@ -1,7 +1,7 @@
 /**
  * Number formatting shared by the model's texts (fit formulas, capacity evidence) and the
  * report renderers. One rule runs through all of it: a missing measurement is "—", never
- * 0 (docs/ARCHITECTURE.md "Measurement rules": missing is null, never 0), and a rounded figure
+ * 0 (docs/FIGURES.md "Measurement rules": missing is null, never 0), and a rounded figure
  * never claims more than was measured (delivery 99.9996 % is not "100 %").
  */
 

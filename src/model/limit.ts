@@ -21,7 +21,7 @@ export type LimitProcess = 'server' | 'generator' | 'coordinator';
 /** An operating-system resource that ran out. */
 export type EnvironmentResource = 'open files' | 'ephemeral ports' | 'memory cgroup';
 
-/** Which of the generator's own figures tripped (docs/ARCHITECTURE.md "Measurement rules"). */
+/** Which of the generator's own figures tripped (docs/VERDICTS.md, generator-bound). */
 export type GeneratorFigure =
   'offered' | 'event-loop lag p99' | 'CPU' | 'OS limit' | 'pending state';
 

@@ -7,7 +7,7 @@
  * under 200 ms" for a run means under 200 ms at every load level.
  *
  * A figure that was not measured fails the threshold: a gate must not pass on a missing
- * number (docs/ARCHITECTURE.md "Measurement rules": missing is null, never 0). So does a threshold
+ * number (docs/FIGURES.md "Measurement rules": missing is null, never 0). So does a threshold
  * that selects nothing.
  */
 import type { StepResult } from '../result/result.js';

@@ -1,6 +1,6 @@
 /**
- * A step's verdict (docs/ARCHITECTURE.md "Verdicts and capacity", "Measurement rules"). Checked in
- * this order, the first class that applies wins:
+ * A step's verdict (defined in docs/VERDICTS.md). Checked in this order, the first class that
+ * applies wins:
  *
  * 1. generator-bound — the load generator fell behind (offered < min ratio, event-loop lag
  *    p99 over its limit, generator CPU over its limit) or hit its own OS limits (EMFILE,
@@ -98,7 +98,7 @@ export interface GeneratorLimits {
   max_cpu_pct: number;
 }
 
-/** docs/ARCHITECTURE.md "Measurement rules": 99 % offered, 50 ms lag p99, 90 % CPU. */
+/** The defaults docs/VERDICTS.md gives: 99 % offered, 50 ms lag p99, 90 % CPU. */
 export const DEFAULT_GENERATOR_LIMITS: GeneratorLimits = {
   min_offered_ratio: 0.99,
   max_event_loop_lag_p99_ms: 50,
@@ -410,7 +410,7 @@ export function rampMs(scheduled: number, ratePerS: number): number {
 }
 
 /**
- * Verdicts that may stand for server capacity (docs/ARCHITECTURE.md "Verdicts and capacity":
+ * Verdicts that may stand for server capacity (docs/VERDICTS.md:
  * generator-bound never does).
  */
 export function isServerEvidence(verdict: Verdict): boolean {

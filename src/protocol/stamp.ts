@@ -1,6 +1,6 @@
 /**
  * rtcap's bench stamp: every measured message carries `{"id":seq,"s":stream,"t":ms}` in its
- * user payload (seed 002 method; docs/ARCHITECTURE.md "Measurement rules"). `t` is the scheduled
+ * user payload (seed 002 method; docs/FIGURES.md "Measurement rules"). `t` is the scheduled
  * send time in epoch ms with sub-ms precision, `s` names the sending stream (one per sender and
  * topic), `id` is the sequence number within the stream.
  *

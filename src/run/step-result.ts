@@ -1,10 +1,11 @@
 /**
  * Builds a StepResult from what the generator processes collected (and the coordinator's own
  * inserts), the per-second timeline and the server samples of the step's windows. Every
- * figure is measured; missing ones are null (docs/ARCHITECTURE.md "Measurement rules"). Each figure
- * is made by one function in ./figures (docs/FIGURES.md holds their definitions); this file only
- * assembles them. The headline figures are those of the step's primary traffic kind; a step
- * carrying several kinds has each in extra.kinds.
+ * figure is measured; missing ones are null (docs/FIGURES.md "Measurement rules"). Each figure
+ * is made by one function in ./figures (docs/FIGURES.md holds their definitions); this file calls
+ * them, sums the processes' plain counts (connections, sends, receipts) and assembles the
+ * result. The headline figures are those of the step's primary traffic kind; a step carrying
+ * several kinds has each in extra.kinds.
  */
 import type { SendRecord } from '../measure/aggregate.js';
 import { compactHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';

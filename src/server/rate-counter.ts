@@ -6,8 +6,8 @@
  * `avg ≥ limit` and stays tripped until a later tick sees `avg < limit`: a trip lasts at
  * least one tick and typically until the whole window has cooled.
  *
- * `mode: 'sum'` is the authorization-error counter of §6.4 (1 s ticks, 30 buckets, the
- * limit is tested against the window's sum).
+ * The authorization-error counter of §6.4, which tests the window's sum instead, is
+ * server/db/rate-counter.ts's ErrorWindow.
  *
  * Ticks are driven from outside (`tick()`), so one timer serves every counter of a tenant
  * and, with `--workers`, the primary can tick with counts summed over all workers.
@@ -17,7 +17,6 @@ export interface RateCounterOptions {
   bucketCount: number;
   /** null: counted (for metrics) but never tripped. */
   limit: number | null;
-  mode?: 'avg' | 'sum';
 }
 
 export class RateCounter {
@@ -25,7 +24,7 @@ export class RateCounter {
   pending = 0;
   /** Whether the limit is currently tripped. */
   tripped = false;
-  /** The last evaluated value: events/s (avg) or events in the window (sum). */
+  /** The last evaluated value: the window's average events/s. */
   value = 0;
   /** Events in the bucket closed by the last tick (metrics). */
   lastTickCount = 0;
@@ -52,10 +51,7 @@ export class RateCounter {
     this.buckets.push(count);
     this.sum += count;
     if (this.buckets.length > this.opts.bucketCount) this.sum -= this.buckets.shift()!;
-    this.value =
-      this.opts.mode === 'sum'
-        ? this.sum
-        : this.sum / this.buckets.length / (this.opts.tickMs / 1000);
+    this.value = this.sum / this.buckets.length / (this.opts.tickMs / 1000);
     const lim = this.opts.limit;
     this.tripped = lim !== null && this.value >= lim;
   }

@@ -24,6 +24,8 @@ const read = (f: string): string => {
 /** A bare name of a reference file kept outside the repository (no folder before it). */
 const OUTSIDE = /(?<![\w/.-])(PROTOCOL|DESIGN|STYLE)\.md/g;
 const CITED = /docs\/PROTOCOL\.md §(\d+(?:\.\d+)?)/g;
+/** A section cited by its heading: `docs/FIGURES.md "Measurement rules"`, `README "Scenarios"`. */
+const HEADING_CITED = /(docs\/[A-Z-]+\.md|README(?:\.md)?),? "([^"]+)"/g;
 
 describe('references', () => {
   it('name files inside the repository (docs/PROTOCOL.md, docs/ARCHITECTURE.md)', () => {
@@ -44,6 +46,27 @@ describe('references', () => {
     const missing: string[] = [];
     for (const f of files) {
       for (const m of read(f).matchAll(CITED)) if (!sections.has(m[1])) missing.push(`${f}: §${m[1]}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('cite sections by headings their file has (a heading starts with the quoted words)', () => {
+    const headingsOf = new Map<string, string[]>();
+    const headings = (doc: string): string[] => {
+      const file = doc.startsWith('README') ? 'README.md' : doc;
+      if (!headingsOf.has(file)) {
+        const text = read(file);
+        headingsOf.set(file, [...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1].trim()));
+      }
+      return headingsOf.get(file)!;
+    };
+    const missing: string[] = [];
+    for (const f of files) {
+      for (const m of read(f).matchAll(HEADING_CITED)) {
+        // A citation wrapped over two comment lines reads as one.
+        const words = m[2].replace(/\s*\n\s*(?:\*|\/\/|#)?\s*/g, ' ');
+        if (!headings(m[1]).some((h) => h.startsWith(words))) missing.push(`${f}: ${m[1]} "${words}"`);
+      }
     }
     expect(missing).toEqual([]);
   });

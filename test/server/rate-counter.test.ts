@@ -50,17 +50,6 @@ describe('RateCounter (§8.1)', () => {
     expect(c.value).toBe(0);
   });
 
-  it('sum mode tests the window sum (§6.4)', () => {
-    const c = new RateCounter({ tickMs: 1000, bucketCount: 30, limit: 2, mode: 'sum' });
-    c.add(1);
-    c.tick();
-    expect(c.tripped).toBe(false);
-    c.add(1);
-    c.tick();
-    expect(c.value).toBe(2);
-    expect(c.tripped).toBe(true);
-  });
-
   it('uses external counts on the cluster primary', () => {
     const c = make(1);
     c.add(1000);
