@@ -65,7 +65,8 @@ describe('references', () => {
       for (const m of read(f).matchAll(HEADING_CITED)) {
         // A citation wrapped over two comment lines reads as one.
         const words = m[2].replace(/\s*\n\s*(?:\*|\/\/|#)?\s*/g, ' ');
-        if (!headings(m[1]).some((h) => h.startsWith(words))) missing.push(`${f}: ${m[1]} "${words}"`);
+        const found = headings(m[1]).some((h) => h.startsWith(words));
+        if (!found) missing.push(`${f}: ${m[1]} "${words}"`);
       }
     }
     expect(missing).toEqual([]);
