@@ -17,7 +17,7 @@ import {
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
-import type { SweepResult } from './sweep.js';
+import type { SweepResult } from './sweep-record.js';
 import { describeHolder, liveHolder, LOCK_FILE, lockOutDir, OutDirLocked } from './out-lock.js';
 
 export function makeRunId(name: string, at: Date): string {

@@ -1,0 +1,125 @@
+/**
+ * The generator processes of a run: forked with the target's settings (load/pool), their
+ * per-second lines fed to the timeline, and — for one segment of a run split over machines — the
+ * shard that records them, with the wait for the segments' common start.
+ */
+import type { SecondStats } from '../load/ipc.js';
+import type { GeneratorPlan } from '../load/limits.js';
+import { WorkerPool } from '../load/pool.js';
+import { youngGenerationArgs } from '../load/young-generation.js';
+import { nowMs } from '../measure/clock.js';
+import type { RunResult } from '../result/result.js';
+import type { StepPlan } from '../scenarios/types.js';
+import { profileHash, ShardRecorder } from '../shard/record.js';
+import { Abort, type AbortFunnel } from './abort.js';
+import type { RunOptions } from './run-options.js';
+import type { TargetSetup } from './target-setup.js';
+import type { Timeline } from './timeline.js';
+
+/** Forks the generator processes and waits until every one has connected its settings. */
+export async function startPool(args: {
+  opts: RunOptions;
+  plans: StepPlan[];
+  gen: GeneratorPlan;
+  generatorCpus: string | null;
+  target: TargetSetup;
+  timeline: Timeline;
+  funnel: AbortFunnel;
+  /** Called with the pool as soon as it exists, so that a failed start still stops it. */
+  onPool: (pool: WorkerPool) => void;
+}): Promise<WorkerPool> {
+  const { opts, gen, target, funnel } = args;
+  const v8Args = youngGenerationArgs(args.plans, opts.nextStep !== undefined);
+  if (v8Args.length)
+    opts.log(
+      `generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`,
+    );
+  const pool = new WorkerPool(gen.workers, args.generatorCpus, v8Args);
+  args.onPool(pool);
+  pool.on('second', (s: SecondStats) => args.timeline.add(s));
+  pool.on('fatal', (m: string) =>
+    funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`),
+  );
+  const seg = opts.segment;
+  await funnel.race(
+    pool.start((w) => ({
+      type: 'init',
+      workerIndex: w,
+      workers: gen.workers,
+      ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}),
+      profile: opts.profile,
+      url: target.socketUrl,
+      headers: target.headers,
+      sourceAddresses: gen.sourceAddresses,
+      tokens: target.tokens,
+      tls: target.tls,
+    })),
+  );
+  return pool;
+}
+
+/**
+ * One segment's shard: records the pool's seconds from now on, then waits for the segments'
+ * common start time. Null for a run that is not split. A search sweep cannot be split.
+ */
+export async function startShard(args: {
+  opts: RunOptions;
+  pool: WorkerPool;
+  workers: number;
+  builtin: boolean;
+  result: RunResult;
+  funnel: AbortFunnel;
+  /** Called with the recorder as soon as it exists, so that the run's end still writes it. */
+  onShard: (shard: ShardRecorder) => void;
+}): Promise<ShardRecorder | null> {
+  const { opts } = args;
+  const seg = opts.segment;
+  if (!seg) return null;
+  const shard = new ShardRecorder({
+    identity: {
+      run: seg.run,
+      profileName: opts.profile.name,
+      profileHash: profileHash(opts.redactedProfile),
+      segment: seg.index,
+      segments: seg.count,
+    },
+    workers: args.workers,
+    run: {
+      profile: opts.redactedProfile,
+      profilePath: opts.profilePath,
+      builtin: args.builtin,
+      targetUrl: args.result.target.url,
+      status: 'running',
+      abortReason: null,
+      finishedAt: null,
+    },
+  });
+  args.onShard(shard);
+  args.pool.on('second', (s: SecondStats) => shard.second(s));
+  if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, args.funnel, opts.log);
+  if (opts.nextStep)
+    throw new Abort(
+      'aborted',
+      'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps',
+    );
+  return shard;
+}
+
+/** A segment waits for the common start time; one that is already past it says by how much. */
+async function waitForStart(
+  startAtMs: number,
+  funnel: AbortFunnel,
+  log: (line: string) => void,
+): Promise<void> {
+  const waitMs = startAtMs - nowMs();
+  if (waitMs > 0) {
+    log(
+      `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${new Date(startAtMs).toISOString()}`,
+    );
+    await funnel.sleep(waitMs);
+  } else {
+    log(
+      `warning: this segment starts ${(-waitMs / 1000).toFixed(1)} s after --start-at ${new Date(startAtMs).toISOString()}`,
+    );
+  }
+}

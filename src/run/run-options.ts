@@ -1,0 +1,109 @@
+/**
+ * What a run is given and what it gives back: the options of runBenchmark, the observer a live
+ * view implements, the outcome and the run's exit codes. Types only (and the exit-code table), so
+ * every part of the coordinator and its callers can import them without importing the runner.
+ */
+import type { Profile } from '../profile/schema.js';
+import type { RunResult, StepResult } from '../result/result.js';
+import type { ProbeTarget } from './recovery-probe.js';
+import type { SecondRecord } from './timeline.js';
+
+export interface RunOptions {
+  profile: Profile;
+  profilePath: string | null;
+  /** The resolved profile with secrets replaced, as stored in result.json. */
+  redactedProfile: unknown;
+  url?: string;
+  outDir?: string;
+  reportsDir?: string;
+  workers?: number;
+  serverCpus?: string | null;
+  generatorCpus?: string | null;
+  /** Log lines (stderr). */
+  log: (line: string) => void;
+  /** Live progress line; off in tests. */
+  progress?: boolean;
+  /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
+  signal?: AbortSignal;
+  renderSummary?: (r: RunResult) => string;
+  /**
+   * Computed before every write of result.json and stored as `result.analysis` (fits, knees,
+   * capacity, advice).
+   */
+  analyze?: (r: RunResult) => unknown;
+  /**
+   * Writes the other artefacts (report.html, ...) into the run directory after a step that
+   * another may follow, so a long run's report can be read as it goes. Not before the first
+   * step (nothing to show) nor after the last: the caller renders the final artefacts once,
+   * with the thresholds (cli/shared finishRun), and rendering them twice was a large part of
+   * a short run's CPU.
+   */
+  renderArtifacts?: (r: RunResult, dir: string) => void;
+  /** Called after each step with the result so far. */
+  onStep?: (r: RunResult) => void;
+  /** Watches the run as it goes (live metrics, `--metrics-port`). */
+  observer?: RunObserver;
+  /**
+   * Steps decided at run time (sweeps): after the profile's steps, asked for the next one with
+   * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
+   * generator can be sized up front.
+   */
+  nextStep?: (
+    r: RunResult,
+    target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
+  ) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
+  /**
+   * Called with each step's result before it is kept and saved (a sweep marks what it knows of it).
+   */
+  annotateStep?: (step: StepResult) => void;
+  maxConnections?: number;
+  /**
+   * Steps already done (a resumed sweep): kept in the result, not run again; profile.load.steps
+   * starts with their specs.
+   */
+  previousSteps?: RunResult['steps'];
+  /** Suffix of the result's run id and directory (e.g. a sweep's). */
+  runId?: string;
+  /**
+   * Whether step `index` (from 0) starts from fresh connections: all are closed and the ramp
+   * starts from 0. A sweep asks for it after a step whose connections failed, since failed
+   * connections are not retried and would otherwise be missing from every later step.
+   */
+  freshConnections?: (r: RunResult, index: number) => boolean;
+  /**
+   * This machine's segment of a run split over several (load/segment): its processes own only
+   * the segment's connections and senders, and it writes shard.json for `rtcap merge`.
+   * `startAtMs`: every segment starts its first step at this wall-clock time.
+   */
+  segment?: { index: number; count: number; run: string; startAtMs: number | null };
+}
+
+/** Where the run is in its step, as the progress line reads it. */
+export interface PhaseClock {
+  /** Seconds since the current phase began. */
+  elapsedS: number;
+  /** How long the phase lasts; null for phases that end on an event (ramp, drain). */
+  lengthS: number | null;
+  /** Steps the run will take; 0 when they are decided as it goes (a sweep). */
+  steps: number;
+}
+
+/**
+ * What a live view of the run receives: the run as it starts (its id, profile, target), every
+ * merged second with where the step is, and each step once its result is built.
+ */
+export interface RunObserver {
+  start?(result: RunResult): void;
+  second(rec: SecondRecord, stepTargetConnections: number, clock?: PhaseClock): void;
+  step(step: StepResult): void;
+}
+
+export interface RunOutcome {
+  result: RunResult;
+  dir: string;
+  exitCode: number;
+  /** Gives the run directory's lock back, once its last artefact is written (also done at exit). */
+  release?: () => void;
+}
+
+export const EXIT = { ok: 0, usage: 2, aborted: 3, thresholds: 99, interrupted: 130 } as const;

@@ -1,0 +1,152 @@
+/**
+ * The steps of a run in order: the profile's, then (sweeps) those decided as the run goes. Each
+ * step's phases (run/step-phases), its result built by the one function `rtcap merge` uses too
+ * (shard/step-result), the log line, the thresholds that may stop the run, result.json saved.
+ */
+import type { GeneratorPlan } from '../load/limits.js';
+import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
+import type { Profile } from '../profile/schema.js';
+import type { RunResult, StepResult } from '../result/result.js';
+import { getScenario } from '../scenarios/index.js';
+import type { StepPlan } from '../scenarios/types.js';
+import type { ShardResources, ShardStep } from '../shard/format.js';
+import type { ShardRecorder } from '../shard/record.js';
+import { shardStepResult } from '../shard/step-result.js';
+import type { Progress } from './progress.js';
+import type { ProbeTarget } from './recovery-probe.js';
+import type { RunOptions } from './run-options.js';
+import type { RunState } from './run-result.js';
+import type { StepHealth } from './step-health.js';
+import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
+
+export interface WalkArgs {
+  opts: RunOptions;
+  plans: StepPlan[];
+  result: RunResult;
+  state: RunState;
+  /** Saves the result; `artifacts`: the report too (another step may follow). */
+  save: (artifacts?: boolean) => void;
+  runner: StepRunner;
+  health: StepHealth;
+  progress: Progress;
+  gen: GeneratorPlan;
+  resources: ShardResources;
+  builtin: boolean;
+  shard: ShardRecorder | null;
+  /** How a sweep's recovery probe reaches the target between steps. */
+  probe: ProbeTarget & { sleep: (ms: number) => Promise<void> };
+}
+
+/**
+ * The profile's steps, then (sweeps) the steps decided as the run goes: each step's phases,
+ * its result, result.json saved. Stops after a step the run was aborted in.
+ */
+export async function walkSteps(args: WalkArgs): Promise<void> {
+  const { opts, plans, result, state, runner } = args;
+  const { profile } = opts;
+  const scenario = getScenario(profile.scenario);
+  // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their
+  // specs).
+  for (let i = opts.previousSteps?.length ?? 0; ; i++) {
+    if (i >= profile.load.steps.length && !(await appendNextStep(args, i))) break;
+    const plan = (plans[i] ??= scenario.plan(profile, i));
+    runner.live.step = i;
+    args.health.reset();
+    const run: StepRun = await runStepPhases(
+      runner,
+      i,
+      plan,
+      i > 0 ? plans[i - 1] : undefined,
+      () => opts.freshConnections?.(result, i) ?? false,
+    );
+    if (run.abort) {
+      state.status = run.abort.status;
+      state.abortReason = run.abort.message;
+    }
+    runner.timeline.flush();
+    if (run.collected) keepStep(args, i, plan, run, run.collected);
+    stopOnThresholds(profile, result, state);
+    args.save(
+      state.status === 'running' &&
+        (opts.nextStep !== undefined || i + 1 < profile.load.steps.length),
+    );
+    opts.onStep?.(result);
+    if (state.status !== 'running') break;
+  }
+}
+
+/** A sweep's next step, asked for with the result so far and sent to every process; false: none. */
+async function appendNextStep(args: WalkArgs, index: number): Promise<boolean> {
+  const { opts, runner } = args;
+  const spec = opts.nextStep
+    ? await runner.funnel.race(Promise.resolve(opts.nextStep(args.result, args.probe)))
+    : null;
+  if (!spec) return false;
+  opts.profile.load.steps.push(spec);
+  runner.pool.broadcast({ type: 'step', index, spec });
+  return true;
+}
+
+/**
+ * The step as a shard holds it, recorded; its result built by the same function rtcap merge
+ * uses, annotated, kept, shown and logged.
+ */
+function keepStep(
+  args: WalkArgs,
+  index: number,
+  plan: StepPlan,
+  run: StepRun,
+  collected: NonNullable<StepRun['collected']>,
+): void {
+  const { opts, result, runner } = args;
+  const part: ShardStep = {
+    step: index,
+    window: run.window,
+    complete: run.complete,
+    collected,
+    inserts: run.inserts?.sends ?? [],
+    insertStats: run.inserts?.stats ?? null,
+  };
+  args.shard?.step(part);
+  const step = shardStepResult(part, {
+    profile: opts.profile,
+    plan,
+    timeline: runner.timeline,
+    resources: [args.resources],
+    workers: args.gen.workers,
+    segments: opts.segment?.count ?? 1,
+    builtin: args.builtin,
+    previousSteps: result.steps,
+  });
+  opts.annotateStep?.(step);
+  result.steps.push(step);
+  runner.timeline.forgetUntil(run.window.drainEnd + 1000);
+  opts.observer?.step(step);
+  args.progress.break();
+  runner.log(stepLine(index, step));
+}
+
+/** The log line of a finished step: verdict, joins, delivery, latency, rate, first reason. */
+function stepLine(index: number, step: StepResult): string {
+  return (
+    `step ${index + 1}: ${step.verdict} — joined ${step.connections.joined}/${step.connections.target}, delivery ${step.delivery_rate === null ? '—' : (step.delivery_rate * 100).toFixed(3) + ' %'}, ` +
+    `first-receive p95 ${step.latency_ms.p95 ?? '—'} ms, ${step.rates.delivered_per_s ?? '—'} deliveries/s` +
+    (step.verdict_reasons.length ? ` (${step.verdict_reasons[0]})` : '')
+  );
+}
+
+/** abort_on_fail (k6): a threshold that already fails on a finished step stops the run here. */
+function stopOnThresholds(profile: Profile, result: RunResult, state: RunState): void {
+  const stopWhy =
+    state.status === 'running'
+      ? thresholdAbortReason(profile.thresholds, {
+          steps: result.steps,
+          scenario: profile.scenario,
+        })
+      : null;
+  if (stopWhy) {
+    state.status = 'aborted';
+    state.abortReason = stopWhy;
+    state.stoppedByThreshold = true;
+  }
+}
