@@ -19,17 +19,17 @@ import { renderComparisonHtml } from '../../src/report/compare-html.js';
 import { loadRun } from '../fixtures/index.js';
 import { CAMPAIGN_ENTRIES, runsFolder } from '../support/runs-folder.js';
 import {
+  browserSkipped,
   guardedPage,
   requireChromium,
   startWithDashboard,
   type DashboardProcess,
 } from '../support/dashboard-browser.js';
 
-const skip = process.env.RTCAP_SKIP_BROWSER === '1';
-if (skip)
-  process.stderr.write(
-    'dashboard-browse-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: rtcap dashboard is not checked in a browser\n',
-  );
+const skip = browserSkipped(
+  'dashboard-browse-browser.test.ts',
+  'rtcap dashboard is not checked in a browser',
+);
 
 /** Every file under `dir` with its size and mtime: what "writes nothing" is checked against. */
 function listing(dir: string): string[] {

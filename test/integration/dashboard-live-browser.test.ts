@@ -9,25 +9,16 @@
  * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
  * skips it instead, visibly.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../bench/support/browser.js';
+import { describe, expect, it } from 'vitest';
 import type { RunResult, TimeseriesPoint } from '../../src/result/result.js';
-import {
-  guardedPage,
-  requireChromium,
-  startWithDashboard,
-  until,
-  type DashboardProcess,
-} from '../support/dashboard-browser.js';
-const skip = process.env.RTCAP_SKIP_BROWSER === '1';
-if (skip)
-  process.stderr.write(
-    'dashboard-live-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: the live dashboard is not checked in a browser\n',
-  );
+import { browserSkipped, guardedPage, liveSuite, until } from '../support/dashboard-browser.js';
+
+const skip = browserSkipped(
+  'dashboard-live-browser.test.ts',
+  'the live dashboard is not checked in a browser',
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,41 +39,11 @@ const PROFILE = [
 ].join('\n');
 
 describe.skipIf(skip)('the live dashboard in headless Chromium', () => {
-  let browser: Browser;
-  let rtcap: DashboardProcess;
-  let url: string;
-  let out: string;
+  const live = liveSuite('run', { 'profile.yaml': PROFILE }, 'profile.yaml');
   const seen = { outside: [] as string[], requested: [] as string[] };
   const { outside, requested } = seen;
 
-  beforeAll(async () => {
-    requireChromium();
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-live-'));
-    writeFileSync(join(dir, 'profile.yaml'), PROFILE);
-    out = join(dir, 'out');
-    rtcap = await startWithDashboard([
-      'run',
-      join(dir, 'profile.yaml'),
-      '--out',
-      out,
-      '--no-progress',
-      '--dashboard',
-      '0',
-      '--dashboard-linger',
-      '60',
-    ]);
-    url = rtcap.url;
-    expect(url, rtcap.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    rtcap?.child.kill('SIGINT');
-    await rtcap?.exited;
-  });
-
-  const openPage = () => guardedPage(browser, url, seen);
+  const openPage = () => guardedPage(live.browser, live.rtcap.url, seen);
 
   it("follows the run: charts change, verdicts land, the last figures are the result's, nothing leaves the machine", async () => {
     const page = await openPage();
@@ -114,8 +75,8 @@ describe.skipIf(skip)('the live dashboard in headless Chromium', () => {
 
     // The end: links to the run's files (bounded: 60 s).
     await page.locator('#end [data-links]').waitFor({ timeout: 60_000 });
-    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
-    const lines = readFileSync(join(out, 'timeseries.ndjson'), 'utf8')
+    const result = JSON.parse(readFileSync(join(live.out, 'result.json'), 'utf8')) as RunResult;
+    const lines = readFileSync(join(live.out, 'timeseries.ndjson'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as TimeseriesPoint);
@@ -176,8 +137,8 @@ describe.skipIf(skip)('the live dashboard in headless Chromium', () => {
   it('a page opened after the run catches up from the snapshot: every second and step', async () => {
     const page = await openPage();
     await until(page, 'window.rtcapState && window.rtcapState.end !== null', 10_000);
-    const lines = readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n');
-    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
+    const lines = readFileSync(join(live.out, 'timeseries.ndjson'), 'utf8').trim().split('\n');
+    const result = JSON.parse(readFileSync(join(live.out, 'result.json'), 'utf8')) as RunResult;
     expect(await page.evaluate('window.rtcapState.seconds.length')).toBe(lines.length);
     expect(
       await page.locator('table[data-table="steps"] td[data-verdict]').allTextContents(),

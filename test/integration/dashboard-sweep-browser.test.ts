@@ -10,27 +10,17 @@
  * Without /usr/bin/chromium this suite fails, saying how to install it; RTCAP_SKIP_BROWSER=1
  * skips it instead, visibly.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../bench/support/browser.js';
+import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '../../src/run/sweep-record.js';
-import {
-  guardedPage,
-  requireChromium,
-  startWithDashboard,
-  until,
-  type DashboardProcess,
-} from '../support/dashboard-browser.js';
+import { browserSkipped, guardedPage, liveSuite, until } from '../support/dashboard-browser.js';
 
-const skip = process.env.RTCAP_SKIP_BROWSER === '1';
-if (skip)
-  process.stderr.write(
-    'dashboard-sweep-browser.test.ts: SKIPPED — RTCAP_SKIP_BROWSER=1: the live sweep view is not checked in a browser\n',
-  );
+const skip = browserSkipped(
+  'dashboard-sweep-browser.test.ts',
+  'the live sweep view is not checked in a browser',
+);
 
 const MAX_USERS = 60;
 const PROFILE = [
@@ -63,42 +53,14 @@ interface ChartSeries {
 }
 
 describe.skipIf(skip)('the live sweep view in headless Chromium', () => {
-  let browser: Browser;
-  let rtcap: DashboardProcess;
-  let out: string;
+  const live = liveSuite('sweep', { 'profile.yaml': PROFILE }, 'profile.yaml');
   const seen = { outside: [] as string[], requested: [] as string[] };
 
-  beforeAll(async () => {
-    requireChromium();
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-sweep-'));
-    writeFileSync(join(dir, 'profile.yaml'), PROFILE);
-    out = join(dir, 'out');
-    rtcap = await startWithDashboard([
-      'sweep',
-      join(dir, 'profile.yaml'),
-      '--out',
-      out,
-      '--no-progress',
-      '--dashboard',
-      '0',
-      '--dashboard-linger',
-      '60',
-    ]);
-    expect(rtcap.url, rtcap.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    rtcap?.child.kill('SIGINT');
-    await rtcap?.exited;
-  });
-
   it('shows the search so far, the knee once found, and at the end the sweep result.json holds', async () => {
-    const page = await guardedPage(browser, rtcap.url, seen);
+    const page = await guardedPage(live.browser, live.rtcap.url, seen);
     // A page that goes away, and a stream cut off mid-frame: neither may stop the run.
-    const leaving = await guardedPage(browser, rtcap.url, seen);
-    const cut = request(`${rtcap.url}events`, (res) => res.once('data', () => res.destroy()));
+    const leaving = await guardedPage(live.browser, live.rtcap.url, seen);
+    const cut = request(`${live.rtcap.url}events`, (res) => res.once('data', () => res.destroy()));
     cut.on('error', () => undefined);
     cut.end();
 
@@ -143,7 +105,7 @@ describe.skipIf(skip)('the live sweep view in headless Chromium', () => {
 
     // The end: the page holds the sweep record result.json holds, and draws it.
     await page.locator('#end [data-links]').waitFor({ timeout: 180_000 });
-    const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as SweepResult;
+    const result = JSON.parse(readFileSync(join(live.out, 'result.json'), 'utf8')) as SweepResult;
     expect(result.status).toBe('completed');
     const sweep = result.sweep!;
     const shown = (await page.evaluate('window.rtcapState.sweep')) as typeof sweep;
@@ -171,7 +133,7 @@ describe.skipIf(skip)('the live sweep view in headless Chromium', () => {
       sweep.knee!.first_unsafe!.value,
     ]);
     // Every second reached the page that stayed.
-    const lines = readFileSync(join(out, 'timeseries.ndjson'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(live.out, 'timeseries.ndjson'), 'utf8').trim().split('\n');
     expect(await page.evaluate('window.rtcapState.seconds.length')).toBe(lines.length);
     expect(seen.outside).toEqual([]);
   }, 420_000);

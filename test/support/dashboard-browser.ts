@@ -1,12 +1,16 @@
 /**
- * What the dashboard's browser suites share: rtcap started with a dashboard (its printed
- * address awaited, bounded), and a Chromium page whose every request is routed — any not to
- * 127.0.0.1 is refused and recorded, so a suite can fail on it.
+ * What the dashboard's browser suites share: the visible skip, rtcap started with a dashboard
+ * (its printed address awaited, bounded), a live command's suite set up and torn down, and a
+ * Chromium page whose every request is routed — any not to 127.0.0.1 is refused and recorded, so
+ * a suite can fail on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumAvailable } from '../../bench/support/browser.js';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,6 +35,55 @@ export async function startWithDashboard(args: string[]): Promise<DashboardProce
     if (!url) await sleep(100);
   }
   return { child, exited, url, stderr: () => stderr };
+}
+
+/** True when RTCAP_SKIP_BROWSER=1 asks to skip the browser suites; says so on stderr. */
+export function browserSkipped(file: string, what: string): boolean {
+  const skip = process.env.RTCAP_SKIP_BROWSER === '1';
+  if (skip) process.stderr.write(`${file}: SKIPPED — RTCAP_SKIP_BROWSER=1: ${what}\n`);
+  return skip;
+}
+
+export interface LiveSuite {
+  browser: Browser;
+  rtcap: DashboardProcess;
+  /** The command's --out directory. */
+  out: string;
+}
+
+/**
+ * A suite's `rtcap COMMAND <dir>/MAIN --out <dir>/out --dashboard 0` (the page kept 60 s after
+ * the end), `files` written into a new temporary <dir> first, and Chromium: started before the
+ * suite's tests (its address checked), both ended after them.
+ */
+export function liveSuite(
+  command: 'run' | 'sweep' | 'campaign',
+  files: Record<string, string>,
+  main: string,
+): LiveSuite {
+  const suite = {} as LiveSuite;
+  beforeAll(async () => {
+    requireChromium();
+    const dir = mkdtempSync(join(tmpdir(), `rtcap-dash-${command}-`));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    suite.out = join(dir, 'out');
+    const args = ['--out', suite.out, '--no-progress', '--dashboard', '0'];
+    suite.rtcap = await startWithDashboard([
+      command,
+      join(dir, main),
+      ...args,
+      '--dashboard-linger',
+      '60',
+    ]);
+    expect(suite.rtcap.url, suite.rtcap.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    suite.browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await suite.browser?.close();
+    suite.rtcap?.child.kill('SIGINT');
+    await suite.rtcap?.exited;
+  });
+  return suite;
 }
 
 export function requireChromium(): void {
