@@ -150,7 +150,8 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
   }
   // A dimension measured on its own speaks for it; one that rose together with another row's
   // driver (a connection sweep also raises deliveries/s) may be showing the other's limit
-  // (seed §1.2: CPU follows deliveries "与连接数无关"), so it is used only when nothing else is.
+  // (seed 002 §1.2: CPU follows deliveries, not the number of connections), so it is used only
+  // when nothing else is.
   const alone = withValue.filter((c) => c.row.covaries_with.length === 0);
   const pool = alone.length > 0 ? alone : withValue;
   const chosen = pool.reduce((a, b) => (b.row.value < a.row.value ? b : a));

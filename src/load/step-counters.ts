@@ -126,8 +126,8 @@ export function countError(step: StepCounters, sec: SecondCounters, e: Classifie
 }
 
 /**
- * Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed §5
- * "快照").
+ * Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed 002 §5
+ * reports the snapshot size per member).
  */
 export function countSnapshot(step: StepCounters, bytes: number, entries: number): void {
   const s = step.snapshots;

@@ -1,6 +1,7 @@
 /**
- * Who was a member of a topic at a given moment: the basis of "expected" (seed 002:
- * 投递率 = 实际收到 ÷ 应收到; expected counts the members joined when the message was sent).
+ * Who was a member of a topic at a given moment: the basis of "expected" (seed 002's
+ * method: delivery rate = messages received ÷ messages that should have been received; expected
+ * counts the members joined when the message was sent).
  */
 export interface MemberInterval {
   joinedAtMs: number;

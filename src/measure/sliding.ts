@@ -1,5 +1,6 @@
 /**
- * Sliding means over the last N seconds, the seed's rate figures ("速率类指标按 60 秒滑动均值").
+ * Sliding means over the last N seconds, as seed 002's method averages its
+ * rate figures (60 s sliding means).
  * Fed one value per second; the mean covers the seconds seen so far until the window fills.
  */
 export class SlidingMean {

@@ -163,7 +163,8 @@ function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
     capacity.find((r) => r.id === 'public_deliveries') ??
     capacity.find((r) => r.id === 'private_deliveries');
   // A deliveries row limited by memory comes from a connection sweep: memory follows
-  // connections, not deliveries (seed §1.2 "与连接数无关"), so it says nothing about the quota.
+  // connections, not deliveries (seed 002 §1.2: CPU follows deliveries, and not the number of
+  // connections), so it says nothing about the quota.
   if (!row || row.value === null || row.limiting_factor === 'memory') return null;
   const q = quotaFrom(row);
   const reason = q.lower

@@ -16,7 +16,8 @@ import type { Percentiles, StepResult } from '../result/result.js';
 /**
  * The verdict, with what a reader must know next to it: a generator-bound step is not
  * server capacity, an incomplete step covers only part of its window, and a stable step
- * over a safe line is near the limit (seed §1.1 "接近上限", §1.2 "安全线").
+ * over a safe line is near the limit (seed 002 §1.1 and §1.2 call
+ * such steps "near the limit" and "safe line").
  */
 export function verdictCell(step: StepResult, safe: SafeLines): string {
   const parts: string[] = [step.verdict];

@@ -40,7 +40,8 @@ export interface PayloadSizeExtra {
   send_buffer_peak_bytes: number | null;
   /** Ack round trip (load.ack), the other sign of a server that cannot keep up. */
   ack_latency_ms: LatencySummaryMs | null;
-  /** Which side failed when delivery fell short (§3: "发送端发不出去，而非接收端丢包"):
+  /** Which side failed when delivery fell short (seed 002 §3: the sender failing
+   *  to send, not receivers losing messages):
    *  sends not leaving / buffers growing / acks late, versus receivers losing messages. */
   failure_side: 'server-could-not-send' | 'receivers-lost' | null;
   /** The sender-side signs behind failure_side, one line each (empty: the sender kept up). */
@@ -83,7 +84,7 @@ export interface JoinRateExtra {
 export interface PresenceExtra {
   members_per_topic: number;
   topics: number;
-  /** Share of members sending a presence update each second: 0.1 = "10% 更新". */
+  /** Share of members sending a presence update each second: 0.1 = seed 002 §5's 10 %. */
   update_share_per_s: number;
   /** track() calls per second, all topics together. */
   presence_updates_per_s: number | null;
@@ -118,7 +119,8 @@ export interface PostgresChangesExtra {
   deliveries_expected: number;
   deliveries_received: number;
   deliveries_missing: number;
-  /** Longest poll of the server's change poller, when the server exposes it (§6 "轮询峰值"). */
+  /** Longest poll of the server's change poller, when the server exposes it (seed 002 §6:
+   *  the poller peak). */
   poll_ms_max: number | null;
   /** Changes inserted per second over the steady state. */
   changes_per_s: number | null;

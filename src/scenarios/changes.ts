@@ -49,8 +49,8 @@ export function changesPerRound(rooms: number, filtered: boolean): number {
 }
 
 /**
- * The rows of a step (seed §6 "投递（4 轮）"): whole rounds at `ratePerS` over the steady
- * state. Filtered: room r's rows are stream r; unfiltered: rows take INSERT_LANES streams in
+ * The rows of a step (seed 002 §6 delivers four rounds): whole rounds at `ratePerS` over the
+ * steady state. Filtered: room r's rows are stream r; unfiltered: rows take INSERT_LANES streams in
  * turn. `roomId` ($1) is the row's room either way.
  */
 export function changeRows(

@@ -22,7 +22,7 @@
  *
  * With `send_rate`, connection 0 of the step broadcasts on the step's topic during the steady
  * window: a private write needs a check on the same pool, so a tripped pool shows as
- * delivery 0 (§4 at 130/s: "投递 0").
+ * delivery 0 (seed 002 §4 at 130/s: nothing delivered).
  */
 import type { Profile } from '../profile/schema.js';
 import type { JoinRateExtra } from '../result/extra.js';
@@ -129,7 +129,8 @@ export function joinSeconds(seconds: readonly SecondRecord[]): JoinSecond[] {
 
 /**
  * Seconds from the first second with a rejection to the first later second with a successful
- * join and no rejection (§4: "30 秒窗口后自愈"). `recovered` is null when nothing was
+ * join and no rejection (seed 002 §4: the server recovers
+ * by itself after a 30 s window). `recovered` is null when nothing was
  * rejected, false when no such second came before the step ended.
  */
 export function recoveryAfterRejection(seconds: readonly JoinSecond[]): {

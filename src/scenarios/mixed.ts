@@ -1,5 +1,6 @@
 /**
- * Mixed load (seed 002 §6: "在与广播、Presence 并发的混合负载下，CDC 延迟劣化约 5.8 倍"):
+ * Mixed load (seed 002 §6: under mixed load with broadcast and Presence, change latency
+ * degrades about 5.8 times):
  * broadcast, presence and Postgres Changes on the same connections, each step carrying the
  * `components` it names. Every connection joins its room's topic with presence on (tracked at
  * join) and a postgres_changes binding, whatever the step carries, so the solo steps and the

@@ -3,10 +3,11 @@
  * sender (connection 0) at a fixed rate — with one payload size per step (64 B, 1 KB, 10 KB,
  * 100 KB). Expected per message: the members joined at its scheduled time, minus the sender.
  *
- * When delivery falls short, the step says which side failed (§3: "带宽瓶颈的表现为发送端发不出去，
- * 而非接收端丢包"): sends that did not leave — scheduled but not sent, sitting in the sender's
- * socket buffer, unacknowledged or acknowledged late with load.ack — are "the server could not
- * send"; a sender side that kept up while receivers came up short is "receivers lost messages".
+ * When delivery falls short, the step says which side failed (seed 002 §3: a bandwidth limit
+ * shows as the sender failing to send, not as receivers losing messages): sends that did not
+ * leave — scheduled but not sent, sitting in the sender's socket buffer, unacknowledged or
+ * acknowledged late with load.ack — are "the server could not send"; a sender side that kept
+ * up while receivers came up short is "receivers lost messages".
  */
 import type { Profile } from '../profile/schema.js';
 import type { PayloadSizeExtra } from '../result/extra.js';

@@ -141,7 +141,8 @@ export function postgresChangesExtra(ctx: StepContext): Record<string, unknown> 
     deliveries_expected: f?.expected ?? 0,
     deliveries_received: f?.received ?? 0,
     deliveries_missing: f?.lost ?? 0,
-    // Sampled once a second from the server's gauge of its last poll (seed §6 "轮询峰值").
+    // Sampled once a second from the server's gauge of its last poll (seed 002 §6:
+    // the poller peak).
     poll_ms_max: gaugeMax(
       ctx.serverGauges,
       'realtime_replication_poller_last_poll_ms',

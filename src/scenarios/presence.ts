@@ -11,7 +11,8 @@
  * ≈ 7.9 per update, not 7.
  *
  * Expected per update = members of its topic joined at the update's scheduled time.
- * Driver: members² × update rate (seed §5 "所需配额 = 成员数² × 更新频率"), printed next to
+ * Driver: members² × update rate (seed 002 §5: quota needed = members² × update
+ * rate), printed next to
  * the tenant's max_presence_events_per_second and quota ÷ members, the update rate a topic is
  * allowed.
  */

@@ -14,15 +14,15 @@ const seedSources = () => SEED_002_RUNS.map((n) => ({ dir: `runs/${n}`, result: 
  * data.
  */
 const SEED_FIRST_NOT_STABLE: Record<string, number | null> = {
-  public_connections: 25_000, // §1.1 "不可用"
+  public_connections: 25_000, // §1.1 unusable
   private_connections: 24_000, // §2.2 lost 2.13 %
-  public_deliveries: 40_000, // §1.2 "劣化"
-  private_sends: 10_000, // §2.1 "中频过载"
-  private_deliveries: 24_700, // §2.1 "高频过载"
+  public_deliveries: 40_000, // §1.2 degraded
+  private_sends: 10_000, // §2.1 medium rate, overloaded
+  private_deliveries: 24_700, // §2.1 high rate, overloaded
   write_only_sends: null, // §7 row 6: no table in the seed
-  join_rate: 130, // §4 "熔断"
-  message_size: 102_400, // §3 100 KB "不可用"
-  cdc_subscribers: 18_000, // §6 "熔断"
+  join_rate: 130, // §4 tripped
+  message_size: 102_400, // §3 100 KB unusable
+  cdc_subscribers: 18_000, // §6 tripped
   cdc_changes: null, // §6: one rate, no sweep
   presence_members: 10_000, // §5 single hot topic
   presence_deliveries: 23_497, // §5 25 % update: p50 796 ms

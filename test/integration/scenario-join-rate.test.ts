@@ -112,7 +112,8 @@ describe('join-rate scenario', () => {
       load: {
         drain: '1s',
         // Backoff that spreads the retries below the ceiling; retries every second or faster
-        // would trip the pool again as it heals (seed §4: "避免集体重连造成二次熔断").
+        // would trip the pool again as it heals (seed 002 §4: clients
+        // reconnecting together trip the pool a second time).
         reconnect: {
           enabled: true,
           initial_backoff: '500ms',

@@ -102,7 +102,7 @@ export const joinRate: ScenarioSection = {
             fmtRate(s.rates?.joins_per_s ?? null),
             fmtMs(s.connections.join_latency_ms?.p95 ?? null),
             successCell(e, s.connections.joined, s.connections.target),
-            // Seed §4 at 130/s: every join accepted, "投递 0" — nothing delivered.
+            // Seed 002 §4 at 130/s: every join accepted, and nothing delivered.
             deliveryCell(s),
             topReason(e.rejections_by_reason),
             recoveryCell(e),

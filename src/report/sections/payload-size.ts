@@ -40,7 +40,8 @@ export const payloadSize: ScenarioSection = {
       align: ['right', 'left', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<PayloadSizeExtra>;
-        // Seed §3: "仅发出 3/5 条" — when sends did not leave, say how many did before the rate.
+        // Seed 002 §3 writes "only 3 of 5 sent": when sends did not leave, say how many did before
+        // the rate.
         const m = s.messages;
         const short =
           m && m.scheduled > 0 && m.sent < m.scheduled
