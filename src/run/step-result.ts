@@ -127,9 +127,70 @@ export interface StepInputs {
 }
 
 export function buildStepResult(args: StepInputs): StepResult {
-  const { profile, plan, collected, window: w } = args;
-  const sum = (f: (c: StepCollected) => number) => sumOf(collected, f);
+  const { profile, plan, window: w } = args;
+  const m = measureStep(args);
+  const decision = verdictOf(args, m);
+  const reasons = [...decision.reasons];
+  if (!args.complete) reasons.unshift(`${INCOMPLETE_LABEL}: figures cover only what ran`);
+  const extra = extraOf(args, m);
+  const samples = samplesInWindow(args.serverSamples, w);
+  return {
+    index: plan.step + 1,
+    label: plan.label,
+    params: plan.params,
+    verdict: decision.verdict,
+    verdict_reasons: reasons,
+    window: {
+      ramp_start: w.rampStart,
+      steady_start: w.steadyStart,
+      steady_end: w.steadyEnd,
+      drain_end: w.drainEnd,
+    },
+    complete: args.complete,
+    connections: connectionsOf(args, m),
+    messages: messagesOf(args, m),
+    delivery_rate: m.deliveryRate === null ? null : r6(m.deliveryRate),
+    latency_ms: m.latency,
+    latency_from_actual_send_ms: percentilesOf(m.figures.firstLatencyFromActual),
+    delivery_latency_ms: percentilesOf(m.primary.deliveryHistogram),
+    fanout_span_ms: percentilesOf(m.figures.fanoutSpan),
+    latency_histogram_ms: compactHistogram(m.figures.firstLatency, HISTOGRAM_LE_MS),
+    rates: stepRates({
+      figures: m.figures,
+      sends: m.allSends,
+      primaryKind: plan.primaryKind,
+      window: w,
+      steadySeconds: args.steadySeconds,
+      stepSeconds: args.stepSeconds,
+      joinsPerS: m.joinsPerSecond,
+      rejoinsPerS: rejoinsPerS(m.joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
+      ackRequested: m.ackRequested,
+    }),
+    server: {
+      ...serverFigures(
+        samples,
+        args.serverBasis ?? declaredBasis(profile.target.instance),
+        args.serverSource,
+      ),
+      ...openFilesField(args.serverSamples, w),
+    },
+    database: databaseFigures(samples),
+    drain: drainBacklog(lastReceipts(args.collected), w, args.stepSeconds),
+    generator: m.generator,
+    errors: m.errors,
+    error_classes: m.errorClasses,
+    extra,
+  };
+}
 
+/** The sum of one plain count over the generator processes. */
+function sumCollected(args: StepInputs, f: (c: StepCollected) => number): number {
+  return sumOf(args.collected, f);
+}
+
+/** The step's figures by traffic kind, from every send (the processes' and the inserts). */
+function trafficOf(args: StepInputs) {
+  const { plan, collected, window: w } = args;
   const byKey = mergeMemberships(collected);
   const membersAtSteady = membersAt(byKey, w.steadyStart);
   const allSends: SendRecord[] = [...collected.flatMap((c) => c.sends), ...args.inserts];
@@ -149,23 +210,18 @@ export function buildStepResult(args: StepInputs): StepResult {
     origin,
   });
   const primary = primaryOf(kinds, plan.primaryKind);
-  const figures = primary.figures;
+  return { membersAtSteady, allSends, origin, kinds, primary, figures: primary.figures };
+}
 
-  const scheduled =
-    plan.primaryKind === 'changes'
-      ? (args.insertStats?.scheduled ?? 0)
-      : sum((c) => c.sendStats.scheduled);
-  const offered = offeredInWindow(
-    allSends,
-    (stream) => kindOfStream(stream) === plan.primaryKind,
-    w.steadyEnd,
-  );
-  const lateJoins = sum((c) => c.connections.lateJoins);
-  const scheduledJoins = sum((c) => c.connections.scheduledJoins);
-  const joins = joinFigures(collected);
-  const joinsPerSecond = joinsPerS(joins);
-  // Every part of the load is offered load: a generator behind any kind's schedule, or the
-  // join schedule, is generator-bound, not only behind the primary kind's.
+/**
+ * The joins and the offered ratio of each part of the load. Every part of the load is offered
+ * load: a generator behind any kind's schedule, or the join schedule, is generator-bound, not
+ * only behind the primary kind's.
+ */
+function offeredOf(args: StepInputs, kinds: FiguresByKind, allSends: SendRecord[]) {
+  const { plan, window: w } = args;
+  const scheduledJoins = sumCollected(args, (c) => c.connections.scheduledJoins);
+  const joins = joinFigures(args.collected);
   const parts: Record<string, number | null> = {};
   for (const kind of Object.keys(kinds) as TrafficKind[]) {
     const own = offeredInWindow(allSends, (stream) => kindOfStream(stream) === kind, w.steadyEnd);
@@ -175,202 +231,193 @@ export function buildStepResult(args: StepInputs): StepResult {
     );
   }
   parts.joins = joinOfferedRatio(scheduledJoins, joins.behindSchedule);
-  const ratio = offeredRatio(Object.values(parts));
+  return { scheduledJoins, joins, joinsPerSecond: joinsPerS(joins), parts };
+}
 
+/** Everything measured in the step that the verdict, the extra figures and the result read. */
+function measureStep(args: StepInputs) {
+  const { profile, plan, collected, window: w } = args;
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
+  const traffic = trafficOf(args);
+  const offered = offeredOf(args, traffic.kinds, traffic.allSends);
+  const ratio = offeredRatio(Object.values(offered.parts));
   const histograms = mergeHistograms(collected);
-  // Once: a histogram's mean walks all its buckets (≈ 25 ms for a ramp's join latencies).
-  const joinLatency = percentilesOf(histograms.join);
-  const { errors, errorClasses } = mergeErrors(collected, args.insertStats?.errors);
-  const joinedInStep = sum((c) => c.connections.joined);
-  const firstSteady = args.steadySeconds[0]?.point;
-  const samples = samplesInWindow(args.serverSamples, w);
-
-  const latency = percentilesOf(figures.firstLatency);
-  const deliveryRate = deliveryRateOf(figures);
-  const failed = sum((c) => c.connections.failed);
-  const disconnected = sum((c) => c.connections.disconnected);
   const generator = generatorFigures({
     steadySeconds: args.steadySeconds,
     workers: args.workers,
     lagsP99Ms: collected.map((c) => c.lagP99Ms),
     offeredRatio: ratio,
-    offeredByPart: offeredByPart(parts),
-    lateJoins,
+    offeredByPart: offeredByPart(offered.parts),
+    lateJoins: sum((c) => c.connections.lateJoins),
     idleRssMb: args.generatorIdleRssMb ?? null,
-    joined: membersAtSteady,
+    joined: traffic.membersAtSteady,
   });
   if (args.hostSamples) generator.host = hostFigures(args.hostSamples, w);
-  const ackRequested =
-    profile.load.ack && profile.target.dialect === 'supabase' && (plan.broadcasts?.count ?? 0) > 0;
-  const acks = ackFigures(collected);
-  const presenceTracks = {
-    unanswered: sum((c) => c.presenceTracks?.unanswered ?? 0),
-    untracked: sum((c) => c.presenceTracks?.untracked ?? 0),
+  return {
+    ...traffic,
+    ...offered,
+    histograms,
+    // Once: a histogram's mean walks all its buckets (≈ 25 ms for a ramp's join latencies).
+    joinLatency: percentilesOf(histograms.join),
+    ...mergeErrors(collected, args.insertStats?.errors),
+    joinedInStep: sum((c) => c.connections.joined),
+    latency: percentilesOf(traffic.figures.firstLatency),
+    deliveryRate: deliveryRateOf(traffic.figures),
+    failed: sum((c) => c.connections.failed),
+    disconnected: sum((c) => c.connections.disconnected),
+    generator,
+    ackRequested:
+      profile.load.ack &&
+      profile.target.dialect === 'supabase' &&
+      (plan.broadcasts?.count ?? 0) > 0,
+    acks: ackFigures(collected),
+    presenceTracks: {
+      unanswered: sum((c) => c.presenceTracks?.unanswered ?? 0),
+      untracked: sum((c) => c.presenceTracks?.untracked ?? 0),
+    },
   };
-  const decision = decideVerdict(
+}
+
+type Measured = ReturnType<typeof measureStep>;
+
+/** The step's verdict from its measured figures, the profile's SLO and generator limits. */
+function verdictOf(args: StepInputs, m: Measured) {
+  const { profile, plan } = args;
+  return decideVerdict(
     verdictInputs({
-      kinds,
-      deliveryRate,
-      latency,
+      kinds: m.kinds,
+      deliveryRate: m.deliveryRate,
+      latency: m.latency,
       connectionsTarget: plan.connections,
-      membersAtSteady,
-      joinedInStep,
-      joinLatencyP95Ms: joinLatency.p95,
+      membersAtSteady: m.membersAtSteady,
+      joinedInStep: m.joinedInStep,
+      joinLatencyP95Ms: m.joinLatency.p95,
       joinRate: {
-        measured_per_s: joinsPerSecond,
+        measured_per_s: m.joinsPerSecond,
         offered_per_s: plan.joinRatePerS,
-        ramp_ms: rampMs(scheduledJoins, plan.joinRatePerS),
+        ramp_ms: rampMs(m.scheduledJoins, plan.joinRatePerS),
       },
-      failed,
-      disconnected,
-      errors,
-      errorClasses,
-      generator,
-      acks: ackRequested ? acks : null,
-      presenceTracks,
+      failed: m.failed,
+      disconnected: m.disconnected,
+      errors: m.errors,
+      errorClasses: m.errorClasses,
+      generator: m.generator,
+      acks: m.ackRequested ? m.acks : null,
+      presenceTracks: m.presenceTracks,
       traffic: {
         asked_per_s:
           (plan.broadcasts?.ratePerS ?? 0) +
           (plan.presence?.ratePerS ?? 0) +
           (plan.inserts?.ratePerS ?? 0),
-        sent: allSends.length,
+        sent: m.allSends.length,
       },
     }),
     profile.slo,
     profile.generator,
   );
-  const reasons = [...decision.reasons];
-  if (!args.complete) reasons.unshift(`${INCOMPLETE_LABEL}: figures cover only what ran`);
+}
 
+/** result.extra: the step's further counts, each kind's figures (several kinds), the scenario's. */
+function extraOf(args: StepInputs, m: Measured): Record<string, unknown> {
+  const { profile, collected, window: w } = args;
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
   const ctx: StepContext = {
     profile,
-    plan,
+    plan: args.plan,
     collected,
     window: w,
-    kinds,
+    kinds: m.kinds,
     steadySeconds: args.steadySeconds,
     stepSeconds: args.stepSeconds,
-    ackLatency: histograms.ack,
-    commitLatency: histograms.commit,
+    ackLatency: m.histograms.ack,
+    commitLatency: m.histograms.commit,
     insertStats: args.insertStats,
     builtin: args.builtin ?? false,
     previous: args.previousSteps ?? [],
     serverGauges: args.serverGauges ?? [],
   };
-  const steadyS = steadySecondsOf(w);
-  const kindCount = Object.keys(kinds).length;
-  const extra: Record<string, unknown> = {
-    joined_in_step: joinedInStep,
+  return {
+    joined_in_step: m.joinedInStep,
     members_at_end: sum((c) => c.connections.joinedAtEnd),
     reconnects: sum((c) => c.connections.reconnects),
     unsent_sends: sum((c) => c.sendStats.unsent),
-    messages_never_received: figures.messagesUnseen,
+    messages_never_received: m.figures.messagesUnseen,
     stale_receipts: sum((c) => c.receipts.stale),
     ack_errors: sum((c) => c.acks.errors),
-    presence_tracks_unanswered: presenceTracks.unanswered,
-    presence_tracks_untracked: presenceTracks.untracked,
-    ack_latency_ms: histograms.ack.totalCount
-      ? pickPercentiles(percentilesOf(histograms.ack))
+    presence_tracks_unanswered: m.presenceTracks.unanswered,
+    presence_tracks_untracked: m.presenceTracks.untracked,
+    ack_latency_ms: m.histograms.ack.totalCount
+      ? pickPercentiles(percentilesOf(m.histograms.ack))
       : null,
     send_buffer_peak_bytes: Math.max(0, ...collected.map((c) => c.sendBufferPeakBytes ?? 0)),
-    offered_sends_in_window: offered,
+    offered_sends_in_window: offeredInWindow(
+      m.allSends,
+      (stream) => kindOfStream(stream) === args.plan.primaryKind,
+      w.steadyEnd,
+    ),
     drain_ms: Math.round(w.drainEnd - w.steadyEnd),
-    ...(origin ? { latency_scope: latencyScope(collected, figures) } : {}),
-    ...(kindCount > 1
-      ? {
-          kinds: Object.fromEntries(
-            (Object.entries(kinds) as Array<[TrafficKind, KindFigures]>).map(([k, v]) => [
-              k,
-              {
-                ...kindSummary(v),
-                sent_per_s: sentPerS(allSends, k, w),
-                delivered_per_s: deliveredPerS(k, args.steadySeconds, {
-                  received: v.figures.received,
-                  steadyS,
-                }),
-                delivered_per_s_60s_max: deliveredPerS60sMax(k, args.stepSeconds),
-                offered_ratio: parts[k] === null || parts[k] === undefined ? null : r3(parts[k]!),
-              },
-            ]),
-          ),
-        }
-      : {}),
+    ...(m.origin ? { latency_scope: latencyScope(collected, m.figures) } : {}),
+    ...(Object.keys(m.kinds).length > 1 ? { kinds: kindsExtra(args, m) } : {}),
     ...(getScenario(profile.scenario).extra?.(ctx) ?? {}),
   };
+}
 
+/** extra.kinds: each traffic kind's summary, rates and offered ratio (a step of several kinds). */
+function kindsExtra(args: StepInputs, m: Measured) {
+  const steadyS = steadySecondsOf(args.window);
+  return Object.fromEntries(
+    (Object.entries(m.kinds) as Array<[TrafficKind, KindFigures]>).map(([k, v]) => [
+      k,
+      {
+        ...kindSummary(v),
+        sent_per_s: sentPerS(m.allSends, k, args.window),
+        delivered_per_s: deliveredPerS(k, args.steadySeconds, {
+          received: v.figures.received,
+          steadyS,
+        }),
+        delivered_per_s_60s_max: deliveredPerS60sMax(k, args.stepSeconds),
+        offered_ratio: m.parts[k] === null || m.parts[k] === undefined ? null : r3(m.parts[k]!),
+      },
+    ]),
+  );
+}
+
+/** result.connections: opened, joined, failed and the joins' latency and schedule. */
+function connectionsOf(args: StepInputs, m: Measured): StepResult['connections'] {
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
+  const firstSteady = args.steadySeconds[0]?.point;
   return {
-    index: plan.step + 1,
-    label: plan.label,
-    params: plan.params,
-    verdict: decision.verdict,
-    verdict_reasons: reasons,
-    window: {
-      ramp_start: w.rampStart,
-      steady_start: w.steadyStart,
-      steady_end: w.steadyEnd,
-      drain_end: w.drainEnd,
-    },
-    complete: args.complete,
-    connections: {
-      target: plan.connections,
-      opened: firstSteady ? firstSteady.connections_open : sum((c) => c.connections.openAtEnd),
-      joined: membersAtSteady,
-      failed,
-      disconnected,
-      open_at_end: sum((c) => c.connections.openAtEnd),
-      join_latency_ms: joinLatency,
-      scheduled_joins: scheduledJoins,
-      first_joins: joins.rampJoined,
-    },
-    messages: {
-      scheduled,
-      sent: figures.sent,
-      send_failed: figures.sendFailed,
-      late:
-        plan.primaryKind === 'changes'
-          ? (args.insertStats?.late ?? 0)
-          : sum((c) => c.sendStats.late),
-      expected: figures.expected,
-      received: figures.received,
-      reordered: sum((c) => c.receipts.reordered),
-      duplicates: sum((c) => c.receipts.duplicates),
-      lost: figures.lost,
-      unexpected: sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess,
-      acked: acks.acked,
-      unacked: acks.unacked,
-      ack_errors: acks.ackErrors,
-      ack_untracked: acks.untracked,
-    },
-    delivery_rate: deliveryRate === null ? null : r6(deliveryRate),
-    latency_ms: latency,
-    latency_from_actual_send_ms: percentilesOf(figures.firstLatencyFromActual),
-    delivery_latency_ms: percentilesOf(primary.deliveryHistogram),
-    fanout_span_ms: percentilesOf(figures.fanoutSpan),
-    latency_histogram_ms: compactHistogram(figures.firstLatency, HISTOGRAM_LE_MS),
-    rates: stepRates({
-      figures,
-      sends: allSends,
-      primaryKind: plan.primaryKind,
-      window: w,
-      steadySeconds: args.steadySeconds,
-      stepSeconds: args.stepSeconds,
-      joinsPerS: joinsPerSecond,
-      rejoinsPerS: rejoinsPerS(joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
-      ackRequested,
-    }),
-    server: {
-      ...serverFigures(
-        samples,
-        args.serverBasis ?? declaredBasis(profile.target.instance),
-        args.serverSource,
-      ),
-      ...openFilesField(args.serverSamples, w),
-    },
-    database: databaseFigures(samples),
-    drain: drainBacklog(lastReceipts(collected), w, args.stepSeconds),
-    generator,
-    errors,
-    error_classes: errorClasses,
-    extra,
+    target: args.plan.connections,
+    opened: firstSteady ? firstSteady.connections_open : sum((c) => c.connections.openAtEnd),
+    joined: m.membersAtSteady,
+    failed: m.failed,
+    disconnected: m.disconnected,
+    open_at_end: sum((c) => c.connections.openAtEnd),
+    join_latency_ms: m.joinLatency,
+    scheduled_joins: m.scheduledJoins,
+    first_joins: m.joins.rampJoined,
+  };
+}
+
+/** result.messages: the primary kind's sends, receipts and acks. */
+function messagesOf(args: StepInputs, m: Measured): StepResult['messages'] {
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
+  const changes = args.plan.primaryKind === 'changes';
+  const { figures, acks } = m;
+  return {
+    scheduled: changes ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled),
+    sent: figures.sent,
+    send_failed: figures.sendFailed,
+    late: changes ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
+    expected: figures.expected,
+    received: figures.received,
+    reordered: sum((c) => c.receipts.reordered),
+    duplicates: sum((c) => c.receipts.duplicates),
+    lost: figures.lost,
+    unexpected: sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess,
+    acked: acks.acked,
+    unacked: acks.unacked,
+    ack_errors: acks.ackErrors,
+    ack_untracked: acks.untracked,
   };
 }
