@@ -9,7 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { RealtimeServer } from './server.js';
+import type { ServerState } from './server-state.js';
 
 /** One registry's metrics as prom-client serialises them for cluster aggregation. */
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
@@ -19,7 +19,7 @@ export class Metrics {
   /** Set in a worker of `--workers`: returns the instance-wide text. */
   clusterText: (() => Promise<string>) | null = null;
 
-  constructor(server: RealtimeServer) {
+  constructor(server: ServerState) {
     const reg = [this.registry];
     const s = server.stats;
     collectDefaultMetrics({ register: this.registry });
@@ -55,7 +55,7 @@ export class Metrics {
           this.set(v ?? Number.NaN);
         },
       });
-    const sumTenants = (f: (t: RealtimeServer['tenants']['all'][number]) => number) => () =>
+    const sumTenants = (f: (t: ServerState['tenants']['all'][number]) => number) => () =>
       server.tenants.all.reduce((n, t) => n + f(t), 0);
 
     gauge(

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENCODING, EV, REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
 import { errorCode } from './db-types.js';
-import type { RealtimeServer } from './server.js';
+import type { ServerState } from './server-state.js';
 import { pubsubKey, type Tenant } from './tenant.js';
 import { Outgoing, type OutBody } from './wire.js';
 
@@ -77,7 +77,7 @@ function obj(v: unknown): Record<string, unknown> | null {
 }
 
 export async function handleRest(
-  server: RealtimeServer,
+  server: ServerState,
   req: IncomingMessage,
   res: ServerResponse,
   rawPath: string,
@@ -108,7 +108,7 @@ export async function handleRest(
 }
 
 interface RestCtx {
-  server: RealtimeServer;
+  server: ServerState;
   tenant: Tenant;
   req: IncomingMessage;
   claims: Record<string, unknown>;

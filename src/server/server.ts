@@ -35,6 +35,7 @@ import {
 import { ChangesHub } from './postgres-changes.js';
 import { PresenceHub } from './presence.js';
 import { handleRest, isRestPath } from './rest.js';
+import type { ServerState } from './server-state.js';
 import type { Tenant } from './tenant.js';
 import { TenantRegistry } from './tenants.js';
 
@@ -57,7 +58,7 @@ export interface RunningServer {
 }
 
 /** The server's state, also the context its connections and channels see. */
-export class RealtimeServer implements ServerContext {
+export class RealtimeServer implements ServerContext, ServerState {
   readonly timings: ServerTimings;
   readonly maxBufferedBytes: number;
   readonly stats = new Stats();
