@@ -12,7 +12,7 @@ import { SHARD_FILE, ShardError } from '../shard/format.js';
 import { mergeShards } from '../shard/merge.js';
 import { readShard, shardPaths } from '../shard/read.js';
 import { mergedStatus, rebuildResult } from '../shard/rebuild.js';
-import { resultSaver } from '../run/run-result.js';
+import { initialResult, resultSaver } from '../run/run-result.js';
 import { runArtifactHooks } from './render.js';
 import { finishRun, log } from './shared.js';
 
@@ -58,13 +58,22 @@ export function mergeCommand(y: Argv): Argv {
         const first = shards[0].run;
         const startedAt = shards.map((s) => s.host.startedAt).sort()[0];
         const finished = shards.map((s) => s.run.finishedAt);
-        const { result, timeseries } = rebuildResult(merged, {
-          profile: first.profile as Profile,
-          resolved: first.profile,
+        const profile = first.profile as Profile;
+        const initial = initialResult({
+          runId: merged.identity.run,
+          startedAt: new Date(startedAt),
+          profile,
           profilePath: first.profilePath,
+          redactedProfile: first.profile,
+          builtin: first.builtin,
+          serverCpus: null,
+          generatorCpus: null,
+        });
+        const { result, timeseries } = rebuildResult(merged, {
+          initial,
+          profile,
           builtin: first.builtin,
           targetUrl: first.targetUrl,
-          startedAt,
           finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
         });
         const writer = new RunWriter(args.out as string);

@@ -105,7 +105,7 @@ export function senderSegmentOf(
 
 /**
  * The segment that inserts the rows of local stream n (Postgres Changes): n mod N over the
- * kind's streams, so a stream's rows stay on one loader and commit in seq order (run/inserts).
+ * kind's streams, so a stream's rows stay on one loader and commit in seq order (load/inserts).
  * With more segments than insert streams some segments insert nothing.
  */
 export function insertSegmentOf(localStream: number, count: number): number {

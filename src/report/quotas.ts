@@ -3,7 +3,7 @@
  * result, the load each phase was meant to offer beside what it did offer, the evidence, and
  * why it failed or could not conclude.
  */
-import type { PhaseEvidence, QuotaRow, QuotasReport } from '../run/quotas/vocabulary.js';
+import type { PhaseEvidence, QuotaRow, QuotasReport } from '../result/quotas.js';
 import { renderMarkdownTable, type ReportTable } from './table.js';
 
 const num = (x: number) =>

@@ -19,7 +19,7 @@ import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-clie
 import { compactHistogram, createHistogram, decodeHistogram } from '../measure/histogram.js';
 import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { RunObserver } from './runner.js';
-import type { SecondRecord } from './timeline.js';
+import type { SecondRecord } from './figures/timeline.js';
 
 /** Upper bounds of the latency buckets, in seconds (1 ms … 10 s). */
 export const LATENCY_BUCKETS_S = [

@@ -32,7 +32,7 @@ import { StepHealth } from './step-health.js';
 import type { StepRunner } from './step-phases.js';
 import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
-import { Timeline } from './timeline.js';
+import { Timeline } from './figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
 
 export { EXIT, type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };

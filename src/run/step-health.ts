@@ -3,7 +3,7 @@
  * refusing target (nothing joins and attempts keep failing) and a server that dropped every
  * connection end the run with the reason.
  */
-import type { SecondRecord } from './timeline.js';
+import type { SecondRecord } from './figures/timeline.js';
 import type { Phase } from './live-state.js';
 
 export class StepHealth {

@@ -11,11 +11,11 @@ import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
 import { drain } from './drain.js';
-import type { InsertRun } from './inserts.js';
+import type { InsertRun } from '../load/inserts.js';
 import type { LivePhase } from './live-state.js';
 import { topError } from './step-health.js';
 import type { StepWindow } from './figures/window.js';
-import type { Timeline } from './timeline.js';
+import type { Timeline } from './figures/timeline.js';
 import type { StepTimes } from './segment-schedule.js';
 
 export interface StepRun {
@@ -179,7 +179,7 @@ async function steady(
       );
     // Loaded here: only Postgres Changes steps insert, and the database client costs every other
     // run its start-up.
-    const { startInserts } = await import('./inserts.js');
+    const { startInserts } = await import('../load/inserts.js');
     run.inserts = startInserts({
       traffic: plan.inserts,
       step: i,

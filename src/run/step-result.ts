@@ -16,14 +16,14 @@ import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/type
 import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';
 import { INCOMPLETE_LABEL } from '../model/format.js';
-import type { SecondRecord } from './timeline.js';
+import type { SecondRecord } from './figures/timeline.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import { declaredBasis, type ServerBasis } from '../monitor/server-basis.js';
 import { ackFigures } from '../measure/ack-figures.js';
 import { joinFigures, joinOfferedRatio, joinsPerS, rejoinsPerS } from '../measure/join-figures.js';
 import { rampMs } from '../model/verdict.js';
-import type { InsertStats } from './inserts.js';
+import type { InsertStats } from '../load/inserts.js';
 import { mergeErrors } from './figures/errors.js';
 import {
   deliveryRateOf,
@@ -67,7 +67,7 @@ import { steadySeconds as steadySecondsOf, type StepWindow } from './figures/win
 
 export type { StepWindow } from './figures/window.js';
 export type { KindFigures } from './figures/kinds.js';
-export type { InsertStats } from './inserts.js';
+export type { InsertStats } from '../load/inserts.js';
 
 /** What a scenario may read to fill its StepResult.extra. */
 export interface StepContext {

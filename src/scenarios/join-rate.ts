@@ -26,7 +26,7 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { JoinRateExtra } from '../result/extra.js';
-import type { SecondRecord } from '../run/timeline.js';
+import type { SecondRecord } from '../run/figures/timeline.js';
 import {
   countAt,
   joinReplyHistogram,

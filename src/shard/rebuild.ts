@@ -1,13 +1,12 @@
 /**
  * A run's result from its merged shards: the same step results, timeline, verdicts and
  * analysis a single coordinator would have built had it held every segment's processes —
- * run/timeline merges the per-second lines, run/step-result each step's collections.
+ * run/figures/timeline merges the per-second lines, run/step-result each step's collections.
  */
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
-import { initialResult } from '../run/run-result.js';
-import { Timeline } from '../run/timeline.js';
+import { Timeline } from '../run/figures/timeline.js';
 import type { ShardStep } from './format.js';
 import type { MergedShards } from './merge.js';
 import { shardStepResult } from './step-result.js';
@@ -37,12 +36,14 @@ function phaseAt(
 export function rebuildResult(
   merged: MergedShards,
   meta: {
+    /**
+     * The run's result as it started (run/run-result initialResult for merged.identity.run): the
+     * rebuilt steps, segments and end are filled into it.
+     */
+    initial: RunResult;
     profile: Profile;
-    resolved: unknown;
-    profilePath: string | null;
     builtin: boolean;
     targetUrl: string;
-    startedAt: string;
     finishedAt: string | null;
   },
 ): {
@@ -51,16 +52,7 @@ export function rebuildResult(
 } {
   const { profile } = meta;
   const scenario = getScenario(profile.scenario);
-  const result = initialResult({
-    runId: merged.identity.run,
-    startedAt: new Date(meta.startedAt),
-    profile,
-    profilePath: meta.profilePath,
-    redactedProfile: meta.resolved,
-    builtin: meta.builtin,
-    serverCpus: null,
-    generatorCpus: null,
-  });
+  const result = meta.initial;
   result.finished_at = meta.finishedAt;
   result.target.url = meta.targetUrl;
   result.generator.workers = merged.workers;

@@ -11,7 +11,7 @@ import type { StepResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { buildStepResult } from '../run/step-result.js';
 import { hostFigures } from '../run/figures/host.js';
-import type { Timeline } from '../run/timeline.js';
+import type { Timeline } from '../run/figures/timeline.js';
 import type { ShardResources, ShardStep } from './format.js';
 
 export interface ShardStepContext {

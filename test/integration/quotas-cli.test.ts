@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QuotasReport } from '../../src/run/quotas/vocabulary.js';
+import type { QuotasReport } from '../../src/result/quotas.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const children: ChildProcess[] = [];

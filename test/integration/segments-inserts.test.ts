@@ -13,6 +13,7 @@ import { runBenchmark } from '../../src/run/runner.js';
 import { readShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
 import { rebuildResult } from '../../src/shard/rebuild.js';
+import { initialResult } from '../../src/run/run-result.js';
 import { profileFrom } from '../support/profiles.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,12 +69,19 @@ describe('segments share the inserts', () => {
 
     const merged = mergeShards(shards);
     const { result } = rebuildResult(merged, {
+      initial: initialResult({
+        runId: merged.identity.run,
+        startedAt: new Date(),
+        profile,
+        profilePath: null,
+        redactedProfile: {},
+        builtin: false,
+        serverCpus: null,
+        generatorCpus: null,
+      }),
       profile,
-      resolved: {},
-      profilePath: null,
       builtin: false,
       targetUrl: srv.url,
-      startedAt: new Date().toISOString(),
       finishedAt: null,
     });
     const step = result.steps[0];

@@ -8,7 +8,7 @@ import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/hi
 import type { Profile } from '../../src/profile/schema.js';
 import type { TimeseriesPoint } from '../../src/result/result.js';
 import type { StepContext } from '../../src/run/step-result.js';
-import type { SecondRecord } from '../../src/run/timeline.js';
+import type { SecondRecord } from '../../src/run/figures/timeline.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
 
 type DeepPartialCollected = Partial<Omit<StepCollected, 'connections' | 'sendStats' | 'acks'>> & {

@@ -9,7 +9,7 @@ import type { MessageFigures, SendRecord } from '../../measure/aggregate.js';
 import { ackedPerS } from '../../measure/ack-figures.js';
 import type { StepResult } from '../../result/result.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
-import { deliveredByKind, type SecondRecord } from '../timeline.js';
+import { deliveredByKind, type SecondRecord } from './timeline.js';
 import { max, mean, r1, r3 } from './round.js';
 import { steadySeconds, type StepWindow } from './window.js';
 

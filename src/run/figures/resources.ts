@@ -5,7 +5,7 @@
 import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../result/result.js';
-import type { SecondRecord } from '../timeline.js';
+import type { SecondRecord } from './timeline.js';
 import { max, mean, r1, r3, sumOf } from './round.js';
 import type { StepWindow } from './window.js';
 

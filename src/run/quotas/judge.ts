@@ -7,16 +7,8 @@
  * A failure still fails: a refusal below at even less load than planned is a refusal below.
  */
 import type { Quotas } from '../../profile/schema.js';
-import {
-  num,
-  pct,
-  QUOTA_REASONS,
-  QUOTA_UNITS,
-  type PhaseEvidence,
-  type QuotaName,
-  type QuotaOutcome,
-  type QuotaRow,
-} from './vocabulary.js';
+import type { PhaseEvidence, QuotaName, QuotaOutcome, QuotaRow } from '../../result/quotas.js';
+import { num, pct, QUOTA_REASONS, QUOTA_UNITS } from './vocabulary.js';
 
 export interface QuotaPhases {
   below: PhaseEvidence;

@@ -4,7 +4,7 @@
  * quota) and the actions a driver could not make (skipped). A phase's evidence is a window of it.
  */
 import { nowMs } from '../../measure/clock.js';
-import type { PhaseEvidence } from './vocabulary.js';
+import type { PhaseEvidence } from '../../result/quotas.js';
 
 export interface Rejection {
   atMs: number;

@@ -39,14 +39,13 @@ import { checkUsers } from './drivers/users.js';
 import { Pool, QuotaAbort } from './pool.js';
 import { sleep } from '../../util/sleep.js';
 import {
-  declaredQuotas,
-  num,
   QUOTA_NAMES,
-  reportOutcome,
   type QuotaName,
   type QuotaRow,
+  type QuotaSettings,
   type QuotasReport,
-} from './vocabulary.js';
+} from '../../result/quotas.js';
+import { declaredQuotas, num, reportOutcome } from './vocabulary.js';
 
 export interface CheckQuotasOptions extends QuotaCheckOptions {
   /**
@@ -161,7 +160,7 @@ export async function runQuotas(
   let server: BuiltinServer | null = null;
   const settings = Object.fromEntries(
     Object.entries(q).filter(([k]) => !(QUOTA_NAMES as readonly string[]).includes(k)),
-  ) as Omit<Quotas, QuotaName>;
+  ) as Omit<Quotas, QuotaName> satisfies QuotaSettings;
   const report: QuotasReport = {
     schema: 'rtcap.quotas/v1',
     run_id: runId,

@@ -7,7 +7,7 @@ import {
   sentPerS,
   stepRates,
 } from '../../../src/run/figures/rates.js';
-import type { SecondRecord } from '../../../src/run/timeline.js';
+import type { SecondRecord } from '../../../src/run/figures/timeline.js';
 import { kindStream } from '../../../src/scenarios/types.js';
 
 /** One second: deliveries by kind [broadcast, presence, changes] in one process. */

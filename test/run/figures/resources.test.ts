@@ -6,7 +6,7 @@ import {
   samplesInWindow,
   serverFigures,
 } from '../../../src/run/figures/resources.js';
-import type { SecondRecord } from '../../../src/run/timeline.js';
+import type { SecondRecord } from '../../../src/run/figures/timeline.js';
 
 const sample = (
   t: number,

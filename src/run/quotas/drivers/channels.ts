@@ -8,7 +8,7 @@ import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import { sleep } from '../../../util/sleep.js';
-import { type QuotaRow } from '../vocabulary.js';
+import type { QuotaRow } from '../../../result/quotas.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 
 export async function checkChannels(o: QuotaCheckOptions, n: number): Promise<QuotaRow> {

@@ -8,7 +8,8 @@ import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import { num, pct, type QuotaRow } from '../vocabulary.js';
+import type { QuotaRow } from '../../../result/quotas.js';
+import { num, pct } from '../vocabulary.js';
 import { type QuotaCheckOptions } from './types.js';
 
 /**

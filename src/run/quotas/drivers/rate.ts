@@ -6,7 +6,8 @@
 import { nowMs } from '../../../measure/clock.js';
 import { judgeQuota } from '../judge.js';
 import { sleep } from '../../../util/sleep.js';
-import { num, pct, type QuotaRow } from '../vocabulary.js';
+import type { QuotaRow } from '../../../result/quotas.js';
+import { num, pct } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 import type { Quotas } from '../../../profile/schema.js';
 import { QUOTA_REASONS, QUOTA_UNITS } from '../vocabulary.js';

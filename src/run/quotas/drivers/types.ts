@@ -2,7 +2,7 @@
 import type { Quotas } from '../../../profile/schema.js';
 import type { QuotaTarget } from '../client.js';
 import type { Ledger } from '../ledger.js';
-import type { QuotaName } from '../vocabulary.js';
+import type { QuotaName } from '../../../result/quotas.js';
 
 export interface QuotaCheckOptions {
   target: QuotaTarget;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Timeline, type SecondRecord } from '../../src/run/timeline.js';
-import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
-import type { SecondStats } from '../../src/load/ipc.js';
+import { Timeline, type SecondRecord } from '../../../src/run/figures/timeline.js';
+import { createHistogram, encodeHistogram, recordMs } from '../../../src/measure/histogram.js';
+import type { SecondStats } from '../../../src/load/ipc.js';
 
 function second(
   worker: number,

@@ -7,8 +7,8 @@
 import pg from 'pg';
 import { nowMs } from '../measure/clock.js';
 import { streamId } from '../measure/ledger.js';
-import { OpenSchedule } from '../load/schedule.js';
-import { changeBody } from '../load/traffic.js';
+import { OpenSchedule } from './schedule.js';
+import { changeBody } from './traffic.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertTraffic } from '../scenarios/types.js';
 import { redactText } from '../redact/redact.js';

@@ -3,13 +3,13 @@
  * server sample of that second into one TimeseriesPoint (timeseries.ndjson), and keeps the
  * seconds for step figures (rates over the steady window, generator health, server usage).
  */
-import { decodeHistogram, createHistogram, percentilesOf } from '../measure/histogram.js';
-import { SlidingMean } from '../measure/sliding.js';
-import type { SecondStats } from '../load/ipc.js';
-import type { ResourceSample } from '../monitor/types.js';
-import type { TimeseriesPoint } from '../result/result.js';
-import { TRAFFIC_KINDS } from '../scenarios/types.js';
-import { r1 } from '../util/round.js';
+import { decodeHistogram, createHistogram, percentilesOf } from '../../measure/histogram.js';
+import { SlidingMean } from '../../measure/sliding.js';
+import type { SecondStats } from '../../load/ipc.js';
+import type { ResourceSample } from '../../monitor/types.js';
+import type { TimeseriesPoint } from '../../result/result.js';
+import { TRAFFIC_KINDS } from '../../scenarios/types.js';
+import { r1 } from '../../util/round.js';
 
 export interface SecondRecord {
   point: TimeseriesPoint;
