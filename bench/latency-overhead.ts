@@ -16,11 +16,15 @@
  * rtcap's own first-receipt percentiles (result.json, from the scheduled send time) and the
  * server's first write − scheduled send time are printed beside them.
  *
- * Clock: every time is clock.nowMs (performance.timeOrigin + performance.now(): epoch ms
- * advanced by the monotonic clock), taken in processes on this one machine.
+ * Clock: every time is taken with clock.nowMs (performance.timeOrigin + performance.now()) in
+ * processes on this one machine, and compared on CLOCK_MONOTONIC: each process reports the
+ * epoch time its nowMs gives to the monotonic clock's zero (bench/support/monotonic-origin), and
+ * the bench subtracts it (the "clock origin − server" column; within ±0.05 ms so far, but one
+ * early run that did not yet subtract it read receipts up to 1.9 ms *before* the server's
+ * write for both receivers, which only a difference of clocks explains).
  *
  * Run: npx tsx bench/latency-overhead.ts [--rounds 5] [--connections 20] [--rate 50]
- *        [--duration 10] [--delay 25]
+ *        [--duration 10] [--delay 25] [--dump messages.ndjson]
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +38,8 @@ const connections = Number(option('connections', '20'));
 const rate = Number(option('rate', '50'));
 const durationS = Number(option('duration', '10'));
 const delayMs = Number(option('delay', '25'));
+/** Every message's times as NDJSON (round, receiver, id, t, first write, first receipt). */
+const dumpPath = option('dump', null);
 const root = resolve(import.meta.dirname, '..');
 const RTCAP_TOPIC = 'realtime:rtcap';
 const BARE_TOPIC = 'realtime:bare';
@@ -78,21 +84,34 @@ interface Measured {
   serverFromSched: Record<Key, number> & { count: number };
 }
 
-function measure(writes: Writes, receipts: Receipts): Measured {
+const dumped: string[] = [];
+
+/** A receiver's first receipts and its process's clock origin (bench/support/monotonic-origin). */
+interface Received {
+  receipts: Receipts;
+  originMs: number;
+}
+
+/**
+ * Per message: first receipt − the server's first write, each on CLOCK_MONOTONIC (its process's
+ * origin subtracted), so a difference of the processes' nowMs origins never enters it.
+ */
+function measure(writes: Writes, got: Received, serverOriginMs: number): Measured {
+  const shiftMs = got.originMs - serverOriginMs;
   const overhead: number[] = [];
   const fromSched: number[] = [];
   let missing = 0;
   for (const [id, [w, t]] of Object.entries(writes)) {
     fromSched.push(w - t);
-    const r = receipts[id];
+    const r = got.receipts[id];
     if (r === undefined) missing++;
-    else overhead.push(r - w);
+    else overhead.push(r - shiftMs - w);
   }
   return { overhead: nearestRank(overhead), missing, serverFromSched: nearestRank(fromSched) };
 }
 
 /** rtcap run on its own topic: its first receipts (the tap) and its own latency figure. */
-async function runRtcap(url: string): Promise<{ receipts: Receipts; latency: Percentiles }> {
+async function runRtcap(url: string): Promise<Received & { latency: Percentiles }> {
   const dir = mkdtempSync(join(tmpdir(), 'rtcap-latency-'));
   const profile = join(dir, 'profile.yaml');
   const step = `{ connections: ${connections}, send_rate: ${rate}, duration: ${durationS}s }`;
@@ -113,7 +132,8 @@ async function runRtcap(url: string): Promise<{ receipts: Receipts; latency: Per
     const argv = ['bin/rtcap.js', 'run', profile, '--out', out, '--no-progress'];
     const env = {
       ...process.env,
-      RTCAP_WORKER_EXEC_ARGV: `--import ${join(root, 'bench/support/receipt-tap.mjs')}`,
+      // The caller's flags first (e.g. --cpu-prof to profile the generator process).
+      RTCAP_WORKER_EXEC_ARGV: `${process.env.RTCAP_WORKER_EXEC_ARGV ?? ''} --import ${join(root, 'bench/support/receipt-tap.mjs')}`,
       RTCAP_RECEIPT_TAP: tap,
     };
     const child = spawn(process.execPath, argv, {
@@ -131,19 +151,31 @@ async function runRtcap(url: string): Promise<{ receipts: Receipts; latency: Per
   const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
     steps: Array<{ latency_ms: Percentiles }>;
   };
-  const receipts = JSON.parse(readFileSync(tap, 'utf8')) as Receipts;
+  const tapped = JSON.parse(readFileSync(tap, 'utf8')) as { originMs: number; first: Receipts };
   rmSync(dir, { recursive: true, force: true });
-  return { receipts, latency: result.steps[0].latency_ms };
+  return { receipts: tapped.first, originMs: tapped.originMs, latency: result.steps[0].latency_ms };
+}
+
+/** Every message's nowMs times as logged (no origin subtracted) and the receiver's origin. */
+function dumpRound(roundNo: number, receiver: string, writes: Writes, got: Received): void {
+  for (const [id, [w, t]] of Object.entries(writes)) {
+    const r = got.receipts[id] ?? null;
+    dumped.push(
+      JSON.stringify({ round: roundNo, receiver, id: Number(id), t, w, r, originMs: got.originMs }),
+    );
+  }
 }
 
 interface Round {
+  /** Receiver's clock origin − the server's (ms): rtcap's generator process, bare ws. */
+  originShiftsMs: [number, number];
   rtcap: Measured;
   bare: Measured;
   /** rtcap's own first-receipt latency (result.json). */
   rtcapLatency: Percentiles;
 }
 
-async function round(server: ChildProcess, url: string): Promise<Round> {
+async function round(server: ChildProcess, url: string, roundNo: number): Promise<Round> {
   const bare = forkTs('bench/support/bare-first-receipt.ts', [
     url,
     BARE_TOPIC,
@@ -161,11 +193,22 @@ async function round(server: ChildProcess, url: string): Promise<Round> {
   server.on('message', onWrite);
   const [rt, b] = await Promise.all([runRtcap(url), bareResult]);
   server.send({ type: 'report' });
-  const writes = (await next(server, 'report')).writes as Record<string, Writes>;
+  const report = await next(server, 'report');
+  const writes = report.writes as Record<string, Writes>;
+  const serverOrigin = report.originMs as number;
+  const bareGot = { receipts: b.first as Receipts, originMs: b.originMs as number };
+  const rtcap = measure(writes[RTCAP_TOPIC] ?? {}, rt, serverOrigin);
+  const bareWs = measure(writes[BARE_TOPIC] ?? {}, bareGot, serverOrigin);
+  if (dumpPath) {
+    dumped.push(JSON.stringify({ round: roundNo, serverOriginMs: serverOrigin }));
+    dumpRound(roundNo, 'rtcap', writes[RTCAP_TOPIC] ?? {}, rt);
+    dumpRound(roundNo, 'bare ws', writes[BARE_TOPIC] ?? {}, bareGot);
+  }
   return {
-    rtcap: measure(writes[RTCAP_TOPIC] ?? {}, rt.receipts),
-    bare: measure(writes[BARE_TOPIC] ?? {}, b.first as Receipts),
+    rtcap,
+    bare: bareWs,
     rtcapLatency: rt.latency,
+    originShiftsMs: [rt.originMs - serverOrigin, bareGot.originMs - serverOrigin],
   };
 }
 
@@ -180,13 +223,14 @@ const load = () =>
     .join(' ');
 
 function printRound(i: number, r: Round): void {
-  const row = (name: string, m: Measured, own: string) =>
+  const row = (name: string, m: Measured, shiftMs: number, own: string) =>
     `| ${i + 1} | ${name} | ${m.overhead.count} (${m.missing} missing) | ` +
-    `${KEYS.map((k) => f3(m.overhead[k])).join(' | ')} | ` +
+    `${KEYS.map((k) => f3(m.overhead[k])).join(' | ')} | ${f3(shiftMs)} | ` +
     `${KEYS.map((k) => f3(m.serverFromSched[k])).join(' / ')} | ${own} |\n`;
   const own = KEYS.map((k) => f3(r.rtcapLatency[k])).join(' / ');
-  process.stdout.write(row('rtcap', r.rtcap, `${own} (${r.rtcapLatency.count})`));
-  process.stdout.write(row('bare ws', r.bare, '—'));
+  const [rtShift, bareShift] = r.originShiftsMs;
+  process.stdout.write(row('rtcap', r.rtcap, rtShift, `${own} (${r.rtcapLatency.count})`));
+  process.stdout.write(row('bare ws', r.bare, bareShift, '—'));
 }
 
 async function main(): Promise<void> {
@@ -196,19 +240,20 @@ async function main(): Promise<void> {
     `latency overhead: ${rounds} rounds, ${connections} connections per receiver, ` +
       `${rate} msg/s for ${durationS} s, server delay ${delayMs} ms; ` +
       `${new Date().toISOString()}, load ${load()}\n\n` +
-      '| round | receiver | messages | overhead p50 (ms) | p95 | p99 | ' +
-      'server write − sched p50/p95/p99 | rtcap result p50/p95/p99 (n) |\n' +
-      '|---|---|---|---|---|---|---|---|\n',
+      '| round | receiver | messages | overhead p50 (ms) | p95 | p99 | clock origin − server |' +
+      ' server write − sched p50/p95/p99 | rtcap result p50/p95/p99 (n) |\n' +
+      '|---|---|---|---|---|---|---|---|---|\n',
   );
   const all: Round[] = [];
   try {
     for (let i = 0; i < rounds; i++) {
-      const r = await round(server, url);
+      const r = await round(server, url, i + 1);
       all.push(r);
       printRound(i, r);
     }
   } finally {
     server.send({ type: 'stop' });
+    if (dumpPath) writeFileSync(dumpPath, dumped.join('\n') + '\n');
   }
   const med = (m: (r: Round) => Measured) =>
     KEYS.map((k) => median(all.map((r) => m(r).overhead[k])));

@@ -11,6 +11,7 @@
  */
 import WebSocket from 'ws';
 import { nowMs } from '../../src/measure/clock.js';
+import { monotonicOriginMs } from './monotonic-origin.js';
 
 const [url, topic, connsArg, rateArg, durArg] = process.argv.slice(2);
 const connections = Number(connsArg);
@@ -69,7 +70,13 @@ async function main(): Promise<void> {
     last = received;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  post({ type: 'result', expected: total * (connections - 1), received, first });
+  post({
+    type: 'result',
+    expected: total * (connections - 1),
+    received,
+    first,
+    originMs: monotonicOriginMs(),
+  });
   for (const ws of socks) ws.terminate();
   setTimeout(() => process.exit(0), 100);
 }

@@ -11,6 +11,8 @@
  * `{ type: 'stop' }` ends it.
  * Run: forked by bench/latency-overhead.ts with the argument DELAY_MS.
  */
+import { nowMs } from '../../src/measure/clock.js';
+import { monotonicOriginMs } from './monotonic-origin.js';
 import { startTestServer } from '../../test/support/phoenix-test-server.js';
 
 const delayMs = Number(process.argv[2] ?? '25');
@@ -39,8 +41,10 @@ const server = await startTestServer({
 });
 
 process.on('message', (m: { type: string }) => {
-  if (m.type === 'report') {
-    post({ type: 'report', writes: Object.fromEntries(writes) });
+  if (m.type === 'clock') {
+    post({ type: 'clock', nowMs: nowMs() });
+  } else if (m.type === 'report') {
+    post({ type: 'report', writes: Object.fromEntries(writes), originMs: monotonicOriginMs() });
     writes = new Map();
   } else if (m.type === 'stop') {
     void server.close().then(() => process.exit(0));

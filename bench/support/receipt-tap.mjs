@@ -7,6 +7,7 @@
  * can only make rtcap look slower, never faster.
  */
 import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 
 const out = process.env.RTCAP_RECEIPT_TAP;
 if (out) {
@@ -18,5 +19,10 @@ if (out) {
     if (had === undefined || recvMs < had) first.set(seq, recvMs);
     return record.call(this, m, stream, seq, sentAtMs, recvMs, ...rest);
   };
-  process.on('exit', () => writeFileSync(out, JSON.stringify(Object.fromEntries(first))));
+  process.on('exit', () => {
+    // This process's epoch ms at CLOCK_MONOTONIC zero (see monotonic-origin.ts).
+    const originMs =
+      performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6;
+    writeFileSync(out, JSON.stringify({ originMs, first: Object.fromEntries(first) }));
+  });
 }
