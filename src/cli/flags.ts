@@ -5,8 +5,8 @@
  * "NaN workers". `checked(flag, rule)` is the option config every command uses for a
  * numeric, enumerated, time, URL or path flag.
  */
-import { statSync, type Stats } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { wsUrlProblem } from '../profile/ws-url.js';
 import { redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 
@@ -100,13 +100,31 @@ export const dir: Rule<string> = (raw) => {
   return st.isDirectory() ? raw : problem('is a file, expected a directory');
 };
 
-/** A directory to write into: it may not exist yet, but it is not a file. */
+/**
+ * A directory to write into: it may not exist yet, but it is not a file, and it (or the nearest
+ * folder above it that exists) can be written — a read-only mount stops root too.
+ */
 export const outDir: Rule<string> = (raw) => {
   const st = statOf(raw);
   if (typeof st !== 'string' && !st.isDirectory())
     return problem('is a file, expected a directory to write into');
-  return raw;
+  const unwritable = writeProblem(raw);
+  return unwritable ? problem(unwritable) : raw;
 };
+
+/** Why nothing can be created in `path` (or its nearest existing ancestor), or null. */
+function writeProblem(path: string): string | null {
+  let at = resolve(path);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    const why = code === 'EROFS' ? 'read-only file system' : (FILE_PROBLEMS[code] ?? code);
+    return `cannot be written (${at === resolve(path) ? '' : `${at}: `}${why})`;
+  }
+}
 
 /** A file to write: it may not exist yet, but it is not a directory. */
 export const outFile: Rule<string> = (raw) => {

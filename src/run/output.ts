@@ -11,6 +11,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  truncateSync,
   writeFileSync,
   existsSync,
 } from 'node:fs';
@@ -18,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
 import type { SweepResult } from './sweep-record.js';
+import { isDiskFull, overwriteInPlace, RunDirWriteError, writeFailureOf } from './write-failure.js';
 import { describeHolder, liveHolder, LOCK_FILE, lockOutDir, OutDirLocked } from './out-lock.js';
 
 export function makeRunId(name: string, at: Date): string {
@@ -68,10 +70,23 @@ export class RunWriter {
   readonly dir: string;
   /** Gives the directory's lock back (a writer of a run: `forRun`); a no-op otherwise. */
   release: () => void = () => undefined;
+  /**
+   * Told once, with one line, when a write into the directory fails (disk full, read-only): the
+   * runner aborts the run there.
+   */
+  onFailure: (line: string) => void = () => undefined;
+  /** The first write failure; later timeline lines are not attempted. */
+  private failure: RunDirWriteError | null = null;
+  /** timeseries.ndjson's length after its last whole line (a cut line is truncated back). */
+  private timeseriesBytes: number | null = null;
 
   constructor(dir: string) {
     this.dir = resolve(dir);
-    mkdirSync(this.dir, { recursive: true });
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (e) {
+      throw unwritableDir(this.dir, e);
+    }
   }
 
   /**
@@ -80,7 +95,14 @@ export class RunWriter {
    * free name, so two runs of one profile started in the same second get a directory each.
    */
   static forRun(outDir: string | undefined, reportsDir: string, runId: string): RunWriter {
-    if (outDir) return new RunWriter(outDir).locked();
+    if (outDir) {
+      try {
+        return new RunWriter(outDir).locked();
+      } catch (e) {
+        if (e instanceof UnwritableDir) e.message = `--out ${e.message}`;
+        throw e;
+      }
+    }
     for (let i = 1; ; i++) {
       const dir = join(reportsDir, i === 1 ? runId : `${runId}-${i}`);
       if (existsSync(dir)) continue;
@@ -93,7 +115,12 @@ export class RunWriter {
   }
 
   private locked(): this {
-    this.release = lockOutDir(this.dir);
+    try {
+      this.release = lockOutDir(this.dir);
+    } catch (e) {
+      if (e instanceof OutDirLocked) throw e;
+      throw unwritableDir(this.dir, e);
+    }
     return this;
   }
 
@@ -101,22 +128,97 @@ export class RunWriter {
     return join(this.dir, name);
   }
 
+  /**
+   * result.json, atomically. With no room for the temporary copy it is overwritten in place,
+   * compact, then without the analysis (`rtcap report` rebuilds it), then as the run's status
+   * alone: never left cut, never left "running" by a full disk. Does not throw on a failed write
+   * (the failure is reported through `onFailure`).
+   */
   writeResult(result: RunResult): void {
-    this.writeAtomic('result.json', JSON.stringify(result, null, 2) + '\n');
+    try {
+      this.writeAtomic('result.json', JSON.stringify(result, null, 2) + '\n');
+    } catch {
+      const { analysis: _analysis, ...bare } = result as RunResult & { analysis?: unknown };
+      const minimal = {
+        schema: result.schema,
+        run_id: result.run_id,
+        status: result.status,
+        abort_reason: result.abort_reason,
+        started_at: result.started_at,
+        finished_at: result.finished_at,
+        steps: [],
+      };
+      const bodies = [result, bare, minimal].map((r) => redactText(JSON.stringify(r)) + '\n');
+      overwriteInPlace(this.path('result.json'), bodies);
+    }
   }
 
+  /** Throws RunDirWriteError (after telling `onFailure`) when the file cannot be written. */
   writeText(name: string, text: string): void {
     this.writeAtomic(name, text);
   }
 
+  /** One whole line or nothing: a line cut by a full disk is truncated away. */
   appendTimeseries(point: TimeseriesPoint): void {
-    appendFileSync(this.path('timeseries.ndjson'), redactText(JSON.stringify(point)) + '\n');
+    if (this.failure) return;
+    const path = this.path('timeseries.ndjson');
+    const line = redactText(JSON.stringify(point)) + '\n';
+    this.timeseriesBytes ??= existsSync(path) ? statSync(path).size : 0;
+    try {
+      appendFileSync(path, line);
+      this.timeseriesBytes += Buffer.byteLength(line);
+    } catch (e) {
+      try {
+        truncateSync(path, this.timeseriesBytes);
+      } catch {
+        /* nothing was written */
+      }
+      this.failed(writeFailureOf(e, this.dir, 'timeseries.ndjson'));
+    }
+  }
+
+  /** Reports a write failure met by another writer of this directory (the report renderer). */
+  noteFailure(e: unknown): void {
+    if (e instanceof RunDirWriteError) this.failed(e);
+  }
+
+  private failed(e: RunDirWriteError): RunDirWriteError {
+    if (!this.failure) {
+      this.failure = e;
+      this.onFailure(e.line);
+    }
+    return e;
   }
 
   private writeAtomic(name: string, text: string): void {
     const tmp = this.path(`.${name}.tmp`);
-    // Every file of the run directory is written here: the last place a secret can be stopped.
-    writeFileSync(tmp, redactText(text));
-    renameSync(tmp, this.path(name));
+    try {
+      // Every file of the run directory is written here: the last place a secret can be stopped.
+      writeFileSync(tmp, redactText(text));
+      renameSync(tmp, this.path(name));
+    } catch (e) {
+      // A temporary copy left behind would hold the space a full disk needs for the rest.
+      rmSync(tmp, { force: true });
+      throw this.failed(writeFailureOf(e, this.dir, name));
+    }
   }
+}
+
+/** A run directory that cannot be made or locked: a usage error naming it (exit 2). */
+export class UnwritableDir extends Error {
+  override name = 'UnwritableDir';
+  readonly exitCode = 2;
+}
+
+function unwritableDir(dir: string, e: unknown): UnwritableDir {
+  const code = (e as NodeJS.ErrnoException)?.code ?? '';
+  const why =
+    code === 'EROFS'
+      ? 'read-only file system'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : isDiskFull(code)
+          ? 'no space left on the device'
+          : (e as Error)?.message;
+  return new UnwritableDir(`${dir}: cannot write a run there (${why})`);
 }

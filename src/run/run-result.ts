@@ -114,6 +114,7 @@ export function resultSaver(args: {
       try {
         args.renderArtifacts(result, writer.dir);
       } catch (e) {
+        writer.noteFailure(e);
         log(`warning: report artefacts could not be rendered: ${(e as Error).message}`);
       }
     }

@@ -46,6 +46,8 @@ const INTERRUPT_STOP_GRACE_MS = 2_500;
 export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   const ctx = contextOf(opts);
   const { state, result, writer, started } = ctx;
+  // A run directory that can no longer be written (a full disk) ends the run like any abort.
+  writer.onFailure = (line) => ctx.funnel.abort('aborted', line);
   ctx.save();
   opts.observer?.start?.(result);
   // Everything that can end the run early funnels into one abort.

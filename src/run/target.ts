@@ -143,6 +143,9 @@ export async function startBuiltinServer(opts: {
   const childGone = new Promise<void>((r) => child.once('exit', () => r()));
   const childRunning = () => child.exitCode === null && child.signalCode === null;
   let logEnded = false;
+  // A log that cannot be written (a full disk) is given up, never an uncaught error: the run
+  // directory's own writes report the disk and abort the run.
+  log.on('error', () => (logEnded = true));
   const endLog = () => {
     if (!logEnded) log.end();
     logEnded = true;

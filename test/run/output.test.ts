@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,5 +30,21 @@ describe('RunWriter', () => {
     expect(JSON.parse(readFileSync(w.path('result.json'), 'utf8')).run_id).toBe('x');
     expect(readFileSync(w.path('timeseries.ndjson'), 'utf8')).toBe('{"t":1}\n{"t":2}\n');
     expect(readdirSync(w.dir).sort()).toEqual(['result.json', 'timeseries.ndjson']);
+  });
+
+  it('a write that fails is told once through onFailure, never thrown, and leaves no temp file', () => {
+    const w = new RunWriter(mkdtempSync(join(tmpdir(), 'rtcap-out-')));
+    const told: string[] = [];
+    w.onFailure = (line) => told.push(line);
+    // A directory where the file should be: every write of it fails.
+    mkdirSync(w.path('timeseries.ndjson'));
+    mkdirSync(w.path('summary.md'));
+    w.appendTimeseries({ t: 1 } as never);
+    w.appendTimeseries({ t: 2 } as never);
+    expect(() => w.writeText('summary.md', '# x')).toThrow(/cannot write summary.md in /);
+    w.writeResult({ schema: 'rtcap.result/v1', run_id: 'x', status: 'aborted' } as never);
+    expect(told).toEqual([expect.stringMatching(/^cannot write timeseries.ndjson in .*EISDIR/)]);
+    expect(JSON.parse(readFileSync(w.path('result.json'), 'utf8')).status).toBe('aborted');
+    expect(readdirSync(w.dir).sort()).toEqual(['result.json', 'summary.md', 'timeseries.ndjson']);
   });
 });
