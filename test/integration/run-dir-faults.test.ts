@@ -87,13 +87,14 @@ describe('a run directory that cannot take the run', () => {
         // Each step's report.html (~30 KB) is written beside the last one: the second or third
         // step's copy no longer fits in 64 KB.
         const out = join(full, 'run');
-        const r = await rtcap(['run', profileFor(server.url, 6), '--out', out, '--no-progress']);
+        const r = await rtcap(['run', profileFor(server.url, 4), '--out', out, '--no-progress']);
         expect(r.code, r.stderr).toBe(3);
         expect(r.stderr).toMatch(
           /^run aborted: disk full: no space left in \S+ \(ENOSPC writing /m,
         );
         expect(r.stderr).not.toMatch(/at \S+ \(file:|Uncaught|node:fs/);
-        expect(r.ms).toBeLessThan(60_000);
+        // Bounded: seconds on a quiet machine, under a minute at a load average of 28.
+        expect(r.ms).toBeLessThan(120_000);
         const names = readdirSync(out);
         expect(names.filter((n) => n.startsWith('.'))).toEqual([]);
         const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
@@ -110,7 +111,7 @@ describe('a run directory that cannot take the run', () => {
         await server.close();
       }
     },
-    90_000,
+    180_000,
   );
 
   it.skipIf(roSkip !== null)(
