@@ -93,6 +93,11 @@ export class DashboardFeed implements RunObserver {
    */
   private readonly entryStartedMs = new Map<number, number>();
   private readonly entryFiles = new Map<number, RunFiles>();
+  /**
+   * When each entry's run ended: its clock stops there while the campaign writes its table and
+   * starts the next entry (campaign.json's state and time follow then).
+   */
+  private readonly entryEndedMs = new Map<number, number>();
   private readonly logLines: string[] = [];
   private end: EndView | null = null;
   /** The runner's result object: its target is filled in once the target has started. */
@@ -166,7 +171,10 @@ export class DashboardFeed implements RunObserver {
   /** A campaign entry's run is over and its files are written. */
   entryDone(files: RunFiles): void {
     const e = this.campaignState?.entries.find((x) => x.status === 'running');
-    if (e) this.entryFiles.set(e.index, files);
+    if (e) {
+      this.entryFiles.set(e.index, files);
+      this.entryEndedMs.set(e.index, this.now());
+    }
     this.emitCampaign();
   }
 
@@ -207,9 +215,13 @@ export class DashboardFeed implements RunObserver {
       entries: st.entries.map((e) => {
         if (e.status === 'running' && !this.entryStartedMs.has(e.index))
           this.entryStartedMs.set(e.index, now);
-        if (e.status !== 'running') this.entryStartedMs.delete(e.index);
+        if (e.status !== 'running') {
+          this.entryStartedMs.delete(e.index);
+          this.entryEndedMs.delete(e.index);
+        }
         const since = this.entryStartedMs.get(e.index);
-        const wall = e.wall_s + (since === undefined ? 0 : Math.round((now - since) / 1000));
+        const until = this.entryEndedMs.get(e.index) ?? now;
+        const wall = e.wall_s + (since === undefined ? 0 : Math.round((until - since) / 1000));
         return {
           index: e.index,
           name: e.name,

@@ -134,7 +134,7 @@ describe('DashboardFeed', () => {
     expect(feed.snapshot().run?.target).toBe('ws://127.0.0.1:4000/socket/websocket');
   });
 
-  it("counts a running campaign entry's time from when it was first seen running", () => {
+  it("counts a running campaign entry's time from when it was first seen running until its run ended", () => {
     let now = 1_000_000;
     const feed = new DashboardFeed(
       'campaign',
@@ -180,6 +180,12 @@ describe('DashboardFeed', () => {
     expect(view.entries[1].files?.links).toEqual([
       { name: 'report.html', href: 'files/1/report.html' },
     ]);
+    // Its run is over: its time stands while the campaign moves on, until campaign.json's.
+    now += 9_000;
+    expect(feed.snapshot().campaign!.entries[1].wall_s).toBe(42);
+    state.entries[1].status = 'completed';
+    state.entries[1].wall_s = 43;
+    expect(feed.snapshot().campaign!.entries[1].wall_s).toBe(43);
   });
 
   it("shows a sweep's knee as soon as a step past it has landed (the record has it only at the end)", () => {
