@@ -28,6 +28,7 @@ import {
   factorOfLimit,
   limitContextOf,
   limitOfStep,
+  memoryLimit,
   type LimitingFactor,
   type LimitRun,
   type StepLimitContext,
@@ -380,7 +381,7 @@ function kneeCandidate(
  * reached").
  */
 function displayOf(rounded: string, c: Candidate): string {
-  if (c.rule !== 'highest stable (lower bound)') return `≤ ${rounded}`;
+  if (!isLowerBound(c.limit)) return `≤ ${rounded}`;
   switch (c.limit.kind) {
     case 'generator-bound':
       return `≥ ${rounded}, generator-bound above`;
@@ -479,9 +480,11 @@ export function capacityRow(
 
   // (a) the fitted resource line at its safe line.
   if (fit?.fit && crossing !== null && safeLine !== null) {
+    // Memory % of a cgroup tighter than the instance is this machine's limit (step-limit).
+    const lastFitted = steps.find((s) => s.index === fit.fit!.points.at(-1)?.step);
     const limit: Limit =
       fit.spec.resource === 'memory'
-        ? { kind: 'server-memory', mem_pct: null, safe_pct: safeLine }
+        ? memoryLimit(lastFitted?.server?.basis, null, ctx)
         : { kind: 'server-cpu', cpu_pct: null, safe_pct: safeLine };
     const where =
       crossing < fit.fit.x_min
@@ -507,7 +510,8 @@ export function capacityRow(
   const alternatives = candidates.filter((c) => c !== best).map((c) => c.evidence);
   const evidence = [best.evidence, ...alternatives.map((o) => `(also: ${o})`)].join(' ');
   // A limit never reached is a lower bound, never printed as an upper one (seed §7 row 6).
-  const lower = best.rule === 'highest stable (lower bound)';
+  // So is one this machine set (a cgroup's memory limit reached on the fitted line).
+  const lower = best.rule === 'highest stable (lower bound)' || isLowerBound(best.limit);
   return {
     ...base,
     value: best.value,

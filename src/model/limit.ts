@@ -62,6 +62,8 @@ export type Limit =
       limit: number;
       pid?: number | null;
       builtin?: boolean;
+      /** Ephemeral ports: how many source addresses the generator connected from (≥ 1). */
+      addresses?: number;
     }
   /** The load generator fell behind: the figure that tripped, its value and its limit. */
   | {
@@ -128,8 +130,12 @@ export function environmentText(l: EnvironmentLimit): string {
   switch (l.resource) {
     case 'open files':
       return `${who} open-file limit ${fmtInt(l.limit)}`;
-    case 'ephemeral ports':
-      return `${who} ephemeral ports: ${fmtInt(l.limit)} per source address`;
+    case 'ephemeral ports': {
+      const per = `${who} ephemeral ports: ${fmtInt(l.limit)} per source address`;
+      if (!l.addresses) return per;
+      const n = l.addresses;
+      return `${per} × ${fmtInt(n)} source address${n === 1 ? '' : 'es'} = ${fmtInt(l.limit * n)} connections to one server address`;
+    }
     case 'memory cgroup':
       return `${who} memory cgroup limit ${fmtBytes(l.limit)}`;
   }
@@ -148,8 +154,8 @@ export function environmentRemedy(l: EnvironmentLimit): string {
     return 'add source addresses (load.source_addresses) or widen net.ipv4.ip_local_port_range';
   }
   return l.process === 'server'
-    ? "raise the server cgroup's memory.max"
-    : "raise rtcap's cgroup memory.max";
+    ? "raise the memory limit of the server's cgroup (memory.max, memory.limit_in_bytes), or run it outside one: the instance's own memory was not reached"
+    : "raise the memory limit of rtcap's cgroup (memory.max), or spread the load over more machines";
 }
 
 /**

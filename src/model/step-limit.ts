@@ -6,6 +6,8 @@
  *    limit; EADDRNOTAVAIL: ephemeral ports per source address — environment limits of rtcap's
  *    process, with the number when known), then CPU, event-loop lag, offered load, pending state;
  * 2. the server's memory, then CPU, at their safe lines (seed §1.1: memory is the first limit);
+ *    memory % of a cgroup limit below the instance's memory is an environment limit (the
+ *    server process's memory cgroup, with its bytes), a lower bound;
  * 3. bandwidth (large messages the server could not send out);
  * 4. the server process's open-file limit, when connections failed or dropped while the server
  *    had that many files open (it resets what it cannot accept: no reason is given);
@@ -29,8 +31,20 @@ export interface StepLimitContext {
   slo_p95_ms?: number | null;
   /** The server is rtcap's built-in one (what to do about its limits differs). */
   builtin?: boolean;
-  /** rtcap's own processes' limits (RunResult.generator.limits). */
-  generator_os?: { open_files_per_process: number | null; ephemeral_ports: number | null } | null;
+  /**
+   * rtcap's own processes' limits (RunResult.generator.limits) and how many source addresses
+   * they connected from (RunResult.generator.source_addresses; none given: the kernel's one).
+   */
+  generator_os?: {
+    open_files_per_process: number | null;
+    ephemeral_ports: number | null;
+    source_addresses?: number;
+  } | null;
+  /**
+   * The declared instance's memory: a server whose cgroup allows less ran out of this machine's
+   * setting, not of the instance.
+   */
+  instance_memory_mb?: number | null;
 }
 
 /**
@@ -114,6 +128,7 @@ function generatorLimit(step: StepResult, ctx: StepLimitContext): Limit {
       resource: 'ephemeral ports',
       process: 'generator',
       limit: os.ephemeral_ports,
+      addresses: Math.max(1, os.source_addresses ?? 1),
     };
   }
   if (errno)
@@ -161,13 +176,35 @@ function failedWithoutWords(step: StepResult, failed: number): Limit {
   };
 }
 
+/**
+ * The server's memory at its safe line: the instance's own (server memory safe line), or — when
+ * memory % was of a cgroup limit below the declared instance's memory (monitor/server-basis) —
+ * this machine's setting: an environment limit, the cgroup's bytes, a lower bound.
+ */
+export function memoryLimit(
+  basis: { memory_mb: number; memory_source: 'cgroup' | 'declared' } | undefined,
+  memPct: number | null,
+  ctx: StepLimitContext,
+): Limit {
+  const instance = ctx.instance_memory_mb ?? null;
+  if (basis?.memory_source === 'cgroup' && (instance === null || basis.memory_mb < instance)) {
+    return {
+      kind: 'environment',
+      resource: 'memory cgroup',
+      process: 'server',
+      limit: basis.memory_mb * 1048576,
+      builtin: ctx.builtin ?? false,
+    };
+  }
+  return { kind: 'server-memory', mem_pct: memPct, safe_pct: ctx.safe.mem_pct };
+}
+
 /** What stopped a step; `range-end` when nothing did (a stable step). */
 export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
   if (step.verdict === 'generator-bound') return generatorLimit(step, ctx);
   const mem = step.server?.mem_pct ?? null;
   const cpu = step.server?.cpu_pct ?? null;
-  if (mem !== null && mem >= ctx.safe.mem_pct)
-    return { kind: 'server-memory', mem_pct: mem, safe_pct: ctx.safe.mem_pct };
+  if (mem !== null && mem >= ctx.safe.mem_pct) return memoryLimit(step.server?.basis, mem, ctx);
   if (cpu !== null && cpu >= ctx.safe.cpu_pct)
     return { kind: 'server-cpu', cpu_pct: cpu, safe_pct: ctx.safe.cpu_pct };
   // Seed §3: at 100 KB the sender could not get messages out — egress, not receivers.
@@ -273,10 +310,11 @@ export function limitingFactorOfStep(
 /** What a run's result says about its limits' setting (every field optional: older results). */
 export interface LimitRun {
   profile: { resolved?: unknown };
-  target?: { builtin?: boolean };
+  target?: { builtin?: boolean; instance?: { memory_mb?: number } };
   slo?: { p95_ms?: number };
   generator?: {
     limits?: { open_files_per_process: number | null; ephemeral_ports: number | null };
+    source_addresses?: readonly string[];
   };
 }
 
@@ -290,6 +328,12 @@ export function limitContextOf(run: LimitRun): Omit<StepLimitContext, 'safe'> {
     generator: { ...DEFAULT_GENERATOR_LIMITS, ...g },
     slo_p95_ms: run.slo?.p95_ms ?? null,
     builtin: run.target?.builtin ?? false,
-    generator_os: run.generator?.limits ?? null,
+    generator_os: run.generator?.limits
+      ? {
+          ...run.generator.limits,
+          source_addresses: Math.max(1, run.generator.source_addresses?.length ?? 0),
+        }
+      : null,
+    instance_memory_mb: run.target?.instance?.memory_mb ?? null,
   };
 }

@@ -128,6 +128,34 @@ describe('capacityRow rules', () => {
     expect(row.rule).toBe('highest stable (lower bound)');
   });
 
+  it("a fitted memory line at its safe line under a cgroup tighter than the instance: that cgroup's limit, a lower bound", () => {
+    const steps = (memory_source: 'cgroup' | 'declared') =>
+      [40, 70, 100].map((mem, i) =>
+        makeStep(i, {
+          params: { connections: 1000 * (i + 1) },
+          connections: { joined: 1000 * (i + 1) },
+          server: {
+            mem_pct: mem,
+            basis: { vcpus: 2, memory_mb: 512, source: 'affinity', memory_source },
+          },
+        }),
+      );
+    const ctx = { limit_context: { instance_memory_mb: 4096 } };
+    const row = capacityRow(steps('cgroup'), dim('public_connections'), ctx);
+    expect(row).toMatchObject({
+      rule: 'safe-line fit',
+      bound: 'lower',
+      limit: { kind: 'environment', resource: 'memory cgroup', limit: 512 * 2 ** 20 },
+      display: '≥ 2,500, environment limit above',
+    });
+    const own = capacityRow(steps('declared'), dim('public_connections'), ctx);
+    expect(own).toMatchObject({
+      bound: 'upper',
+      limit: { kind: 'server-memory' },
+      display: '≤ 2,500',
+    });
+  });
+
   it('generator-bound steps above are not capacity: the row says the server may carry more', () => {
     const row = capacityRow(
       sweep(['stable', 'stable', 'generator-bound']),

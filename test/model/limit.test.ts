@@ -41,6 +41,17 @@ describe('limitWords', () => {
         { remedy: false },
       ),
     ).toBe('environment limit: server process memory cgroup limit 512 MB');
+    expect(
+      limitWords({
+        kind: 'environment',
+        resource: 'ephemeral ports',
+        process: 'generator',
+        limit: 28_232,
+        addresses: 1,
+      }),
+    ).toBe(
+      "environment limit: rtcap's generator process ephemeral ports: 28,232 per source address × 1 source address = 28,232 connections to one server address — add source addresses (load.source_addresses) or widen net.ipv4.ip_local_port_range",
+    );
   });
 
   it('quotes a server rejection verbatim', () => {

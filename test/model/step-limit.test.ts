@@ -101,7 +101,37 @@ describe('limitOfStep', () => {
       kind: 'environment',
       resource: 'ephemeral ports',
       limit: 28_232,
+      addresses: 1,
     });
+    const four = { ...ctx, generator_os: { ...ctx.generator_os, source_addresses: 4 } };
+    expect(limitWords(limitOfStep(ports, four))).toBe(
+      "environment limit: rtcap's generator process ephemeral ports: 28,232 per source address × 4 source addresses = 112,928 connections to one server address — add source addresses (load.source_addresses) or widen net.ipv4.ip_local_port_range",
+    );
+  });
+
+  it("a server at its memory safe line under a cgroup tighter than the instance: that cgroup's limit", () => {
+    const basis = (memory_mb: number, memory_source: 'cgroup' | 'declared') => ({
+      vcpus: 2,
+      memory_mb,
+      source: 'affinity' as const,
+      memory_source,
+    });
+    const full = (b: ReturnType<typeof basis>) =>
+      makeStep(0, { verdict: 'broken', server: { mem_pct: 91, basis: b } });
+    const ctx = { safe, instance_memory_mb: 4096, builtin: true };
+    const env = limitOfStep(full(basis(512, 'cgroup')), ctx);
+    expect(env).toMatchObject({
+      kind: 'environment',
+      resource: 'memory cgroup',
+      process: 'server',
+      limit: 512 * 2 ** 20,
+    });
+    expect(limitWords(env, { remedy: false })).toBe(
+      'environment limit: server process memory cgroup limit 512 MB',
+    );
+    // A cgroup as large as the instance is the instance's own memory; so is the declared basis.
+    expect(limitOfStep(full(basis(4096, 'cgroup')), ctx).kind).toBe('server-memory');
+    expect(limitOfStep(full(basis(4096, 'declared')), ctx).kind).toBe('server-memory');
   });
 
   it('keeps resource lines first, then delivery, join and latency', () => {
@@ -137,6 +167,7 @@ describe('limitOfStep', () => {
       max_cpu_pct: 90,
     });
     expect(ctx.slo_p95_ms).toBe(run.slo.p95_ms);
+    expect(ctx.instance_memory_mb).toBe(run.target.instance.memory_mb);
   });
 });
 
