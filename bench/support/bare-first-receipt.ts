@@ -9,7 +9,8 @@
  * `{ type: 'result', expected, received, first }` (first: id → receive time, epoch ms).
  * Run: forked by bench/latency-overhead.ts with URL TOPIC CONNECTIONS RATE DURATION_S.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { openBareMember } from './bare-join.js';
 import { nowMs } from '../../src/measure/clock.js';
 import { monotonicOriginMs } from './monotonic-origin.js';
 
@@ -29,20 +30,7 @@ function numberAfter(data: Buffer, key: Buffer): number {
   return Number(data.toString('latin1', i + key.length, end));
 }
 
-function open(): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', {
-      perMessageDeflate: false,
-      skipUTF8Validation: true,
-    });
-    ws.once('error', reject);
-    ws.once('open', () => {
-      ws.once('message', () => resolve(ws)); // the join reply
-      const payload = { config: { broadcast: { self: false } } };
-      ws.send(JSON.stringify({ topic, event: 'phx_join', payload, ref: '1', join_ref: '1' }));
-    });
-  });
-}
+const open = () => openBareMember(url, topic);
 
 const first: Record<number, number> = {};
 let received = 0;

@@ -4,7 +4,8 @@
  * yardstick for rtcap's own receive path.
  * Run: npx tsx bench/support/bare-receiver.ts URL CONNECTIONS RATE DURATION_S
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { openBareMember } from './bare-join.js';
 import { performance } from 'node:perf_hooks';
 
 const [url, connsArg, rateArg, durArg] = process.argv.slice(2);
@@ -20,27 +21,7 @@ let latencySamples: number[] = [];
 let sampleEvery = 0;
 const startCpu = { v: process.cpuUsage() };
 
-function open(): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url + (url.includes('?') ? '&' : '?') + 'vsn=1.0.0', {
-      perMessageDeflate: false,
-      skipUTF8Validation: true,
-    });
-    ws.once('error', reject);
-    ws.once('open', () => {
-      ws.once('message', () => resolve(ws)); // the join reply
-      ws.send(
-        JSON.stringify({
-          topic,
-          event: 'phx_join',
-          payload: { config: { broadcast: { self: false } } },
-          ref: '1',
-          join_ref: '1',
-        }),
-      );
-    });
-  });
-}
+const open = () => openBareMember(url, topic);
 
 async function main() {
   const socks: WebSocket[] = [];
