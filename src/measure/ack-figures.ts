@@ -36,8 +36,8 @@ export function ackFigures(
 
 /**
  * Acks per second: acks (ok) counted by the second they arrived in, averaged over the whole
- * seconds of the steady window (the seed's per-second rate). Null when no ack was asked for
- * or the window holds no whole second.
+ * seconds of the steady window (a per-second rate, as seed 002's rates are). Null when no ack
+ * was asked for or the window holds no whole second.
  */
 export function ackedPerS(
   ackRequested: boolean,

@@ -51,9 +51,9 @@ function extra<T>(s: StepResult): Partial<T> {
 }
 
 /**
- * Pool size for a wanted join rate: rate ÷ headroom × check time. §4's ceiling is
- * pool ÷ check time, and the seed keeps the join rate at about half of it (60/s of 125/s);
- * sizing the pool to exactly rate × check time would run it at 100 % busy, where §4 saw
+ * Pool size for a wanted join rate: rate ÷ headroom × check time. §4's ceiling is pool ÷ check
+ * time, and seed 002 §7 row 7 keeps the join rate at about half of it (60/s of 125/s); sizing
+ * the pool to exactly rate × check time would run it at 100 % busy, where §4 saw
  * IncreaseConnectionPool at 130/s against a 125/s ceiling. Headroom 1 gives the bare formula.
  */
 export function dbPoolForJoinRate(

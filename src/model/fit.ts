@@ -1,7 +1,7 @@
 /**
  * Linear fits of a server resource against a load driver (docs/CAPACITY.md; seed 002 §1.1, §1.2,
- * §4, §5). Least squares with R² from simple-statistics, printed
- * the seed's way: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
+ * §4, §5). Least squares with R² from simple-statistics, printed as seed 002 §1.2 writes
+ * its fit: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  *
  * Which steps a fit uses: never generator-bound ones (they are not server capacity,
  * docs/VERDICTS.md), never incomplete ones, only those with both figures
@@ -255,7 +255,8 @@ function fmtR2(r2: number): string {
 }
 
 /**
- * The seed's formula: "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
+ * A formula as seed 002 §1.2 writes one:
+ * "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  * Two-point fits say so: their R² is 1 whatever the data. A fit with R² below
  * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)",
  * and neither is a refused one: "CPU vs deliveries/s: fit refused — wrong sign: … (R² 0.93, 4

@@ -57,7 +57,7 @@ export function fmtRatioPct(ratio: number | null | undefined, decimals = 2): str
   return `${floored.toFixed(decimals)}%`;
 }
 
-/** Latency the seed's way: "0.42 ms", "3.2 ms", "1,586 ms", "21.0 s". */
+/** Latency as seed 002 §2.1 prints it: "0.42 ms", "3.2 ms", "1,586 ms", "21.0 s". */
 export function fmtMs(ms: number | null | undefined): string {
   if (!isNum(ms)) return DASH;
   const a = Math.abs(ms);
@@ -74,7 +74,7 @@ export function fmtRate(perS: number | null | undefined): string {
   return `${fmtInt(perS)}/s`;
 }
 
-/** Bytes the seed's way: 64 → "64 B", 1024 → "1 KB", 102400 → "100 KB", 1048576 → "1 MB". */
+/** Bytes as seed 002 §3 prints sizes: 64 → "64 B", 1024 → "1 KB", 102400 → "100 KB". */
 export function fmtBytes(bytes: number | null | undefined): string {
   if (!isNum(bytes)) return DASH;
   if (bytes < 1024) return `${fmtInt(bytes)} B`;
@@ -116,7 +116,7 @@ export function niceFloor(n: number, maxShortfall = MAX_ROUNDING_SHORTFALL): num
   return n;
 }
 
-/** Signed term for formulas: " + 2.41" / " − 2.41" (typographic minus, as the seed prints). */
+/** Signed term for formulas: " + 2.41" / " − 2.41" (typographic minus, as seed 002 prints). */
 export function signedTerm(n: number, decimals: number): string {
   const s = Math.abs(n).toFixed(decimals);
   return n < 0 && Number(s) !== 0 ? ` − ${s}` : ` + ${s}`;

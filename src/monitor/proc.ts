@@ -1,7 +1,8 @@
 /**
  * Samples a local process tree from /proc: CPU (utime + stime) and RSS summed over the root
- * and its descendants, with PostgreSQL processes counted apart (the seed reports the realtime
- * server and its database separately), and the server process nearest its open-file limit.
+ * and its descendants, with PostgreSQL processes counted apart (seed 002's set-up gives the
+ * realtime server and its database their own machines), and the server process nearest its
+ * open-file limit.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fullestOpenFiles } from './os-limits.js';

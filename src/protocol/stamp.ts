@@ -1,8 +1,8 @@
 /**
  * rtcap's bench stamp: every measured message carries `{"id":seq,"s":stream,"t":ms}` in its
- * user payload (seed 002 method; docs/FIGURES.md "Measurement rules"). `t` is the scheduled
- * send time in epoch ms with sub-ms precision, `s` names the sending stream (one per sender and
- * topic), `id` is the sequence number within the stream.
+ * user payload (docs/FIGURES.md "Measurement rules": latency from the scheduled send time).
+ * `t` is the scheduled send time in epoch ms with sub-ms precision, `s` names the sending stream
+ * (one per sender and topic), `id` is the sequence number within the stream.
  *
  * The receive hot path must not JSON-parse every delivery: `scanStamp` finds the three keys
  * in the raw frame bytes, whatever the encoding (v1 object, v2 array, v2 binary kind 4) and

@@ -1,6 +1,6 @@
 /**
  * `rtcap compare A B`: two runs side by side per step, with the difference
- * and whether it is better or worse — the baseline-versus-candidate view of seed 003.
+ * and whether it is better or worse: a baseline run against a candidate run.
  * Steps are matched by index; where the load they asked for differs, or the runs differ in
  * scenario, instance, SLO or target, the comparison says so before any number, since a
  * difference in figures then says nothing about the server.

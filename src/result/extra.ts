@@ -36,7 +36,7 @@ export interface BroadcastPrivateExtra {
 /** §3 payload size: one payload size per step at a fixed rate and connection count. */
 export interface PayloadSizeExtra {
   /** Peak bytes waiting in the sender's socket (ws bufferedAmount): growth means the
-   *  server is not reading, i.e. "the server could not send" in the seed's words. */
+   *  server is not reading, i.e. "the server could not send" (seed 002 §3). */
   send_buffer_peak_bytes: number | null;
   /** Ack round trip (load.ack), the other sign of a server that cannot keep up. */
   ack_latency_ms: LatencySummaryMs | null;

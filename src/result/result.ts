@@ -41,7 +41,7 @@ export interface CompactHistogram {
   counts: number[];
 }
 
-/** Default bucket bounds: 1-2-5 steps from 1 ms to 60 s, covering the seed's 21 s p50s. */
+/** Default bucket bounds: 1-2-5 steps from 1 ms to 60 s, covering seed 002 §1.2's 21 s p50. */
 export const HISTOGRAM_LE_MS: readonly number[] = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000,
 ];
@@ -327,7 +327,7 @@ export interface TimeseriesPoint {
   /** Acks still awaited at the end of this second. */
   acks_pending?: number;
   delivered_per_s: number;
-  /** 60 s sliding means, the seed's rate figures. */
+  /** 60 s sliding means, as seed 002's method averages rates. */
   sent_per_s_60s: number;
   delivered_per_s_60s: number;
   delivery_p50_ms: number | null;

@@ -26,7 +26,7 @@ export function planPayloadSize(profile: Profile, step: number): StepPlan {
   };
 }
 
-/** 64 B, 1 KB, 100 KB, 1.5 MB (the seed's spelling of sizes). */
+/** 64 B, 1 KB, 100 KB, 1.5 MB (seed 002 §3's spelling of sizes). */
 export function bytesLabel(bytes: number): string {
   const trim = (v: number) => String(Number(v.toFixed(1)));
   if (bytes < 1024) return `${bytes} B`;

@@ -30,7 +30,8 @@ export const broadcastPrivate: ScenarioSection = {
       align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<BroadcastPrivateExtra>;
-        // The seed adds p95 in brackets where it, not p50, shows the trouble ("93 ms (p95 6.4 s)").
+        // Seed 002 §2.1 adds p95 in brackets where it, not p50, shows the trouble
+        // ("93 ms (p95 6.4 s)").
         const p95 = s.latency_ms?.p95;
         const p50 =
           fmtMs(s.latency_ms?.p50) +

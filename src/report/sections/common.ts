@@ -83,7 +83,7 @@ export function stepsTable(ctx: SectionContext): ReportTable {
   };
 }
 
-/** Megabytes per second as the seed writes egress: "114 MiB/s ≈ 956 Mbps". */
+/** Megabytes per second as seed 002 §3 writes egress: "114 MiB/s ≈ 956 Mbps". */
 export function egressCell(mibPerS: number | null | undefined): string {
   if (mibPerS == null) return '—';
   const mbps = (mibPerS * 1024 * 1024 * 8) / 1e6;

@@ -38,7 +38,7 @@ export const presence: ScenarioSection = {
             ? '—'
             : `${fmtPct(e.update_share_per_s * 100, 0)} updating/s`;
         const scenario = `${fmtInt(s.connections.joined)} connections${e.topics != null ? ` in ${fmtInt(e.topics)} topic${e.topics === 1 ? '' : 's'}` : ''}, ${share}`;
-        // The seed's result column: rate, p50, errors, then whatever gave way.
+        // Seed 002 §5's result column: rate, p50, errors, then whatever gave way.
         const bits = [
           fmtRate(e.presence_deliveries_per_s),
           `p50 ${fmtMs(e.presence_latency_ms?.p50 ?? s.latency_ms?.p50)}`,
