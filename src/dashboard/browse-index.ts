@@ -1,7 +1,8 @@
 /**
  * The index of a folder of finished runs for `rtcap dashboard DIR`: every run and sweep
  * (a directory with result.json, or a result .json file), every campaign (a directory with
- * campaign.json, its entries and its capacity.json), two levels deep. Each run carries its
+ * campaign.json, its entries and its capacity.json), two levels deep — or the folder itself
+ * when it is a campaign's. Each run carries its
  * date, profile, target, status, verdicts and headline figures — the terminal's own capacity
  * sentence and the knee's safe step it cites. Reads only; results are cached by mtime.
  */
@@ -74,7 +75,7 @@ const cache = new Map<string, { mtimeMs: number; run: BrowseRun }>();
  * entry's report — lands on the file it names.
  */
 export const fileLink = (id: string, name: string) =>
-  `runs/${id.split('/').map(encodeURIComponent).join('/')}/${name}`;
+  id === '' ? `runs/${name}` : `runs/${id.split('/').map(encodeURIComponent).join('/')}/${name}`;
 
 function verdictsOf(steps: RunResult['steps']): Partial<Record<Verdict, number>> {
   const out: Partial<Record<Verdict, number>> = {};
@@ -249,7 +250,12 @@ export function indexFolder(
       }
     }
   };
-  walk(root, 1);
+  // The folder is a campaign itself (`rtcap dashboard reports/<campaign>`): its id is '' and its
+  // entries' ids their directories.
+  if (existsSync(join(root, 'campaign.json'))) {
+    const c = campaignAt(root, root, problems, sources);
+    if (c) campaigns.push(c);
+  } else walk(root, 1);
   const newest = (a: { started_at: string }, b: { started_at: string }) =>
     (b.started_at ?? '').localeCompare(a.started_at ?? '');
   runs.sort(newest);

@@ -16,12 +16,12 @@ import {
   type DashboardServer,
 } from './server.js';
 
-/** A run's id from its address (fileLink); '' (no run) when the address is not well encoded. */
-function decodedId(encoded: string): string {
+/** A run's id from its address (fileLink); null when the address is not well encoded. */
+function decodedId(encoded: string): string | null {
   try {
     return encoded.split('/').map(decodeURIComponent).join('/');
   } catch {
-    return '';
+    return null;
   }
 }
 
@@ -36,8 +36,12 @@ export function browseApp(root: string): DashboardApp {
       }
       if (path === 'compare') {
         const { sources } = indexFolder(root);
-        const a = sources.get(query.get('a') ?? '');
-        const b = sources.get(query.get('b') ?? '');
+        const runOf = (key: string) => {
+          const id = query.get(key);
+          return id ? sources.get(id) : undefined;
+        };
+        const a = runOf('a');
+        const b = runOf('b');
         if (a === undefined || b === undefined) return false;
         const ra = readResultFile(a);
         const rb = readResultFile(b);
@@ -48,10 +52,12 @@ export function browseApp(root: string): DashboardApp {
         send(res, 200, 'text/html; charset=utf-8', redactText(renderComparisonHtml(ra, rb)));
         return true;
       }
-      // runs/<id>/<file>, the id being the run's path under the folder (fileLink).
-      const m = /^runs\/(.+)\/([^/]+)$/.exec(path);
+      // runs/<id>/<file>, the id being the run's path under the folder (fileLink); runs/<file>:
+      // the folder's own (a campaign's).
+      const m = /^runs\/(?:(.+)\/)?([^/]+)$/.exec(path);
       if (!m || !isRunFileName(m[2])) return false;
-      const source = indexFolder(root).sources.get(decodedId(m[1]));
+      const id = m[1] === undefined ? '' : decodedId(m[1]);
+      const source = id === null ? undefined : indexFolder(root).sources.get(id);
       return source !== undefined && serveRunFile(res, source, m[2]);
     },
   };
