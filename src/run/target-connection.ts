@@ -46,12 +46,14 @@ export async function checkMinting(tokens: TokenConfig): Promise<void> {
 }
 
 /**
- * The built-in server's tenant config: the profile's, plus the public key of
- * target.auth.private_key_file.
+ * The built-in server's tenant config: the profile's (or `config`, e.g. with the declared quotas),
+ * plus the public key of target.auth.private_key_file, so the tokens minted with it verify.
  */
-export async function builtinConfigOf(profile: Profile): Promise<Record<string, unknown>> {
+export async function builtinConfigOf(
+  profile: Profile,
+  config: Record<string, unknown> = profile.target.server.config,
+): Promise<Record<string, unknown>> {
   const auth = profile.target.auth;
-  const config = profile.target.server.config;
   if (!auth?.private_key_file || 'jwt_jwks' in config) return config;
   return { ...config, jwt_jwks: await publicJwksOf(auth.private_key_file, auth.alg, auth.kid) };
 }

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { QuotasReport } from '../../src/result/quotas.js';
+import { makeSigningKey, makeTestPki } from '../support/tls.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const children: ChildProcess[] = [];
@@ -130,5 +131,51 @@ describe('rtcap quotas', () => {
     // Where the server really trips: its own 20/s, not the declared 40/s.
     expect(joins.onset!).toBeGreaterThan(16);
     expect(joins.onset!).toBeLessThan(24);
+  });
+
+  it('checks a wss:// target trusted through target.tls.ca with ES256 tokens minted from a private key (kid in the JWKS the server verifies with)', async () => {
+    const pki = makeTestPki();
+    const key = makeSigningKey(pki.dir, 'quota-key');
+    const url = await serveWith([
+      '--tls-cert',
+      pki.serverCert,
+      '--tls-key',
+      pki.serverKey,
+      '--jwks',
+      key.jwksFile,
+      '--max-channels-per-client',
+      '10',
+    ]);
+    expect(url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\//);
+    const file = join(pki.dir, 'p.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: quotas-tls-test',
+        'scenario: broadcast-public',
+        'target:',
+        '  vsn: "2.0.0"',
+        `  tls: { ca: ${JSON.stringify(pki.caCert)} }`,
+        `  auth: { private_key_file: ${JSON.stringify(key.privateKeyFile)}, alg: ES256, kid: quota-key }`,
+        'load: { steps: [ { connections: 10, send_rate: 1, duration: 1s } ] }',
+        'quotas:',
+        '  max_channels_per_client: 10',
+        '  rate_tick: 100ms',
+        '  error_backoff: 0',
+        '',
+      ].join('\n'),
+    );
+    const out = mkdtempSync(join(tmpdir(), 'rtcap-quotas-out-'));
+    const r = await rtcap(['quotas', file, '--url', url, '--out', out]);
+    expect(r.stderr).toContain('quotas: PASS — 1 of 1 as declared');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'quotas.json'), 'utf8')) as QuotasReport;
+    expect(report.target.url).toMatch(/^wss:\/\//);
+    expect(report.rows).toHaveLength(1);
+    expect(report.rows[0]).toMatchObject({
+      quota: 'max_channels_per_client',
+      pass: true,
+      onset: 10,
+    });
   });
 });

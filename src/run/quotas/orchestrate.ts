@@ -20,13 +20,19 @@
  *   refusal, from the client's own count of them.
  */
 import { TokenSource } from '../../client/auth.js';
-import { buildSocketUrl } from '../../client/url.js';
 import { redactText } from '../../redact/redact.js';
 import type { Profile, Quotas } from '../../profile/schema.js';
 import { CONNECT_ERROR_BACKOFF_MS, REASON } from '../../protocol/constants.js';
 import { renderQuotasMarkdown } from '../../report/quotas.js';
 import { makeRunId, RunWriter } from '../output.js';
-import { BUILTIN_JWT_SECRET, startBuiltinServer, type BuiltinServer } from '../target.js';
+import { startBuiltinServer, type BuiltinServer } from '../target.js';
+import {
+  builtinConfigOf,
+  checkMinting,
+  socketOf,
+  tlsOf,
+  tokenConfigOf,
+} from '../target-connection.js';
 import type { QuotaTarget } from './client.js';
 import { checkChannels } from './drivers/channels.js';
 import { eventsDriver } from './drivers/events.js';
@@ -145,85 +151,23 @@ export async function runQuotas(
   o: QuotasRunOptions,
 ): Promise<{ report: QuotasReport; dir: string }> {
   const { profile, log } = o;
-  const q = profile.quotas;
-  if (!q || declaredQuotas(q).length === 0)
-    throw new QuotaAbort(
-      'the profile declares no quota (a `quotas:` section with max_joins_per_second, max_events_per_second, ...)',
-    );
-  if (profile.target.dialect !== 'supabase')
-    throw new QuotaAbort(
-      'quotas are Supabase Realtime tenant limits: target.dialect must be supabase',
-    );
+  const q = quotasOrRefuse(profile);
   const startedAt = new Date();
   const runId = `${makeRunId(profile.name, startedAt)}-quotas`;
   const writer = RunWriter.forRun(o.outDir, o.reportsDir ?? 'reports', runId);
   let server: BuiltinServer | null = null;
-  const settings = Object.fromEntries(
-    Object.entries(q).filter(([k]) => !(QUOTA_NAMES as readonly string[]).includes(k)),
-  ) as Omit<Quotas, QuotaName> satisfies QuotaSettings;
-  const report: QuotasReport = {
-    schema: 'rtcap.quotas/v1',
-    run_id: runId,
-    profile: { name: profile.name, path: o.profilePath },
-    target: { url: '', builtin: false, server_config: null },
-    started_at: startedAt.toISOString(),
-    finished_at: startedAt.toISOString(),
-    abort_reason: null,
-    settings,
-    result: 'inconclusive',
-    pass: false,
-    rows: [],
-  };
+  const report = emptyReport(o, q, runId, startedAt);
   try {
     let url = o.url ?? profile.target.url;
     if (!url) {
-      const config = builtinQuotaConfig(profile);
-      if (q.rate_buckets !== 12)
-        log(
-          `warning: the built-in server's rate window has 12 buckets; quotas.rate_buckets is ${q.rate_buckets}`,
-        );
-      log('starting the built-in server (rtcap serve) with the declared quotas…');
-      server = await startBuiltinServer({
-        workers: profile.target.server.workers,
-        config,
-        database: false,
-        cpus: o.serverCpus ?? null,
-        logPath: writer.path('server.log'),
-        signal: o.signal,
-        extraArgs: [
-          '--rate-tick-ms',
-          String(q.rate_tick),
-          '--channel-error-backoff-ms',
-          String(q.error_backoff),
-          '--connect-error-backoff-ms',
-          String(Math.min(q.error_backoff, CONNECT_ERROR_BACKOFF_MS)),
-        ],
-      });
+      const config = await builtinConfigOf(profile, builtinQuotaConfig(profile));
+      server = await startQuotaServer(o, q, config, writer);
       url = server.url;
       report.target.server_config = config;
       report.target.builtin = true;
     }
     report.target.url = redactText(url);
-    const auth = profile.target.auth;
-    const tokens = new TokenSource({
-      apikey: auth?.apikey,
-      jwtSecret:
-        auth?.jwt_secret ??
-        (server && !auth?.apikey && !auth?.token_file ? BUILTIN_JWT_SECRET : undefined),
-      role: auth?.role ?? 'anon',
-      ttlMs: auth?.token_ttl ?? 3_600_000,
-      tokenFile: auth?.token_file,
-    });
-    const headers: Record<string, string> = { ...profile.target.headers };
-    if (profile.target.host) headers.host = profile.target.host;
-    const target: QuotaTarget = {
-      socketUrl: buildSocketUrl(url, { vsn: profile.target.vsn, params: profile.target.params }),
-      headers,
-      vsn: profile.target.vsn,
-      tokens,
-      apikeyIn: auth?.apikey_in ?? 'query',
-      replyTimeoutMs: q.error_backoff + profile.target.join_timeout,
-    };
+    const target = await quotaTargetOf(profile, q, url, server !== null);
     log(
       `target: ${report.target.url}${server ? ` (built-in, rate tick ${q.rate_tick} ms × 12)` : ''}; below ${Math.round(q.below * 100)} %, above ${Math.round(q.above * 100)} %, onset tolerance ${Math.round(q.tolerance * 100)} %`,
     );
@@ -241,4 +185,93 @@ export async function runQuotas(
     writer.writeText('quotas.md', renderQuotasMarkdown(report));
   }
   return { report, dir: writer.dir };
+}
+
+/** The profile's quotas section; refused when it declares none or the target is not Supabase. */
+function quotasOrRefuse(profile: Profile): Quotas {
+  const q = profile.quotas;
+  if (!q || declaredQuotas(q).length === 0)
+    throw new QuotaAbort(
+      'the profile declares no quota (a `quotas:` section with max_joins_per_second, max_events_per_second, ...)',
+    );
+  if (profile.target.dialect !== 'supabase')
+    throw new QuotaAbort(
+      'quotas are Supabase Realtime tenant limits: target.dialect must be supabase',
+    );
+  return q;
+}
+
+/** quotas.json before any check: no rows, inconclusive; its settings are the non-quota fields. */
+function emptyReport(o: QuotasRunOptions, q: Quotas, runId: string, startedAt: Date): QuotasReport {
+  const settings = Object.fromEntries(
+    Object.entries(q).filter(([k]) => !(QUOTA_NAMES as readonly string[]).includes(k)),
+  ) as Omit<Quotas, QuotaName> satisfies QuotaSettings;
+  return {
+    schema: 'rtcap.quotas/v1',
+    run_id: runId,
+    profile: { name: o.profile.name, path: o.profilePath },
+    target: { url: '', builtin: false, server_config: null },
+    started_at: startedAt.toISOString(),
+    finished_at: startedAt.toISOString(),
+    abort_reason: null,
+    settings,
+    result: 'inconclusive',
+    pass: false,
+    rows: [],
+  };
+}
+
+/** The built-in server with the declared quotas and the profile's rate tick and error backoff. */
+async function startQuotaServer(
+  o: QuotasRunOptions,
+  q: Quotas,
+  config: Record<string, unknown>,
+  writer: RunWriter,
+): Promise<BuiltinServer> {
+  const { profile, log } = o;
+  if (q.rate_buckets !== 12)
+    log(
+      `warning: the built-in server's rate window has 12 buckets; quotas.rate_buckets is ${q.rate_buckets}`,
+    );
+  log('starting the built-in server (rtcap serve) with the declared quotas…');
+  return startBuiltinServer({
+    workers: profile.target.server.workers,
+    config,
+    database: false,
+    cpus: o.serverCpus ?? null,
+    logPath: writer.path('server.log'),
+    signal: o.signal,
+    extraArgs: [
+      '--rate-tick-ms',
+      String(q.rate_tick),
+      '--channel-error-backoff-ms',
+      String(q.error_backoff),
+      '--connect-error-backoff-ms',
+      String(Math.min(q.error_backoff, CONNECT_ERROR_BACKOFF_MS)),
+    ],
+  });
+}
+
+/**
+ * How the checks reach the target: the same socket URL, headers, tokens (a secret, a token file or
+ * a private key: HS256, ES256, RS256) and TLS settings as a run's (run/target-connection).
+ */
+async function quotaTargetOf(
+  profile: Profile,
+  q: Quotas,
+  url: string,
+  builtin: boolean,
+): Promise<QuotaTarget> {
+  const tokens = tokenConfigOf(profile, builtin);
+  await checkMinting(tokens);
+  const { socketUrl, headers } = socketOf(profile, url);
+  return {
+    socketUrl,
+    headers,
+    vsn: profile.target.vsn,
+    tokens: new TokenSource(tokens),
+    apikeyIn: tokens.apikeyIn,
+    replyTimeoutMs: q.error_backoff + profile.target.join_timeout,
+    tls: tlsOf(profile),
+  };
 }
