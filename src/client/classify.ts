@@ -3,6 +3,7 @@
  * and who is to blame is explicit. Generator-side limits (EMFILE, EADDRNOTAVAIL) are never
  * server failures.
  */
+import { REASON } from '../protocol/constants.js';
 import type { ErrorClass } from '../result/result.js';
 
 export interface ClassifiedError {
@@ -81,9 +82,23 @@ export function classifyTlsFailure(err: Error & { code?: string }): ClassifiedEr
   };
 }
 
+/**
+ * Said after a refusal for a missing key: which key a Supabase-style server expects and where
+ * rtcap takes it from (docs/YOUR-SERVER.md).
+ */
+export const API_KEY_HINT =
+  'the server expects an API key (the apikey query parameter or the x-api-key header): set ' +
+  'target.auth.apikey (target.auth.apikey_in: query or header), or target.auth.jwt_secret to ' +
+  "mint one per connection (rtcap serve's: its --jwt-secret, by default the Supabase " +
+  'development secret)';
+
 export function classifyRefusedUpgrade(status: number, body: string): ClassifiedError {
   const text = oneLine(body).slice(0, 300);
-  return { class: 'server', reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}` };
+  const hint = status === 401 && text.includes(REASON.apiKeyMissing) ? ` — ${API_KEY_HINT}` : '';
+  return {
+    class: 'server',
+    reason: `upgrade refused: HTTP ${status}${text ? ` ${text}` : ''}${hint}`,
+  };
 }
 
 /**

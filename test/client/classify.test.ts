@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyClose,
   classifyJoinError,
+  API_KEY_HINT,
   classifyRefusedUpgrade,
   classifySocketError,
   oneLine,
@@ -55,14 +56,25 @@ describe('classifySocketError', () => {
 
 describe('classifyRefusedUpgrade', () => {
   it('keeps status and body verbatim, on one line (§1.5)', () => {
-    expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({
+    expect(classifyRefusedUpgrade(401, '{"error":"Unauthorized"}')).toEqual({
       class: 'server',
-      reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+      reason: 'upgrade refused: HTTP 401 {"error":"Unauthorized"}',
     });
     expect(classifyRefusedUpgrade(429, '{\n  "error": "Too many connected users"\n}\n')).toEqual({
       class: 'server',
       reason: 'upgrade refused: HTTP 429 { "error": "Too many connected users" }',
     });
+  });
+
+  it('a missing API key says which key the server expects and where rtcap takes it from', () => {
+    expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({
+      class: 'server',
+      reason: `upgrade refused: HTTP 401 {"error":"API key is missing"} — ${API_KEY_HINT}`,
+    });
+    expect(API_KEY_HINT).toMatch(
+      /target\.auth\.apikey \(target\.auth\.apikey_in: query or header\)/,
+    );
+    expect(API_KEY_HINT).toMatch(/target\.auth\.jwt_secret/);
   });
 
   it('a bare status when there is no body (older servers: bare 403)', () => {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
-import type { ClassifiedError } from '../../src/client/classify.js';
+import { API_KEY_HINT, type ClassifiedError } from '../../src/client/classify.js';
 import {
   decodeFrame,
   encodeFrame,
@@ -632,7 +632,7 @@ describe('Connection: malformed frames and failed connects', () => {
         phase: 'connect',
         error: {
           class: 'server',
-          reason: 'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+          reason: `upgrade refused: HTTP 401 {"error":"API key is missing"} — ${API_KEY_HINT}`,
         },
       },
       { type: 'closed', byUs: false },

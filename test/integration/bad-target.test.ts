@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { API_KEY_HINT } from '../../src/client/classify.js';
 import { runBenchmark, EXIT } from '../../src/run/runner.js';
 import type { RunResult } from '../../src/result/result.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
@@ -70,8 +71,9 @@ describe('bad targets', () => {
     expect(result.abort_reason).toContain(
       'upgrade refused: HTTP 401 {"error":"API key is missing"}',
     );
+    // …followed by which key the server expects and where rtcap takes it from.
     expect(Object.keys(result.steps[0].errors)).toEqual([
-      'upgrade refused: HTTP 401 {"error":"API key is missing"}',
+      `upgrade refused: HTTP 401 {"error":"API key is missing"} — ${API_KEY_HINT}`,
     ]);
   });
 
