@@ -63,6 +63,37 @@ export function decodeHistogram(encoded: string): Histogram {
   return h;
 }
 
+/** The parts of a JS histogram meanOf reads (public methods of hdr-histogram-js's JsHistogram). */
+interface CountsView {
+  totalCount: number;
+  countsArrayLength: number;
+  getCountAtIndex(index: number): number;
+  valueFromIndex(index: number): number;
+  highestEquivalentValue(value: number): number;
+  medianEquivalentValue(value: number): number;
+}
+
+/**
+ * The histogram's mean, exactly as hdr-histogram-js's `mean` computes it (each recorded
+ * bucket's median equivalent value × its count, in index order, ÷ the total), read straight off
+ * the counts: its getter walks every bucket through an iterator that computes two values per
+ * bucket, ≈ 1 ms per histogram, which the coordinator paid for every merged second.
+ */
+export function meanOf(h: Histogram): number {
+  const v = h as unknown as CountsView;
+  const total = v.totalCount;
+  if (total === 0) return 0;
+  let sum = 0;
+  let seen = 0;
+  for (let i = 0; seen < total && i < v.countsArrayLength; i++) {
+    const c = v.getCountAtIndex(i);
+    if (c === 0) continue;
+    seen += c;
+    sum += v.medianEquivalentValue(v.highestEquivalentValue(v.valueFromIndex(i))) * c;
+  }
+  return sum / total;
+}
+
 export function percentilesOf(h: Histogram | null): Percentiles {
   if (!h || h.totalCount === 0) {
     return { p50: null, p95: null, p99: null, p999: null, max: null, mean: null, count: 0 };
@@ -77,7 +108,7 @@ export function percentilesOf(h: Histogram | null): Percentiles {
     p99: at(99),
     p999: at(99.9),
     max: ms(h.maxValue),
-    mean: ms(h.mean),
+    mean: ms(meanOf(h)),
     count: h.totalCount,
     few_samples: fewSampleKeys(h.totalCount),
   };

@@ -4,6 +4,7 @@ import {
   decodeHistogram,
   emptyPercentiles,
   encodeHistogram,
+  meanOf,
   percentilesOf,
   recordMs,
 } from '../../src/measure/histogram.js';
@@ -168,5 +169,31 @@ describe('the two hdr-histogram-js files used instead of its index', () => {
     expect(back.totalCount).toBe(5000);
     expect(percentilesOf(back)).toEqual(percentilesOf(viaIndex));
     expect(back.outputPercentileDistribution()).toBe(viaIndex.outputPercentileDistribution());
+  });
+});
+
+describe('meanOf', () => {
+  it("equals hdr-histogram-js's own mean exactly, from sub-millisecond to an hour", () => {
+    let seed = 7;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (const spreadMs of [0.5, 30, 2_000, 3_600_000]) {
+      const h = createHistogram();
+      for (let i = 0; i < 5000; i++) recordMs(h, rand() * spreadMs);
+      recordMs(h, spreadMs); // the top of the range, once
+      expect(meanOf(h)).toBe(h.mean);
+    }
+  });
+
+  it('is 0 for an empty histogram, as the library says', () => {
+    const h = createHistogram();
+    expect(meanOf(h)).toBe(0);
+    expect(h.mean).toBe(0);
+  });
+
+  it('counts a decoded (merged) histogram the same as the one recorded', () => {
+    const h = createHistogram();
+    for (let ms = 1; ms <= 300; ms++) recordMs(h, ms * 1.7);
+    const d = decodeHistogram(encodeHistogram(h));
+    expect(meanOf(d)).toBe(h.mean);
   });
 });
