@@ -16,6 +16,13 @@ export interface Segment {
 
 export const WHOLE: Segment = { index: 0, count: 1 };
 
+/**
+ * Slack the shared `--start-at` schedule leaves after each step's planned ramp (joins answered
+ * late) and after its longest drain (run/segment-schedule); a segment whose clock is off by more
+ * runs its joins or sends outside the others'.
+ */
+export const ALIGN_MARGIN_MS = 2000;
+
 /** "i/N" → segment, or a one-line reason. */
 export function parseSegment(text: string): Segment | string {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());

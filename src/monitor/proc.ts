@@ -104,6 +104,7 @@ export class ProcTreeSampler implements ResourceSampler {
     let rss = 0;
     let dbRss = 0;
     const seen = new Map<number, number>();
+    const processes: Array<{ pid: number; rssPages: number }> = [];
     for (const s of tree) {
       const prev = this.lastByPid.get(s.pid);
       const d = prev === undefined ? (this.last ? s.cpuTicks : 0) : Math.max(0, s.cpuTicks - prev);
@@ -114,6 +115,7 @@ export class ProcTreeSampler implements ResourceSampler {
       } else {
         cpuDelta += d;
         rss += s.rssPages;
+        processes.push({ pid: s.pid, rssPages: s.rssPages });
       }
     }
     this.lastByPid = seen;
@@ -121,6 +123,9 @@ export class ProcTreeSampler implements ResourceSampler {
     const prev = this.last;
     this.last = { t, cpu: 0, dbCpu: 0 };
     const mb = (pages: number) => (pages * this.pageBytes) / 1048576;
+    const perProcess = processes
+      .sort((a, b) => a.pid - b.pid)
+      .map((x) => ({ pid: x.pid, rssMb: mb(x.rssPages) }));
     if (!prev)
       return {
         t,
@@ -129,6 +134,7 @@ export class ProcTreeSampler implements ResourceSampler {
         dbCpuCores: null,
         dbRssMb: hasDb ? mb(dbRss) : null,
         openFiles,
+        processes: perProcess,
       };
     const seconds = Math.max(0.001, (t - prev.t) / 1000);
     return {
@@ -138,6 +144,7 @@ export class ProcTreeSampler implements ResourceSampler {
       dbCpuCores: hasDb ? dbCpuDelta / this.ticksPerS / seconds : null,
       dbRssMb: hasDb ? mb(dbRss) : null,
       openFiles,
+      processes: perProcess,
     };
   }
 }

@@ -17,6 +17,8 @@ export interface ResourceSample {
    * only, from /proc; absent or null elsewhere).
    */
   openFiles?: { pid: number; open: number; limit: number | null } | null;
+  /** Each server process's RSS (local process trees only, the database's left out). */
+  processes?: Array<{ pid: number; rssMb: number }>;
 }
 
 export interface ResourceSampler {

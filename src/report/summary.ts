@@ -98,6 +98,33 @@ function segmentRows(r: RunResult): [string, string][] {
       'clocks',
       `${seg.clocks} (${fmtInt(same)} receipts timed, ${fmtInt(other)} from another machine counted only)`,
     ],
+    ...(seg.clock_offsets ? [clockOffsetRow(seg.clock_offsets)] : []),
+  ];
+}
+
+/**
+ * The segments' clocks against segment 0's, as measured from the receipts, and which of them
+ * are beyond the shared schedule's margin.
+ */
+function clockOffsetRow(
+  c: NonNullable<NonNullable<RunResult['segments']>['clock_offsets']>,
+): [string, string] {
+  if (c.segments.length === 0)
+    return ['clock offsets', 'not measured (no message received on segment 0 and another)'];
+  const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${fmtInt(Math.abs(Math.round(ms)))} ms`;
+  const parts = c.segments.map(
+    (s) =>
+      `segment ${s.segment} ${signed(s.offset_ms)} (IQR ${s.iqr_ms} ms, ${fmtInt(s.messages)} messages)`,
+  );
+  const off = c.segments.filter((s) => Math.abs(s.offset_ms) > c.margin_ms);
+  const warning = off.length
+    ? `; beyond the ${fmtInt(c.margin_ms)} ms margin of the shared --start-at schedule: ` +
+      `segment ${off.map((s) => s.segment).join(', ')} joined or sent outside the others' windows ` +
+      '(counts may include joins after sends; synchronise the clocks)'
+    : '';
+  return [
+    'clock offsets',
+    `vs segment 0, from first receipts of the same messages: ${parts.join('; ')}${warning}`,
   ];
 }
 

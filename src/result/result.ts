@@ -202,6 +202,14 @@ export interface StepResult {
      * unknown or unlimited) and its pid. Local servers only; absent in older results.
      */
     open_files?: { max: number; limit: number | null; pid: number } | null;
+    /**
+     * (RSS at the steady window's highest sample − the server's RSS at its first sample, ready
+     * and before any connection) × 1024 ÷ connections joined at the start of the steady window,
+     * KiB; a local server sampled from /proc only. Absent in older results.
+     */
+    rss_per_connection_kb?: number | null;
+    /** Each server process's RSS at that sample (MiB), by pid. Absent in older results. */
+    rss_mb_by_process?: Array<{ pid: number; rss_mb: number }>;
   };
   database: { cpu_pct: number | null; rss_mb: number | null } | null;
   /**
@@ -233,6 +241,11 @@ export interface StepResult {
      * in older results.
      */
     rss_per_connection_kb?: number | null;
+    /**
+     * Each generator process's RSS (MiB, process 0 first) in the second of rss_mb_total. Absent in
+     * older results.
+     */
+    rss_mb_by_process?: number[];
     workers: number;
     /**
      * The generator host over the steady window (systeminformation, one sample a second): CPU %
@@ -255,6 +268,17 @@ export interface StepResult {
   error_classes: Record<ErrorClass, number>;
   /** Scenario-specific figures (presence, changes, rooms...). */
   extra: Record<string, unknown>;
+}
+
+/** One segment's clock against segment 0's (RunResult.segments.clock_offsets). */
+export interface SegmentClockOffset {
+  segment: number;
+  /** Median of (first receipt on this segment − first receipt on segment 0), same message; ms. */
+  offset_ms: number;
+  /** Interquartile range of that difference, ms. */
+  iqr_ms: number;
+  /** Messages received on both this segment and segment 0. */
+  messages: number;
 }
 
 export interface RunResult {
@@ -306,7 +330,19 @@ export interface RunResult {
   /** Filled by the model layer (fits, capacity, advice) when the run has enough steps. */
   analysis?: unknown;
   /** A result merged from the shards of a run split over several generators (`rtcap merge`). */
-  segments?: { run: string; count: number; hosts: string[]; workers: number; clocks: string };
+  segments?: {
+    run: string;
+    count: number;
+    hosts: string[];
+    workers: number;
+    clocks: string;
+    /**
+     * Each segment's clock against segment 0's, from the first receipts of the messages both
+     * received (shard/clock-offsets), and the shared schedule's margin an offset must stay
+     * within. Absent in older results.
+     */
+    clock_offsets?: { margin_ms: number; segments: SegmentClockOffset[] };
+  };
 }
 
 /** One line of timeseries.ndjson, written every second while the run goes. */

@@ -123,6 +123,7 @@ async function conduct(ctx: RunContext): Promise<void> {
     gaugeSamples: s.gaugeSamples,
     hostSamples: s.hostSamples,
     generatorIdleRssMb: runner.pool.idleRssMb,
+    serverIdleRssMb: s.serverIdleRssMb,
   };
   started.shard?.resources(resources);
   await walkSteps({

@@ -70,6 +70,11 @@ export class RunSamplers {
   readonly serverSamples: ResourceSample[] = [];
   readonly hostSamples: HostSample[] = [];
   readonly gaugeSamples: GaugeSample[] = [];
+  /**
+   * The server's RSS at its first sample, taken once it is ready and before any generator
+   * connection: the baseline of server.rss_per_connection_kb. Null: not sampled.
+   */
+  serverIdleRssMb: number | null = null;
   private timers: NodeJS.Timeout[] = [];
 
   /** Takes a first server sample (CPU needs two) and samples every second after it. */
@@ -78,7 +83,7 @@ export class RunSamplers {
     onSample: (s: ResourceSample) => void,
   ): Promise<void> {
     if (!sampler) return;
-    await sampler.sample();
+    this.serverIdleRssMb = (await sampler.sample()).rssMb;
     this.timers.push(
       setInterval(() => {
         void sampler.sample().then((x) => {

@@ -5,11 +5,11 @@
  * Each step gets its planned ramp, a margin for slow joins, warm-up, the steady window and
  * the longest drain, then the next starts.
  */
+import { ALIGN_MARGIN_MS } from '../load/segment.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 
-/** Slack after the planned ramp (joins answered late) and after the longest drain. */
-export const ALIGN_MARGIN_MS = 2000;
+export { ALIGN_MARGIN_MS };
 
 export interface StepTimes {
   rampStartMs: number;

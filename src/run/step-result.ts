@@ -56,6 +56,7 @@ import {
   openFilesField,
   samplesInWindow,
   serverFigures,
+  serverMemoryFields,
 } from './figures/resources.js';
 import { hostFigures } from './figures/host.js';
 import type { HostSample } from '../monitor/host.js';
@@ -109,6 +110,8 @@ export interface StepInputs {
   generatorIdleRssMb?: number | null;
   stepSeconds: SecondRecord[];
   serverSamples: ResourceSample[];
+  /** The server's RSS before any connection (MiB), for server.rss_per_connection_kb. */
+  serverIdleRssMb?: number | null;
   serverSource: string | null;
   /** What the server can use (monitor/server-basis); the declared instance when absent. */
   serverBasis?: ServerBasis;
@@ -173,6 +176,7 @@ export function buildStepResult(args: StepInputs): StepResult {
         args.serverSource,
       ),
       ...openFilesField(args.serverSamples, w),
+      ...serverMemoryFields(samples, args.serverIdleRssMb ?? null, m.membersAtSteady),
     },
     database: databaseFigures(samples),
     drain: drainBacklog(lastReceipts(args.collected), w, args.stepSeconds),

@@ -13,6 +13,7 @@ import type { Connection, Inbound } from './connection.js';
 import { sleep } from '../util/sleep.js';
 import { errorCode, type AuthContext } from './db-types.js';
 import { bindingId, parseJoinPayload, type JoinConfig } from './join-config.js';
+import { flat, intern } from './intern.js';
 import { pubsubKey } from './tenant.js';
 import { bodyBytes, closeFrame, Outgoing, pushFrame, replyFrame, type OutBody } from './wire.js';
 
@@ -41,7 +42,8 @@ export class Channel {
   writeBroadcast: boolean | null = null;
   writePresence: boolean | null = null;
   presenceEnabled: boolean;
-  readonly presenceKey: string;
+  /** The join's presence key, or a UUID made when presence first needs one. */
+  private ownPresenceKey: string | null;
   /** The last tracked presence payload (a repeated identical track is a no-op, §5.1). */
   trackedJson: string | null = null;
   pg: PgBinding[] = [];
@@ -62,10 +64,18 @@ export class Channel {
   ) {
     this.v2 = conn.v2;
     this.subtopic = topic.slice(REALTIME_TOPIC_PREFIX.length);
-    this.key = pubsubKey(conn.tenant.id, this.subtopic, cfg.isPrivate);
+    this.key = intern(pubsubKey(conn.tenant.id, this.subtopic, cfg.isPrivate));
     this.accessToken = token;
     this.presenceEnabled = cfg.presenceEnabled || conn.tenant.config.presence_enabled;
-    this.presenceKey = cfg.presenceKey ?? randomUUID();
+    this.ownPresenceKey = cfg.presenceKey;
+  }
+
+  /**
+   * Made on first use, not at join: most channels never track presence, and randomUUID's string
+   * is a chain of ~16 concatenations (about 0.5 KB per channel until flattened).
+   */
+  get presenceKey(): string {
+    return (this.ownPresenceKey ??= flat(randomUUID()));
   }
 
   get tenant() {
@@ -128,7 +138,7 @@ export class Channel {
       return fail(
         ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable,
       );
-    const ch = new Channel(conn, f.topic, f.joinRef, cfg, token);
+    const ch = new Channel(conn, intern(f.topic), f.joinRef, cfg, token);
     ch.claims = verified.claims;
     if (cfg.isPrivate) {
       try {
@@ -160,7 +170,7 @@ export class Channel {
       id: bindingId(p.raw),
       subscriptionId: randomUUID(),
     }));
-    conn.channels.set(f.topic, ch);
+    conn.channels.set(ch.topic, ch);
     tenant.subscribe(ch.key, ch);
     if (!conn.counted) {
       conn.counted = true;

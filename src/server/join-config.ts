@@ -4,6 +4,7 @@
  * did parse, so every field here falls back to its default on its own.
  */
 import { createHash } from 'node:crypto';
+import { intern } from './intern.js';
 
 export interface PostgresChangeParams {
   /** The client's params map exactly as sent: echoed in the join reply with an `id`. */
@@ -63,7 +64,7 @@ export function parseJoinPayload(payload: unknown, subtopic: string): JoinConfig
     isPrivate: flexibleBoolean(config?.private),
     postgresChanges: [],
     newApi: config !== null,
-    accessToken: typeof token === 'string' ? token : null,
+    accessToken: typeof token === 'string' ? intern(token) : null,
   };
   if (config) {
     const list = Array.isArray(config.postgres_changes) ? config.postgres_changes : [];

@@ -34,6 +34,7 @@ import {
 } from './options.js';
 import { ChangesHub } from './postgres-changes.js';
 import { PresenceHub } from './presence.js';
+import { intern } from './intern.js';
 import { handleRest, isRestPath } from './rest.js';
 import type { ServerState } from './server-state.js';
 import type { Tenant } from './tenant.js';
@@ -195,7 +196,7 @@ export class RealtimeServer implements ServerContext, ServerState {
 
   /** `UserSocket.connect/3` checks, in order (§1.5). */
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    socket.on('error', () => undefined);
+    socket.on('error', ignoreError);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== SOCKET_PATH && url.pathname !== GATEWAY_SOCKET_PATH) {
       return writeHttp(socket, 404, '');
@@ -231,7 +232,7 @@ export class RealtimeServer implements ServerContext, ServerState {
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.stats.connectionsOpened++;
-      new Connection(ws, tenant, this, vsn === VSN_2, token, flatHeaders(req));
+      new Connection(ws, tenant, this, vsn === VSN_2, intern(token), flatHeaders(req));
     });
   }
 
@@ -255,10 +256,17 @@ export class RealtimeServer implements ServerContext, ServerState {
   }
 }
 
+/**
+ * The upgraded socket's error listener, defined out here: a closure made inside onUpgrade would
+ * hold that call's whole scope (the request, its headers, URL and token) for the socket's life.
+ */
+function ignoreError(): void {}
+
+/** The upgrade's headers, for RLS; values most connections share are kept once (intern). */
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+    if (v !== undefined) out[k] = intern(Array.isArray(v) ? v.join(', ') : v);
   return out;
 }
 

@@ -63,6 +63,8 @@ export interface ShardResources {
    * baseline of generator.rss_per_connection_kb.
    */
   generatorIdleRssMb?: number | null;
+  /** The server's RSS at its first sample, before any connection (MiB); absent in older shards. */
+  serverIdleRssMb?: number | null;
 }
 
 export interface Shard {

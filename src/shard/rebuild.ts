@@ -7,6 +7,8 @@ import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
 import { Timeline } from '../run/figures/timeline.js';
+import { ALIGN_MARGIN_MS } from '../load/segment.js';
+import { clockOffsets } from './clock-offsets.js';
 import type { ShardStep } from './format.js';
 import type { MergedShards } from './merge.js';
 import { shardStepResult } from './step-result.js';
@@ -62,6 +64,10 @@ export function rebuildResult(
     hosts: merged.hosts,
     workers: merged.workers,
     clocks: CLOCKS_NOTE,
+    clock_offsets: {
+      margin_ms: ALIGN_MARGIN_MS,
+      segments: clockOffsets(merged.steps, merged.identity.segments),
+    },
   };
 
   const timeseries: TimeseriesPoint[] = [];

@@ -68,6 +68,7 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
     generatorIdleRssMb: idleRssMb(ctx.resources),
     stepSeconds: ctx.timeline.between(w.rampStart, w.drainEnd + 1000),
     serverSamples: server?.serverSamples ?? [],
+    serverIdleRssMb: server?.serverIdleRssMb ?? null,
     serverSource: server?.serverSource ?? null,
     ...(server?.serverBasis ? { serverBasis: server.serverBasis } : {}),
     serverGauges: server?.gaugeSamples ?? [],

@@ -73,6 +73,28 @@ export function openFilesField(
   return o ? { open_files: o } : {};
 }
 
+/**
+ * The server's memory per joined connection and each process's share: from the steady window's
+ * sample with the highest RSS (summed over the server's processes), less the server's RSS at its
+ * first sample (ready, before any connection), over the connections joined at the start of the
+ * steady window. Nothing when the server was not sampled from /proc.
+ */
+export function serverMemoryFields(
+  samples: readonly ResourceSample[],
+  idleRssMb: number | null,
+  joined: number,
+): Pick<StepResult['server'], 'rss_per_connection_kb' | 'rss_mb_by_process'> {
+  let peak: ResourceSample | null = null;
+  for (const s of samples)
+    if (s.rssMb !== null && (peak === null || s.rssMb > peak.rssMb!)) peak = s;
+  if (!peak?.processes) return {};
+  const perConnKb = rssPerConnectionKb(peak.rssMb, idleRssMb, joined);
+  return {
+    rss_per_connection_kb: perConnKb === null ? null : r1(perConnKb),
+    rss_mb_by_process: peak.processes.map((p) => ({ pid: p.pid, rss_mb: r1(p.rssMb) })),
+  };
+}
+
 /** The built-in server's database (CPU % of one core), null when it was not sampled. */
 export function databaseFigures(samples: readonly ResourceSample[]): StepResult['database'] {
   const dbCpu = mean(present(samples.map((s) => s.dbCpuCores)));
@@ -116,11 +138,9 @@ export function generatorFigures(args: {
   const lag = max(present(args.lagsP99Ms));
   const rss = max(args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb)));
   // Every process's RSS in the same second, summed; the highest such second of the window.
-  const total = max(
-    args.steadySeconds
-      .filter((s) => s.workers.length === args.workers)
-      .map((s) => sumOf(s.workers, (x) => x.health.rssMb)),
-  );
+  const complete = args.steadySeconds.filter((s) => s.workers.length === args.workers);
+  const total = max(complete.map((s) => sumOf(s.workers, (x) => x.health.rssMb)));
+  const peak = complete.find((s) => sumOf(s.workers, (x) => x.health.rssMb) === total);
   const perConnKb = rssPerConnectionKb(total, args.idleRssMb ?? null, args.joined ?? 0);
   return {
     cpu_pct: cpu === null ? null : r1(cpu),
@@ -133,6 +153,13 @@ export function generatorFigures(args: {
     rss_mb: rss === null ? null : r1(rss),
     rss_mb_total: total === null ? null : r1(total),
     rss_per_connection_kb: perConnKb === null ? null : r1(perConnKb),
+    ...(peak
+      ? {
+          rss_mb_by_process: [...peak.workers]
+            .sort((a, b) => a.worker - b.worker)
+            .map((x) => r1(x.health.rssMb)),
+        }
+      : {}),
     workers: args.workers,
   };
 }

@@ -3,10 +3,12 @@ import {
   databaseFigures,
   generatorFigures,
   rssPerConnectionKb,
+  serverMemoryFields,
   samplesInWindow,
   serverFigures,
 } from '../../../src/run/figures/resources.js';
 import type { SecondRecord } from '../../../src/run/figures/timeline.js';
+import type { ResourceSample } from '../../../src/monitor/types.js';
 
 const sample = (
   t: number,
@@ -82,6 +84,7 @@ describe('resource figures', () => {
       rss_mb: 200,
       rss_mb_total: 300,
       rss_per_connection_kb: null,
+      rss_mb_by_process: [100, 200],
       workers: 2,
     });
     const parts = generatorFigures({
@@ -136,9 +139,41 @@ describe('resource figures', () => {
     });
     expect(g.rss_mb_total).toBe(225);
     expect(g.rss_per_connection_kb).toBe(100);
+    // Each process's share in that second, process 0 first.
+    expect(g.rss_mb_by_process).toEqual([110, 115]);
     expect(rssPerConnectionKb(225, 125, 1024)).toBe(100);
     expect(rssPerConnectionKb(225, null, 1024)).toBeNull();
     expect(rssPerConnectionKb(225, 125, 0)).toBeNull();
     expect(rssPerConnectionKb(null, 125, 10)).toBeNull();
+  });
+
+  it("server memory per connection: the steady window's highest summed RSS, less the server's first sample, over the connections joined; each process's RSS at that sample", () => {
+    const at = (t: number, procs: number[]): ResourceSample => ({
+      t,
+      cpuCores: 0.1,
+      rssMb: procs.reduce((a, b) => a + b, 0),
+      dbCpuCores: null,
+      dbRssMb: null,
+      processes: procs.map((rssMb, i) => ({ pid: 100 + i, rssMb })),
+    });
+    // 100 MiB idle; peak 300 MiB (100 + 200) over 2,048 connections: 100 KiB each.
+    const f = serverMemoryFields(
+      [at(1, [90, 150]), at(2, [100, 200]), at(3, [95, 190])],
+      100,
+      2048,
+    );
+    expect(f).toEqual({
+      rss_per_connection_kb: 100,
+      rss_mb_by_process: [
+        { pid: 100, rss_mb: 100 },
+        { pid: 101, rss_mb: 200 },
+      ],
+    });
+    // No baseline: processes still shown, the per-connection figure unknown.
+    expect(serverMemoryFields([at(1, [50])], null, 10).rss_per_connection_kb).toBeNull();
+    // A server not sampled from /proc (Prometheus): nothing.
+    const { processes: _p, ...prom } = at(1, [50]);
+    expect(serverMemoryFields([prom], 10, 10)).toEqual({});
+    expect(serverMemoryFields([], 10, 10)).toEqual({});
   });
 });
