@@ -61,6 +61,8 @@ export interface ServeArgs {
   config?: string;
   configJson?: string;
   workers: number;
+  /** How the processes share new connections (--workers > 1); default round-robin. */
+  accept?: 'round-robin' | 'shared';
   databaseUrl?: string;
   database: boolean;
   readyJson: boolean;
@@ -122,7 +124,7 @@ export async function runServe(
   if (a.jwks) opts.config = { ...opts.config, jwt_jwks: await loadJwks(a.jwks) };
   const running =
     a.workers > 1
-      ? await startCluster({ ...opts, workers: a.workers })
+      ? await startCluster({ ...opts, workers: a.workers, accept: a.accept })
       : await startServer(opts).then((s) => ({ ...s, workers: 1 }));
   const ready = {
     event: 'ready',
@@ -195,6 +197,13 @@ function builder(y: Argv): Argv {
         describe: 'server processes sharing the port (PubSub between them)',
       }),
     )
+    .option('accept', {
+      choices: ['round-robin', 'shared'] as const,
+      default: 'round-robin' as const,
+      describe:
+        'with --workers: the primary hands each connection to the next process (round-robin), ' +
+        'or every process accepts from the shared socket (shared: no hand-off round trip)',
+    })
     .option('database-url', {
       type: 'string',
       describe: 'use this PostgreSQL instead of starting an embedded one',
@@ -261,6 +270,7 @@ function toArgs(argv: Record<string, unknown>): ServeArgs {
     config: argv.config as string | undefined,
     configJson: argv['config-json'] as string | undefined,
     workers: argv.workers as number,
+    accept: argv.accept as 'round-robin' | 'shared',
     databaseUrl: argv['database-url'] as string | undefined,
     database: argv.database as boolean,
     readyJson: argv['ready-json'] as boolean,

@@ -150,6 +150,15 @@ export const tlsSchema = z
 export const builtinServerSchema = z
   .object({
     workers: positiveInt.default(1).describe('server processes sharing the port'),
+    accept: z
+      .enum(['round-robin', 'shared'])
+      .default('round-robin')
+      .describe(
+        "how several server processes share new connections: 'round-robin' (the primary accepts " +
+          'each and hands it to the next process: even, but every hand-off waits for that ' +
+          "process's reply) or 'shared' (each process accepts from the one listening socket: no " +
+          'hand-off, the spread left to the kernel)',
+      ),
     config: z
       .record(z.string(), z.unknown())
       .default({})
@@ -239,7 +248,7 @@ export const targetSchema = z
       .optional()
       .describe('wss:// targets: trust (ca), client certificate (cert, key), or insecure'),
     server: builtinServerSchema
-      .default({ workers: 1, config: {}, database: true })
+      .default({ workers: 1, accept: 'round-robin', config: {}, database: true })
       .describe('the built-in server, when target.url is absent'),
     server_pid: positiveInt
       .optional()

@@ -91,6 +91,7 @@ async function startTarget(
   // Postgres, their files) before it rejects; the run's signal cancels it.
   const server = await startBuiltinServer({
     workers: profile.target.server.workers,
+    accept: profile.target.server.accept,
     config: await builtinConfigOf(profile),
     database: profile.target.server.database,
     cpus: serverCpus,

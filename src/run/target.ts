@@ -60,6 +60,8 @@ const STOP_GRACE_MS = 10_000;
 
 export async function startBuiltinServer(opts: {
   workers: number;
+  /** How the processes share new connections (`rtcap serve --accept`); default round-robin. */
+  accept?: 'round-robin' | 'shared';
   config: Record<string, unknown>;
   database: boolean;
   cpus: string | null;
@@ -94,6 +96,7 @@ export async function startBuiltinServer(opts: {
     '--exit-with-stdin',
     '--workers',
     String(opts.workers),
+    ...(opts.accept === 'shared' ? ['--accept', 'shared'] : []),
     ...(opts.extraArgs ?? []),
   ];
   if (Object.keys(opts.config).length > 0) {

@@ -55,7 +55,16 @@ function workerEntry(): { exec: string; execArgv: string[] } {
   return { exec: ts, execArgv: ['--import', 'tsx'] };
 }
 
-type ClusterOptions = ServerOptions & { workers: number };
+type ClusterOptions = ServerOptions & {
+  workers: number;
+  /**
+   * round-robin: the primary accepts and hands each connection to the next worker, one hand-off
+   * in flight per worker, so on a loaded machine the hand-offs' IPC round trips bound the join
+   * rate (≈ 150–200/s over 6 workers, 2 cores at load 20–30); shared: every worker accepts from
+   * the one listening socket (Node's SCHED_NONE), no round trip, spread by the kernel.
+   */
+  accept?: 'round-robin' | 'shared';
+};
 
 export async function startCluster(
   opts: ClusterOptions,
@@ -82,6 +91,7 @@ export async function startCluster(
     maxBufferedBytes: opts.maxBufferedBytes,
     dbUrl: db?.url ?? null,
   });
+  cluster.schedulingPolicy = opts.accept === 'shared' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   cluster.setupPrimary({ ...workerEntry(), args: [], serialization: 'advanced' });
   const primary = new ClusterPrimary(tenants, new PrimaryDatabase(db), timings, spec, log);
 
