@@ -268,6 +268,19 @@ export function decideVerdict(
   }
 
   const also = (lines: string[]) => lines.map((l) => `also: ${l}`);
+  // A server that went away, or that no connection could reach or join, is the step's answer:
+  // what the generator did not offer then had no one to go to, and a stall of its event loop
+  // while every socket failed at once is the failure's, not the load's. Broken, the generator
+  // figures kept as "also:" (its own OS limits still make the step generator-bound).
+  const gone = wentAwayReason(input);
+  const ownLimits = errno.size > 0 || classified > 0;
+  if (!ownLimits && (gone || refusedOutright) && generator.length > 0) {
+    return {
+      verdict: 'broken',
+      reasons: [...(gone ? [gone] : []), ...broken, ...also(generator), ...also(degraded)],
+    };
+  }
+  if (gone && !ownLimits) broken.unshift(gone);
   if (generator.length > 0) {
     return {
       verdict: 'generator-bound',
@@ -307,6 +320,28 @@ export function decideVerdict(
     parts.push(`join rate not judged (ramp ${fmtMs(jr.ramp_ms)} < ${fmtMs(MIN_JOIN_RAMP_MS)})`);
   }
   return { verdict: 'stable', reasons: [parts.join(', ')] };
+}
+
+/** How a step whose server went away mid-step begins its reasons. */
+export const SERVER_WENT_AWAY = 'the server went away';
+
+/**
+ * Connections dropped without a close frame (1006: the TCP connection just ended, as when the
+ * server process is killed) counted by their reason's words.
+ */
+const DROPPED_WITHOUT_CLOSE = /without a close frame \(1006\)/;
+
+/**
+ * "the server went away: …" when at least half the step's joined connections were dropped
+ * without a close frame; null otherwise.
+ */
+function wentAwayReason(input: VerdictInput): string | null {
+  let dropped = 0;
+  for (const [reason, n] of Object.entries(input.errors ?? {}))
+    if (DROPPED_WITHOUT_CLOSE.test(reason)) dropped += n;
+  const joined = input.connections_joined ?? input.connections_target ?? 0;
+  if (dropped === 0 || input.connections_disconnected === 0 || dropped < joined / 2) return null;
+  return `${SERVER_WENT_AWAY}: ${fmtInt(dropped)} of ${fmtInt(joined)} connections dropped without a close frame (1006)`;
 }
 
 /**

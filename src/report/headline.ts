@@ -10,6 +10,7 @@ import { isLowerBound, limitRemedy, limitWords } from '../model/limit.js';
 import { limitContextOf, limitOfStep } from '../model/step-limit.js';
 import { fmtInt, fmtMs, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { findKnee } from '../model/knee.js';
+import { SERVER_WENT_AWAY } from '../model/verdict.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
@@ -71,7 +72,9 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
       failed.complete === false ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
     const aborted = r.abort_reason ? `; the run was aborted: ${r.abort_reason}` : '';
     if (failed.verdict === 'generator-bound') {
-      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${aborted}.`;
+      const gone = steps.find((s) => reasonOf(s).startsWith(SERVER_WENT_AWAY));
+      const then = gone ? `; then, in ${stepName(gone)}, ${reasonOf(gone)}` : aborted;
+      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${then}.`;
     }
     return `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`;
   }
@@ -84,6 +87,9 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
     const words = limitWords(limit, { remedy: false });
     const remedy = limitRemedy(limit);
     const why = reasonOf(next);
+    // A server that went away (killed, crashed) reached no limit of its load.
+    if (why.startsWith(SERVER_WENT_AWAY))
+      return `${who} carried ${carried(best, '≥ ')} ${at}; then ${why} in ${stepName(next)}, which was broken, so no limit was measured and this is a lower bound.`;
     const what = `${stepName(next)} was ${next.verdict}${words.includes(why) ? '' : `: ${why}`}`;
     if (isLowerBound(limit)) {
       return `${who} carried ${carried(best, '≥ ')} ${at}; what stopped the measurement: ${words} — ${what}; this is a lower bound on the server's own capacity${remedy ? ` (to measure further: ${remedy})` : ''}.`;

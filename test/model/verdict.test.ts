@@ -27,6 +27,54 @@ const v = (o: Partial<VerdictInput>, s: VerdictSlo = slo) =>
   decideVerdict({ ...healthy, ...o }, s, DEFAULT_GENERATOR_LIMITS);
 
 describe('decideVerdict', () => {
+  const DROP =
+    'connection dropped without a close frame (1006): the server went away or the network failed';
+  it('a server that went away mid-step is broken, first; the shortfall it caused is only "also:"', () => {
+    const gone = v({
+      connections_joined: 1000,
+      connections_disconnected: 1000,
+      errors: { [DROP]: 1000 },
+      error_classes: { network: 1000 },
+      generator_offered_ratio: 0.29,
+      generator_lag_p99_ms: 1298,
+      delivery_rate: 0.8,
+      messages_lost: 1998,
+    });
+    expect(gone.verdict).toBe('broken');
+    expect(gone.reasons[0]).toBe(
+      'the server went away: 1,000 of 1,000 connections dropped without a close frame (1006)',
+    );
+    expect(gone.reasons).toContain('also: generator event-loop lag p99 1,298 ms > 50 ms');
+    // A few drops among many connections are disconnects, not a server gone.
+    const few = v({ connections_joined: 1000, connections_disconnected: 3, errors: { [DROP]: 3 } });
+    expect(few.reasons[0]).toBe('3 connections disconnected');
+    // Its own OS limits still make the step the generator's.
+    expect(
+      v({
+        connections_joined: 10,
+        connections_disconnected: 10,
+        errors: { [DROP]: 10, 'generator: EMFILE (open-file limit reached)': 5 },
+      }).verdict,
+    ).toBe('generator-bound');
+  });
+
+  it('no connection could join: broken, however the generator lagged meanwhile', () => {
+    const refused = v({
+      connections_joined: 0,
+      connections_failed: 500,
+      connections_target: 500,
+      errors: { 'connect ECONNREFUSED 127.0.0.1:80': 500 },
+      error_classes: { network: 500 },
+      generator_lag_p99_ms: 3534,
+      generator_offered_ratio: 0.1,
+      delivery_rate: null,
+      latency_p95_ms: null,
+    });
+    expect(refused.verdict).toBe('broken');
+    expect(refused.reasons[0]).toBe('500 connections failed or were rejected');
+    expect(refused.reasons).toContain('also: generator event-loop lag p99 3,534 ms > 50 ms');
+  });
+
   it('joins: success against the SLO share, join p95 against its SLO, the measured join rate against the offered one', () => {
     const seed = { ...slo, join_success: 0.9995, join_p95_ms: 2000 };
     // Seed §1: 15,998 of 16,000 joined is stable at 0.9995; the default (1) breaks on any failure.

@@ -1,0 +1,94 @@
+/**
+ * A server killed with SIGKILL mid-step (its connections end without a close frame, 1006): the
+ * step is broken, its first reason "the server went away", never generator-bound however far
+ * the generator fell behind the schedule once no one was left to send to; the closing sentence
+ * says so; the run aborts (exit 3) within seconds.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { headline } from '../../src/report/headline.js';
+import { EXIT, runBenchmark } from '../../src/run/runner.js';
+import { BUILTIN_JWT_SECRET } from '../../src/run/target.js';
+import { INCOMPLETE_LABEL } from '../../src/model/format.js';
+import { profileFrom } from '../support/profiles.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+const work = mkdtempSync(join(tmpdir(), 'rtcap-killed-'));
+let serve: ChildProcess | null = null;
+afterAll(() => {
+  serve?.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** `rtcap serve` on a free port, in its own process (so it can be killed). */
+async function startServe(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const port = await new Promise<number>((ok, fail) => {
+    const read = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) ok(Number(m[1]));
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => fail(new Error(`rtcap serve exited (${code}): ${out}`)));
+  });
+  return { child, port };
+}
+
+describe('the server killed with SIGKILL mid-step', () => {
+  it('the step is broken: the server went away; the closing sentence says so', async () => {
+    const started = await startServe();
+    serve = started.child;
+    const profile = profileFrom({
+      name: 'killed',
+      scenario: 'broadcast-public',
+      target: {
+        url: `ws://127.0.0.1:${started.port}/socket/websocket`,
+        auth: { jwt_secret: BUILTIN_JWT_SECRET },
+      },
+      load: {
+        join_rate: 100,
+        drain: '2s',
+        steps: [
+          { connections: 20, send_rate: 5, duration: '3s' },
+          { connections: 20, send_rate: 5, duration: '6s' },
+        ],
+      },
+    });
+    const t0 = Date.now();
+    const outcome = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: join(work, 'run'),
+      log: (line) => {
+        // Two seconds into the second step's steady sends.
+        if (line.startsWith('step 2/2')) setTimeout(() => started.child.kill('SIGKILL'), 2_000);
+      },
+    });
+    outcome.release?.();
+    expect(Date.now() - t0).toBeLessThan(90_000);
+    expect(outcome.exitCode).toBe(EXIT.aborted);
+    const r = outcome.result;
+    expect(r.steps).toHaveLength(2);
+    const step = r.steps[1];
+    expect(step.verdict).toBe('broken');
+    const first = step.verdict_reasons.find((x) => !x.startsWith(INCOMPLETE_LABEL));
+    expect(first).toMatch(
+      /^the server went away: 20 of 20 connections dropped without a close frame \(1006\)$/,
+    );
+    expect(
+      step.verdict_reasons
+        .filter((x) => /offered|lag/.test(x))
+        .every((x) => x.startsWith('also: ')),
+    ).toBe(true);
+    expect(headline(r)).toMatch(/the server went away: 20 of 20 connections dropped/);
+  }, 120_000);
+});
