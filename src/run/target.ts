@@ -7,24 +7,17 @@
  * directory of the run, removed when the server is stopped — however the run ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  createWriteStream,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
-import { errorLine, redactText, registerSecrets, urlSecrets } from '../redact/redact.js';
+import { registerSecrets, urlSecrets } from '../redact/redact.js';
 import { leftovers, removeLeftover, RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
-import { raceTimer } from './abort.js';
-import { sleep } from '../util/sleep.js';
+import { ServerProcess, StartCancelled, type ReadyMessage } from './server-process.js';
+
+export { StartCancelled };
 
 export interface BuiltinServer {
   url: string;
@@ -46,19 +39,13 @@ export interface BuiltinServer {
 
 export const BUILTIN_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
-/** Thrown when the start was cancelled by `signal`; everything started is stopped by then. */
-export class StartCancelled extends Error {
-  constructor() {
-    super('cancelled while the built-in server was starting');
-  }
-}
-
 /** How long a server that is still starting gets to go after SIGINT before its group is killed. */
 const CANCEL_GRACE_MS = 3_000;
 /** How long a started server gets for its orderly shutdown (pools, then Postgres). */
 const STOP_GRACE_MS = 10_000;
 
-export async function startBuiltinServer(opts: {
+/** What the built-in server is started with. */
+export interface BuiltinServerOptions {
   workers: number;
   /** How the processes share new connections (`rtcap serve --accept`); default round-robin. */
   accept?: 'round-robin' | 'shared';
@@ -73,18 +60,59 @@ export async function startBuiltinServer(opts: {
    * Aborting it stops the server whatever it is doing, and the start rejects with StartCancelled.
    */
   signal?: AbortSignal;
-}): Promise<BuiltinServer> {
+}
+
+export async function startBuiltinServer(opts: BuiltinServerOptions): Promise<BuiltinServer> {
   if (opts.signal?.aborted) throw new StartCancelled();
-  // 0711: the postgres system user (when run as root) must reach its data directory inside;
-  // nobody but us may list it, and the files in it are 0600.
-  const privateDir = mkdtempSync(join(tmpdir(), RUN_PREFIX));
-  chmodSync(privateDir, 0o711);
-  // Who made it: a run killed with SIGKILL leaves it, and the owner record tells it is dead.
-  writeOwner(privateDir);
-  const removePrivateDir = () => rmSync(privateDir, { recursive: true, force: true });
+  const privateDir = makePrivateDir();
   registerSecrets([BUILTIN_JWT_SECRET]);
   registerSecrets(configSecrets(opts.config));
+  const urlFile = join(privateDir, 'database-url');
+  // Its own process group: a Ctrl-C at the terminal reaches the run, which then stops the
+  // server in order (and writes its results) instead of the server vanishing under it; the
+  // group also lets the run reap the server's Postgres if the server dies. The stdin pipe is
+  // the server's lifeline to the run (--exit-with-stdin).
+  const child: ChildProcess = spawn(process.execPath, serveArgs(opts, privateDir, urlFile), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, [PG_ROOT_PARENT_ENV]: privateDir },
+  });
+  const proc = new ServerProcess(child, opts.logPath, () =>
+    rmSync(privateDir, { recursive: true, force: true }),
+  );
+  if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
+  const exited = proc.exited();
+  const ready = await readyOrReaped(proc, opts);
+  const databaseConnectionString = takeDatabaseUrl(urlFile);
+  return {
+    url: ready.url,
+    databaseConnectionString,
+    pid: child.pid!,
+    workers: ready.workers ?? opts.workers,
+    database: ready.database ?? null,
+    exited,
+    stop: async (graceMs = STOP_GRACE_MS) => {
+      proc.stopping = true;
+      if (proc.running()) child.kill('SIGTERM');
+      await proc.reap(graceMs);
+    },
+  };
+}
 
+/**
+ * The run's private directory: 0711, so the postgres system user (when run as root) reaches its
+ * data directory inside while nobody but us may list it (the files in it are 0600), with an owner
+ * record, since a run killed with SIGKILL leaves it and the record tells it is dead.
+ */
+function makePrivateDir(): string {
+  const privateDir = mkdtempSync(join(tmpdir(), RUN_PREFIX));
+  chmodSync(privateDir, 0o711);
+  writeOwner(privateDir);
+  return privateDir;
+}
+
+/** `rtcap serve`'s command line; the config (with its secrets) goes into the private directory. */
+function serveArgs(opts: BuiltinServerOptions, privateDir: string, urlFile: string): string[] {
   const args = [
     binEntry(),
     'serve',
@@ -105,172 +133,49 @@ export async function startBuiltinServer(opts: {
     args.push('--config', configPath);
   }
   if (!opts.database) args.push('--no-database');
-  const urlFile = join(privateDir, 'database-url');
   if (opts.database) args.push('--database-url-file', urlFile);
-  const log = createWriteStream(opts.logPath, { flags: 'a' });
-  // Its own process group: a Ctrl-C at the terminal reaches the run, which then stops the
-  // server in order (and writes its results) instead of the server vanishing under it; the
-  // group also lets the run reap the server's Postgres if the server dies. The stdin pipe is
-  // the server's lifeline to the run (--exit-with-stdin).
-  const child: ChildProcess = spawn(process.execPath, args, {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-    env: { ...process.env, [PG_ROOT_PARENT_ENV]: privateDir },
-  });
-  const groupAlive = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 0);
-      return Boolean(child.pid);
-    } catch {
-      return false;
-    }
-  };
-  const signalGroup = (sig: NodeJS.Signals) => {
-    try {
-      if (child.pid) process.kill(-child.pid, sig);
-    } catch {
-      /* group already gone */
-    }
-  };
-  /** Waits up to `ms` for every process of the group to be gone. */
-  const groupGone = async (ms: number) => {
-    for (let waited = 0; waited < ms && groupAlive(); waited += 50) await sleep(50);
-  };
-  // A hard exit of the run (a second Ctrl-C, process.exit anywhere) still takes the server, its
-  // Postgres and their files with it: only synchronous work is possible here.
-  const onProcessExit = () => {
-    signalGroup('SIGKILL');
-    removePrivateDir();
-  };
-  process.on('exit', onProcessExit);
-  const childGone = new Promise<void>((r) => child.once('exit', () => r()));
-  const childRunning = () => child.exitCode === null && child.signalCode === null;
-  let logEnded = false;
-  // A log that cannot be written (a full disk) is given up, never an uncaught error: the run
-  // directory's own writes report the disk and abort the run.
-  log.on('error', () => (logEnded = true));
-  const endLog = () => {
-    if (!logEnded) log.end();
-    logEnded = true;
-  };
-  /**
-   * Kills whatever of the server is left (its Postgres too), then removes the private directory.
-   */
-  const reap = async (graceMs: number) => {
-    await raceTimer(childGone, graceMs, undefined);
-    // Postgres gets a moment for its own fast shutdown (it got the group's SIGINT or its server's
-    // stop).
-    await groupGone(childRunning() ? 0 : 2_000);
-    signalGroup('SIGKILL');
-    await groupGone(2_000);
-    removePrivateDir();
-    process.off('exit', onProcessExit);
-    endLog();
-  };
+  return args;
+}
 
-  if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
-  // The server's log is redacted line by line on its way to the run directory.
-  const tail: string[] = [];
-  createInterface({ input: child.stderr! }).on('line', (raw) => {
-    const line = redactText(raw);
-    if (!logEnded) log.write(line + '\n');
-    if (line.trim()) tail.push(line);
-    // Enough to hold an uncaught error's first line above its stack and arguments.
-    if (tail.length > 200) tail.splice(0, tail.length - 200);
-  });
-  let stopping = false;
-  const exited = new Promise<string>((resolve) => {
-    child.on('exit', (code, signal) => {
-      if (stopping) return;
-      // What it left behind (its Postgres) goes with it.
-      void reap(0);
-      // A crash says why on its last stderr line; a signal is the whole story.
-      const last = code !== 0 && !signal && tail.length ? `: ${causeOf(tail)}` : '';
-      resolve(`built-in server exited (${signal ?? `code ${code}`})${last}`);
-    });
-  });
-
-  let ready: { port: number; url: string; workers?: number; database?: string | null };
+/**
+ * The server's ready message. A start that fails, times out or is cancelled (the signal: the whole
+ * group, server, initdb/cp and Postgres, gets SIGINT, Postgres's fast shutdown) is reaped before
+ * it rejects.
+ */
+async function readyOrReaped(
+  proc: ServerProcess,
+  opts: BuiltinServerOptions,
+): Promise<ReadyMessage> {
   const cancel = () => {
-    // Still starting: the whole group (server, initdb/cp, Postgres) gets SIGINT, Postgres's fast
-    // shutdown.
-    stopping = true;
-    signalGroup('SIGINT');
+    proc.stopping = true;
+    proc.signalGroup('SIGINT');
   };
   opts.signal?.addEventListener('abort', cancel, { once: true });
   try {
-    ready = await new Promise((resolve, reject) => {
-      const timeoutMs = opts.startTimeoutMs ?? 90_000;
-      const timer = setTimeout(() => {
-        stopping = true;
-        signalGroup('SIGINT');
-        reject(
-          new Error(
-            `built-in server did not become ready within ${timeoutMs / 1000} s (log: ${opts.logPath})`,
-          ),
-        );
-      }, timeoutMs);
-      const rl = createInterface({ input: child.stdout! });
-      rl.on('line', (line) => {
-        if (!logEnded) log.write(redactText(line) + '\n');
-        try {
-          const m = JSON.parse(line) as { event?: string; port: number; url: string };
-          if (m.event === 'ready') {
-            clearTimeout(timer);
-            resolve(m);
-          }
-        } catch {
-          /* ordinary log line */
-        }
-      });
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        if (opts.signal?.aborted) return reject(new StartCancelled());
-        // The stderr lines may still be arriving: give them a moment, then name the cause in one
-        // line.
-        setTimeout(
-          () =>
-            reject(
-              new Error(
-                `built-in server could not start (${signal ?? `code ${code}`}): ${causeOf(tail)} (log: ${opts.logPath})`,
-              ),
-            ),
-          100,
-        );
-      });
-      child.on('error', (e) => {
-        clearTimeout(timer);
-        reject(new Error(`built-in server could not be spawned: ${errorLine(e)}`));
-      });
+    return await proc.ready({
+      timeoutMs: opts.startTimeoutMs ?? 90_000,
+      logPath: opts.logPath,
+      signal: opts.signal,
     });
   } catch (e) {
-    await reap(CANCEL_GRACE_MS);
+    await proc.reap(CANCEL_GRACE_MS);
     throw e;
   } finally {
     opts.signal?.removeEventListener('abort', cancel);
   }
+}
 
-  let databaseConnectionString: string | null = null;
+/** The database URL the server wrote (a secret from now on), its file removed; null: none. */
+function takeDatabaseUrl(urlFile: string): string | null {
+  let url: string | null = null;
   try {
-    databaseConnectionString = readFileSync(urlFile, 'utf8').trim() || null;
+    url = readFileSync(urlFile, 'utf8').trim() || null;
     rmSync(urlFile, { force: true });
   } catch {
     /* no database */
   }
-  registerSecrets(urlSecrets(databaseConnectionString ?? ''));
-  return {
-    url: ready.url,
-    databaseConnectionString,
-    pid: child.pid!,
-    workers: ready.workers ?? opts.workers,
-    database: ready.database ?? null,
-    exited,
-    stop: async (graceMs = STOP_GRACE_MS) => {
-      stopping = true;
-      if (childRunning()) child.kill('SIGTERM');
-      await reap(graceMs);
-    },
-  };
+  registerSecrets(urlSecrets(url ?? ''));
+  return url;
 }
 
 /**
@@ -304,19 +209,4 @@ function configSecrets(config: unknown, out: string[] = []): string[] {
     }
   }
   return out;
-}
-
-/**
- * One line naming why the server did not start, from its last stderr lines: the first line
- * that reads as a cause (an Error message, a "rtcap serve:" line), not the tail of a stack trace.
- */
-export function causeOf(tail: readonly string[]): string {
-  const lines = tail.map((l) => l.trim()).filter(Boolean);
-  const serve = lines.filter((l) => l.startsWith('rtcap serve:')).pop();
-  if (serve) return serve.replace(/^rtcap serve:\s*/, '');
-  // An uncaught error prints its message first, then the stack and its fields.
-  const error = lines.find((l) => /^\w*Error\b[^:]*: /.test(l));
-  if (error) return error;
-  const notStack = lines.filter((l) => !/^at\s|^Node\.js v|^[\]}|)]|^\^+$|^\{$/.test(l)).pop();
-  return notStack ?? 'no output';
 }
