@@ -107,6 +107,10 @@ export interface PresenceExtra {
   /** Mean bytes of the presence_state snapshots received at join, and per presence entry. */
   snapshot_bytes_mean?: number | null;
   snapshot_bytes_per_entry?: number | null;
+  /** presence_state snapshots received at join, all members together. */
+  snapshots_received?: number;
+  /** Tracks the server answered ok. */
+  presence_track_replies?: number;
 }
 
 /** §6 Postgres Changes: N subscribers, rows inserted in rounds. */
@@ -122,8 +126,12 @@ export interface PostgresChangesExtra {
   /** Longest poll of the server's change poller, when the server exposes it (seed 002 §6:
    *  the poller peak). */
   poll_ms_max: number | null;
+  /** Largest lag of the change poller behind the database, when the server exposes it. */
+  poller_lag_ms_max?: number | null;
   /** Changes inserted per second over the steady state. */
   changes_per_s: number | null;
+  /** Rows the coordinator's inserts failed to commit (never counted as sent). */
+  inserts_failed?: number;
   /** Receipt minus the row's insert time (client clock). */
   latency_from_insert_ms: LatencySummaryMs | null;
   /** Receipt minus commit_timestamp (server clock). */

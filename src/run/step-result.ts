@@ -8,12 +8,11 @@
  * several kinds has each in extra.kinds.
  */
 import type { SendRecord } from '../measure/aggregate.js';
-import { compactHistogram, percentilesOf, type Histogram } from '../measure/histogram.js';
+import { compactHistogram, percentilesOf } from '../measure/histogram.js';
 import type { StepCollected } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
 import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/types.js';
-import { getScenario } from '../scenarios/index.js';
 import { decideVerdict } from '../model/verdict.js';
 import { INCOMPLETE_LABEL } from '../model/format.js';
 import type { SecondRecord } from './figures/timeline.js';
@@ -63,36 +62,14 @@ import type { HostSample } from '../monitor/host.js';
 import { r3, r6, sumOf } from './figures/round.js';
 import { verdictInputs } from './figures/verdict-inputs.js';
 import { latencyScope } from './figures/latency-scope.js';
+import { scenarioExtra } from './figures/extras.js';
+import type { StepContext } from './figures/step-context.js';
 import { senderSegmentOf } from '../load/segment.js';
 import { steadySeconds as steadySecondsOf, type StepWindow } from './figures/window.js';
 
 export type { StepWindow } from './figures/window.js';
 export type { KindFigures } from './figures/kinds.js';
 export type { InsertStats } from '../load/inserts.js';
-
-/** What a scenario may read to fill its StepResult.extra. */
-export interface StepContext {
-  profile: Profile;
-  plan: StepPlan;
-  collected: StepCollected[];
-  window: StepWindow;
-  kinds: Partial<Record<TrafficKind, KindFigures>>;
-  steadySeconds: SecondRecord[];
-  stepSeconds: SecondRecord[];
-  /** Merged across processes. */
-  ackLatency: Histogram;
-  commitLatency: Histogram;
-  insertStats: InsertStats | null;
-  /**
-   * The target is the built-in server rtcap started, so its tenant config is
-   * profile.target.server.config.
-   */
-  builtin: boolean;
-  /** The run's earlier steps (mixed: each component's solo step). */
-  previous: readonly StepResult[];
-  /** Server gauges scraped once a second during the run (monitor/gauges), e.g. the CDC poller's. */
-  serverGauges: readonly GaugeSample[];
-}
 
 export interface StepInputs {
   profile: Profile;
@@ -362,7 +339,7 @@ function extraOf(args: StepInputs, m: Measured): Record<string, unknown> {
     drain_ms: Math.round(w.drainEnd - w.steadyEnd),
     ...(m.origin ? { latency_scope: latencyScope(collected, m.figures) } : {}),
     ...(Object.keys(m.kinds).length > 1 ? { kinds: kindsExtra(args, m) } : {}),
-    ...(getScenario(profile.scenario).extra?.(ctx) ?? {}),
+    ...scenarioExtra(profile.scenario, ctx),
   };
 }
 

@@ -13,17 +13,7 @@
  * members count is another topology and starts from fresh connections.
  */
 import type { Profile } from '../profile/schema.js';
-import type { BroadcastPrivateExtra } from '../result/extra.js';
-import {
-  countAt,
-  joinReplyHistogram,
-  latencySummary,
-  privateTopic,
-  reconnectPolicy,
-  roomTopology,
-  stepErrors,
-  userClaims,
-} from './common.js';
+import { countAt, privateTopic, reconnectPolicy, roomTopology, userClaims } from './common.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
@@ -95,21 +85,4 @@ export const broadcastPrivate: Scenario = {
   describe:
     'rooms × members on private (RLS-authorised) topics, each room sending at a rate spread over its members: sends/s, deliveries/s, first-receive latency, delivery, connections vs memory',
   plan: planBroadcastPrivate,
-  extra(ctx): Record<string, unknown> {
-    const p = ctx.plan.params;
-    let denied = 0;
-    // RLS refusals of joins; a refused write is dropped without a reply (§4.1), so it shows as
-    // lost.
-    for (const [reason, n] of stepErrors(ctx.collected))
-      if (reason.includes('Unauthorized: ')) denied += n;
-    return {
-      rooms: Number(p.rooms),
-      members_per_room: Number(p.members),
-      room_send_rate_per_s: Number(p.room_send_rate),
-      auth_denied: denied,
-      // Not measurable from the client; a server's /metrics has it (docs/PROTOCOL.md §9.2).
-      auth_check_ms: null,
-      join_reply_ms: latencySummary(joinReplyHistogram(ctx.collected)),
-    } satisfies Required<BroadcastPrivateExtra>;
-  },
 };

@@ -25,20 +25,8 @@
  * delivery 0 (seed 002 §4 at 130/s: nothing delivered).
  */
 import type { Profile } from '../profile/schema.js';
-import type { JoinRateExtra } from '../result/extra.js';
-import type { SecondRecord } from '../run/figures/timeline.js';
-import {
-  countAt,
-  joinReplyHistogram,
-  latencySummary,
-  privateTopic,
-  reconnectPolicy,
-  stepErrors,
-  sumOf,
-  userClaims,
-} from './common.js';
+import { countAt, privateTopic, reconnectPolicy, userClaims } from './common.js';
 import { kindStream, type Scenario, type StepPlan } from './types.js';
-import { r1 } from '../util/round.js';
 
 export function joinRateTopic(profile: Profile, step: number): string {
   return privateTopic(profile, `s${step + 1}`);
@@ -92,84 +80,6 @@ export function planJoinRate(profile: Profile, step: number): StepPlan {
 }
 
 /** A refusal by the server (a join error reply, or a refused upgrade), as the worker words it. */
-const REJECTION = /^(join refused: |upgrade refused: )/;
-
-/**
- * Rejections by the server's verbatim reason ("join refused: " dropped, upgrade refusals kept
- * whole).
- */
-export function rejectionsByReason(errors: Map<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [reason, n] of errors) {
-    if (!REJECTION.test(reason)) continue;
-    const key = reason.startsWith('join refused: ')
-      ? reason.slice('join refused: '.length)
-      : reason;
-    out[key] = (out[key] ?? 0) + n;
-  }
-  return out;
-}
-
-export interface JoinSecond {
-  /** Epoch second. */
-  t: number;
-  joins: number;
-  rejections: number;
-}
-
-export function joinSeconds(seconds: readonly SecondRecord[]): JoinSecond[] {
-  return seconds.map((s) => {
-    let rejections = 0;
-    for (const w of s.workers)
-      for (const [reason, n] of Object.entries(w.errorReasons))
-        if (REJECTION.test(reason)) rejections += n;
-    return { t: s.point.t, joins: s.point.joins_per_s, rejections };
-  });
-}
-
-/**
- * Seconds from the first second with a rejection to the first later second with a successful
- * join and no rejection (seed 002 §4: the server recovers
- * by itself after a 30 s window). `recovered` is null when nothing was
- * rejected, false when no such second came before the step ended.
- */
-export function recoveryAfterRejection(seconds: readonly JoinSecond[]): {
-  seconds: number | null;
-  recovered: boolean | null;
-} {
-  const first = seconds.find((s) => s.rejections > 0);
-  if (!first) return { seconds: null, recovered: null };
-  const back = seconds.find((s) => s.t > first.t && s.rejections === 0 && s.joins > 0);
-  return back
-    ? { seconds: back.t - first.t, recovered: true }
-    : { seconds: null, recovered: false };
-}
-
-/**
- * db_pool of the target: declared (private.db_pool), or the built-in server's — the first
- * tenant's sizes the pools (src/server/server.ts), default 1 (src/server/options.ts).
- */
-export function declaredDbPool(profile: Profile, builtin: boolean): number | null {
-  if (profile.private.db_pool !== undefined) return profile.private.db_pool;
-  if (!builtin) return null;
-  const cfg = profile.target.server.config as {
-    db_pool?: unknown;
-    tenants?: Array<{ db_pool?: unknown }>;
-  };
-  const pool = cfg.tenants?.[0]?.db_pool ?? cfg.db_pool;
-  return typeof pool === 'number' && pool > 0 ? pool : 1;
-}
-
-/**
- * The check time a step's join replies show (their median), or null when they show a queue instead.
- */
-export function checkTimeMs(
-  reply: { p10: number; p50: number } | null,
-  failedJoins: number,
-): number | null {
-  if (!reply || failedJoins > 0) return null;
-  return reply.p50 <= 1.5 * reply.p10 + 5 ? reply.p50 : null;
-}
 
 export const joinRate: Scenario = {
   name: 'join-rate',
@@ -177,41 +87,4 @@ export const joinRate: Scenario = {
   describe:
     'private joins at a fixed rate per step on fresh connections: join success, rejections by reason, recovery, reconnects with backoff and jitter, the pool ceiling predicted and measured',
   plan: planJoinRate,
-  extra(ctx): Record<string, unknown> {
-    const succeeded = sumOf(ctx.collected, (c) => c.connections.joined);
-    const failed = sumOf(ctx.collected, (c) => c.connections.failed);
-    const reconnects = sumOf(ctx.collected, (c) => c.connections.reconnects);
-    const attempts = sumOf(ctx.collected, (c) => c.connections.scheduledJoins) + reconnects;
-    const byReason = rejectionsByReason(stepErrors(ctx.collected));
-    const rejected = Object.values(byReason).reduce((a, b) => a + b, 0);
-    const seconds = joinSeconds(ctx.stepSeconds);
-    const recovery = recoveryAfterRejection(seconds);
-    const replies = joinReplyHistogram(ctx.collected);
-    const reply = latencySummary(replies);
-    const check = checkTimeMs(
-      reply ? { p10: replies.getValueAtPercentile(10) / 1000, p50: reply.p50! } : null,
-      failed,
-    );
-    const pool = declaredDbPool(ctx.profile, ctx.builtin);
-    // Whole seconds only: a ramp shorter than one shows no full second of joins (null, not 0).
-    const busiest = seconds.length ? Math.max(...seconds.map((s) => s.joins)) : 0;
-    const measured = busiest > 0 || succeeded === 0 ? busiest : null;
-    return {
-      join_attempts: attempts,
-      join_succeeded: succeeded,
-      join_rejected: rejected,
-      join_failed_other: failed - rejected,
-      join_pending_at_end: attempts - succeeded - failed,
-      rejections_by_reason: byReason,
-      first_rejection_to_recovery_s: recovery.seconds,
-      recovered: recovery.recovered,
-      db_pool: pool,
-      auth_check_ms_p50: check === null ? null : r1(check),
-      predicted_ceiling_per_s:
-        pool !== null && check !== null && check > 0 ? r1(pool / (check / 1000)) : null,
-      measured_ceiling_per_s: measured,
-      reconnects: ctx.plan.reconnect ? reconnects : null,
-      join_reply_ms: reply,
-    } satisfies Required<JoinRateExtra>;
-  },
 };

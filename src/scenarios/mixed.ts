@@ -14,11 +14,11 @@
  *    confirmed subscribers of the row's membership.
  *
  * A step with one component is that component's solo run; a later step with several reports
- * each component's latency beside its latest solo step's (MixedExtra.components).
+ * each component's latency beside its latest solo step's (MixedExtra.components, made by
+ * run/figures/extra-mixed.ts).
  */
 import type { Profile } from '../profile/schema.js';
-import type { MixedComponent, MixedExtra } from '../result/extra.js';
-import type { StepContext } from '../run/step-result.js';
+import type { MixedComponent } from '../result/extra.js';
 import {
   changeRows,
   changesBinding,
@@ -26,7 +26,7 @@ import {
   changesPerRound,
   subscriberClaims,
 } from './changes.js';
-import { countAt, latencySummary, reconnectPolicy, steadySeconds } from './common.js';
+import { countAt, reconnectPolicy } from './common.js';
 import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
 import { DEFAULT_UPDATE_SHARE } from './presence.js';
 import {
@@ -37,7 +37,6 @@ import {
   type StepPlan,
   type TrafficKind,
 } from './types.js';
-import { r1, r6 } from '../util/round.js';
 
 export type MixedComponentName = MixedComponent['name'];
 export const MIXED_COMPONENTS: readonly MixedComponentName[] = [
@@ -46,7 +45,8 @@ export const MIXED_COMPONENTS: readonly MixedComponentName[] = [
   'postgres-changes',
 ];
 
-const KIND_OF: Record<MixedComponentName, TrafficKind> = {
+/** The traffic kind each component's messages are. */
+export const KIND_OF: Record<MixedComponentName, TrafficKind> = {
   broadcast: 'broadcast',
   presence: 'presence',
   'postgres-changes': 'changes',
@@ -163,57 +163,10 @@ export function planMixed(profile: Profile, step: number): StepPlan {
   };
 }
 
-/** The latest earlier step that ran `name` alone, and its latency. */
-function soloLatency(
-  ctx: StepContext,
-  name: MixedComponentName,
-): MixedComponent['solo_latency_ms'] {
-  for (let i = ctx.previous.length - 1; i >= 0; i--) {
-    const prev = ctx.previous[i];
-    if (prev.params.components !== name) continue;
-    const comp = ((prev.extra as Partial<MixedExtra>).components ?? []).find(
-      (x) => x.name === name,
-    );
-    if (comp) return comp.latency_ms;
-  }
-  return null;
-}
-
-export function mixedExtra(ctx: StepContext): Record<string, unknown> {
-  const names = String(ctx.plan.params.components ?? '')
-    .split('+')
-    .filter((n): n is MixedComponentName => (MIXED_COMPONENTS as readonly string[]).includes(n));
-  const steadyS = steadySeconds(ctx.window);
-  const solo = names.length === 1;
-  const components = names.map((name) => {
-    const k = ctx.kinds[KIND_OF[name]];
-    const f = k?.figures;
-    return {
-      name,
-      // Every receipt from the scheduled send (or insert) time: rooms make "first receipt" one of a
-      // few.
-      latency_ms: latencySummary(k?.deliveryHistogram ?? null) ?? {
-        p50: null,
-        p95: null,
-        p99: null,
-      },
-      solo_latency_ms: solo ? null : soloLatency(ctx, name),
-      delivery_rate: f && f.expected > 0 ? r6(f.received / f.expected) : null,
-      delivered_per_s: f ? r1(f.received / steadyS) : null,
-      sent: f?.sent ?? 0,
-      expected: f?.expected ?? 0,
-      received: f?.received ?? 0,
-      lost: f?.lost ?? 0,
-    };
-  });
-  return { components };
-}
-
 export const mixed: Scenario = {
   name: 'mixed',
   seedSection: '§6 mixed load (CDC 2.6 s → 15 s beside broadcast and presence)',
   describe:
     "broadcast + presence + Postgres Changes on the same connections, each solo and then together: how each one's latency and delivery move against its solo run",
   plan: planMixed,
-  extra: mixedExtra,
 };

@@ -10,9 +10,7 @@
  * up while receivers came up short is "receivers lost messages".
  */
 import type { Profile } from '../profile/schema.js';
-import type { PayloadSizeExtra } from '../result/extra.js';
 import { planBroadcastPublic } from './broadcast-public.js';
-import { latencySummary, msText, senderBacklogBytes, sumOf } from './common.js';
 import type { Scenario, StepPlan } from './types.js';
 
 export function planPayloadSize(profile: Profile, step: number): StepPlan {
@@ -34,70 +32,10 @@ export function bytesLabel(bytes: number): string {
   return `${trim(bytes / (1024 * 1024))} MB`;
 }
 
-export interface SenderSideInput {
-  expected: number;
-  received: number;
-  scheduled: number;
-  sent: number;
-  /** load.ack on (supabase dialect): every send should come back acknowledged. */
-  ackEnabled: boolean;
-  acked: number;
-  ackP95Ms: number | null;
-  sloP95Ms: number;
-  sendBufferPeakBytes: number;
-  payloadBytes: number;
-}
-
-/** Signs that sends did not leave the sender, one line each; empty when the sender side kept up. */
-export function senderSideEvidence(i: SenderSideInput): string[] {
-  const n = (v: number) => v.toLocaleString('en-US');
-  const out: string[] = [];
-  if (i.sent < i.scheduled)
-    out.push(`only ${n(i.sent)} of ${n(i.scheduled)} scheduled messages were sent`);
-  if (i.ackEnabled && i.acked < i.sent)
-    out.push(`only ${n(i.acked)} of ${n(i.sent)} sends acknowledged`);
-  if (i.ackEnabled && i.ackP95Ms !== null && i.ackP95Ms > i.sloP95Ms)
-    out.push(`acks late: p95 ${msText(i.ackP95Ms)} > SLO ${msText(i.sloP95Ms)}`);
-  if (i.sendBufferPeakBytes >= senderBacklogBytes(i.payloadBytes)) {
-    out.push(
-      `${n(i.sendBufferPeakBytes)} bytes waited in the sender's socket (the server was not reading)`,
-    );
-  }
-  return out;
-}
-
-/** Which side failed when delivery fell short; null when nothing was lost. */
-export function failureSide(i: SenderSideInput): PayloadSizeExtra['failure_side'] {
-  if (i.expected === 0 || i.received >= i.expected) return null;
-  return senderSideEvidence(i).length > 0 ? 'server-could-not-send' : 'receivers-lost';
-}
-
 export const payloadSize: Scenario = {
   name: 'payload-size',
   seedSection: '§3 Payload size',
   describe:
     'public broadcast at a fixed rate and connection count, one payload size per step: delivery, fan-out span, egress MiB/s, and which side failed',
   plan: planPayloadSize,
-  extra(ctx): Record<string, unknown> {
-    const f = ctx.kinds.broadcast?.figures;
-    const p = ctx.profile;
-    const input: SenderSideInput = {
-      expected: f?.expected ?? 0,
-      received: f?.received ?? 0,
-      scheduled: sumOf(ctx.collected, (c) => c.sendStats.scheduled),
-      sent: f?.sent ?? 0,
-      ackEnabled: p.load.ack && p.target.dialect === 'supabase',
-      acked: sumOf(ctx.collected, (c) => c.acks.ok),
-      ackP95Ms: ctx.ackLatency.totalCount > 0 ? latencySummary(ctx.ackLatency)!.p95 : null,
-      sloP95Ms: p.slo.p95_ms,
-      sendBufferPeakBytes: Math.max(0, ...ctx.collected.map((c) => c.sendBufferPeakBytes ?? 0)),
-      payloadBytes: ctx.plan.payloadBytes,
-    };
-    return {
-      send_buffer_peak_bytes: input.sendBufferPeakBytes,
-      ack_latency_ms: latencySummary(ctx.ackLatency),
-      failure_side: failureSide(input),
-      sender_evidence: senderSideEvidence(input),
-    } satisfies Required<PayloadSizeExtra>;
-  },
 };

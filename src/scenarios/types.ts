@@ -10,7 +10,6 @@
 import type { Profile } from '../profile/schema.js';
 import type { StepResult } from '../result/result.js';
 import { KIND_STRIDE } from '../measure/ledger.js';
-import type { StepContext } from '../run/step-result.js';
 
 export type TrafficKind = 'broadcast' | 'presence' | 'changes';
 export const TRAFFIC_KINDS: readonly TrafficKind[] = ['broadcast', 'presence', 'changes'];
@@ -139,7 +138,6 @@ export interface Scenario {
   /** The seed-002 section this scenario regenerates. */
   seedSection: string;
   describe: string;
+  /** The step's plan; its figures of its own (StepResult.extra) are run/figures/extras.ts. */
   plan(profile: Profile, step: number): StepPlan;
-  /** The scenario's figures for StepResult.extra (src/result/extra.ts), from the step's context. */
-  extra?(ctx: StepContext): Record<string, unknown>;
 }

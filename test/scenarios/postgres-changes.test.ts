@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planPostgresChanges, subsPoolSize } from '../../src/scenarios/postgres-changes.js';
+import { planPostgresChanges } from '../../src/scenarios/postgres-changes.js';
 import { defaultInsertSql, INSERT_LANES } from '../../src/scenarios/changes.js';
 import { kindOfStream, kindStream } from '../../src/scenarios/types.js';
 import { profileFrom } from '../support/profiles.js';
@@ -107,17 +107,5 @@ describe('postgres-changes plan (seed §6)', () => {
     expect(a.topology).toBe(b.topology);
     expect(c.topology).not.toBe(b.topology);
     for (let i = 0; i < 10; i++) expect(b.topicOf(i)).toBe(a.topicOf(i));
-  });
-
-  it("subs_pool_size: the built-in server's config or its default 1; unknown elsewhere", () => {
-    const steps = [{ connections: 1, duration: 1 }];
-    expect(
-      subsPoolSize(
-        profile(steps, { target: { server: { config: { subs_pool_size: 20 } } } }),
-        true,
-      ),
-    ).toBe(20);
-    expect(subsPoolSize(profile(steps), true)).toBe(1);
-    expect(subsPoolSize(profile(steps), false)).toBeNull();
   });
 });
