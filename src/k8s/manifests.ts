@@ -10,6 +10,8 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import { stringify } from 'yaml';
 
 export interface K8sOptions {
@@ -38,25 +40,66 @@ const RESULTS = '/results';
 const POD_SECURITY = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 };
 const PROFILE_DIR = '/profile';
 
+/** Labels, volumes and mounts every object and pod of one run shares. */
+interface Common {
+  labels: Record<string, string>;
+  volumes: IVolume[];
+  mounts: IVolumeMount[];
+}
+
 export function k8sManifests(
   o: K8sOptions,
 ): Array<ConfigMap | Secret | PersistentVolumeClaim | Job> {
   const labels = { app: 'rtcap', 'rtcap/run': o.name };
-  const secretNames = Object.keys(o.secrets ?? {});
-  const secretName = `${o.name}-secrets`;
-  const env = secretNames.map((key) => ({
-    name: key,
-    valueFrom: { secretKeyRef: { name: secretName, key } },
-  }));
-  const volumes = [
-    { name: 'profile', configMap: { name: `${o.name}-profile` } },
-    { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
+  const c: Common = {
+    labels,
+    volumes: [
+      { name: 'profile', configMap: { name: `${o.name}-profile` } },
+      { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
+    ],
+    mounts: [
+      { name: 'profile', mountPath: PROFILE_DIR, readOnly: true },
+      { name: 'results', mountPath: RESULTS },
+    ],
+  };
+  const objects = [
+    new ConfigMap({
+      metadata: { name: `${o.name}-profile`, labels },
+      data: { 'profile.yaml': o.profileYaml },
+    }),
+    ...secretOf(o, labels),
+    new PersistentVolumeClaim({
+      metadata: { name: `${o.name}-results`, labels },
+      spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
+    }),
+    segmentsJob(o, c),
+    mergeJob(o, c),
   ];
-  const mounts = [
-    { name: 'profile', mountPath: PROFILE_DIR, readOnly: true },
-    { name: 'results', mountPath: RESULTS },
+  for (const x of objects) x.validate();
+  return objects;
+}
+
+/**
+ * The Secret with the profile's secrets, none when it has none. base64 `data`, not stringData:
+ * the printed manifests show no secret in clear (and rtcap's redaction of its own output cannot
+ * mangle one).
+ */
+function secretOf(o: K8sOptions, labels: Record<string, string>): Secret[] {
+  if (!Object.keys(o.secrets ?? {}).length) return [];
+  return [
+    new Secret({
+      metadata: { name: `${o.name}-secrets`, labels },
+      type: 'Opaque',
+      data: Object.fromEntries(
+        Object.entries(o.secrets!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+      ),
+    }),
   ];
-  const runArgs = [
+}
+
+/** `rtcap run --segment i/N --start-at` of one pod of the segments Job. */
+function segmentArgs(o: K8sOptions): string[] {
+  return [
     'run',
     `${PROFILE_DIR}/profile.yaml`,
     '--segment',
@@ -69,98 +112,84 @@ export function k8sManifests(
     '--no-progress',
     ...(o.url ? ['--url', o.url] : []),
   ];
-  const objects = [
-    new ConfigMap({
-      metadata: { name: `${o.name}-profile`, labels },
-      data: { 'profile.yaml': o.profileYaml },
-    }),
-    // base64 `data`, not stringData: the printed manifests show no secret in clear (and rtcap's
-    // redaction of its own output cannot mangle one).
-    ...(secretNames.length
-      ? [
-          new Secret({
-            metadata: { name: secretName, labels },
-            type: 'Opaque',
-            data: Object.fromEntries(
-              Object.entries(o.secrets!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-            ),
-          }),
-        ]
-      : []),
-    new PersistentVolumeClaim({
-      metadata: { name: `${o.name}-results`, labels },
-      spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
-    }),
-    new Job({
-      metadata: { name: `${o.name}-segments`, labels },
-      spec: {
-        completionMode: 'Indexed',
-        completions: o.agents,
-        parallelism: o.agents,
-        backoffLimit: 0,
-        template: {
-          metadata: { labels: { ...labels, 'rtcap/role': 'segment' } },
-          spec: {
-            restartPolicy: 'Never',
-            securityContext: POD_SECURITY,
-            // One generator per node: two segments on one node would share its CPU and ports.
-            affinity: {
-              podAntiAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [
-                  {
-                    labelSelector: {
-                      matchLabels: { 'rtcap/run': o.name, 'rtcap/role': 'segment' },
-                    },
-                    topologyKey: 'kubernetes.io/hostname',
+}
+
+/** The Indexed Job of the segments: one pod a segment, one segment a node, secrets as env. */
+function segmentsJob(o: K8sOptions, c: Common): Job {
+  const env = Object.keys(o.secrets ?? {}).map((key) => ({
+    name: key,
+    valueFrom: { secretKeyRef: { name: `${o.name}-secrets`, key } },
+  }));
+  return new Job({
+    metadata: { name: `${o.name}-segments`, labels: c.labels },
+    spec: {
+      completionMode: 'Indexed',
+      completions: o.agents,
+      parallelism: o.agents,
+      backoffLimit: 0,
+      template: {
+        metadata: { labels: { ...c.labels, 'rtcap/role': 'segment' } },
+        spec: {
+          restartPolicy: 'Never',
+          securityContext: POD_SECURITY,
+          // One generator per node: two segments on one node would share its CPU and ports.
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  labelSelector: {
+                    matchLabels: { 'rtcap/run': o.name, 'rtcap/role': 'segment' },
                   },
-                ],
-              },
+                  topologyKey: 'kubernetes.io/hostname',
+                },
+              ],
             },
-            containers: [
-              {
-                name: 'rtcap',
-                image: o.image,
-                args: runArgs,
-                ...(env.length ? { env } : {}),
-                resources: { requests: { cpu: o.cpu, memory: o.memory } },
-                volumeMounts: mounts,
-              },
-            ],
-            volumes,
           },
+          containers: [
+            {
+              name: 'rtcap',
+              image: o.image,
+              args: segmentArgs(o),
+              ...(env.length ? { env } : {}),
+              resources: { requests: { cpu: o.cpu, memory: o.memory } },
+              volumeMounts: c.mounts,
+            },
+          ],
+          volumes: c.volumes,
         },
       },
-    }),
-    new Job({
-      metadata: { name: `${o.name}-merge`, labels },
-      spec: {
-        backoffLimit: 2,
-        template: {
-          metadata: { labels: { ...labels, 'rtcap/role': 'merge' } },
-          spec: {
-            restartPolicy: 'Never',
-            securityContext: POD_SECURITY,
-            containers: [
-              {
-                name: 'merge',
-                image: o.image,
-                command: ['sh', '-c'],
-                // Waits (bounded: 24 h) until every segment's shard is there, then merges.
-                args: [
-                  `for i in $(seq 17280); do [ "$(ls ${RESULTS}/segment-*/shard.json 2>/dev/null | wc -l)" -ge ${o.agents} ] && exec rtcap merge ${RESULTS} --out ${RESULTS}/merged --force; sleep 5; done; echo 'rtcap merge: shards missing after 24 h' >&2; exit 1`,
-                ],
-                resources: { requests: { cpu: '100m', memory: '256Mi' } },
-                volumeMounts: mounts,
-              },
-            ],
-            volumes,
-          },
+    },
+  });
+}
+
+/** The merge Job: waits (bounded: 24 h) until every segment's shard is there, then merges. */
+function mergeJob(o: K8sOptions, c: Common): Job {
+  return new Job({
+    metadata: { name: `${o.name}-merge`, labels: c.labels },
+    spec: {
+      backoffLimit: 2,
+      template: {
+        metadata: { labels: { ...c.labels, 'rtcap/role': 'merge' } },
+        spec: {
+          restartPolicy: 'Never',
+          securityContext: POD_SECURITY,
+          containers: [
+            {
+              name: 'merge',
+              image: o.image,
+              command: ['sh', '-c'],
+              args: [
+                `for i in $(seq 17280); do [ "$(ls ${RESULTS}/segment-*/shard.json 2>/dev/null | wc -l)" -ge ${o.agents} ] && exec rtcap merge ${RESULTS} --out ${RESULTS}/merged --force; sleep 5; done; echo 'rtcap merge: shards missing after 24 h' >&2; exit 1`,
+              ],
+              resources: { requests: { cpu: '100m', memory: '256Mi' } },
+              volumeMounts: c.mounts,
+            },
+          ],
+          volumes: c.volumes,
         },
       },
-    }),
-  ];
-  for (const x of objects) x.validate();
-  return objects;
+    },
+  });
 }
 
 export function manifestsYaml(objects: ReadonlyArray<{ toJSON(): unknown }>): string {
