@@ -42,11 +42,25 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
         ...this.v8Args,
         ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? []),
       ];
-      const child = fork(entry, [], {
-        serialization: 'advanced',
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        execArgv,
-      });
+      let child: ChildProcess;
+      try {
+        child = fork(entry, [], {
+          serialization: 'advanced',
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          execArgv,
+        });
+      } catch (e) {
+        // No orphans: the processes already started go with the one that could not.
+        for (const c of this.children) c.kill('SIGKILL');
+        throw new Error(`generator process ${w} could not start: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+      // A fork the system refused (EAGAIN, ENOMEM) is reported here, not as an uncaught error;
+      // the run aborts and stops the processes that did start.
+      child.on('error', (e) =>
+        this.emit('fatal', `generator worker ${w} could not start: ${e.message}`),
+      );
       if (this.cpus && child.pid) pin(child.pid, this.cpus);
       child.on('message', (m: FromWorker) => this.onMessage(m));
       child.on('exit', (code, signal) => {

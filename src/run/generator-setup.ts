@@ -3,6 +3,7 @@
  */
 import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js';
 import { planBurstWorkers } from '../load/burst-plan.js';
+import { hostFitProblem, readHostRoom } from '../load/host-fit.js';
 import type { Segment } from '../load/segment.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { RunResult } from '../result/result.js';
@@ -63,4 +64,30 @@ export function setUpGenerator(args: {
       `source addresses ${gen.sourceAddresses.length ? gen.sourceAddresses.join(', ') : 'kernel default'}`,
   );
   return gen;
+}
+
+/** A run this machine cannot hold: refused before anything starts (exit 2, the numbers). */
+export class HostCannotHold extends Error {
+  override name = 'HostCannotHold';
+  readonly exitCode = 2;
+}
+
+/**
+ * Throws HostCannotHold when the generator the run needs (its processes, their memory, loopback
+ * source addresses) cannot fit on this machine; before the run directory, server or any process.
+ */
+export function refuseWhatCannotFit(args: {
+  maxConnections: number;
+  requestedWorkers: number | 'auto';
+  requestedSourceAddresses: string[] | undefined;
+  loopbackTarget: boolean;
+}): void {
+  const gen = planGenerator({ ...args, limits: readLimits() });
+  const problem = hostFitProblem({
+    connections: args.maxConnections,
+    workers: gen.workers,
+    loopbackAddresses: args.requestedSourceAddresses ? 0 : gen.sourceAddresses.length,
+    room: readHostRoom(),
+  });
+  if (problem) throw new HostCannotHold(problem);
 }

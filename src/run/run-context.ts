@@ -11,6 +11,8 @@ import { getScenario } from '../scenarios/index.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { ShardRecorder } from '../shard/record.js';
 import { AbortFunnel } from './abort.js';
+import { isLoopbackHost } from '../client/url.js';
+import { refuseWhatCannotFit } from './generator-setup.js';
 import { LivePhase } from './live-state.js';
 import { makeRunId, RunWriter } from './output.js';
 import { Progress } from './progress.js';
@@ -54,6 +56,14 @@ export function contextOf(opts: RunOptions): RunContext {
   const scenario = getScenario(profile.scenario);
   const plans: StepPlan[] = profile.load.steps.map((_, i) => scenario.plan(profile, i));
   const maxConnections = Math.max(opts.maxConnections ?? 0, ...plans.map((p) => p.connections));
+  // Before the run directory or anything else: a generator this machine cannot hold.
+  const url = opts.url ?? profile.target.url;
+  refuseWhatCannotFit({
+    maxConnections,
+    requestedWorkers: opts.workers ?? profile.load.workers,
+    requestedSourceAddresses: profile.load.source_addresses,
+    loopbackTarget: !url || isLoopbackHost(url),
+  });
   const startedAt = new Date();
   const runId = opts.runId ?? makeRunId(profile.name, startedAt);
   const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
