@@ -48,7 +48,8 @@ export function runOpenLoop(pacer: Pacer, loop: OpenLoop): void {
       if (due > now) break;
       loop.fire(k, due, now);
       k++;
-      if (now > giveUpAtMs) break;
+      // The clock, not the tick's start: a catch-up that runs past the give-up time stops there.
+      if (pacer.now() > giveUpAtMs) break;
     }
     if (k < loop.total && pacer.now() <= giveUpAtMs) {
       pacer.after(loop.dueOf(k) - pacer.now(), tick);

@@ -7,6 +7,7 @@
 import type { ConnectionTraffic } from '../scenarios/types.js';
 import { OpenSchedule } from './schedule.js';
 import { runOpenLoop, type Pacer } from './pacer.js';
+import { testSendCost } from './test-send-cost.js';
 
 export type TrafficTag = 'broadcast' | 'presence';
 
@@ -50,6 +51,7 @@ export function runTraffic(pacer: Pacer, run: TrafficRun): void {
         const s = traffic.senderOf(k);
         if (!run.mine(s.conn)) return;
         run.stats.scheduled++;
+        testSendCost();
         run.send(tag, s.conn, s.stream, s.seq, dueMs);
       },
       cancelled: run.cancelled,

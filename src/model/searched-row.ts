@@ -12,14 +12,12 @@ import {
   CAPACITY_DIMENSIONS,
   DEFAULT_SAFE_LINES,
   capacityRow,
-  formatCapacityValue,
   type CapacityDimension,
   type CapacityOptions,
   type CapacityRow,
 } from './capacity.js';
-import { orderAlong } from './knee.js';
+import { fmtInt } from './format.js';
 import { limitWords } from './limit.js';
-import { STEP_METRICS } from './metrics.js';
 import { factorOfLimit, limitContextOf, limitOfStep, type LimitRun } from './step-limit.js';
 import { isJudged } from './verdict.js';
 
@@ -72,7 +70,11 @@ export function searchedDimension(run: SearchedRun): CapacityDimension | null {
  * is never capacity).
  */
 export function searchedRow(
-  run: LimitRun & { profile: { scenario: string }; steps: readonly StepResult[] },
+  run: LimitRun & {
+    profile: { scenario: string };
+    steps: readonly StepResult[];
+    sweep?: SearchedRun['sweep'] & { points?: ReadonlyArray<{ step: number; value: number }> };
+  },
   dim: CapacityDimension,
   opts: CapacityOptions = {},
 ): CapacityRow {
@@ -82,13 +84,17 @@ export function searchedRow(
   );
   const row = { ...capacityRow(run.steps, dim, ctxOpts, others), covaries_with: [] };
   if (row.limit.kind !== 'no-stable-step' || run.steps.some((s) => isJudged(s.verdict))) return row;
-  const first = orderAlong(run.steps, dim.driver).find((p) => p.verdict === 'generator-bound');
+  // The value the search asked for first (a generator-bound step's measured figures are only
+  // what it managed to offer).
+  const points = run.sweep?.points ?? [];
+  const first = points[0];
   const step = first && run.steps.find((s) => s.index === first.step);
-  if (!first || !step) return row;
+  if (!first || !step || step.verdict !== 'generator-bound') return row;
   const safe = { ...DEFAULT_SAFE_LINES, ...opts.safe_lines };
   const limit = limitOfStep(step, { ...ctxOpts.limit_context, safe });
-  const at = formatCapacityValue(first.value, dim.unit);
-  const tries = run.steps.filter((s) => STEP_METRICS[dim.driver](s) === first.value).length;
+  const v = Number.isInteger(first.value) ? fmtInt(first.value) : String(first.value);
+  const at = `${run.sweep?.driver ?? dim.driver} ${v}`;
+  const tries = points.filter((p) => p.value === first.value).length;
   return {
     ...row,
     bound: 'lower',

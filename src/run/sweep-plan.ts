@@ -215,8 +215,8 @@ function searchStep(
 }
 
 /**
- * Between the last stable and the first broken value; when that midpoint already ran (a
- * degraded step), narrow the stable → degraded transition just above the last stable.
+ * Between the last stable and the first broken value; once a step between them ran degraded,
+ * between the last stable and the first degraded one (the latency knee, which the row reads).
  */
 function bisect(
   cfg: Sweep,
@@ -231,8 +231,12 @@ function bisect(
   const degradedAbove = judged
     .filter((h) => h.verdict === 'degraded' && h.value > lo && h.value < hi)
     .map((h) => h.value);
-  const brackets: Array<[number, number]> = [knee.bracket!];
-  if (degradedAbove.length) brackets.push([lo, Math.min(...degradedAbove)]);
+  // The row's value is the highest stable step below the first one that was not stable: once
+  // a step between them ran degraded, only [last stable, first degraded] can move it, so that
+  // is the bracket narrowed (a value above the first degraded one says nothing of the row).
+  const brackets: Array<[number, number]> = degradedAbove.length
+    ? [[lo, Math.min(...degradedAbove)]]
+    : [knee.bracket!];
   let narrowEnough = true;
   for (const b of brackets) {
     const mid = nextBisectionValue({ ...knee, bracket: b }, cfg.resolution);

@@ -310,14 +310,21 @@ describe('capacity table rules across runs', () => {
       });
     const run = {
       ...makeRun('write-only', [gb(1), gb(2)]),
-      sweep: { mode: 'search', driver: 'send_rate' },
+      sweep: {
+        mode: 'search',
+        driver: 'send_rate',
+        points: [
+          { step: 1, value: 2000 },
+          { step: 2, value: 2000 },
+        ],
+      },
     };
     const f = buildCapacityFile([{ dir: 'w', result: run }]);
     const row = f.rows.find((r) => r.id === 'write_only_sends')!;
     expect(row).toMatchObject({
       value: null,
       bound: 'lower',
-      display: '— generator-bound at the first value, 2,000/s',
+      display: '— generator-bound at the first value, send_rate 2,000',
       limit: { kind: 'generator-bound', figure: 'event-loop lag p99', value: 559 },
     });
     expect(row.evidence!.run_id).toBe('test-write-only');

@@ -7,10 +7,10 @@
  * (b) the built-in server started by `rtcap sweep` under `prlimit --nofile=K:K` cannot hold
  *     more than K files — the row is an environment limit, "server process open-file limit K",
  *     a lower bound, and the headline says what to do;
- * (c) one generator process pinned to one core against a server that is never the limit
- *     (one message a second): a broadcast to thousands of members blocks the generator's event
- *     loop past its limit — the row is generator-bound, naming the lag and its figure, a lower
- *     bound.
+ * (c) one generator process whose every send costs it 5 ms of CPU (a test-only cost, so no
+ *     machine keeps up past 200 sends/s) against a server that is never the limit — the row is
+ *     generator-bound, naming the figure that tripped, a lower bound; a search whose first
+ *     value is already generator-bound says so with that value and no number.
  * Everything listens on 127.0.0.1, port 0.
  */
 import { spawn } from 'node:child_process';
@@ -28,6 +28,7 @@ import { runSweep } from '../../src/run/sweep.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { serve } from '../server/helpers.js';
+import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
 
 const quiet = () => undefined;
@@ -181,4 +182,93 @@ describe('what stopped a sweep: the server process ran out of files', () => {
       `| ${words} — raise \`ulimit -n\` before the run, or run more server processes`,
     );
   }, 240_000);
+});
+
+describe('what stopped a sweep: a generator that cannot keep up', () => {
+  // Every send costs the generator process 5 ms of CPU (RTCAP_TEST_SEND_COST_MS, read by each
+  // generator process at its start): 100 ms a second at 20 sends/s, 1.25 s a second at 250/s,
+  // which no machine keeps up with (yet little enough that the step's sends end before the
+  // step's deadline). The server (the test server, echo only) is never the limit.
+  const COST_MS = 5;
+  let server: TestServer;
+  beforeAll(async () => {
+    process.env.RTCAP_TEST_SEND_COST_MS = String(COST_MS);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    delete process.env.RTCAP_TEST_SEND_COST_MS;
+    await server.close();
+  });
+
+  const profile = (sweep: Record<string, unknown>) =>
+    profileFrom({
+      name: 'limit-generator',
+      scenario: 'broadcast-public',
+      target: { url: server.url },
+      load: {
+        workers: 1,
+        join_rate: 1000,
+        warmup: '500ms',
+        drain: '1s',
+        settle: '300ms',
+        steps: [{ connections: 5, send_rate: 10, duration: '3s' }],
+      },
+      slo: { p95_ms: 10_000 },
+      sweep: { generator_bound_retries: 1, min_samples: 0, ...sweep },
+    });
+  const sweepOf = async (p: ReturnType<typeof profile>) =>
+    (
+      await runSweep({
+        profile: p,
+        profilePath: null,
+        redactedProfile: {},
+        outDir: mkdtempSync(join(tmpdir(), 'rtcap-limit-c-')),
+        log: quiet,
+        ...runArtifactHooks(),
+      })
+    ).result;
+  const said = (r: RunResult) =>
+    r.steps
+      .map((s) => `${s.params.send_rate}: ${s.verdict} ${s.verdict_reasons[0] ?? ''}`)
+      .join('; ');
+
+  it('names the generator figure that tripped, a lower bound above the last stable step', async () => {
+    const result = await sweepOf(profile({ driver: 'send_rate', values: [10, 20, 250] }));
+    expect(
+      result.steps.map((s) => s.verdict),
+      said(result),
+    ).toEqual(['stable', 'stable', 'generator-bound']); // an explicit list runs each value once
+    const row = rowOf(result, 'public_deliveries');
+    expect(row, said(result)).toMatchObject({
+      bound: 'lower',
+      limit: { kind: 'generator-bound' },
+    });
+    // The last stable step: 20 sends/s to 4 receivers, 80 deliveries/s asked, as measured.
+    expect(row.value!).toBeGreaterThanOrEqual(72);
+    expect(row.value!).toBeLessThanOrEqual(80);
+    expect(row.display).toBe(`≥ ${row.value}/s, generator-bound above`);
+    if (row.limit.kind !== 'generator-bound') return;
+    // Behind its schedule: its event loop blocked past the limit, or less than 90 % offered.
+    expect(['event-loop lag p99', 'offered'], said(result)).toContain(row.limit.figure);
+    if (row.limit.figure === 'offered') expect(row.limit.value!).toBeLessThan(0.9);
+    else expect(row.limit.value!).toBeGreaterThan(row.limit.limit!);
+    expect(limitWords(row.limit)).toMatch(/^generator-bound: (generator event-loop lag|offered)/);
+    expect(headline(result)).toMatch(/was generator-bound: .*, so this is a lower bound\.$/);
+  }, 120_000);
+
+  it('a search whose first value is generator-bound says so with that value, and no number', async () => {
+    const result = await sweepOf(profile({ driver: 'send_rate', start: 250, max: 500 }));
+    expect(
+      result.steps.map((s) => s.verdict),
+      said(result),
+    ).toEqual(['generator-bound', 'generator-bound']);
+    const row = rowOf(result, 'public_deliveries');
+    expect(row, said(result)).toMatchObject({
+      value: null,
+      bound: 'lower',
+      display: '— generator-bound at the first value, send_rate 250',
+      limit: { kind: 'generator-bound' },
+    });
+    expect((result.analysis as { capacity: CapacityRow[] }).capacity).toHaveLength(1);
+  }, 120_000);
 });

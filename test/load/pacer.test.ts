@@ -65,6 +65,26 @@ describe('runOpenLoop', () => {
     expect(fired).toBeLessThan(10);
   });
 
+  it('a catch-up that runs past giveUpAtMs stops there, not after everything due at its start', () => {
+    const p = new FakePacer(0);
+    const ends: number[] = [];
+    let fired = 0;
+    runOpenLoop(p, {
+      total: 100,
+      dueOf: () => 0,
+      fire: () => {
+        fired++;
+        p.t += 10;
+      },
+      cancelled: () => false,
+      giveUpAtMs: 50,
+      end: (n) => ends.push(n),
+    });
+    p.run();
+    expect(fired).toBe(6);
+    expect(ends).toEqual([6]);
+  });
+
   it('a cancelled loop stops without ending', () => {
     const p = new FakePacer(0);
     let cancelled = false;

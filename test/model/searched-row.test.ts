@@ -101,13 +101,21 @@ describe('a searched run speaks for its own row', () => {
         verdict_reasons: ['generator event-loop lag p99 559 ms > 50 ms'],
         generator: { event_loop_lag_p99_ms: 559 },
       });
-    const [row] = analyzeRun(searchedRun('write-only', [gb(1), gb(2)], 'send_rate')).capacity;
+    const run = searchedRun('write-only', [gb(1), gb(2)], 'send_rate');
+    (run as unknown as { sweep: object }).sweep = {
+      ...search('send_rate'),
+      points: [
+        { step: 1, value: 2000 },
+        { step: 2, value: 2000 },
+      ],
+    };
+    const [row] = analyzeRun(run).capacity;
     expect(row).toMatchObject({
       id: 'write_only_sends',
       value: null,
       bound: 'lower',
       limiting_factor: 'generator',
-      display: '— generator-bound at the first value, 2,000/s',
+      display: '— generator-bound at the first value, send_rate 2,000',
       evidence_steps: [1],
     });
     expect(limitWords(row.limit)).toBe(

@@ -125,9 +125,9 @@ describe('planNextSweepStep: search', () => {
       verdict,
     );
     const values = history.map((h) => h.value);
-    // [1000 stable, 4000 broken] → 2500 runs degraded and leaves that bracket as it was, so the
-    // sweep narrows [last stable 1000, first degraded 2000] instead: the latency knee near 1300.
-    expect(values.slice(0, 5)).toEqual([1000, 2000, 4000, 2500, 1500]);
+    // [1000 stable, 4000 broken] with 2000 degraded between them: the sweep narrows [last stable
+    // 1000, first degraded 2000], the latency knee near 1300; nothing above 2000 runs again.
+    expect(values.slice(0, 5)).toEqual([1000, 2000, 4000, 1500, 1250]);
     const highestStable = Math.max(
       ...history.filter((h) => h.verdict === 'stable').map((h) => h.value),
     );
@@ -136,7 +136,7 @@ describe('planNextSweepStep: search', () => {
     );
     expect(highestStable).toBeLessThan(1300);
     expect(lowestDegraded).toBeGreaterThanOrEqual(1300);
-    expect(lowestDegraded - highestStable).toBeLessThanOrEqual(0.1 * 4000);
+    expect(lowestDegraded - highestStable).toBeLessThanOrEqual(0.1 * lowestDegraded);
     expect(stop).toMatch(
       /^knee between connections [\d,]+ \(stable, step \d+\) and 4,000 \(broken, step 3\)/,
     );
@@ -162,7 +162,7 @@ describe('planNextSweepStep: search', () => {
     expect(planNextSweepStep(c, done, 2500)).toEqual({ value: 10313, phase: 'bisect' });
     done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 9 });
     expect(planNextSweepStep(c, done, 2500)).toEqual({
-      stop: 'knee between connections 10,000 (stable, step 3) and 20,000 (broken, step 4); latency first: degraded from 10,313; the bracket cannot be narrowed further (its midpoints ran already)',
+      stop: 'knee between connections 10,000 (stable, step 3) and 20,000 (broken, step 4); latency first: degraded from 10,313, within sweep.resolution 5 %',
       kind: 'knee',
     });
   });

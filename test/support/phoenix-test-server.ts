@@ -73,6 +73,13 @@ export interface TestServerOptions {
    */
   deliveriesPerS?: number;
   /**
+   * The serial writer's credit after idle time, in ms of its rate (a token bucket of
+   * deliveriesPerS × this / 1000 deliveries): a burst of arrivals that short is written at once,
+   * so a stall of the sender does not queue the deliveries behind it, while over any window of
+   * T seconds at most deliveriesPerS × (T + this / 1000) are written. Default 0: none.
+   */
+  deliveriesBurstMs?: number;
+  /**
    * Called once per broadcast push, just before its first delivery is written, with the push's
    * topic, its payload (a v1/v2 JSON push's payload; a binary push's user payload bytes) and the
    * time (clock.nowMs): the server's own first-write time, which latency benchmarks subtract.
@@ -166,7 +173,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let pushQueueFreeAtMs = 0;
   const joinTimers = new Set<NodeJS.Timeout>();
   let closeTimer: NodeJS.Timeout | null = null;
-  const writer = opts.deliveriesPerS ? serialWriter(opts.deliveriesPerS) : null;
+  const writer = opts.deliveriesPerS
+    ? serialWriter(opts.deliveriesPerS, opts.deliveriesBurstMs ?? 0)
+    : null;
 
   http.on('upgrade', (req, socket, head) => {
     if (opts.refuse) {
@@ -510,7 +519,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
  * when it arrived), on absolute times, so a late timer writes what is due at once and the
  * rate stays exact.
  */
-function serialWriter(ratePerS: number): { push(fn: () => void): void; stop(): void } {
+function serialWriter(
+  ratePerS: number,
+  burstMs: number,
+): { push(fn: () => void): void; stop(): void } {
   const queue: Array<{ atMs: number; fn: () => void }> = [];
   let head = 0;
   let freeAtMs = 0;
@@ -527,7 +539,9 @@ function serialWriter(ratePerS: number): { push(fn: () => void): void; stop(): v
   };
   return {
     push(fn) {
-      freeAtMs = Math.max(Date.now(), freeAtMs) + 1000 / ratePerS;
+      // The writer's own clock may lag real time by the burst credit: after idle time the
+      // next deliveries are due at once, at most burstMs of them.
+      freeAtMs = Math.max(Date.now() - burstMs, freeAtMs) + 1000 / ratePerS;
       queue.push({ atMs: freeAtMs, fn });
       if (!timer) timer = setTimeout(pump, Math.max(0, queue[head].atMs - Date.now()));
     },
