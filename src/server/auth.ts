@@ -2,8 +2,8 @@
  * JWT verification as Supabase Realtime does it (docs/PROTOCOL.md §1.4; `ChannelsAuthorization`
  * and `JwtVerification`): clean the token, peek claims and header, pick a signer from the
  * header (`typ: "JWT"` and an HS* alg against the tenant secret), verify the signature, then
- * `exp > now`, then the required `role` and `exp` claims. Each failure kind maps to the
- * exact text of a refused connect (§1.5), a join error (§3.2) and a channel shutdown (§3.5).
+ * `exp > now`, then the required `role` (a string) and `exp` claims. Each failure kind maps to
+ * the exact text of a refused connect (§1.5), a join error (§3.2) and a channel shutdown (§3.5).
  *
  * A verified token's claims are cached by token string: every join re-confirms the socket
  * token, and a benchmark opens thousands of sockets with the same token. Expiry is
@@ -130,6 +130,10 @@ function checkClaims(claims: Record<string, unknown>, nowMs: number): TokenResul
     if (!(expS > nowS)) return { ok: false, kind: 'expired', secondsAgo: nowS - expS };
   }
   if (!('role' in claims) || !('exp' in claims)) return { ok: false, kind: 'missing_claims' };
+  // The role names a Postgres role (`set_config('role', ...)`, RLS, Postgres Changes); a
+  // non-string one cannot, so the token is refused with the required-claims error rather than
+  // carrying a role such as "[object Object]" into the policies.
+  if (typeof claims.role !== 'string') return { ok: false, kind: 'missing_claims' };
   // A non-numeric exp passes Elixir's term comparison but fails the join's `is_integer(exp)`.
   if (typeof exp !== 'number') return { ok: false, kind: 'other' };
   return { ok: true, claims, expS: Math.round(exp) };

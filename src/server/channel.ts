@@ -193,7 +193,7 @@ export class Channel {
 
   authContext(): AuthContext {
     return {
-      role: String(this.claims.role ?? ''),
+      role: this.claims.role as string, // verified a string
       claims: this.claims,
       subtopic: this.subtopic,
       headers: this.conn.headers,

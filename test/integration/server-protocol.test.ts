@@ -390,6 +390,11 @@ describe('connect refusals (§1.5)', () => {
       status: 401,
       body: '{"error":"Fields `role` and `exp` are required in JWT"}',
     });
+    // A non-string role is refused like a missing one, never read as "[object Object]".
+    expect(await refusedUpgrade(srv.port, `apikey=${await token({ role: { r: 1 } })}`)).toEqual({
+      status: 401,
+      body: '{"error":"Fields `role` and `exp` are required in JWT"}',
+    });
     expect(await refusedUpgrade(srv.port, 'apikey=not-a-jwt')).toEqual({
       status: 401,
       body: '{"error":"The token provided is not a valid JWT"}',
@@ -440,6 +445,11 @@ describe('join refusals (§3.2)', () => {
       { access_token: await token({ role: undefined }) },
     ]);
     expect((await c.v2('phx_reply', '3'))[4]).toEqual({
+      status: 'error',
+      response: { reason: 'InvalidJWTToken: Fields `role` and `exp` are required in JWT' },
+    });
+    c.send(['5', '5', 'realtime:t', 'phx_join', { access_token: await token({ role: 42 }) }]);
+    expect((await c.v2('phx_reply', '5'))[4]).toEqual({
       status: 'error',
       response: { reason: 'InvalidJWTToken: Fields `role` and `exp` are required in JWT' },
     });

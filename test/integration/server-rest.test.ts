@@ -70,6 +70,9 @@ describe('POST /api/broadcast (batch)', () => {
     expect([noAuth.status, await noAuth.json()]).toEqual([401, { message: 'Unauthorized' }]);
     const badToken = await post('/api/broadcast', '{}', { authorization: 'Bearer nope' });
     expect(badToken.status).toBe(401);
+    const objectRole = await token({ role: { r: 1 } });
+    const badRole = await post('/api/broadcast', '{}', { authorization: `Bearer ${objectRole}` });
+    expect([badRole.status, await badRole.json()]).toEqual([401, { message: 'Unauthorized' }]);
     const badJson = await post('/api/broadcast', '{"messages": [');
     expect([badJson.status, await badJson.json()]).toEqual([
       400,

@@ -41,6 +41,9 @@ describe('TokenVerifier (§1.4)', () => {
       ok: false,
       kind: 'missing_claims',
     });
+    // A role that is not a string cannot name a Postgres role: refused like a missing one.
+    for (const role of [{ a: 1 }, 7, null, ['anon']])
+      expect(await v.verify(await token({ role }))).toEqual({ ok: false, kind: 'missing_claims' });
     // Expiry is validated before the required-claims check.
     const r = await v.verify(await token({ role: undefined, exp: 1000 }));
     expect(r).toMatchObject({ ok: false, kind: 'expired' });
