@@ -3,49 +3,27 @@
  * put in for 4000, the steps shortened): it joins and completes. Without a key the refusal says
  * which key the server expects and where rtcap takes it from.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, rtcapProcess, startServeProcess } from '../support/rtcap-process.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/rtcap.js');
 const work = mkdtempSync(join(tmpdir(), 'rtcap-readme-url-'));
 let serve: ChildProcess | null = null;
 let port = 0;
 
 beforeAll(async () => {
-  serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  port = await new Promise<number>((ok, fail) => {
-    const read = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (m) ok(Number(m[1]));
-    };
-    serve!.stdout!.on('data', read);
-    serve!.stderr!.on('data', read);
-    serve!.once('exit', (code) => fail(new Error(`rtcap serve exited (${code}): ${out}`)));
-  });
+  const started = await startServeProcess();
+  serve = started.child;
+  port = started.port;
 }, 60_000);
 
 afterAll(() => {
   serve?.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 });
-
-function rtcap(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stderr })));
-}
 
 /** The README's `npx rtcap run profiles/quickstart.yaml --url …` line, split into arguments. */
 function readmeUrlLine(): string[] {
@@ -63,7 +41,7 @@ describe('the README --url example against rtcap serve', () => {
   it('joins and completes as written', async () => {
     const args = readmeUrlLine().map((a) => a.replace(':4000/', `:${port}/`));
     const out = join(work, 'ok');
-    const r = await rtcap([...args, ...SHORT, '--out', out, '--no-progress']);
+    const r = await rtcapProcess([...args, ...SHORT, '--out', out, '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
       status: string;
@@ -86,7 +64,7 @@ describe('the README --url example against rtcap serve', () => {
         '',
       ].join('\n'),
     );
-    const r = await rtcap(['run', profile, '--out', join(work, 'nokey'), '--no-progress']);
+    const r = await rtcapProcess(['run', profile, '--out', join(work, 'nokey'), '--no-progress']);
     expect(r.code, r.stderr).toBe(3);
     const line = r.stderr.split('\n').find((l) => l.startsWith('run aborted: '));
     expect(line).toMatch(/HTTP 401 \{"error":"API key is missing"\} — the server expects an API/);

@@ -5,14 +5,14 @@
  * naming the directory. Both need mount(8), so they run as root and are skipped, saying why,
  * where mounting is not permitted.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
+import { rtcapProcess } from '../support/rtcap-process.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const work = mkdtempSync(join(tmpdir(), 'rtcap-rundir-test-'));
 const mounted: string[] = [];
 
@@ -45,14 +45,6 @@ afterAll(() => {
   }
   rmSync(work, { recursive: true, force: true });
 });
-
-function rtcap(args: string[]): Promise<{ code: number | null; stderr: string; ms: number }> {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((r) => child.on('exit', (code) => r({ code, stderr, ms: Date.now() - t0 })));
-}
 
 function profileFor(url: string, steps: number): string {
   const path = join(work, `p-${steps}.yaml`);
@@ -87,7 +79,13 @@ describe('a run directory that cannot take the run', () => {
         // Each step's report.html (~30 KB) is written beside the last one: the second or third
         // step's copy no longer fits in 64 KB.
         const out = join(full, 'run');
-        const r = await rtcap(['run', profileFor(server.url, 4), '--out', out, '--no-progress']);
+        const r = await rtcapProcess([
+          'run',
+          profileFor(server.url, 4),
+          '--out',
+          out,
+          '--no-progress',
+        ]);
         expect(r.code, r.stderr).toBe(3);
         expect(r.stderr).toMatch(
           /^run aborted: disk full: no space left in \S+ \(ENOSPC writing /m,
@@ -118,7 +116,7 @@ describe('a run directory that cannot take the run', () => {
     title('a read-only --out: exit 2 at once, one line naming the directory', roSkip),
     async () => {
       for (const out of [ro, join(ro, 'new', 'run')]) {
-        const r = await rtcap([
+        const r = await rtcapProcess([
           'run',
           profileFor('ws://127.0.0.1:9/socket/websocket', 1),
           '--out',

@@ -4,18 +4,18 @@
  * the generator fell behind the schedule once no one was left to send to; the closing sentence
  * says so; the run aborts (exit 3) within seconds.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headline } from '../../src/report/headline.js';
 import { EXIT, runBenchmark } from '../../src/run/runner.js';
 import { BUILTIN_JWT_SECRET } from '../../src/run/target.js';
 import { INCOMPLETE_LABEL } from '../../src/model/format.js';
 import { profileFrom } from '../support/profiles.js';
+import { startServeProcess } from '../support/rtcap-process.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const work = mkdtempSync(join(tmpdir(), 'rtcap-killed-'));
 let serve: ChildProcess | null = null;
 afterAll(() => {
@@ -23,28 +23,9 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** `rtcap serve` on a free port, in its own process (so it can be killed). */
-async function startServe(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const port = await new Promise<number>((ok, fail) => {
-    const read = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (m) ok(Number(m[1]));
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.once('exit', (code) => fail(new Error(`rtcap serve exited (${code}): ${out}`)));
-  });
-  return { child, port };
-}
-
 describe('the server killed with SIGKILL mid-step', () => {
   it('the step is broken: the server went away; the closing sentence says so', async () => {
-    const started = await startServe();
+    const started = await startServeProcess();
     serve = started.child;
     const profile = profileFrom({
       name: 'killed',
