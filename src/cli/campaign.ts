@@ -132,6 +132,9 @@ export function campaignCommand(y: Argv): Argv {
       const dash = await dashboardOrExit(args, 'campaign');
       if (dash === null) return live.close();
       dash?.campaign(state);
+      // Entries a resume keeps link their files from the start, like those finished from now on.
+      for (const e of state.entries)
+        if (e.status === 'completed') dash?.entryFiles(e.index, join(dir, e.dir));
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runCampaign(
@@ -140,10 +143,11 @@ export function campaignCommand(y: Argv): Argv {
             state,
             dir,
             run: withDashboard(runContextFrom(args, signal, live.observer), dash),
-            finish: (o) => {
-              const code = finishRun(o);
-              dash?.runFinished(o.dir, o.result, code);
-              return code;
+            finish: finishRun,
+            // After the entry's status is set, so the page never shows a finished one running.
+            entryFinished: (entry, o) => {
+              dash?.runFinished(o.dir, o.result, entry.exit_code ?? EXIT.aborted);
+              dash?.entryFiles(entry.index, o.dir);
             },
             table: campaignTableOptions(campaign, tableOptionsFrom(args)),
           },

@@ -168,13 +168,14 @@ export class DashboardFeed implements RunObserver {
     this.emitCampaign();
   }
 
-  /** A campaign entry's run is over and its files are written. */
-  entryDone(files: RunFiles): void {
-    const e = this.campaignState?.entries.find((x) => x.status === 'running');
-    if (e) {
-      this.entryFiles.set(e.index, files);
-      this.entryEndedMs.set(e.index, this.now());
-    }
+  /**
+   * Campaign entry `index` (from 1) is over and its files are written: in this process, or
+   * before a resume.
+   */
+  entryDone(index: number, files: RunFiles): void {
+    this.entryFiles.set(index, files);
+    const e = this.campaignState?.entries.find((x) => x.index === index);
+    if (e?.status === 'running') this.entryEndedMs.set(index, this.now());
     this.emitCampaign();
   }
 

@@ -22,8 +22,13 @@ export interface LiveDashboard {
   onStep(r: RunResult): void;
   campaign(state: CampaignState): void;
   log(line: string): void;
-  /** A run's files are written: the page links to them (a campaign: beside its entry). */
+  /** A run's files are written: the page links to them (a campaign: see entryFiles). */
   runFinished(dir: string, result: RunResult, exitCode: number, opts?: { last: boolean }): void;
+  /**
+   * A campaign entry's files are written: the page links to them beside the entry (one run in
+   * this process, or one finished before a resume).
+   */
+  entryFiles(index: number, dir: string): void;
   /** Everything is over (a campaign: after its last entry; quotas: with their table). */
   finished(
     status: string,
@@ -105,17 +110,16 @@ export async function startLiveDashboard(opts: {
     runFinished(dir, result, exitCode, o) {
       // A sweep's record as the search left it: its stop reason and final knee.
       feed.result(result);
-      const files = filesOf(dir);
-      if (opts.command === 'campaign') feed.entryDone(files);
       if (o?.last !== false && opts.command !== 'campaign')
         feed.finish({
           status: result.status,
           exit_code: exitCode,
           abort_reason: result.abort_reason,
-          files,
+          files: filesOf(dir),
           table: null,
         });
     },
+    entryFiles: (index, dir) => feed.entryDone(index, filesOf(dir)),
     finished(status, exitCode, abortReason, dir, table) {
       feed.finish({
         status,

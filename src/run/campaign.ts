@@ -34,6 +34,11 @@ export interface CampaignOptions {
   run: EntryRunOptions;
   /** Writes a finished entry's artefacts and returns its exit code (the CLI's finishRun). */
   finish: (outcome: RunOutcome) => number;
+  /**
+   * An entry is over: its artefacts written, its status, exit code and time in the state and
+   * campaign.json (the live dashboard's cue, so it never shows a finished entry as running).
+   */
+  entryFinished?: (entry: EntryState, outcome: RunOutcome) => void;
   table?: TableOptions;
   /** Seconds since the campaign started, for the progress line (a seam for tests). */
   clock?: () => number;
@@ -205,6 +210,7 @@ export async function runCampaign(
           ? 'completed'
           : 'aborted';
     writeCampaignState(opts.dir, state);
+    opts.entryFinished?.(entry, outcome);
     const table = writeCampaignCapacity(opts.dir, state, opts.table);
     for (const u of table.unlike) opts.run.log(`campaign: not like for like, no table: ${u}`);
     if (entry.status === 'interrupted') {

@@ -171,7 +171,10 @@ describe('DashboardFeed', () => {
     } as unknown as CampaignState;
     feed.campaign(state);
     now += 42_000;
-    feed.entryDone({ dir: '02-b', links: [{ name: 'report.html', href: 'files/1/report.html' }] });
+    feed.entryDone(2, {
+      dir: '02-b',
+      links: [{ name: 'report.html', href: 'files/1/report.html' }],
+    });
     const view = feed.snapshot().campaign!;
     expect(view.entries.map((e) => [e.status, e.wall_s])).toEqual([
       ['completed', 30],
@@ -186,6 +189,39 @@ describe('DashboardFeed', () => {
     state.entries[1].status = 'completed';
     state.entries[1].wall_s = 43;
     expect(feed.snapshot().campaign!.entries[1].wall_s).toBe(43);
+  });
+
+  it('links the files of an entry finished before a resume, its time as campaign.json has it', () => {
+    const feed = new DashboardFeed(
+      'campaign',
+      () => undefined,
+      () => 5_000_000,
+    );
+    const entry = (index: number, status: string, wall_s: number) => ({
+      index,
+      name: `e${index}`,
+      profile: '/p.yaml',
+      sweep: false,
+      dir: `0${index}-e${index}`,
+      status,
+      exit_code: status === 'completed' ? 0 : null,
+      wall_s,
+      attempts: status === 'completed' ? 1 : 0,
+    });
+    const state = {
+      name: 'c',
+      status: 'running',
+      entries: [entry(1, 'completed', 30), entry(2, 'pending', 0)],
+    } as unknown as CampaignState;
+    feed.campaign(state);
+    const files = { dir: '01-e1', links: [{ name: 'report.html', href: 'files/1/report.html' }] };
+    feed.entryDone(1, files);
+    expect(
+      feed.snapshot().campaign!.entries.map((e) => [e.status, e.wall_s, e.files?.dir ?? null]),
+    ).toEqual([
+      ['completed', 30, '01-e1'],
+      ['pending', 0, null],
+    ]);
   });
 
   it("shows a sweep's knee as soon as a step past it has landed (the record has it only at the end)", () => {

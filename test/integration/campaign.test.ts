@@ -21,6 +21,7 @@ import {
   resumeState,
   writeCampaignState,
   type CampaignState,
+  type EntryState,
 } from '../../src/run/campaign-state.js';
 import type { RunOutcome } from '../../src/run/runner.js';
 import type { RunningServer } from '../../src/server/server.js';
@@ -96,11 +97,31 @@ function writeCampaign(root: string, thresholds: unknown[] = []): string {
   return path;
 }
 
-async function go(path: string, dir: string, state: CampaignState, signal?: AbortSignal) {
+/** Each entryFinished call: the entry's status, exit code and campaign.json's status then. */
+type Seen = Array<[string, number | null, string]>;
+
+async function go(
+  path: string,
+  dir: string,
+  state: CampaignState,
+  signal?: AbortSignal,
+  seen: Seen = [],
+) {
   const campaign = loadYamlFile(path, campaignSchema);
   const loaded = await loadEntries(campaign, state);
+  const entryFinished = (e: EntryState) => {
+    const saved = readCampaignState(dir) as CampaignState;
+    seen.push([e.status, e.exit_code, saved.entries[e.index - 1].status]);
+  };
   return runCampaign(
-    { campaign, state, dir, run: { log: quiet, signal, ...runArtifactHooks() }, finish },
+    {
+      campaign,
+      state,
+      dir,
+      run: { log: quiet, signal, ...runArtifactHooks() },
+      finish,
+      entryFinished,
+    },
     loaded,
   );
 }
@@ -117,8 +138,13 @@ describe('rtcap campaign', () => {
     const dir = join(root, 'out');
     const campaign = loadYamlFile(path, campaignSchema);
 
-    const first = await go(path, dir, planCampaign(campaign, path, new Date()));
+    const seen: Seen = [];
+    const first = await go(path, dir, planCampaign(campaign, path, new Date()), undefined, seen);
     expect(first.exitCode).toBe(0);
+    expect(seen).toEqual([
+      ['completed', 0, 'completed'],
+      ['completed', 0, 'completed'],
+    ]);
     expect(first.state.entries.map((e) => [e.dir, e.status, e.attempts])).toEqual([
       ['01-public', 'completed', 1],
       ['02-writes', 'completed', 1],
@@ -197,12 +223,17 @@ describe('rtcap campaign', () => {
     const root = mkdtempSync(join(tmpdir(), 'rtcap-campaign-'));
     const path = writeCampaign(root, [{ threshold: 'connections < 30', abort_on_fail: true }]);
     const dir = join(root, 'out');
+    const seen: Seen = [];
     const out = await go(
       path,
       dir,
       planCampaign(loadYamlFile(path, campaignSchema), path, new Date()),
+      undefined,
+      seen,
     );
     expect(out.exitCode).toBe(99);
+    // The entry's hook sees it finished, in the state and in campaign.json, never running.
+    expect(seen).toEqual([['aborted', 99, 'aborted']]);
     const state = readCampaignState(dir) as CampaignState;
     expect(state.status).toBe('stopped');
     expect(state.stop_reason).toBe(
