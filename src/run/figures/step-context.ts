@@ -1,7 +1,7 @@
 /**
  * What a scenario's figures (StepResult.extra, ./extras.ts) may read of a step: its plan, what
  * the generator processes collected, the figures by traffic kind, the step's seconds and the
- * server's gauges. run/step-result builds it once per step.
+ * server's gauges. ./step-result.ts builds it once per step.
  */
 import type { StepCollected } from '../../load/ipc.js';
 import type { InsertStats } from '../../load/inserts.js';

@@ -2,28 +2,34 @@
  * Builds a StepResult from what the generator processes collected (and the coordinator's own
  * inserts), the per-second timeline and the server samples of the step's windows. Every
  * figure is measured; missing ones are null (docs/FIGURES.md "Measurement rules"). Each figure
- * is made by one function in ./figures (docs/FIGURES.md holds their definitions); this file calls
- * them, sums the processes' plain counts (connections, sends, receipts) and assembles the
+ * is made by one function of its own in this folder (docs/FIGURES.md holds their definitions);
+ * this file calls them, sums the processes' plain counts (connections, sends, receipts) and assembles the
  * result. The headline figures are those of the step's primary traffic kind; a step carrying
- * several kinds has each in extra.kinds.
+ * several kinds has each in extra.kinds. A run's coordinator and `rtcap merge` both reach it
+ * through shard/step-result.
  */
-import type { SendRecord } from '../measure/aggregate.js';
-import { compactHistogram, percentilesOf } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
-import type { Profile } from '../profile/schema.js';
-import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
-import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/types.js';
-import { decideVerdict } from '../model/verdict.js';
-import { INCOMPLETE_LABEL } from '../model/format.js';
-import type { SecondRecord } from './figures/timeline.js';
-import type { ResourceSample } from '../monitor/types.js';
-import type { GaugeSample } from '../monitor/gauges.js';
-import { declaredBasis, type ServerBasis } from '../monitor/server-basis.js';
-import { ackFigures } from '../measure/ack-figures.js';
-import { joinFigures, joinOfferedRatio, joinsPerS, rejoinsPerS } from '../measure/join-figures.js';
-import { rampMs } from '../model/verdict.js';
-import type { InsertStats } from '../load/inserts.js';
-import { mergeErrors } from './figures/errors.js';
+import type { SendRecord } from '../../measure/aggregate.js';
+import { compactHistogram, percentilesOf } from '../../measure/histogram.js';
+import type { StepCollected } from '../../load/ipc.js';
+import type { Profile } from '../../profile/schema.js';
+import { HISTOGRAM_LE_MS, type StepResult } from '../../result/result.js';
+import { kindOfStream, type StepPlan, type TrafficKind } from '../../scenarios/types.js';
+import { decideVerdict } from '../../model/verdict.js';
+import { INCOMPLETE_LABEL } from '../../model/format.js';
+import type { SecondRecord } from './timeline.js';
+import type { ResourceSample } from '../../monitor/types.js';
+import type { GaugeSample } from '../../monitor/gauges.js';
+import { declaredBasis, type ServerBasis } from '../../monitor/server-basis.js';
+import { ackFigures } from '../../measure/ack-figures.js';
+import {
+  joinFigures,
+  joinOfferedRatio,
+  joinsPerS,
+  rejoinsPerS,
+} from '../../measure/join-figures.js';
+import { rampMs } from '../../model/verdict.js';
+import type { InsertStats } from '../../load/inserts.js';
+import { mergeErrors } from './errors.js';
 import {
   deliveryRateOf,
   figuresByKind,
@@ -31,16 +37,16 @@ import {
   primaryOf,
   type FiguresByKind,
   type KindFigures,
-} from './figures/kinds.js';
-import { mergeHistograms, pickPercentiles } from './figures/latency.js';
-import { membersAt, mergeMemberships, streamInfoOf } from './figures/membership.js';
+} from './kinds.js';
+import { mergeHistograms, pickPercentiles } from './latency.js';
+import { membersAt, mergeMemberships, streamInfoOf } from './membership.js';
 import {
   offeredByPart,
   offeredInWindow,
   offeredRatio,
   scheduledOfKind,
   sendOfferedRatio,
-} from './figures/offered.js';
+} from './offered.js';
 import {
   deliveredPerS,
   deliveredPerS60sMax,
@@ -48,7 +54,7 @@ import {
   lastReceipts,
   sentPerS,
   stepRates,
-} from './figures/rates.js';
+} from './rates.js';
 import {
   databaseFigures,
   generatorFigures,
@@ -56,20 +62,20 @@ import {
   samplesInWindow,
   serverFigures,
   serverMemoryFields,
-} from './figures/resources.js';
-import { hostFigures } from './figures/host.js';
-import type { HostSample } from '../monitor/host.js';
-import { r3, r6, sumOf } from './figures/round.js';
-import { verdictInputs } from './figures/verdict-inputs.js';
-import { latencyScope } from './figures/latency-scope.js';
-import { scenarioExtra } from './figures/extras.js';
-import type { StepContext } from './figures/step-context.js';
-import { senderSegmentOf } from '../load/segment.js';
-import { steadySeconds as steadySecondsOf, type StepWindow } from './figures/window.js';
+} from './resources.js';
+import { hostFigures } from './host.js';
+import type { HostSample } from '../../monitor/host.js';
+import { r3, r6, sumOf } from './round.js';
+import { verdictInputs } from './verdict-inputs.js';
+import { latencyScope } from './latency-scope.js';
+import { scenarioExtra } from './extras.js';
+import type { StepContext } from './step-context.js';
+import { senderSegmentOf } from '../../load/segment.js';
+import { steadySeconds as steadySecondsOf, type StepWindow } from './window.js';
 
-export type { StepWindow } from './figures/window.js';
-export type { KindFigures } from './figures/kinds.js';
-export type { InsertStats } from '../load/inserts.js';
+export type { StepWindow } from './window.js';
+export type { KindFigures } from './kinds.js';
+export type { InsertStats } from '../../load/inserts.js';
 
 export interface StepInputs {
   profile: Profile;

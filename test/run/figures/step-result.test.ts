@@ -3,11 +3,11 @@
  * figures it assembles from run/figures and the verdict they lead to.
  */
 import { describe, expect, it } from 'vitest';
-import { buildStepResult, type StepInputs } from '../../src/run/step-result.js';
-import { getScenario } from '../../src/scenarios/index.js';
-import { kindStream } from '../../src/scenarios/types.js';
-import { fakeCollected, histogramOf } from '../support/step-context.js';
-import { profileFrom } from '../support/profiles.js';
+import { buildStepResult, type StepInputs } from '../../../src/run/figures/step-result.js';
+import { getScenario } from '../../../src/scenarios/index.js';
+import { kindStream } from '../../../src/scenarios/types.js';
+import { fakeCollected, histogramOf } from '../../support/step-context.js';
+import { profileFrom } from '../../support/profiles.js';
 
 const T0 = 1_000_000;
 const W = {
