@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { broadcastPrivateProfile as profile } from '../support/scenario-profiles.js';
 import { planBroadcastPrivate } from '../../src/scenarios/broadcast-private.js';
 import { roomTopology } from '../../src/scenarios/common.js';
 import { kindStream } from '../../src/scenarios/types.js';
 import { profileFrom } from '../support/profiles.js';
-
-function profile(steps: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
-  return profileFrom({
-    name: 'p',
-    scenario: 'broadcast-private',
-    load: { join_rate: 100, steps },
-    ...extra,
-  });
-}
 
 describe('broadcast-private plan', () => {
   const p = profile([{ connections: 12, rooms: 3, members: 4, room_send_rate: 2, duration: '5s' }]);

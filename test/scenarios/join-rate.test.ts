@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { joinRateProfile as profile } from '../support/scenario-profiles.js';
 import { planJoinRate } from '../../src/scenarios/join-rate.js';
 import { kindStream } from '../../src/scenarios/types.js';
-import { profileFrom } from '../support/profiles.js';
-
-function profile(
-  extra: Record<string, unknown> = {},
-  steps: Record<string, unknown>[] = [
-    { connections: 50, join_rate: 5, duration: '2s' },
-    { connections: 200, join_rate: 20, duration: '2s' },
-  ],
-) {
-  return profileFrom({
-    name: 'j',
-    scenario: 'join-rate',
-    private: { topic_prefix: 'slow-' },
-    load: { steps },
-    ...extra,
-  });
-}
 
 describe('join-rate plan', () => {
   it("joins each step's fresh connections privately to the step's own topic at the step's rate", () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { mixedBase as base, mixedProfile as profile } from '../support/scenario-profiles.js';
 import { planMixed } from '../../src/scenarios/mixed.js';
 import { kindOfStream, kindStream } from '../../src/scenarios/types.js';
 import { profileFrom } from '../support/profiles.js';
-
-const base = {
-  connections: 12,
-  members: 4,
-  room_send_rate: 2,
-  update_share: 0.5,
-  insert_rate: 2,
-  duration: 2,
-};
-const profile = (steps: Record<string, unknown>[]) =>
-  profileFrom({ name: 'mixed-test', scenario: 'mixed', load: { steps } });
 
 describe('mixed plan', () => {
   it('every connection joins its room with presence (tracked at join) and a postgres_changes binding, whatever the step carries', () => {

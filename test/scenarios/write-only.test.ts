@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { writeOnlyProfile as p } from '../support/scenario-profiles.js';
 import { planWriteOnly } from '../../src/scenarios/write-only.js';
 import { kindStream } from '../../src/scenarios/types.js';
-import { profileFrom } from '../support/profiles.js';
-
-const p = profileFrom({
-  name: 'w',
-  scenario: 'write-only',
-  load: {
-    ack: true,
-    steps: [
-      { connections: 4, send_rate: 10, duration: '3s' },
-      { connections: 6, send_rate: 100, duration: '3s' },
-    ],
-  },
-});
 
 describe('write-only plan', () => {
   it('puts every sender alone on its own topic and spreads the rate round-robin over them', () => {

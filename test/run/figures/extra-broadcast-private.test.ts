@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { broadcastPrivateProfile as profile } from '../../support/scenario-profiles.js';
 import { planBroadcastPrivate } from '../../../src/scenarios/broadcast-private.js';
-import { profileFrom } from '../../support/profiles.js';
 import { fakeCollected, fakeContext, histogramOf } from '../../support/step-context.js';
 import { broadcastPrivateExtra } from '../../../src/run/figures/extra-broadcast-private.js';
-
-function profile(steps: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
-  return profileFrom({
-    name: 'p',
-    scenario: 'broadcast-private',
-    load: { join_rate: 100, steps },
-    ...extra,
-  });
-}
 
 describe('broadcast-private extra', () => {
   it('reports the topology, RLS refusals of joins and the join round trip', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { joinRateProfile as profile } from '../../support/scenario-profiles.js';
 import { planJoinRate } from '../../../src/scenarios/join-rate.js';
-import { profileFrom } from '../../support/profiles.js';
 import { fakeCollected, fakeContext, fakeSecond, histogramOf } from '../../support/step-context.js';
 
 const POOL = 'IncreaseConnectionPool: Please increase your connection pool size';
@@ -12,22 +12,6 @@ import {
   rejectionsByReason,
   joinRateExtra,
 } from '../../../src/run/figures/extra-join-rate.js';
-
-function profile(
-  extra: Record<string, unknown> = {},
-  steps: Record<string, unknown>[] = [
-    { connections: 50, join_rate: 5, duration: '2s' },
-    { connections: 200, join_rate: 20, duration: '2s' },
-  ],
-) {
-  return profileFrom({
-    name: 'j',
-    scenario: 'join-rate',
-    private: { topic_prefix: 'slow-' },
-    load: { steps },
-    ...extra,
-  });
-}
 
 describe('join-rate figures', () => {
   it("keeps the server's reason verbatim and counts refused upgrades as rejections too", () => {

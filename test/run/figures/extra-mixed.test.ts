@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { mixedBase as base, mixedProfile as profile } from '../../support/scenario-profiles.js';
 import type { StepResult } from '../../../src/result/result.js';
 import type { StepContext } from '../../../src/run/figures/step-context.js';
 import { createHistogram, recordMs } from '../../../src/measure/histogram.js';
 import type { MessageFigures } from '../../../src/measure/aggregate.js';
 import { planMixed } from '../../../src/scenarios/mixed.js';
-import { profileFrom } from '../../support/profiles.js';
 import { mixedExtra } from '../../../src/run/figures/extra-mixed.js';
-
-const base = {
-  connections: 12,
-  members: 4,
-  room_send_rate: 2,
-  update_share: 0.5,
-  insert_rate: 2,
-  duration: 2,
-};
-const profile = (steps: Record<string, unknown>[]) =>
-  profileFrom({ name: 'mixed-test', scenario: 'mixed', load: { steps } });
 
 function figures(sent: number, expected: number, received: number): MessageFigures {
   return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { writeOnlyProfile as p } from '../../support/scenario-profiles.js';
 import { planWriteOnly } from '../../../src/scenarios/write-only.js';
 import type { TimeseriesPoint } from '../../../src/result/result.js';
 import { profileFrom } from '../../support/profiles.js';
@@ -8,18 +9,6 @@ import {
   type StopInput,
   writeOnlyExtra,
 } from '../../../src/run/figures/extra-write-only.js';
-
-const p = profileFrom({
-  name: 'w',
-  scenario: 'write-only',
-  load: {
-    ack: true,
-    steps: [
-      { connections: 4, send_rate: 10, duration: '3s' },
-      { connections: 6, send_rate: 100, duration: '3s' },
-    ],
-  },
-});
 
 describe('where sends stop', () => {
   const ok: StopInput = {
