@@ -185,11 +185,13 @@ describe('what stopped a sweep: the server process ran out of files', () => {
 });
 
 describe('what stopped a sweep: a generator that cannot keep up', () => {
-  // Every send costs the generator process 5 ms of CPU (RTCAP_TEST_SEND_COST_MS, read by each
-  // generator process at its start): 100 ms a second at 20 sends/s, 1.25 s a second at 250/s,
-  // which no machine keeps up with (yet little enough that the step's sends end before the
-  // step's deadline). The server (the test server, echo only) is never the limit.
-  const COST_MS = 5;
+  // Every send costs the generator process 20 ms of CPU (RTCAP_TEST_SEND_COST_MS, read by each
+  // generator process at its start): 0.4 s a second at 20 sends/s, 5 s a second at 250/s, which
+  // no machine keeps up with: the pacer gives up on the sends past the step's deadline and the
+  // step offers well under 90 % of its schedule. At 5 ms (1.25 s a second) a quiet machine
+  // caught up in the drain and read the step stable, late sends and all. The server (the test
+  // server, echo only) is never the limit.
+  const COST_MS = 20;
   let server: TestServer;
   beforeAll(async () => {
     process.env.RTCAP_TEST_SEND_COST_MS = String(COST_MS);
@@ -243,9 +245,10 @@ describe('what stopped a sweep: a generator that cannot keep up', () => {
       bound: 'lower',
       limit: { kind: 'generator-bound' },
     });
-    // The last stable step: 20 sends/s to 4 receivers, 80 deliveries/s asked, as measured.
+    // The last stable step: 20 sends/s to 4 receivers, 80 deliveries/s asked, as measured (by
+    // receive time: sends held up by their cost arrive a little bunched, so within ±10 %).
     expect(row.value!).toBeGreaterThanOrEqual(72);
-    expect(row.value!).toBeLessThanOrEqual(80);
+    expect(row.value!).toBeLessThanOrEqual(88);
     expect(row.display).toBe(`≥ ${row.value}/s, generator-bound above`);
     if (row.limit.kind !== 'generator-bound') return;
     // Behind its schedule: its event loop blocked past the limit, or less than 90 % offered.
