@@ -4,7 +4,8 @@
  * (per stream and seq receive counts and first/last receive times, encoded HDR histograms,
  * send ledgers, membership, errors, acks) and every per-second SecondStats line — plus the
  * step windows and the identity of the run and segment. Local worker processes and
- * machines feed one merge path (./merge.ts → run/figures/step-result.ts and run/figures/timeline.ts).
+ * machines feed one merge path (./merge.ts → run/figures/step-result.ts and
+ * run/figures/timeline.ts).
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';
 import type { StepWindow } from '../run/figures/window.js';

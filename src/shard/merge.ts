@@ -1,8 +1,8 @@
 /**
  * Merging shards: the segments of one run become what one coordinator with all their
  * generator processes would have collected — per step the StepCollected of every process,
- * and every per-second line — which run/figures/step-result.ts and run/figures/timeline.ts then merge
- * as they merge local processes. Shards of different runs, profiles or segment counts are
+ * and every per-second line — which run/figures/step-result.ts and run/figures/timeline.ts then
+ * merge as they merge local processes. Shards of different runs, profiles or segment counts are
  * refused, and missing or repeated segments are named.
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';

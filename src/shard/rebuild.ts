@@ -1,7 +1,8 @@
 /**
  * A run's result from its merged shards: the same step results, timeline, verdicts and
  * analysis a single coordinator would have built had it held every segment's processes —
- * run/figures/timeline merges the per-second lines, run/figures/step-result each step's collections.
+ * run/figures/timeline merges the per-second lines, run/figures/step-result each step's
+ * collections.
  */
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';

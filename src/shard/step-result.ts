@@ -2,9 +2,9 @@
  * The one way a step's result is built from what was collected: a
  * run's coordinator calls it with the ShardStep of its own processes (the very ShardStep its
  * shard records), `rtcap merge` with the ShardStep every segment's processes merged into
- * (./merge.ts). Both then go through run/figures/step-result with the same inputs: the collected parts,
- * the inserts, the timeline's seconds, and the resources sampled beside the processes (server,
- * its gauges, the generator hosts).
+ * (./merge.ts). Both then go through run/figures/step-result with the same inputs: the collected
+ * parts, the inserts, the timeline's seconds, and the resources sampled beside the processes
+ * (server, its gauges, the generator hosts).
  */
 import type { Profile } from '../profile/schema.js';
 import type { StepResult } from '../result/result.js';

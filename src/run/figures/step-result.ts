@@ -3,10 +3,10 @@
  * inserts), the per-second timeline and the server samples of the step's windows. Every
  * figure is measured; missing ones are null (docs/FIGURES.md "Measurement rules"). Each figure
  * is made by one function of its own in this folder (docs/FIGURES.md holds their definitions);
- * this file calls them, sums the processes' plain counts (connections, sends, receipts) and assembles the
- * result. The headline figures are those of the step's primary traffic kind; a step carrying
- * several kinds has each in extra.kinds. A run's coordinator and `rtcap merge` both reach it
- * through shard/step-result.
+ * this file calls them, sums the processes' plain counts (connections, sends, receipts) and
+ * assembles the result. The headline figures are those of the step's primary traffic kind; a step
+ * carrying several kinds has each in extra.kinds. A run's coordinator and `rtcap merge` both reach
+ * it through shard/step-result.
  */
 import type { SendRecord } from '../../measure/aggregate.js';
 import { compactHistogram, percentilesOf } from '../../measure/histogram.js';
