@@ -1,0 +1,45 @@
+// The files of src/ that break eslint.config.js's size rules today, each exempt from that rule
+// until it is split. One path per line: whoever brings a file under the limit deletes its line
+// (test/eslint-size-exceptions.test.ts fails while a listed file already keeps the rule, or no
+// longer exists, so the list only shrinks). Nothing is added here: a new long function or file
+// is split instead.
+
+/** Files holding a function over 80 lines (max-lines-per-function). */
+export const longFunctionFiles = [
+  'src/cli/campaign.ts',
+  'src/cli/k8s.ts',
+  'src/cli/merge.ts',
+  'src/cli/quotas.ts',
+  'src/cli/serve.ts',
+  'src/dashboard/live.ts',
+  'src/load/inserts.ts',
+  'src/model/capacity.ts',
+  'src/model/verdict.ts',
+  'src/plan/workload.ts',
+  'src/report/capacity-charts.ts',
+  'src/report/charts.ts',
+  'src/report/notes.ts',
+  'src/report/sections/presence.ts',
+  'src/run/quotas/client.ts',
+  'src/scenarios/mixed.ts',
+  'src/server/channel.ts',
+  'src/server/db/apply-rls.ts',
+  'src/server/db/embedded.ts',
+  'src/server/db/index.ts',
+  'src/server/db/pgoutput.ts',
+  'src/server/metrics.ts',
+];
+
+/** Files over 400 lines (max-lines). */
+export const longFiles = [
+  'src/client/connection.ts',
+  'src/load/worker.ts',
+  'src/model/capacity.ts',
+  'src/model/verdict.ts',
+  'src/profile/schema.ts',
+  'src/protocol/frame.ts',
+  'src/report/charts.ts',
+  'src/run/figures/step-result.ts',
+  'src/server/channel.ts',
+  'src/server/db/embedded.ts',
+];
