@@ -9,28 +9,28 @@
 import { randomUUID } from 'node:crypto';
 import { EV, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
 import { joinRefusal, shutdownMessage, type TokenResult } from './auth.js';
-import type { Connection, Inbound } from './connection.js';
 import { sleep } from '../util/sleep.js';
 import { errorCode, type AuthContext } from './db-types.js';
 import { bindingId, parseJoinPayload, type JoinConfig } from './join-config.js';
 import { flat, intern } from './intern.js';
-import { pubsubKey } from './tenant.js';
+import { pubsubKey } from './pubsub.js';
+import type {
+  ChangesChannel,
+  ChannelSocket,
+  Inbound,
+  PgBinding,
+  PresenceChannel,
+  Subscriber,
+} from './rooms.js';
 import { bodyBytes, closeFrame, Outgoing, pushFrame, replyFrame, type OutBody } from './wire.js';
 
 /** The join timer re-checks the token every min(5 min, exp - now) (§1.5 last paragraph). */
 const CONFIRM_TOKEN_MAX_MS = 5 * 60_000;
 
-export interface PgBinding {
-  id: number;
-  subscriptionId: string;
-  raw: Record<string, unknown>;
-  event: string;
-  schema: string;
-  table: string;
-  filter?: string;
-}
+/** The socket a channel is joined on. */
+export type ChannelConn = ChannelSocket<Channel>;
 
-export class Channel {
+export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   readonly v2: boolean;
   readonly subtopic: string;
   readonly key: string;
@@ -56,7 +56,7 @@ export class Channel {
   private work: Promise<void> | null = null;
 
   private constructor(
-    readonly conn: Connection,
+    readonly conn: ChannelConn,
     readonly topic: string,
     readonly joinRef: string | null,
     readonly cfg: JoinConfig,
@@ -93,7 +93,7 @@ export class Channel {
    * and pushes presence_state / starts Postgres subscriptions. Errors are replied after the
    * channel error backoff, as `join_error` sleeps before answering.
    */
-  static async join(conn: Connection, f: Inbound): Promise<void> {
+  static async join(conn: ChannelConn, f: Inbound): Promise<void> {
     const { ctx, tenant } = conn;
     const subtopic = f.topic.slice(REALTIME_TOPIC_PREFIX.length);
     const fail = async (reason: string, disconnect = false) => {

@@ -16,17 +16,10 @@ import {
   REALTIME_TOPIC_PREFIX,
   REASON,
 } from '../protocol/constants.js';
-import { decodeBinary, decodeV1, decodeV2, FrameError, type Frame } from '../protocol/frame.js';
+import { decodeBinary, decodeV1, decodeV2, FrameError } from '../protocol/frame.js';
 import { Channel } from './channel.js';
-import type { ServerContext } from './context.js';
-import type { Tenant } from './tenant.js';
-import { replyFrame, type UserPayload } from './wire.js';
-
-/** A decoded client frame; kind-3 and kind-0 binary pushes keep their raw payload bytes. */
-export interface Inbound extends Frame {
-  user?: UserPayload;
-  binary?: Uint8Array;
-}
+import type { ChannelSocket, Inbound, ServerContext, TenantRoom, Transport } from './rooms.js';
+import { replyFrame } from './wire.js';
 
 /**
  * Sockets written to in this turn of the event loop. Each is corked on its first write and
@@ -45,7 +38,7 @@ function flushCorked(): void {
   for (const s of list) s.uncork();
 }
 
-export class Connection {
+export class Connection implements ChannelSocket<Channel>, Transport {
   readonly channels = new Map<string, Channel>();
   /** Counted in the tenant's users (joined at least one channel, §8.2). */
   counted = false;
@@ -57,7 +50,7 @@ export class Connection {
 
   constructor(
     readonly ws: WebSocket,
-    readonly tenant: Tenant,
+    readonly tenant: TenantRoom,
     readonly ctx: ServerContext,
     readonly v2: boolean,
     /** The socket-level token (`x-api-key` or `apikey`, §1.2). */

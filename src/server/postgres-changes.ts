@@ -8,9 +8,8 @@
  * while it is tripped changes are skipped silently, as the poller does (§7.1 step 5).
  */
 import { EV, REASON } from '../protocol/constants.js';
-import type { Channel } from './channel.js';
-import type { ServerContext } from './context.js';
 import { isRetryable, type ChangeEvent, type ServerDb } from './db-types.js';
+import type { ChangesChannel, ChangesRoom, ServerContext } from './rooms.js';
 import { frameText, messageText } from './wire.js';
 
 export interface ChangesTimings {
@@ -19,8 +18,8 @@ export interface ChangesTimings {
   pgRetryMaxMs: number;
 }
 
-export class ChangesHub {
-  private readonly bySubscription = new Map<string, { ch: Channel; id: number }>();
+export class ChangesHub implements ChangesRoom {
+  private readonly bySubscription = new Map<string, { ch: ChangesChannel; id: number }>();
   private attachedTo: ServerDb | null = null;
   /** In a worker of `--workers`, where subscription ownership is reported to the primary. */
   onOwnership: ((ids: string[], owned: boolean) => void) | null = null;
@@ -31,7 +30,7 @@ export class ChangesHub {
   ) {}
 
   /** Called once the channel's join reply is written. */
-  add(ch: Channel): void {
+  add(ch: ChangesChannel): void {
     const db = this.ctx().db;
     if (!db) return;
     this.attach(db);
@@ -44,7 +43,7 @@ export class ChangesHub {
   }
 
   /** access_token refresh: re-subscribe with the new claims (§3.4 step 4). */
-  resubscribe(ch: Channel): void {
+  resubscribe(ch: ChangesChannel): void {
     const db = this.ctx().db;
     if (!db) return;
     void db
@@ -53,7 +52,7 @@ export class ChangesHub {
       .then(() => this.subscribe(ch, db));
   }
 
-  remove(ch: Channel): void {
+  remove(ch: ChangesChannel): void {
     const ids = ch.pg.map((b) => b.subscriptionId);
     for (const id of ids) this.bySubscription.delete(id);
     this.onOwnership?.(ids, false);
@@ -64,7 +63,7 @@ export class ChangesHub {
         .catch((e) => this.ctx().log(`unsubscribe failed: ${(e as Error).message}`));
   }
 
-  private async subscribe(ch: Channel, db: ServerDb): Promise<void> {
+  private async subscribe(ch: ChangesChannel, db: ServerDb): Promise<void> {
     try {
       for (const b of ch.pg) {
         if (ch.closed) return;
@@ -106,7 +105,7 @@ export class ChangesHub {
 
   /** Delivers one change to the local channels among its subscription ids. */
   deliver(change: ChangeEvent): void {
-    const perChannel = new Map<Channel, number[]>();
+    const perChannel = new Map<ChangesChannel, number[]>();
     for (const sid of change.subscriptionIds) {
       const s = this.bySubscription.get(sid);
       if (!s || s.ch.closed) continue;

@@ -8,11 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EV, REASON } from '../protocol/constants.js';
-import type { Channel } from './channel.js';
-import type { Inbound } from './connection.js';
-import type { ServerContext } from './context.js';
 import { errorCode } from './db-types.js';
-import type { Tenant } from './tenant.js';
+import type { Inbound, PresenceChannel, PresenceRoom, ServerContext, TenantRoom } from './rooms.js';
 import { Outgoing } from './wire.js';
 
 type Meta = Record<string, unknown>;
@@ -22,7 +19,7 @@ interface Entry {
   phxRef: string;
   meta: Meta;
   /** The local channel that tracks it; null when tracked on another worker. */
-  owner: Channel | null;
+  owner: PresenceChannel | null;
   /** Worker that owns the entry (0 in a single process). */
   node: number;
 }
@@ -54,17 +51,17 @@ function obj(v: unknown): Record<string, unknown> | null {
     : null;
 }
 
-export class PresenceHub {
+export class PresenceHub implements PresenceRoom {
   /** pubsub key → phx_ref → entry. */
   private readonly topics = new Map<string, Map<string, Entry>>();
-  private readonly byChannel = new Map<Channel, Entry>();
+  private readonly byChannel = new Map<PresenceChannel, Entry>();
   bridge: PresenceBridge | null = null;
   node = 0;
 
   constructor(private readonly ctx: () => ServerContext) {}
 
   /** `limit_presence_event`: refused while `avg > limit`, otherwise counted (§5.1, §8.2). */
-  allowEvent(tenant: Tenant): boolean {
+  allowEvent(tenant: TenantRoom): boolean {
     const lim = tenant.config.max_presence_events_per_second;
     if (lim !== null && tenant.presence.value > lim) return false;
     tenant.presence.add(1);
@@ -72,7 +69,7 @@ export class PresenceHub {
   }
 
   /** The full state of a topic, grouped by key (`Phoenix.Presence.group`). */
-  state(_tenant: Tenant, key: string): Record<string, { metas: Meta[] }> {
+  state(_tenant: TenantRoom, key: string): Record<string, { metas: Meta[] }> {
     const out: Record<string, { metas: Meta[] }> = {};
     const entries = this.topics.get(key);
     if (!entries) return out;
@@ -82,7 +79,7 @@ export class PresenceHub {
   }
 
   /** PresenceHandler.handle (§5.1). */
-  async handle(ch: Channel, f: Inbound): Promise<void> {
+  async handle(ch: PresenceChannel, f: Inbound): Promise<void> {
     const payload = obj(f.payload);
     if (!payload || typeof payload.event !== 'string') return ch.reply(f.ref, 'ok', {});
     if (!ch.takePresenceCall(Date.now())) return ch.shutdown(REASON.clientPresenceRateLimit);
@@ -117,7 +114,7 @@ export class PresenceHub {
    * The first track on a private channel authorises presence.read (if not done at join) and
    * presence.write.
    */
-  private async authorizeTrack(ch: Channel): Promise<boolean> {
+  private async authorizeTrack(ch: PresenceChannel): Promise<boolean> {
     if (ch.writePresence !== null) return ch.writePresence;
     const db = this.ctx().db;
     if (!db) return false;
@@ -137,7 +134,7 @@ export class PresenceHub {
     }
   }
 
-  private track(ch: Channel, meta: Meta): void {
+  private track(ch: PresenceChannel, meta: Meta): void {
     const prev = this.byChannel.get(ch);
     const phxRef = newRef();
     const joinMeta: Meta = prev ? { ...meta, phx_ref_prev: prev.phxRef } : { ...meta };
@@ -154,7 +151,7 @@ export class PresenceHub {
     this.bridge?.forward(op);
   }
 
-  private untrack(ch: Channel): void {
+  private untrack(ch: PresenceChannel): void {
     const prev = this.byChannel.get(ch);
     if (!prev) return;
     const op: PresenceOp = {
@@ -171,7 +168,7 @@ export class PresenceHub {
   }
 
   /** A channel ended: its presence leaves. */
-  leave(ch: Channel): void {
+  leave(ch: PresenceChannel): void {
     if (this.byChannel.has(ch)) this.untrack(ch);
   }
 
@@ -181,7 +178,7 @@ export class PresenceHub {
   }
 
   /** A worker died: everything it tracked leaves. */
-  dropNode(node: number, tenantOf: (id: string) => Tenant | undefined): void {
+  dropNode(node: number, tenantOf: (id: string) => TenantRoom | undefined): void {
     for (const [key, entries] of this.topics) {
       for (const e of [...entries.values()]) {
         if (e.node !== node || e.owner) continue;
@@ -205,7 +202,7 @@ export class PresenceHub {
     }
   }
 
-  private apply(op: PresenceOp, owner: Channel | null, tenantHint?: Tenant): void {
+  private apply(op: PresenceOp, owner: PresenceChannel | null, tenantHint?: TenantRoom): void {
     let entries = this.topics.get(op.key);
     const leaves: Record<string, { metas: Meta[] }> = {};
     const joins: Record<string, { metas: Meta[] }> = {};
@@ -252,9 +249,9 @@ export class PresenceHub {
   }
 
   /** Resolves tenants for remote operations; set by the server. */
-  tenantFor: ((id: string) => Tenant | undefined) | null = null;
+  tenantFor: ((id: string) => TenantRoom | undefined) | null = null;
 
-  private topicOf(tenant: Tenant, key: string): string | null {
+  private topicOf(tenant: TenantRoom, key: string): string | null {
     const m = tenant.members(key);
     if (!m) return null;
     for (const ch of m) return ch.topic;

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENCODING, EV, REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
 import { errorCode } from './db-types.js';
 import type { ServerState } from './server-state.js';
-import { pubsubKey, type Tenant } from './tenant.js';
+import { pubsubKey } from './pubsub.js';
+import type { Tenant } from './tenant.js';
 import { Outgoing, type OutBody } from './wire.js';
 
 /** Plug.Parsers' default body limit. */

@@ -3,7 +3,7 @@
  * tenants, its database and which process of `--workers` it is. RealtimeServer provides it; the
  * two handlers depend on this narrow view, not on the server class that mounts them.
  */
-import type { Stats } from './context.js';
+import type { Stats } from './stats.js';
 import type { ServerDb } from './db-types.js';
 import type { TenantRegistry } from './tenants.js';
 

@@ -23,7 +23,8 @@ import {
 import { connectRefusal } from './auth.js';
 import { Connection } from './connection.js';
 import { sleep } from '../util/sleep.js';
-import { Stats, type DbState, type ServerContext } from './context.js';
+import type { DbState, ServerContext, Transport } from './rooms.js';
+import { Stats } from './stats.js';
 import { databaseOptions, loadDatabase, type ServerDb } from './db-types.js';
 import { Metrics } from './metrics.js';
 import {
@@ -118,7 +119,7 @@ export class RealtimeServer implements ServerContext, ServerState {
     (this.opts.log ?? ((l: string) => process.stderr.write(`rtcap serve: ${l}\n`)))(line);
   }
 
-  *connections(): Iterable<Connection> {
+  *connections(): Iterable<Transport> {
     for (const t of this.tenants.all) yield* t.connections;
   }
 

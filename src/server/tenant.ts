@@ -1,32 +1,21 @@
 /**
  * One tenant: its configuration and JWT verifier, its rate counters (docs/PROTOCOL.md §8), the
- * transports counted as users, and the PubSub groups its channels subscribe to.
- *
- * PubSub keys follow Realtime: `<tenant>:<subtopic>` for public channels and
- * `<tenant>-private:<subtopic>` for private ones, so a public and a private channel of the
- * same name never see each other's messages (§3.1).
+ * transports counted as users, and the PubSub groups (pubsub.ts) its channels subscribe to.
  */
-import type { Channel } from './channel.js';
-import type { Connection } from './connection.js';
 import { TokenVerifier } from './auth.js';
 import type { TenantConfig, ServerTimings } from './options.js';
+import type { Gate } from './pubsub.js';
 import { RateCounter } from './rate-counter.js';
+import type { Subscriber, TenantRoom, Transport } from './rooms.js';
 import type { Outgoing } from './wire.js';
 import { REASON } from '../protocol/constants.js';
-
-/** Which read permission a fan-out needs (§6.2 "Read permission at delivery time"). */
-export type Gate = 'broadcast' | 'presence' | 'none';
 
 /** Forwards a fan-out to the other workers (`--workers`); absent in a single process. */
 export interface FanoutBridge {
   forward(tenantId: string, key: string, out: Outgoing, gate: Gate): void;
 }
 
-export function pubsubKey(tenantId: string, subtopic: string, isPrivate: boolean): string {
-  return isPrivate ? `${tenantId}-private:${subtopic}` : `${tenantId}:${subtopic}`;
-}
-
-export class Tenant {
+export class Tenant implements TenantRoom {
   readonly id: string;
   readonly verifier: TokenVerifier;
   /** Joins, events (broadcast deliveries), presence events, Postgres change deliveries. */
@@ -35,12 +24,12 @@ export class Tenant {
   readonly presence: RateCounter;
   readonly dbEvents: RateCounter;
   /** Transports that joined at least one channel (`UsersCounter`), local to this process. */
-  readonly users = new Set<Connection>();
+  readonly users = new Set<Transport>();
   /** Users counted by the other workers, as last reported by the cluster primary. */
   remoteUsers = 0;
-  readonly connections = new Set<Connection>();
+  readonly connections = new Set<Transport>();
   bridge: FanoutBridge | null = null;
-  private readonly groups = new Map<string, Set<Channel>>();
+  private readonly groups = new Map<string, Set<Subscriber>>();
 
   constructor(
     readonly config: TenantConfig,
@@ -68,20 +57,20 @@ export class Tenant {
     this.dbEvents.tick();
   }
 
-  subscribe(key: string, ch: Channel): void {
+  subscribe(key: string, ch: Subscriber): void {
     let g = this.groups.get(key);
     if (!g) this.groups.set(key, (g = new Set()));
     g.add(ch);
   }
 
-  unsubscribe(key: string, ch: Channel): void {
+  unsubscribe(key: string, ch: Subscriber): void {
     const g = this.groups.get(key);
     if (!g) return;
     g.delete(ch);
     if (g.size === 0) this.groups.delete(key);
   }
 
-  members(key: string): ReadonlySet<Channel> | undefined {
+  members(key: string): ReadonlySet<Subscriber> | undefined {
     return this.groups.get(key);
   }
 
@@ -92,7 +81,7 @@ export class Tenant {
   }
 
   /** Fans out on every worker; returns the local recipients. */
-  publish(key: string, out: Outgoing, from: Channel | null, gate: Gate): number {
+  publish(key: string, out: Outgoing, from: Subscriber | null, gate: Gate): number {
     const n = this.deliverLocal(key, out, from, gate);
     this.bridge?.forward(this.id, key, out, gate);
     return n;
@@ -105,7 +94,7 @@ export class Tenant {
    * toward presence events (§4.2, §5.2); while the events limit is tripped every
    * recipient channel is then shut down with `Too many messages per second` (§8.2).
    */
-  deliverLocal(key: string, out: Outgoing, from: Channel | null, gate: Gate): number {
+  deliverLocal(key: string, out: Outgoing, from: Subscriber | null, gate: Gate): number {
     const g = this.groups.get(key);
     if (!g) return 0;
     let n = 0;

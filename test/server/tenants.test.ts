@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMINGS, resolveTenants } from '../../src/server/options.js';
-import { pubsubKey } from '../../src/server/tenant.js';
 import { TenantRegistry, tenantIdFromHost } from '../../src/server/tenants.js';
 
 describe('tenant from Host (§1.3)', () => {
@@ -22,10 +21,5 @@ describe('tenant from Host (§1.3)', () => {
     );
     expect(listed.forHost('acme.local:4000')?.id).toBe('acme');
     expect(listed.forHost('127.0.0.1:4000')).toBeUndefined();
-  });
-
-  it('isolates public and private channels of the same name (§3.1)', () => {
-    expect(pubsubKey('t', 'room', false)).toBe('t:room');
-    expect(pubsubKey('t', 'room', true)).toBe('t-private:room');
   });
 });

@@ -7,7 +7,7 @@ import type { ChangeEvent, DbStats } from '../db-types.js';
 import type { MetricsJson } from '../metrics.js';
 import type { ServerOptions, ServerTimings } from '../options.js';
 import type { PresenceOp } from '../presence.js';
-import type { Gate } from '../tenant.js';
+import type { Gate } from '../pubsub.js';
 import type { OutBody } from '../wire.js';
 
 /** The environment variable that carries a worker's spec (JSON) into its process. */
