@@ -5,7 +5,8 @@
  * one instance, or no count of instances carries it — said so. Pure arithmetic.
  */
 import type { CapacityFile, CapacityTableRow } from '../capacity/types.js';
-import { demandsOf, type Demand, type Workload } from './workload.js';
+import { demandsOf, type Demand } from './demands.js';
+import type { Workload } from './workload.js';
 
 export interface DimensionPlan {
   id: string;

@@ -7,7 +7,8 @@
  */
 import type { CapacityFile, CapacityTableRow, SettingLimit } from '../capacity/types.js';
 import { formatCapacityValue } from '../model/capacity.js';
-import { demandsOf, type Workload } from './workload.js';
+import { demandsOf } from './demands.js';
+import type { Workload } from './workload.js';
 import { planInstances, type InstancePlan } from './instances.js';
 
 export interface KnobPlan {

@@ -2,29 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { buildCapacityFile } from '../../src/capacity/table.js';
 import type { CapacityFile } from '../../src/capacity/types.js';
 import { planInstances } from '../../src/plan/instances.js';
-import { demandsOf, workloadSchema } from '../../src/plan/workload.js';
+import { workloadSchema } from '../../src/plan/workload.js';
 import { SEED_002_RUNS, loadRun } from '../fixtures/index.js';
 
 /** The table the seed's own figures give (test/capacity/table.test.ts holds its rows). */
 const seedTable = (): CapacityFile =>
   buildCapacityFile(SEED_002_RUNS.map((n) => ({ dir: n, result: loadRun(n) })));
 const w = (o: Record<string, unknown>) => workloadSchema.parse({ name: 't', ...o });
-
-describe('demands', () => {
-  it('deliveries are messages × fan-out; presence is topics × members² × rate (§5)', () => {
-    const d = demandsOf(
-      w({
-        public: { messages_per_s: 10, fanout: 1000 },
-        presence: { topics: 100, members: 8, updates_per_member_per_s: 0.5 },
-      }),
-    );
-    expect(d.map((x) => [x.id, x.value, x.shardable])).toEqual([
-      ['public_deliveries', 10_000, true],
-      ['presence_members', 8, false],
-      ['presence_deliveries', 3200, true],
-    ]);
-  });
-});
 
 describe('planInstances on the seed table', () => {
   const t = seedTable();
