@@ -3,7 +3,8 @@
  * on, its driver on x and what judged it on y — server memory % or CPU % where a resource fit
  * bounds the row, else first-receipt latency p95 — with the knee (the first step that was not
  * stable), the safe line (or the SLO) and the row's value marked, each linking to its run's
- * report. SVG by the run report's echarts SSR (report/charts). Pure: table and runs in, SVG out.
+ * report. SVG by the run report's echarts SSR (report/charts/render). Pure: table and runs in,
+ * SVG out.
  */
 import type { CapacityTableRow } from '../capacity/types.js';
 import { CAPACITY_DIMENSIONS, type CapacityDimension } from '../model/capacity.js';
@@ -11,7 +12,8 @@ import { FIT_SPECS } from '../model/fit.js';
 import { findKnee } from '../model/knee.js';
 import { STEP_METRICS } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import { renderSvg, VERDICT_COLOURS } from './charts.js';
+import { renderSvg } from './charts/render.js';
+import { VERDICT_COLOURS } from './charts/steps.js';
 import { escapeHtml } from './html.js';
 
 export const ROW_CHART_WIDTH = 380;
@@ -87,35 +89,22 @@ function dashed(colour: string) {
   return { symbol: 'none', silent: true, lineStyle: { type: 'dashed' as const, color: colour } };
 }
 
-export function rowChart(
+interface RowPoint {
+  s: StepResult;
+  x: number;
+  y: number;
+}
+
+/** The knee (the first step that was not stable) and the row's value, as vertical marks. */
+function verticalMarks(
   row: CapacityTableRow,
-  run: RunResult | null,
-  href: string | null,
-  safe: { cpu_pct: number; mem_pct: number },
-): RowChart {
-  const dim = CAPACITY_DIMENSIONS.find((d) => d.id === row.id)!;
-  const id = `row-${row.id}`;
-  const title = `${row.no}. ${row.dimension}`;
-  if (!run) return { id, no: row.no, title, svg: null, caption: row.reason ?? 'no run', href };
-  const y = yFor(dim, run, safe);
-  // A run that never measured the row's driver is drawn against its step numbers, and says so.
-  const measured = run.steps.some((s) => xOf(dim, s) !== null);
-  const xName = measured ? dim.label.split(' — ').pop()! : 'step (driver not measured)';
-  const steps = run.steps
-    .map((s) => ({ s, x: measured ? xOf(dim, s) : s.index, y: y.of(s) }))
-    .filter((p): p is { s: StepResult; x: number; y: number } => p.x !== null && p.y !== null);
-  if (steps.length === 0)
-    return {
-      id,
-      no: row.no,
-      title,
-      svg: null,
-      caption: `no step of ${run.run_id} has both figures measured`,
-      href,
-    };
-  steps.sort((a, b) => a.x - b.x);
+  run: RunResult,
+  dim: CapacityDimension,
+  points: readonly RowPoint[],
+  measured: boolean,
+) {
   const knee = findKnee(run.steps, dim.driver).first_unsafe;
-  const kneeStep = knee ? steps.find((p) => p.s.index === knee.step) : undefined;
+  const kneeStep = knee ? points.find((p) => p.s.index === knee.step) : undefined;
   const marks: { xAxis: number; label: { formatter: string }; lineStyle?: { color: string } }[] =
     [];
   if (kneeStep)
@@ -130,69 +119,94 @@ export function rowChart(
       label: { formatter: row.bound === 'lower' ? 'value (≥)' : 'value' },
       lineStyle: { color: '#1565c0' },
     });
-  const series = [
+  return marks;
+}
+
+/** The steps as a grey line and verdict-coloured points, with the marks and the y line. */
+function rowSeries(points: readonly RowPoint[], y: YAxis, marks: ReturnType<typeof verticalMarks>) {
+  const yLine = y.line
+    ? [{ yAxis: y.line.value, label: { formatter: y.line.label }, lineStyle: { color: '#c62828' } }]
+    : [];
+  return [
     {
       type: 'line' as const,
       name: y.name,
       showSymbol: false,
       lineStyle: { color: '#90a4ae' },
-      data: steps.map((p) => [p.x, p.y]),
+      data: points.map((p) => [p.x, p.y]),
     },
     {
       type: 'scatter' as const,
       name: 'steps',
       symbolSize: 8,
-      data: steps.map((p) => ({
+      data: points.map((p) => ({
         value: [p.x, p.y],
         itemStyle: { color: VERDICT_COLOURS[p.s.verdict] },
       })),
-      markLine: {
-        ...dashed('#1565c0'),
-        data: [
-          ...marks,
-          ...(y.line
-            ? [
-                {
-                  yAxis: y.line.value,
-                  label: { formatter: y.line.label },
-                  lineStyle: { color: '#c62828' },
-                },
-              ]
-            : []),
-        ],
-      },
+      markLine: { ...dashed('#1565c0'), data: [...marks, ...yLine] },
     },
   ];
-  // The value's mark stays on the chart when it lies beyond the steps drawn.
-  const xMax = Math.max(...steps.map((p) => p.x));
+}
+
+/** The small chart's axes; the value's mark stays on the chart when it lies beyond the steps. */
+function rowAxes(
+  row: CapacityTableRow,
+  points: readonly RowPoint[],
+  xName: string,
+  y: YAxis,
+  measured: boolean,
+) {
+  const xMax = Math.max(...points.map((p) => p.x));
   const extend =
     measured && row.value !== null && row.value > xMax ? { max: Math.ceil(row.value * 1.05) } : {};
-  const svg = renderSvg(
-    id,
-    {
-      grid: { left: 52, right: 66, top: 20, bottom: 40 },
-      xAxis: {
-        type: 'value',
-        name: xName,
-        nameLocation: 'middle',
-        nameGap: 24,
-        min: 0,
-        ...extend,
-        axisLabel: { fontSize: 10 },
-      },
-      yAxis: {
-        type: 'value',
-        name: y.name,
-        min: 0,
-        axisLabel: { fontSize: 10 },
-        nameTextStyle: { fontSize: 10 },
-      },
-      series,
+  return {
+    xAxis: {
+      type: 'value' as const,
+      name: xName,
+      nameLocation: 'middle' as const,
+      nameGap: 24,
+      min: 0,
+      ...extend,
+      axisLabel: { fontSize: 10 },
     },
-    ROW_CHART_WIDTH,
-    ROW_CHART_HEIGHT,
-  );
-  const caption = `${row.display}${row.limiting_factor ? ` (${row.limiting_factor})` : ''} — ${run.run_id}, ${steps.length} step${steps.length === 1 ? '' : 's'}`;
+    yAxis: {
+      type: 'value' as const,
+      name: y.name,
+      min: 0,
+      axisLabel: { fontSize: 10 },
+      nameTextStyle: { fontSize: 10 },
+    },
+  };
+}
+
+export function rowChart(
+  row: CapacityTableRow,
+  run: RunResult | null,
+  href: string | null,
+  safe: { cpu_pct: number; mem_pct: number },
+): RowChart {
+  const dim = CAPACITY_DIMENSIONS.find((d) => d.id === row.id)!;
+  const id = `row-${row.id}`;
+  const title = `${row.no}. ${row.dimension}`;
+  if (!run) return { id, no: row.no, title, svg: null, caption: row.reason ?? 'no run', href };
+  const y = yFor(dim, run, safe);
+  // A run that never measured the row's driver is drawn against its step numbers, and says so.
+  const measured = run.steps.some((s) => xOf(dim, s) !== null);
+  const xName = measured ? dim.label.split(' — ').pop()! : 'step (driver not measured)';
+  const points = run.steps
+    .map((s) => ({ s, x: measured ? xOf(dim, s) : s.index, y: y.of(s) }))
+    .filter((p): p is RowPoint => p.x !== null && p.y !== null);
+  if (points.length === 0) {
+    const caption = `no step of ${run.run_id} has both figures measured`;
+    return { id, no: row.no, title, svg: null, caption, href };
+  }
+  points.sort((a, b) => a.x - b.x);
+  const marks = verticalMarks(row, run, dim, points, measured);
+  const { xAxis, yAxis } = rowAxes(row, points, xName, y, measured);
+  const series = rowSeries(points, y, marks);
+  const grid = { left: 52, right: 66, top: 20, bottom: 40 };
+  const svg = renderSvg(id, { grid, xAxis, yAxis, series }, ROW_CHART_WIDTH, ROW_CHART_HEIGHT);
+  const caption = `${row.display}${row.limiting_factor ? ` (${row.limiting_factor})` : ''} — ${run.run_id}, ${points.length} step${points.length === 1 ? '' : 's'}`;
   return { id, no: row.no, title, svg, caption, href };
 }
 

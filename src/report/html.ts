@@ -7,7 +7,8 @@
  * dropped iterations and mostly-error responses; here the caveats are read first.
  */
 import type { AnalysisOptions } from '../model/analysis.js';
-import { allCharts, type Chart } from './charts.js';
+import { allCharts } from './charts.js';
+import type { Chart } from './charts/render.js';
 import type { RunResult, TimeseriesPoint } from '../result/result.js';
 import { buildSummary } from './summary.js';
 import type { ReportTable } from './table.js';

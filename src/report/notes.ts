@@ -16,14 +16,9 @@ function list(steps: StepResult[], all?: readonly StepResult[]): string {
     : `Steps ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
 }
 
-export function collectNotes(
-  result: RunResult,
-  analysis: Analysis,
-  extra: string[] = [],
-): string[] {
+/** Whether the run finished, and whether any step ran at all. */
+function statusNotes(result: RunResult): string[] {
   const notes: string[] = [];
-  const steps = result.steps;
-
   if (result.status === 'aborted') {
     notes.push(
       `The run was aborted${result.abort_reason ? `: ${result.abort_reason}` : ''}. Figures cover the steps that ran; none of them is a finished sweep.`,
@@ -35,16 +30,18 @@ export function collectNotes(
   } else if (result.status === 'running') {
     notes.push('The run had not finished when this was written: figures are partial.');
   }
-  if (steps.length === 0) notes.push('No step ran: there are no measurements.');
-  const few = fewSamplesNote(steps);
-  if (few) notes.push(few);
+  if (result.steps.length === 0) notes.push('No step ran: there are no measurements.');
+  return notes;
+}
 
+/** Steps whose figures are not capacity: cut short, generator-bound, broken. */
+function stepVerdictNotes(steps: StepResult[]): string[] {
+  const notes: string[] = [];
   const incomplete = steps.filter((s) => s.complete === false);
   if (incomplete.length)
     notes.push(
       `${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`,
     );
-
   for (const s of steps.filter((x) => x.verdict === 'generator-bound')) {
     const why = (s.verdict_reasons ?? []).filter((r) => !r.startsWith('also:')).join('; ');
     notes.push(
@@ -56,7 +53,13 @@ export function collectNotes(
     notes.push(
       `${list(broken)} ${broken.length === 1 ? 'is' : 'are'} broken: ${broken.length === 1 ? 'its' : 'their'} throughput is shown as measured but is not capacity (errors never count as throughput).`,
     );
+  return notes;
+}
 
+/** What was not sampled (server, generator health) and a server sharing the generator's cores. */
+function samplingNotes(result: RunResult): string[] {
+  const notes: string[] = [];
+  const steps = result.steps;
   if (!result.target.server_sampling) {
     notes.push(
       'Server CPU and memory were not sampled (no local pid, no process of this user listening on a loopback URL\'s port, no metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.',
@@ -78,42 +81,49 @@ export function collectNotes(
     notes.push(
       `${list(noGen, steps)}: the generator's own health was not measured, so a generator-bound step could go unnoticed.`,
     );
-
   if (result.target.builtin && !result.target.cpus) {
     notes.push(
       "The built-in server shared this machine's cores with the generator (no server CPU pinning): the two compete for CPU, and server CPU % includes that contention.",
     );
   }
+  return notes;
+}
 
-  for (const s of steps) {
-    const m = s.messages;
-    if (!m) continue;
-    const bits: string[] = [];
-    if (m.late > 0)
-      bits.push(
-        `${fmtInt(m.late)} sends later than the late threshold (latency is still counted from the scheduled time)`,
-      );
-    if (m.send_failed > 0)
-      bits.push(`${fmtInt(m.send_failed)} sends failed to write (not counted as sent)`);
-    if (m.reordered > 0)
-      bits.push(
-        `${fmtInt(m.reordered)} deliveries arrived after a later message of the same stream (reordered; counted as delivered)`,
-      );
-    if (m.duplicates > 0) bits.push(`${fmtInt(m.duplicates)} duplicate receipts`);
-    if (m.unexpected > 0) bits.push(`${fmtInt(m.unexpected)} unexpected receipts`);
-    if ((s.generator?.late_joins ?? 0) > 0)
-      bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);
-    const apart =
-      m.duplicates > 0 || m.unexpected > 0
-        ? ' Duplicates and unexpected receipts are counted apart, never as delivered.'
-        : '';
-    if (bits.length) notes.push(`Step ${s.index}: ${bits.join('; ')}.${apart}`);
-    if (m.expected === 0 && m.sent > 0)
-      notes.push(
-        `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`,
-      );
-  }
+/** One step's counts beside delivery: late or failed sends, reorders, duplicates, late joins. */
+function messageNotes(s: StepResult): string[] {
+  const m = s.messages;
+  if (!m) return [];
+  const notes: string[] = [];
+  const bits: string[] = [];
+  if (m.late > 0)
+    bits.push(
+      `${fmtInt(m.late)} sends later than the late threshold (latency is still counted from the scheduled time)`,
+    );
+  if (m.send_failed > 0)
+    bits.push(`${fmtInt(m.send_failed)} sends failed to write (not counted as sent)`);
+  if (m.reordered > 0)
+    bits.push(
+      `${fmtInt(m.reordered)} deliveries arrived after a later message of the same stream (reordered; counted as delivered)`,
+    );
+  if (m.duplicates > 0) bits.push(`${fmtInt(m.duplicates)} duplicate receipts`);
+  if (m.unexpected > 0) bits.push(`${fmtInt(m.unexpected)} unexpected receipts`);
+  if ((s.generator?.late_joins ?? 0) > 0)
+    bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);
+  const apart =
+    m.duplicates > 0 || m.unexpected > 0
+      ? ' Duplicates and unexpected receipts are counted apart, never as delivered.'
+      : '';
+  if (bits.length) notes.push(`Step ${s.index}: ${bits.join('; ')}.${apart}`);
+  if (m.expected === 0 && m.sent > 0)
+    notes.push(
+      `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`,
+    );
+  return notes;
+}
 
+/** Fits through two points, and stable steps above a capacity row's first failure. */
+function analysisNotes(analysis: Analysis): string[] {
+  const notes: string[] = [];
   for (const f of analysis.fits) {
     if (f.fit?.n === 2)
       notes.push(
@@ -127,5 +137,22 @@ export function collectNotes(
       );
     }
   }
-  return [...notes, ...extra];
+  return notes;
+}
+
+export function collectNotes(
+  result: RunResult,
+  analysis: Analysis,
+  extra: string[] = [],
+): string[] {
+  const few = fewSamplesNote(result.steps);
+  return [
+    ...statusNotes(result),
+    ...(few ? [few] : []),
+    ...stepVerdictNotes(result.steps),
+    ...samplingNotes(result),
+    ...result.steps.flatMap(messageNotes),
+    ...analysisNotes(analysis),
+    ...extra,
+  ];
 }

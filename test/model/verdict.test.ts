@@ -8,23 +8,11 @@ import {
   type VerdictInput,
   type VerdictSlo,
 } from '../../src/model/verdict.js';
-import { loadRun } from '../fixtures/index.js';
+import { healthyVerdictInput, loadRun } from '../fixtures/index.js';
 
 const slo = { p95_ms: 200, delivery_rate: 1 };
-const healthy: VerdictInput = {
-  delivery_rate: 1,
-  latency_p95_ms: 40,
-  latency_p99_ms: 80,
-  connections_failed: 0,
-  connections_disconnected: 0,
-  messages_lost: 0,
-  error_classes: { server: 0, network: 0, generator: 0, protocol: 0 },
-  generator_cpu_pct: 50,
-  generator_lag_p99_ms: 10,
-  generator_offered_ratio: 1,
-};
 const v = (o: Partial<VerdictInput>, s: VerdictSlo = slo) =>
-  decideVerdict({ ...healthy, ...o }, s, DEFAULT_GENERATOR_LIMITS);
+  decideVerdict(healthyVerdictInput(o), s, DEFAULT_GENERATOR_LIMITS);
 
 describe('decideVerdict', () => {
   const DROP =

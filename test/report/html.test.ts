@@ -1,14 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeRun } from '../../src/model/analysis.js';
-import {
-  allCharts,
-  cpuVsDeliveriesChart,
-  latencyHistogramChart,
-  latencyVsLoadChart,
-  memoryVsConnectionsChart,
-  primaryDriver,
-  timelineChart,
-} from '../../src/report/charts.js';
 import { escapeHtml, renderReportHtml } from '../../src/report/html.js';
 import { loadRun, loadTimeseries, makeRun, makeStep } from '../fixtures/index.js';
 
@@ -80,67 +70,5 @@ describe('renderReportHtml', () => {
       /data-chart="memory-vs-connections" data-empty="true">[\s\S]*?No step had both connections and server memory measured\./,
     );
     expect(h).toMatch(/data-chart="cpu-vs-deliveries" data-empty="false"/);
-  });
-});
-
-describe('charts', () => {
-  it('the load axis is the §7 driver that varied most', () => {
-    expect(primaryDriver(loadRun('seed-002-s1.2-deliveries'))).toEqual({
-      metric: 'delivered_per_s',
-      label: 'deliveries/s',
-    });
-    expect(primaryDriver(loadRun('seed-002-s4-join-rate'))).toEqual({
-      metric: 'join_rate',
-      label: 'Connection / channel join rate',
-    });
-    // One step: the first figure measured, not the step number.
-    expect(primaryDriver(makeRun('broadcast-public', [makeStep(0)]))).toEqual({
-      metric: 'connections',
-      label: 'concurrent connections',
-    });
-    expect(primaryDriver(makeRun('mixed', [makeStep(0)]))).toEqual({ metric: null, label: 'step' });
-  });
-
-  it('a one-step run gets a load axis from zero, not 0.4–1.6', () => {
-    for (const scenario of ['broadcast-public', 'mixed']) {
-      const svg = latencyVsLoadChart(makeRun(scenario, [makeStep(1)])).svg!;
-      const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
-      expect(labels, scenario).toContain('0');
-      expect(
-        labels.some((l) => /^(0\.4|1\.6|0\.6|1\.4)$/.test(l)),
-        scenario,
-      ).toBe(false);
-    }
-  });
-
-  it('fit charts carry the fit text and the safe line', () => {
-    const run = loadRun('seed-002-s1.1-connections');
-    const a = analyzeRun(run);
-    const mem = memoryVsConnectionsChart(run, a);
-    expect(mem.svg).toContain('safe 85 %');
-    expect(mem.caption).toContain('Memory ≈ 34.0 % + 2.40 pp × connections ÷ 1,000');
-    const cpu = cpuVsDeliveriesChart(
-      loadRun('seed-002-s1.2-deliveries'),
-      analyzeRun(loadRun('seed-002-s1.2-deliveries')),
-    );
-    expect(cpu.svg).toContain('safe 70 %');
-  });
-
-  it('the histogram has one bar series per step over the bucket labels', () => {
-    const h = latencyHistogramChart(loadRun('run-a'));
-    expect(h.svg).toContain('≤ 1 ms');
-    expect(h.svg).toContain('&gt; 60 s');
-    expect(h.svg).toContain('step 4 (generator-bound)');
-    expect(latencyHistogramChart(loadRun('seed-002-s1.2-deliveries')).svg).toBeNull();
-  });
-
-  it('rendering is pure: the same input gives the same SVG', () => {
-    const ts = loadTimeseries('run-a.timeseries');
-    expect(timelineChart(ts).svg).toBe(timelineChart(ts).svg);
-    const run = loadRun('run-a');
-    const a = analyzeRun(run);
-    expect(allCharts(run, a, ts).map((c) => c.svg)).toEqual(
-      allCharts(run, a, ts).map((c) => c.svg),
-    );
   });
 });
