@@ -1,14 +1,14 @@
 /**
  * One WebSocket connection speaking Phoenix channels: connect, join, heartbeat, pushes,
  * replies, and failure classification. Timers live outside (the worker's schedulers drive
- * heartbeats and timeouts for thousands of connections from one timer each).
+ * heartbeats and timeouts for thousands of connections from one timer each). How the socket is
+ * opened is client/socket-open, who reads its frames client/fast-reader, what a control frame
+ * means for a membership client/channel-frames.
  *
- * Hot path: a delivery carrying rtcap's stamp is recognised from raw bytes (scanStamp) and
- * handed to the hooks without JSON parsing; every other frame takes the slow path.
+ * Hot path (onMessage): a delivery carrying rtcap's stamp is recognised from raw bytes
+ * (scanStamp) and handed to the hooks without JSON parsing; every other frame takes the slow
+ * path (decodeFrame, then onFrame).
  */
-import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
-import { isIP } from 'node:net';
-import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
 import {
@@ -19,7 +19,6 @@ import {
   type Frame,
 } from '../protocol/frame.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
-import { FrameReader } from './frame-reader.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
 import { nowMs } from '../measure/clock.js';
 import {
@@ -32,23 +31,16 @@ import {
   replyReason,
   type ClassifiedError,
 } from './classify.js';
+import {
+  MAX_PAYLOAD_BYTES,
+  onRefusedUpgrade,
+  openSocket,
+  type ConnectOptions,
+} from './socket-open.js';
+import { readFramesOurselves } from './fast-reader.js';
+import { channelFailure, IGNORE, PASS_ON, type JoinState, type Pending } from './channel-frames.js';
 
-export interface ConnectOptions {
-  url: string;
-  headers: Record<string, string>;
-  localAddress?: string;
-  handshakeTimeoutMs: number;
-  /** wss:// trust and client certificate (target.tls). */
-  tls?: TlsOptions;
-}
-
-export interface TlsOptions {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-  /** false: accept any server certificate (target.tls.insecure). */
-  rejectUnauthorized: boolean;
-}
+export type { ConnectOptions, TlsOptions } from './socket-open.js';
 
 export interface ConnectionHooks {
   /** A delivery carrying a stamp. `bytes` is the frame size. */
@@ -79,60 +71,9 @@ export interface ConnectionHooks {
   onFrame(c: Connection, f: Frame): void;
 }
 
-type Pending =
-  | { kind: 'join'; topic: string; sentAtMs: number }
-  | { kind: 'push'; topic: string; sentAtMs: number; tag?: string; ackId?: number }
-  | { kind: 'leave'; topic: string; sentAtMs: number };
-
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
 
 const stampScratch: Stamp = { id: 0, stream: 0, sentAtMs: 0 };
-
-/**
- * The largest message accepted (ws's own default for clients, set explicitly so our reader uses the
- * same).
- */
-const MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
-const noop = () => {};
-
-/**
- * Reads the socket's frames with FrameReader instead of ws's Receiver (see frame-reader.ts:
- * the same messages for a fraction of the CPU). ws attaches its `socketOnData` listener just
- * before it emits 'open'; nothing has been read yet, so taking it off here loses no byte. At
- * the first frame the reader does not handle (close, fragments, protocol errors) the listener
- * goes back, with those bytes, and ws runs the rest of the connection as usual. If this ws
- * version does not look as expected, ws keeps reading: slower, never wrong.
- */
-function readFramesOurselves(
-  ws: WebSocket,
-  onMessage: (data: Buffer, isBinary: boolean) => void,
-): boolean {
-  const socket = (ws as unknown as { _socket?: Duplex })._socket;
-  if (!socket) return false;
-  const wsOnData = socket.listeners('data').find((f) => f.name === 'socketOnData') as
-    ((chunk: Buffer) => void) | undefined;
-  if (!wsOnData || socket.listenerCount('data') !== 1) return false;
-  const reader = new FrameReader(
-    {
-      message: onMessage,
-      // As ws's autoPong does: a ping is answered with its payload.
-      ping: (payload) => {
-        if (ws.readyState === WebSocket.OPEN) ws.pong(payload, true, noop);
-      },
-    },
-    MAX_PAYLOAD_BYTES,
-  );
-  const onData = (chunk: Buffer) => {
-    const rest = reader.feed(chunk);
-    if (rest === null) return;
-    socket.removeListener('data', onData);
-    socket.on('data', wsOnData);
-    wsOnData.call(socket, rest);
-  };
-  socket.removeListener('data', wsOnData);
-  socket.on('data', onData);
-  return true;
-}
 
 export class Connection {
   state: ConnectionState = 'idle';
@@ -140,7 +81,7 @@ export class Connection {
   /** The primary topic's receive state (ledger). */
   readonly member: MemberState = newMemberState();
   /** topic → join_ref of the current join. */
-  readonly joins = new Map<string, { joinRef: string; joined: boolean }>();
+  readonly joins = new Map<string, JoinState>();
   /**
    * Replies awaited, by ref; null while none is (an idle joined connection: a Map and its
    * table are ~250 bytes, kept by each of tens of thousands of connections otherwise). The
@@ -164,35 +105,11 @@ export class Connection {
   connect(opts: ConnectOptions): void {
     this.state = 'connecting';
     this.connectStartMs = nowMs();
-    const secure = opts.url.startsWith('wss:');
-    // Whether a wss:// handshake completed: an error before it is a TLS failure
-    // (classifyTlsFailure).
-    let tlsUp = !secure;
+    // Whether a wss:// handshake completed: an error before it is a TLS failure.
+    let tlsUp = !opts.url.startsWith('wss:');
     let ws: WebSocket;
     try {
-      ws = new WebSocket(opts.url, {
-        headers: opts.headers,
-        localAddress: opts.localAddress,
-        handshakeTimeout: opts.handshakeTimeoutMs,
-        perMessageDeflate: false,
-        skipUTF8Validation: true,
-        maxPayload: MAX_PAYLOAD_BYTES,
-        followRedirects: false,
-        ...(secure
-          ? {
-              ...(opts.tls ?? {}),
-              // ws's own tlsConnect, plus the moment the handshake completes.
-              createConnection: (o: TlsConnectionOptions & { path?: string; host?: string }) => {
-                o.path = undefined;
-                if (!o.servername && o.servername !== '')
-                  o.servername = o.host && isIP(o.host) ? '' : o.host;
-                const socket = tlsConnect(o);
-                socket.once('secureConnect', () => (tlsUp = true));
-                return socket;
-              },
-            }
-          : {}),
-      } as WebSocket.ClientOptions);
+      ws = openSocket(opts, () => (tlsUp = true));
     } catch (e) {
       this.fail(classifySocketError(e as Error), 'connect');
       return;
@@ -200,7 +117,7 @@ export class Connection {
     this.ws = ws;
     const onMessage = (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary);
     ws.on('open', () => {
-      if (readFramesOurselves(ws, onMessage)) this.fastReader = true;
+      if (readFramesOurselves(ws, onMessage, MAX_PAYLOAD_BYTES)) this.fastReader = true;
       this.state = 'open';
       this.openedAtMs = nowMs();
       this.hooks.onOpen(this);
@@ -208,20 +125,8 @@ export class Connection {
     // Frames ws reads itself: all of them if the fast reader could not be installed, else
     // those from the first one it handed back (close and the like).
     ws.on('message', onMessage);
-    ws.on('unexpected-response', (req, res) => {
-      // A refused upgrade: keep the status and body verbatim (docs/PROTOCOL.md §1.5).
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (body.length < 2048) body += chunk;
-      });
-      const done = () => {
-        if (this.state === 'closed') return;
-        this.fail(classifyRefusedUpgrade(res.statusCode ?? 0, body), 'connect');
-        req.destroy();
-      };
-      res.on('end', done);
-      res.on('error', done);
+    onRefusedUpgrade(ws, (status, body) => {
+      if (this.state !== 'closed') this.fail(classifyRefusedUpgrade(status, body), 'connect');
     });
     ws.on('error', (err: Error) => {
       if (this.state === 'closed') return;
@@ -446,57 +351,14 @@ export class Connection {
   }
 
   private onFrame(f: Frame): void {
-    switch (f.event) {
-      case EV.reply:
-        this.onReply(f);
-        return;
-      case EV.error: {
-        const j = this.joins.get(f.topic);
-        if (j && this.isCurrentJoin(f, j.joinRef)) {
-          this.joins.delete(f.topic);
-          this.hooks.onError(
-            this,
-            { class: 'server', reason: `phx_error: ${replyReason(f.payload)}` },
-            'channel',
-          );
-        }
-        return;
-      }
-      case EV.close: {
-        const j = this.joins.get(f.topic);
-        // A phx_close we asked for (leave) is expected; any other ends the membership.
-        if (j && this.isCurrentJoin(f, j.joinRef)) {
-          this.joins.delete(f.topic);
-          this.hooks.onError(
-            this,
-            { class: 'server', reason: 'phx_close: channel closed by server' },
-            'channel',
-          );
-        }
-        return;
-      }
-      case EV.system: {
-        const p = f.payload as { status?: string; message?: unknown; extension?: string } | null;
-        if (p && p.status === 'error') {
-          const msg = typeof p.message === 'string' ? p.message : JSON.stringify(p.message);
-          this.hooks.onError(this, { class: 'server', reason: `system error: ${msg}` }, 'channel');
-          return;
-        }
-        this.hooks.onFrame(this, f);
-        return;
-      }
-      default:
-        this.hooks.onFrame(this, f);
+    if (f.event === EV.reply) {
+      this.onReply(f);
+      return;
     }
-  }
-
-  /**
-   * phx_close and phx_error carry the join's ref (v2: `[join_ref, join_ref, ...]`; v1 has no
-   * join_ref field, so the ref stands for it, §2.5). One for an older join is stale.
-   */
-  private isCurrentJoin(f: Frame, joinRef: string): boolean {
-    const ref = f.joinRef ?? f.ref;
-    return ref === null || ref === joinRef;
+    const failure = channelFailure(f, this.joins);
+    if (failure === IGNORE) return;
+    if (failure === PASS_ON) this.hooks.onFrame(this, f);
+    else this.hooks.onError(this, failure, 'channel');
   }
 
   private onReply(f: Frame): void {
@@ -523,16 +385,11 @@ export class Connection {
         }
         return;
       }
-      case 'push':
-        this.hooks.onAck(
-          this,
-          ok,
-          ok ? null : replyReason(payload.response),
-          latencyMs,
-          p.tag,
-          p.ackId,
-        );
+      case 'push': {
+        const reason = ok ? null : replyReason(payload.response);
+        this.hooks.onAck(this, ok, reason, latencyMs, p.tag, p.ackId);
         return;
+      }
       case 'leave':
         this.joins.delete(p.topic);
         return;
