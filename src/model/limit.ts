@@ -73,6 +73,12 @@ export type Limit =
       limit: number | null;
       detail?: string | null;
     }
+  /**
+   * The path a search loads (the change pipeline, presence, broadcast) did not come back within
+   * the recovery probe's wait after a step: the server's own limit, at the last stable step.
+   * `path`: the path in words; `after`: the driver and value of the step it did not recover from.
+   */
+  | { kind: 'no-recovery'; path: string; after: string; wait_s: number }
   /** The search or campaign entry spent its time budget before finding a limit. */
   | { kind: 'budget-spent'; budget_s: number | null }
   /** The steps asked for ended before any limit was reached. */
@@ -81,6 +87,13 @@ export type Limit =
   | { kind: 'no-stable-step' };
 
 export type LimitKind = Limit['kind'];
+
+/** The paths a search's recovery probe exercises, in words ("change pipeline did not recover"). */
+export const RECOVERY_PATH_WORDS: Readonly<Record<string, string>> = {
+  broadcast: 'broadcast path',
+  presence: 'presence path',
+  'postgres-changes': 'change pipeline',
+};
 
 const LOWER_BOUND_KINDS: ReadonlySet<LimitKind> = new Set<LimitKind>([
   'environment',
@@ -106,6 +119,7 @@ export const LIMIT_KIND_NAME: Record<LimitKind, string> = {
   'auth-pool': 'authorisation pool',
   bandwidth: 'bandwidth',
   'presence-quota': 'presence quota',
+  'no-recovery': 'did not recover',
   environment: 'environment limit',
   'generator-bound': 'generator-bound',
   'budget-spent': 'budget spent',
@@ -237,6 +251,8 @@ export function limitWords(limit: Limit, opts: { remedy?: boolean } = {}): strin
       return limit.quota_per_s === null
         ? 'presence quota'
         : `presence quota ${fmtRate(limit.quota_per_s)}`;
+    case 'no-recovery':
+      return `${limit.path} did not recover after ${limit.after} (within ${fmtInt(limit.wait_s)} s)`;
     case 'environment': {
       const text = `environment limit: ${environmentText(limit)}`;
       return remedy ? `${text} — ${environmentRemedy(limit)}` : text;

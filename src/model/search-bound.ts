@@ -2,9 +2,13 @@
  * A search's own stop read into its run's capacity rows: a row that reached no limit is a
  * lower bound, and when the search stopped because its time budget was spent the row says so
  * ("≥ X, budget spent", limit kind budget-spent), not "no limit reached"; a search that ran to
- * sweep.max says the range ended there (range-end, with the top of the range). Pure.
+ * sweep.max says the range ended there (range-end, with the top of the range). A search that
+ * stopped because the path it loads did not recover after a step says that (no-recovery): the
+ * row's limit when that step is what stopped the row, else beside the limit the steps below
+ * showed. Pure.
  */
 import { formatCapacityValue, type CapacityRow } from './capacity.js';
+import { isLowerBound, limitWords, RECOVERY_PATH_WORDS, type Limit } from './limit.js';
 import { factorOfLimit } from './step-limit.js';
 
 /** What a search's record (result.sweep) says of how it ended. */
@@ -14,12 +18,55 @@ export interface SearchStop {
   stop_kind?: string | null;
   stop_reason?: string | null;
   budget_s?: number | null;
+  /** The search stopped because the path it loads did not recover (run/sweep-record). */
+  not_recovered?: {
+    after_step: number;
+    after_text: string;
+    path: string;
+    wait_s: number;
+  } | null;
+}
+
+/**
+ * A row of a search whose path did not recover after step `after_step`. The value stays what
+ * the steps before it showed (the last stable step); the limit is the path's not recovering
+ * when that step is the row's first unsafe one or nothing else limited the row, else the row
+ * keeps the limit a lower step showed and says where the search stopped.
+ */
+export function notRecoveredRow(
+  row: CapacityRow,
+  stop: NonNullable<SearchStop['not_recovered']>,
+): CapacityRow {
+  const limit: Limit = {
+    kind: 'no-recovery',
+    path: RECOVERY_PATH_WORDS[stop.path] ?? stop.path,
+    after: stop.after_text,
+    wait_s: stop.wait_s,
+  };
+  const words = `${limitWords(limit)} (step ${stop.after_step}): the search stopped there`;
+  if (row.value === null) return { ...row, evidence: `${row.evidence}; ${words}` };
+  const fromKnee = row.rule === 'knee' || row.rule === 'highest stable (lower bound)';
+  const unsafe = row.knee.first_unsafe?.step;
+  if (!fromKnee || (unsafe !== undefined && unsafe !== stop.after_step && !isLowerBound(row.limit)))
+    return { ...row, evidence: `${row.evidence}; ${words}` };
+  return {
+    ...row,
+    bound: 'upper',
+    rule: 'knee',
+    limit,
+    limiting_factor: factorOfLimit(limit),
+    display: `≤ ${formatCapacityValue(row.value, row.unit, true)}`,
+    evidence: `${row.evidence}; ${words}`,
+    evidence_steps: [...new Set([...row.evidence_steps, stop.after_step])],
+  };
 }
 
 /** Rows of a searched run that reached no limit, with the search's reason for stopping. */
 export function applySearchStop(rows: CapacityRow[], sweep: SearchStop | undefined): CapacityRow[] {
   if (!sweep || sweep.mode !== 'search') return rows;
   const kind = sweep.stop_kind;
+  const stopped = sweep.not_recovered;
+  if (kind === 'not-recovered' && stopped) return rows.map((row) => notRecoveredRow(row, stopped));
   if (kind !== 'budget-spent' && kind !== 'range-end') return rows;
   return rows.map((row) => {
     if (row.bound !== 'lower' || row.limit.kind !== 'range-end' || row.value === null) return row;

@@ -55,6 +55,28 @@ export interface StepLimitContext {
 const SERVER_SAID =
   /^(join refused: |join: |upgrade refused: |closed by server: (?!1006\b)|phx_error: |ack error: |presence track refused: )/;
 
+/** Whether an error reason is the server's own words (a reply, a refused upgrade, a close). */
+export function isServerSaid(reason: string): boolean {
+  return SERVER_SAID.test(reason);
+}
+
+/** Whether the most frequent of these errors is the server's own words (a step's refused ramp). */
+export function refusedByServer(errors: ReadonlyMap<string, number>): boolean {
+  const said = topReason(Object.fromEntries(errors), () => true);
+  return said !== null && isServerSaid(said[0]);
+}
+
+/**
+ * The server's most frequent rejection of a step whose connections failed or dropped, quoted
+ * as recorded; null when the server put nothing in words.
+ */
+export function serverRejectionOf(step: StepResult): { reason: string; count: number } | null {
+  if ((step.connections?.failed ?? 0) === 0 && (step.connections?.disconnected ?? 0) === 0)
+    return null;
+  const said = topReason(step.errors ?? {}, isServerSaid);
+  return said ? { reason: said[0], count: said[1] } : null;
+}
+
 /**
  * Open files close enough to the limit that the next accept() fails: within 1 % or 8
  * descriptors, since a once-a-second sample misses the moment and a few descriptors come and
@@ -168,7 +190,7 @@ function reasonMatching(step: StepResult, re: RegExp): string | null {
 }
 
 function failedWithoutWords(step: StepResult, failed: number): Limit {
-  const other = topReason(step.errors ?? {}, (r) => !SERVER_SAID.test(r));
+  const other = topReason(step.errors ?? {}, (r) => !isServerSaid(r));
   const how = other ? `: ${other[0]} ×${fmtInt(other[1])}` : '';
   return {
     kind: 'join-slo',
@@ -225,10 +247,8 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
       builtin: ctx.builtin ?? false,
     };
   }
-  if (failed > 0 || dropped > 0) {
-    const said = topReason(step.errors ?? {}, (r) => SERVER_SAID.test(r));
-    if (said) return { kind: 'server-rejection', reason: said[0], count: said[1] };
-  }
+  const said = serverRejectionOf(step);
+  if (said) return { kind: 'server-rejection', ...said };
   if (failed > 0) return failedWithoutWords(step, failed);
   if (dropped > 0) return { kind: 'disconnects', count: dropped };
   if (step.verdict === 'broken') {
@@ -269,6 +289,7 @@ export type LimitingFactor =
   | 'auth pool'
   | 'bandwidth'
   | 'presence quota'
+  | 'no recovery'
   | 'environment'
   | 'generator'
   | 'budget spent'
@@ -286,6 +307,7 @@ const FACTOR_OF_KIND: Record<LimitKind, LimitingFactor> = {
   'auth-pool': 'auth pool',
   bandwidth: 'bandwidth',
   'presence-quota': 'presence quota',
+  'no-recovery': 'no recovery',
   environment: 'environment',
   'generator-bound': 'generator',
   'budget-spent': 'budget spent',

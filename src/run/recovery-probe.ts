@@ -1,27 +1,36 @@
 /**
  * The recovery probe: before a search step, is the server back to the baseline it showed
  * before its first stable step? After an overloaded step a server carries a backlog (queued
- * frames, full mailboxes) that the next step would be measured against: a step right after
- * one past the knee reads broken at a load the server carries.
+ * frames, full mailboxes, a replication slot behind) that the next step would be measured
+ * against: a step right after one past the knee reads broken at a load the server carries.
  *
- * A probe is one connection of its own on a topic of its own (`realtime:rtcap-probe`), a few
- * broadcasts to itself (self: true), each sent once the previous one came back: latency and
- * delivery of those messages through the server's fan-out, beside the connections the step
- * left open. Recovered: every probe message came back and the median latency is within
- * latency_factor × the baseline's median + latency_margin_ms. Waiting is bounded (max_wait);
- * a step run after the wait ran out is marked `recovered: false` and is never the knee.
+ * A probe is one connection of its own on a topic of its own, a few round trips on the path
+ * the search loads (run/recovery-paths: broadcasts to itself, presence tracks and their diffs,
+ * inserts and their change events), each started once the previous one came back, beside the
+ * connections the step left open. Recovered: every probe round trip came back and the median
+ * latency is within latency_factor × the baseline's median + latency_margin_ms. Waiting is
+ * bounded (max_wait). When it runs out with the path still carrying something, the step runs
+ * marked `recovered: false` and is never the knee; when nothing came back at all, the path is
+ * down (`path_down`) and the search stops there (run/sweep-steps).
  */
 import { TokenSource } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
 import type { TokenConfig } from '../load/ipc.js';
 import { nowMs } from '../measure/clock.js';
-import { EV, type Vsn } from '../protocol/constants.js';
+import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
 import { QConn, type QuotaTarget } from './quotas/client.js';
+import {
+  PROBE_ARRIVAL_WORDS,
+  PROBE_PATH_WORDS,
+  pathProbe,
+  type PathProbe,
+  type ProbePath,
+  type ProbePathKind,
+} from './recovery-paths.js';
 import { r1 } from '../util/round.js';
 import { sleep } from '../util/sleep.js';
 
-export const PROBE_TOPIC = 'realtime:rtcap-probe';
 /** A probe message not back within this long counts as lost (and ends that probe). */
 export const PROBE_MESSAGE_TIMEOUT_MS = 5_000;
 /** Pause between two probes while waiting for the server to recover. */
@@ -35,6 +44,8 @@ export interface ProbeTarget {
   tokens: TokenConfig;
   tls?: TlsOptions;
   joinTimeoutMs: number;
+  /** The path the search loads, which the probe exercises; absent: broadcasts. */
+  path?: ProbePath;
 }
 
 export interface ProbeSample {
@@ -46,6 +57,8 @@ export interface ProbeSample {
   max_ms: number | null;
   /** Why the probe could not run (connect or join refused); null when it ran. */
   error: string | null;
+  /** The path was not ready (a subscription not confirmed): nothing was sent, nothing came back. */
+  path_error?: string | null;
 }
 
 /** What result.json keeps of the check before one step (a sweep point's `recovery`). */
@@ -60,6 +73,10 @@ export interface RecoveryRecord {
   /** true: back to the baseline; false: max_wait ran out first; null: nothing to compare with. */
   recovered: boolean | null;
   note: string | null;
+  /** The path the probes exercised (absent in results written before paths: broadcast). */
+  path?: ProbePathKind;
+  /** max_wait ran out and the last probe got nothing back: the path did not recover. */
+  path_down?: boolean;
 }
 
 function median(xs: number[]): number | null {
@@ -68,11 +85,12 @@ function median(xs: number[]): number | null {
   return s[Math.floor((s.length - 1) / 2)];
 }
 
-/** One probe: connect, join the probe topic, `messages` round trips one after the other, close. */
+/** One probe: connect, join the path's probe topic, `messages` round trips in turn, close. */
 export async function probeOnce(
   target: ProbeTarget,
   messages: number,
   tokens: TokenSource,
+  joinTokens?: TokenSource,
 ): Promise<ProbeSample> {
   const at = new Date().toISOString();
   const empty = (error: string): ProbeSample => ({
@@ -83,7 +101,7 @@ export async function probeOnce(
     max_ms: null,
     error,
   });
-  let arrived: ((atMs: number) => void) | null = null;
+  const path = pathProbe(target.path ?? { kind: 'broadcast' });
   const q: QuotaTarget = {
     socketUrl: target.socketUrl,
     headers: target.headers,
@@ -92,56 +110,62 @@ export async function probeOnce(
     apikeyIn: target.tokens.apikeyIn,
     replyTimeoutMs: target.joinTimeoutMs,
     tls: target.tls,
+    ...(joinTokens ? { joinTokens } : {}),
   };
-  const opened = await QConn.open(0, q, {
-    onBroadcast: (_c, topic, atMs) => topic === PROBE_TOPIC && arrived?.(atMs),
-  });
+  const opened = await QConn.open(0, q, path.events);
   if (!opened.ok) return empty(`probe connection refused: ${opened.reason}`);
   const conn = opened.conn;
   try {
-    const joined = await conn.join(PROBE_TOPIC, {
-      broadcast: { ack: false, self: true },
-      private: false,
-    });
+    const ready = path.ready();
+    const joined = await conn.join(path.topic, path.joinConfig);
     if (!joined.ok) return empty(`probe join refused: ${joined.reason}`);
-    const latencies: number[] = [];
-    let sent = 0;
-    for (let i = 0; i < messages; i++) {
-      const t0 = nowMs();
-      const back = new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => resolve(null), PROBE_MESSAGE_TIMEOUT_MS);
-        arrived = (atMs) => {
-          clearTimeout(timer);
-          resolve(atMs);
-        };
-      });
-      if (
-        !conn.push(
-          PROBE_TOPIC,
-          EV.broadcast,
-          { type: EV.broadcast, event: 'rtcap-probe', payload: { i } },
-          false,
-        )
-      )
-        break;
-      sent++;
-      const atMs = await back;
-      arrived = null;
-      if (atMs === null) break; // lost or slower than the timeout: this probe says enough
-      latencies.push(atMs - t0);
-    }
+    const notReady = await ready;
+    if (notReady !== null) return { ...empty(''), error: null, path_error: notReady };
+    const latencies = await roundTrips(conn, path, messages);
     const round = (v: number | null) => (v === null ? null : r1(v));
     return {
       at,
-      sent,
-      received: latencies.length,
-      p50_ms: round(median(latencies)),
-      max_ms: round(latencies.length ? Math.max(...latencies) : null),
+      sent: latencies.sent,
+      received: latencies.ms.length,
+      p50_ms: round(median(latencies.ms)),
+      max_ms: round(latencies.ms.length ? Math.max(...latencies.ms) : null),
       error: null,
     };
   } finally {
     await closed(conn);
+    await path.close();
   }
+}
+
+/** Round trips one after the other; the first lost (or slower than the timeout) ends them. */
+async function roundTrips(
+  conn: QConn,
+  path: PathProbe,
+  messages: number,
+): Promise<{ sent: number; ms: number[] }> {
+  const ms: number[] = [];
+  let sent = 0;
+  for (let i = 0; i < messages; i++) {
+    const t0 = nowMs();
+    let timer: NodeJS.Timeout | undefined;
+    const back = new Promise<number | null>((resolve) => {
+      timer = setTimeout(() => resolve(null), PROBE_MESSAGE_TIMEOUT_MS);
+      path.onArrival = (atMs) => {
+        clearTimeout(timer);
+        resolve(atMs);
+      };
+    });
+    if (!(await path.send(conn, i))) {
+      clearTimeout(timer);
+      break;
+    }
+    sent++;
+    const atMs = await back;
+    path.onArrival = null;
+    if (atMs === null) break; // lost or slower than the timeout: this probe says enough
+    ms.push(atMs - t0);
+  }
+  return { sent, ms };
 }
 
 /**
@@ -151,6 +175,33 @@ export async function probeOnce(
 async function closed(conn: QConn): Promise<void> {
   conn.close();
   for (let i = 0; i < 200 && !conn.closed; i++) await sleep(10);
+}
+
+/** Why a probe got nothing back, in words: its path's own error, else the arrival it missed. */
+export function probeFailure(sample: ProbeSample, path: ProbePathKind): string {
+  return sample.path_error ?? PROBE_ARRIVAL_WORDS[path];
+}
+
+/**
+ * Postgres Changes: the probe joins with a user's token carrying the subscribers' claims, as
+ * the step's subscribers do (load/token-renewal), so the table's row-level security shows it
+ * its rows; undefined when no user token can be had (an API key only: the socket's is used).
+ */
+function userTokens(
+  t: TokenConfig,
+  path: Extract<ProbePath, { kind: 'postgres-changes' }>,
+): TokenSource | undefined {
+  const source = new TokenSource({
+    jwtSecret: t.jwtSecret,
+    privateKeyFile: t.privateKeyFile,
+    alg: t.alg,
+    kid: t.kid,
+    tokenFile: t.userTokenFile,
+    role: 'authenticated',
+    ttlMs: t.ttlMs,
+    claims: () => path.claims,
+  });
+  return source.enabled ? source : undefined;
 }
 
 /** Whether a probe shows the server back at its baseline. */
@@ -181,7 +232,10 @@ export interface WaitArgs {
 export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
   const now = a.now ?? nowMs;
   const t0 = now();
+  const path = a.target.path ?? { kind: 'broadcast' };
   const tokens = new TokenSource(a.target.tokens);
+  const joinTokens =
+    path.kind === 'postgres-changes' ? userTokens(a.target.tokens, path) : undefined;
   const record: RecoveryRecord = {
     baseline_step: a.baseline?.step ?? null,
     baseline: a.baseline?.sample ?? null,
@@ -189,9 +243,10 @@ export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
     wait_ms: 0,
     recovered: null,
     note: null,
+    path: path.kind,
   };
   for (;;) {
-    const sample = await probeOnce(a.target, a.cfg.messages, tokens);
+    const sample = await probeOnce(a.target, a.cfg.messages, tokens, joinTokens);
     record.probes.push(sample);
     record.wait_ms = Math.round(now() - t0);
     if (sample.error !== null) {
@@ -204,8 +259,14 @@ export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
       return record;
     }
     if (now() - t0 + PROBE_INTERVAL_MS > a.cfg.max_wait) {
+      const waited = `${(record.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait)`;
       record.recovered = false;
-      record.note = `not back to the baseline of step ${a.baseline.step} after ${(record.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait): measured while recovering`;
+      if (sample.received === 0) {
+        record.path_down = true;
+        record.note = `${PROBE_PATH_WORDS[path.kind]} did not recover: ${probeFailure(sample, path.kind)}, probed for ${waited}`;
+      } else {
+        record.note = `not back to the baseline of step ${a.baseline.step} after ${waited}: measured while recovering`;
+      }
       return record;
     }
     await a.sleep(PROBE_INTERVAL_MS);

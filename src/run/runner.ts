@@ -34,6 +34,7 @@ import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
 import { Timeline } from './figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
+import { probePathOf } from './recovery-paths.js';
 
 export { EXIT, type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
 
@@ -90,7 +91,11 @@ async function conduct(ctx: RunContext): Promise<void> {
     onServer: (server) => (started.server = server),
   });
   const gen = planGenerator(ctx, target);
-  const health = new StepHealth();
+  // A search past its first step measures a ramp the server refused outright (run/sweep-plan
+  // stops on it, the rejection quoted) instead of ending the run.
+  const health = new StepHealth({
+    refusalIsAStep: () => opts.nextStep !== undefined && ctx.live.step > 0,
+  });
   const timeline = openTimeline(ctx, gen, target, health);
   await startSamplers(ctx, target, timeline);
   const pool = await startPool({
@@ -268,6 +273,7 @@ function stepRunnerOf(
       seg?.startAtMs != null && !opts.nextStep
         ? segmentSchedule(seg.startAtMs, profile, plans)
         : null,
+    refusalIsAStep: opts.nextStep ? (i) => i > 0 : undefined,
     burstWarning: (plan) =>
       burstWarning(
         plan,
@@ -288,6 +294,10 @@ function probeOf(ctx: RunContext, target: TargetSetup) {
     tokens: target.tokens,
     tls: target.tls,
     joinTimeoutMs: profile.target.join_timeout,
+    path: probePathOf(
+      profile,
+      target.server?.databaseConnectionString ?? profile.target.database_url ?? null,
+    ),
     sleep: (ms: number) => ctx.funnel.sleep(ms),
   };
 }

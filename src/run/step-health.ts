@@ -3,10 +3,22 @@
  * refusing target (nothing joins and attempts keep failing) and a server that dropped every
  * connection end the run with the reason.
  */
+import { refusedByServer } from '../model/step-limit.js';
 import type { SecondRecord } from './figures/timeline.js';
 import type { Phase } from './live-state.js';
 
+export interface StepHealthOptions {
+  /**
+   * Whether a ramp the server refused outright (every join failed, the most frequent reason in
+   * the server's words) is a step's answer rather than a reason to stop: true in a search past
+   * its first step, whose planner stops on it with the rejection quoted (run/sweep-plan).
+   */
+  refusalIsAStep?: () => boolean;
+}
+
 export class StepHealth {
+  constructor(private readonly opts: StepHealthOptions = {}) {}
+
   private readonly errors = new Map<string, number>();
   private joinedPeak = 0;
   /**
@@ -34,7 +46,8 @@ export class StepHealth {
       phase === 'ramp' &&
       rec.point.joined === 0 &&
       this.joinedPeak === 0 &&
-      errorsSoFar >= Math.min(20, targetConnections)
+      errorsSoFar >= Math.min(20, targetConnections) &&
+      !(this.opts.refusalIsAStep?.() && refusedByServer(this.errors))
     ) {
       return `no connection could join: ${topError(this.errors)}`;
     }

@@ -13,6 +13,7 @@ import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js'
 import { drain } from './drain.js';
 import type { InsertRun } from '../load/inserts.js';
 import type { LivePhase } from './live-state.js';
+import { refusedByServer } from '../model/step-limit.js';
 import { topError } from './step-health.js';
 import type { StepWindow } from './figures/window.js';
 import type { Timeline } from './figures/timeline.js';
@@ -57,6 +58,11 @@ export interface StepRunner {
    * null when it is not.
    */
   burstWarning?: (plan: StepPlan) => string | null;
+  /**
+   * Whether step `index`'s ramp the server refused outright is the step's answer, measured, not
+   * a reason to stop (a search past its first step); absent: never.
+   */
+  refusalIsAStep?: (index: number) => boolean;
 }
 
 /**
@@ -140,8 +146,12 @@ async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): 
         ),
       ]),
     );
-    if (ramp.joined === 0)
+    // In a search past its first step a server that refused every join answered the step: it
+    // is measured (broken, the rejection quoted) and the search stops on it.
+    if (ramp.joined === 0 && !(r.refusalIsAStep?.(i) && refusedByServer(ramp.errors)))
       throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
+    if (ramp.joined === 0)
+      r.log(`step ${i + 1}: no connection could join: ${topError(ramp.errors)}`);
   } else if (plan.connections < r.current) {
     const closedAt = nowMs();
     r.pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });

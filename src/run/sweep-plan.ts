@@ -2,7 +2,9 @@
  * The next step of a sweep, as a pure function of the steps measured so far: geometric growth
  * until K consecutive broken steps (or sweep.max, or a generator that cannot go further), then
  * bisection between the last stable and the first broken value (model/knee.ts) down to
- * sweep.resolution. A resumed sweep hands the same history in and gets the same answer.
+ * sweep.resolution. A search whose start is already degraded or broken steps down by
+ * sweep.factor (at most MAX_STEP_DOWNS times) until a step is stable, then bisects up from it.
+ * A resumed sweep hands the same history in and gets the same answer.
  *
  * Two kinds of step are not evidence of where the knee is, and are run again instead:
  * - a step measured while the server was still recovering from the one before (the recovery
@@ -31,6 +33,8 @@ export interface SweepHistoryItem {
   scale?: number;
   /** The step could not be lengthened further (its scale is at the sweep's cap). */
   at_cap?: boolean;
+  /** The server refused every connection of the step: its rejection, quoted ("“…” ×51"). */
+  refused?: string | null;
 }
 
 /**
@@ -47,7 +51,9 @@ export type SweepStopKind =
   | 'first-broken'
   | 'no-stable-step'
   | 'values-done'
-  | 'broken-run';
+  | 'broken-run'
+  | 'not-recovered'
+  | 'server-rejection';
 
 export type SweepDecision =
   { value: number; phase: SweepPhase; scale?: number } | { stop: string; kind: SweepStopKind };
@@ -138,6 +144,8 @@ export function planNextSweepStep(
   const last = history[history.length - 1];
   const longer = lengthenedScale(cfg, last, maxScale);
   if (longer !== null) return { value: last.value, phase: 'lengthen', scale: longer };
+  // The server refused every join of the last step: nothing at or past it can be measured.
+  if (last.refused) return rejectionStop(cfg, history, last);
   // A failure measured while the server still carried the last step's backlog: once more.
   if (last.recovering && last.verdict !== 'stable' && last.phase !== 'retry')
     return at({ value: last.value, phase: 'retry' });
@@ -170,25 +178,42 @@ function searchStep(
   const highest = Math.max(...history.map((h) => h.value));
   const judged = evidence.filter((h) => isJudged(h.verdict));
   const brokenRun = trailing(evidence, (h) => h.verdict === 'broken');
+  const down = generatorLimit === null ? stepDown(cfg, history, judged) : null;
+  if (down) return down;
   if (
     judged.length > 0 &&
     judged.every((h) => h.verdict === 'broken') &&
     evidence[0]?.verdict === 'broken'
   ) {
+    const lowest = Math.min(...judged.map((h) => h.value));
+    const downs = history.filter((h) => h.phase === 'step-down').length;
     return {
-      stop: `the first value, ${d} ${f(evidence[0].value)}, was already broken: lower sweep.start`,
+      stop: `the first value, ${d} ${f(evidence[0].value)}, was already broken${downs > 0 ? `, and so was every value down to ${f(lowest)} (${downs} step${downs === 1 ? '' : 's'} down)` : ''}: lower sweep.start`,
       kind: 'first-broken',
     };
   }
 
+  const steppedDown = history.some((h) => h.phase === 'step-down');
+  if (steppedDown && judged.length > 0 && !judged.some((h) => h.verdict === 'stable')) {
+    const lowest = Math.min(...judged.map((h) => h.value));
+    return {
+      stop: `no stable step: ${d} ${f(evidence[0].value)} and every value down to ${f(lowest)} failed (${MAX_STEP_DOWNS} steps down at most): lower sweep.start`,
+      kind: 'no-stable-step',
+    };
+  }
+  const knee = sweepKnee(history);
+  // Once a search stepped down to a stable value below a broken one, the knee lies between.
   const growthOver =
-    inBisection || generatorLimit !== null || highest >= max || brokenRun >= cfg.stop_after_broken;
+    inBisection ||
+    generatorLimit !== null ||
+    highest >= max ||
+    brokenRun >= cfg.stop_after_broken ||
+    (steppedDown && knee.bracket !== null);
   if (!growthOver) {
     const next = roundDriver(d, Math.min(highest * cfg.factor, max));
     if (next > highest) return { value: next, phase: 'grow' };
   }
 
-  const knee = sweepKnee(history);
   const found = (k: Knee) =>
     k.last_stable && k.first_broken
       ? `knee between ${d} ${f(k.last_stable.value)} (stable, step ${k.last_stable.step}) and ${f(k.first_broken.value)} (broken, step ${k.first_broken.step})`
@@ -212,6 +237,43 @@ function searchStep(
     stop: `reached sweep.max (${d} ${f(max)}) with no broken step: no knee at or below ${f(max)}`,
     kind: 'range-end',
   };
+}
+
+/** The search ends on a step whose every connection the server refused, the rejection quoted. */
+function rejectionStop(
+  cfg: Sweep,
+  history: readonly SweepHistoryItem[],
+  last: SweepHistoryItem,
+): SweepDecision {
+  const f = (v: number) => fmtDriver(cfg.driver, v);
+  const safe = sweepKnee(history).safe;
+  const at = safe ? `; last stable ${cfg.driver} ${f(safe.value)} (step ${safe.step})` : '';
+  return {
+    stop: `server rejection at ${cfg.driver} ${f(last.value)} (step ${last.step}): every connection refused, ${last.refused}${at}`,
+    kind: 'server-rejection',
+  };
+}
+
+/** How many times a search whose start was not stable goes down by sweep.factor for one that is. */
+export const MAX_STEP_DOWNS = 3;
+
+/**
+ * A search whose every judged step so far failed (degraded or broken) steps down from its lowest
+ * value by sweep.factor, at most MAX_STEP_DOWNS times, to find a stable start; null when a step
+ * was stable, the steps down are spent, or the driver cannot go lower.
+ */
+function stepDown(
+  cfg: Sweep,
+  history: readonly SweepHistoryItem[],
+  judged: readonly SweepHistoryItem[],
+): SweepDecision | null {
+  if (judged.length === 0 || judged.some((h) => h.verdict === 'stable')) return null;
+  if (history.filter((h) => h.phase === 'step-down').length >= MAX_STEP_DOWNS) return null;
+  const lowest = Math.min(...history.map((h) => h.value));
+  if (!judged.some((h) => h.value === lowest)) return null;
+  const next = roundDriver(cfg.driver, lowest / cfg.factor);
+  if (!(next > 0) || next >= lowest) return null;
+  return { value: next, phase: 'step-down' };
 }
 
 /**

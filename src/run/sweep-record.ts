@@ -3,8 +3,11 @@
  * probe before the step, the samples its percentile rested on), why it stopped, its knee;
  * enough to resume it and to report it. Pure.
  */
+import { fmtInt } from '../model/format.js';
+import { serverRejectionOf } from '../model/step-limit.js';
 import type { SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
+import type { ProbePathKind } from './recovery-paths.js';
 import type { RecoveryRecord } from './recovery-probe.js';
 import {
   sweepKnee,
@@ -63,6 +66,19 @@ export interface SweepRecord {
     safe: SweepKneePoint | null;
     first_unsafe: SweepKneePoint | null;
   } | null;
+  /**
+   * The search stopped because the path it loads did not recover after a step (the recovery
+   * probe got nothing back within max_wait); absent or null otherwise.
+   */
+  not_recovered?: {
+    after_step: number;
+    after_value: number | null;
+    /** "insert_rate 2,000/s": the driver and value of that step, as the stop reason words it. */
+    after_text: string;
+    path: ProbePathKind;
+    wait_s: number;
+    recovery: RecoveryRecord;
+  } | null;
   /** ISO times this sweep was resumed at. */
   resumed_at: string[];
 }
@@ -89,9 +105,17 @@ export function historyOf(
       samples: p.samples?.count ?? null,
       scale,
       at_cap: scale >= maxScale,
+      refused: refusedOutright(s),
     });
   }
   return out;
+}
+
+/** The server's rejection, quoted, when it refused every connection of a step; else null. */
+function refusedOutright(s: StepResult): string | null {
+  if ((s.connections?.joined ?? 0) > 0 || s.verdict !== 'broken') return null;
+  const said = serverRejectionOf(s);
+  return said ? `“${said.reason}” ×${fmtInt(said.count)}` : null;
 }
 
 export function kneeRecord(history: readonly SweepHistoryItem[]): SweepRecord['knee'] {

@@ -7,11 +7,13 @@
 import type { Profile, Step, Sweep } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import {
+  probeFailure,
   waitForRecovery,
   type ProbeSample,
   type ProbeTarget,
   type RecoveryRecord,
 } from './recovery-probe.js';
+import { PROBE_PATH_WORDS } from './recovery-paths.js';
 import { historyOf, kneeRecord, type SweepRecord, type SweepSamples } from './sweep-record.js';
 import { evidenceOf, planNextSweepStep, type SweepHistoryItem } from './sweep-plan.js';
 import { fmtDriver, maxScaleOf, sweepStepSpec, type SpecContext } from './sweep-spec.js';
@@ -126,6 +128,7 @@ export class SweepSteps {
         baseline: baselineOf(record, history),
         sleep: target.sleep,
       });
+      if (recovery.path_down) return this.notRecovered(r, recovery);
       if (recovery.recovered === false || recovery.wait_ms > 2_000)
         this.a.say(
           `sweep: recovery probe before step ${index} — ${recovery.note ?? `back to the baseline after ${(recovery.wait_ms / 1000).toFixed(1)} s`}`,
@@ -143,6 +146,32 @@ export class SweepSteps {
       `sweep: step ${index} — ${cfg.driver} ${fmtDriver(cfg.driver, decision.value)} (${decision.phase}${scale !== 1 ? `, ${scale}× longer` : ''})`,
     );
     return this.specOf(decision.value, decision.phase, scale);
+  }
+
+  /**
+   * The path the search loads did not come back within max_wait after the last step: no step
+   * after it could measure the server, so the search stops there, saying which path and after
+   * which value (the row keeps what the steps before showed).
+   */
+  private notRecovered(r: RunResult, recovery: RecoveryRecord): null {
+    const last = r.steps[r.steps.length - 1];
+    const point = this.a.record.points.find((p) => p.step === last?.index);
+    const path = recovery.path ?? 'broadcast';
+    const after = point ? `${this.a.cfg.driver} ${fmtDriver(this.a.cfg.driver, point.value)}` : '';
+    this.a.record.not_recovered = {
+      after_step: last?.index ?? 0,
+      after_value: point?.value ?? null,
+      after_text: after,
+      path,
+      wait_s: Math.round(recovery.wait_ms / 100) / 10,
+      recovery,
+    };
+    const why = probeFailure(recovery.probes[recovery.probes.length - 1], path);
+    return this.stop(
+      r,
+      `${PROBE_PATH_WORDS[path]} did not recover after ${after} (step ${last?.index ?? 0}): ${why}, probed for ${(recovery.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait); the search stopped there`,
+      'not-recovered',
+    );
   }
 
   /** The step before was short of min_samples: the one about to run replaces it. */

@@ -167,14 +167,65 @@ describe('planNextSweepStep: search', () => {
     });
   });
 
-  it('stops at once when the first value is already broken', () => {
+  it('steps down from a broken start (by sweep.factor, at most 3 times), then stops saying so', () => {
     const { history, stop } = simulate(
       cfg({ start: 5000, max: 20000, stop_after_broken: 3 }),
       5000,
       () => 'broken',
     );
-    expect(history).toHaveLength(1);
-    expect(stop).toBe('the first value, connections 5,000, was already broken: lower sweep.start');
+    expect(history.map((h) => [h.value, h.phase])).toEqual([
+      [5000, 'grow'],
+      [2500, 'step-down'],
+      [1250, 'step-down'],
+      [625, 'step-down'],
+    ]);
+    expect(stop).toBe(
+      'the first value, connections 5,000, was already broken, and so was every value down to 625 (3 steps down): lower sweep.start',
+    );
+  });
+
+  it('a start already degraded steps down to a stable value, then finds the knee above it', () => {
+    // Degraded from 1,000, broken from 3,000: the start (4,000) is past both.
+    const at = (v: number): Verdict => (v < 1000 ? 'stable' : v < 3000 ? 'degraded' : 'broken');
+    const { history, stop } = simulate(
+      cfg({ start: 4000, max: 64000, stop_after_broken: 1, resolution: 0.05 }),
+      4000,
+      at,
+    );
+    expect(history.slice(0, 3).map((h) => [h.value, h.phase, h.verdict])).toEqual([
+      [4000, 'grow', 'broken'],
+      [2000, 'step-down', 'degraded'],
+      [1000, 'step-down', 'degraded'],
+    ]);
+    expect(history[3]).toMatchObject({ value: 500, phase: 'step-down', verdict: 'stable' });
+    // Then only bisection between the stable 500 and the first failure above it: nothing
+    // grows past the broken start again.
+    expect(history.slice(4).every((h) => h.phase === 'bisect')).toBe(true);
+    expect(Math.max(...history.map((h) => h.value))).toBe(4000);
+    expect(stop).toMatch(/^knee between connections \d{3} \(stable, step \d+\) and 4,000/);
+    expect(stop).toMatch(/latency first: degraded from 1,000, within sweep.resolution 5 %$/);
+  });
+
+  it('a degraded first step with a stable step below it is not stepped down again', () => {
+    const c = cfg({ start: 2000, max: 16000 });
+    expect(
+      planNextSweepStep(
+        c,
+        [
+          { value: 2000, verdict: 'degraded', phase: 'grow', step: 1 },
+          { value: 1000, verdict: 'stable', phase: 'step-down', step: 2 },
+        ],
+        2000,
+      ),
+    ).toEqual({ value: 4000, phase: 'grow' });
+    // An integer driver at 1 cannot step down: the search goes on as before.
+    expect(
+      planNextSweepStep(
+        cfg({ start: 1, max: 16 }),
+        [{ value: 1, verdict: 'degraded', phase: 'grow', step: 1 }],
+        1,
+      ),
+    ).toEqual({ value: 2, phase: 'grow' });
   });
 
   it('never runs more than max_steps steps', () => {
@@ -329,7 +380,12 @@ describe('planNextSweepStep: steps that are no evidence', () => {
     expect(
       planNextSweepStep(
         cfg({ start: 1000, max: 4000 }),
-        [item({ value: 1000, verdict: 'broken', step: 1 })],
+        [
+          item({ value: 1000, verdict: 'broken', step: 1 }),
+          item({ value: 500, verdict: 'broken', step: 2, phase: 'step-down' }),
+          item({ value: 250, verdict: 'broken', step: 3, phase: 'step-down' }),
+          item({ value: 125, verdict: 'broken', step: 4, phase: 'step-down' }),
+        ],
         1000,
       ),
     ).toMatchObject({ kind: 'first-broken' });

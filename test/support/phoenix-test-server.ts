@@ -1,10 +1,11 @@
 /**
  * A small Phoenix-protocol server for tests whose behaviour is known exactly: it can delay
  * every delivery by a fixed time, drop a fixed share of deliveries (by hash, or exactly every
- * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the sender,
- * refuse upgrades, close every socket after a while, answer with malformed frames, leave every
- * Nth acked push unanswered, serve joins or broadcast pushes from a queue at a fixed rate, or
- * write every delivery through one queue at a fixed rate (a serial writer).
+ * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the
+ * sender, refuse upgrades or every join after the first N, close every socket after a while,
+ * answer with malformed frames, leave every Nth acked push unanswered, serve joins or broadcast
+ * pushes from a queue at a fixed rate, or write every delivery through one queue at a fixed
+ * rate (a serial writer).
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -49,6 +50,11 @@ export interface TestServerOptions {
    * one (or its arrival).
    */
   joinsPerS?: number;
+  /**
+   * Refuse every join once `joins` were accepted (counted over the server's life), with an error
+   * reply carrying `reason`: a server that admits N joins and no more.
+   */
+  refuseJoinsAfter?: { joins: number; reason: string };
   /** Drop exactly every Nth (message, recipient) delivery, counted over the whole server. */
   dropEvery?: number;
   /**
@@ -244,6 +250,16 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
             topic: f.topic,
             event: EV.reply,
             payload: { status: 'error', response: { reason: 'unmatched topic' } },
+          });
+          return;
+        }
+        if (opts.refuseJoinsAfter && stats.joins >= opts.refuseJoinsAfter.joins) {
+          send(ws, vsn, {
+            joinRef: f.joinRef,
+            ref: f.ref,
+            topic: f.topic,
+            event: EV.reply,
+            payload: { status: 'error', response: { reason: opts.refuseJoinsAfter.reason } },
           });
           return;
         }

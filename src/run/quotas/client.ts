@@ -9,6 +9,7 @@ import { Connection, type ConnectionHooks, type TlsOptions } from '../../client/
 import { TokenSource } from '../../client/auth.js';
 import { nowMs } from '../../measure/clock.js';
 import { EV, type Vsn } from '../../protocol/constants.js';
+import type { Frame } from '../../protocol/frame.js';
 
 export interface QuotaTarget {
   /** Socket URL with vsn and params; the token is added per connection. */
@@ -23,6 +24,8 @@ export interface QuotaTarget {
   onJoin?: (o: JoinOutcome) => void;
   /** wss:// trust and client certificate (target.tls). */
   tls?: TlsOptions;
+  /** The token a join carries as access_token, when it is not the socket's (a user's own). */
+  joinTokens?: TokenSource;
 }
 
 export interface QConnEvents {
@@ -33,6 +36,8 @@ export interface QConnEvents {
   /** The server closed a joined channel; rejoin if needed. */
   onChannelClosed?(c: QConn, topic: string, atMs: number): void;
   onSocketClosed?(c: QConn, reason: string | null): void;
+  /** Any other frame (system messages, postgres_changes, foreign events). */
+  onOtherFrame?(c: QConn, f: Frame, atMs: number): void;
 }
 
 export type JoinOutcome =
@@ -181,6 +186,7 @@ export class QConn {
           this.events.onPresenceFrame?.(this, 'diff', f.topic, at);
         else if (f.event === EV.presenceState)
           this.events.onPresenceFrame?.(this, 'state', f.topic, at);
+        else this.events.onOtherFrame?.(this, f, at);
       },
     };
   }
@@ -200,7 +206,7 @@ export class QConn {
     const sentAtMs = nowMs();
     if (this.closed) return Promise.resolve({ ok: false, reason: 'socket closed', sentAtMs });
     return (async () => {
-      const token = await this.target.tokens.tokenFor(this.index);
+      const token = await (this.target.joinTokens ?? this.target.tokens).tokenFor(this.index);
       return new Promise<JoinOutcome>((resolve) => {
         const timer = setTimeout(() => {
           this.joinWaits.delete(topic);
