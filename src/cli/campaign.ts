@@ -6,13 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Argv } from 'yargs';
+import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { TableOptions } from '../capacity/table.js';
 import { campaignSchema, type Campaign } from '../profile/campaign.js';
 import { ProfileError } from '../profile/load.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
-import { loadEntries, runCampaign } from '../run/campaign.js';
+import { loadEntries, runCampaign, type CampaignOutcome } from '../run/campaign.js';
 import {
   planCampaign,
   readCampaignState,
@@ -34,9 +34,11 @@ import {
   runOptions,
 } from './shared.js';
 
-function usage(message: string): void {
+/** One usage line on stderr, exit 2; undefined, so a step of the preparation can return it. */
+function usage(message: string): undefined {
   process.stderr.write(`${message}\n`);
   process.exitCode = EXIT.usage;
+  return undefined;
 }
 
 /** The campaign's analysis section, with command-line options over it. */
@@ -53,124 +55,160 @@ export function campaignTableOptions(c: Campaign, cli: TableOptions): TableOptio
   };
 }
 
+/** The flags of `rtcap campaign`: the file or --resume, the output and the run options. */
+function campaignOptions(c: Argv) {
+  return runOptions(tableOptionOptions(c))
+    .positional(
+      'campaign',
+      checkedPositional('campaign', file, {
+        describe: 'campaign YAML (with --resume: default, the one the directory was started from)',
+      }),
+    )
+    .option(
+      'resume',
+      checked('resume', dir, {
+        describe: 'continue an interrupted campaign from its directory',
+      }),
+    )
+    .option(
+      'out',
+      checked('out', outDir, {
+        describe: 'campaign directory (default reports/<time>-<name>/)',
+      }),
+    )
+    .check((a) => {
+      if (a.resume === undefined && a.campaign === undefined)
+        throw new UsageError('give a campaign file, or --resume DIR');
+      if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out)
+        throw new UsageError('--resume writes into the directory it resumes: leave out --out');
+      return true;
+    });
+}
+
+type CampaignArgs = ArgumentsCamelCase<
+  ReturnType<typeof campaignOptions> extends Argv<infer T> ? T : never
+>;
+
+/** A campaign ready to run: its file, its state (planned or resumed), directory and entries. */
+interface PreparedCampaign {
+  campaign: Campaign;
+  state: CampaignState;
+  dir: string;
+  resumed: boolean;
+  loaded: Awaited<ReturnType<typeof loadEntries>>;
+}
+
+/**
+ * The campaign file, the state a resume continues (or a new plan) and every entry's profile,
+ * or undefined after one usage line (exit 2).
+ */
+async function prepareCampaign(args: CampaignArgs): Promise<PreparedCampaign | undefined> {
+  const now = new Date();
+  let saved: CampaignState | undefined;
+  if (args.resume !== undefined) {
+    const s = readCampaignState(args.resume);
+    if (typeof s === 'string') return usage(`--resume ${s}`);
+    saved = s;
+  }
+  const path = (args.campaign as string | undefined) ?? saved!.campaign_path;
+  let campaign: Campaign;
+  try {
+    campaign = loadYamlFile(path, campaignSchema);
+  } catch (e) {
+    if (e instanceof ProfileError) return usage(e.message);
+    throw e;
+  }
+  let state = planCampaign(campaign, path, now);
+  if (saved) {
+    try {
+      state = resumeState(saved, state, now);
+    } catch (e) {
+      return usage(`--resume ${args.resume}: ${(e as Error).message}`);
+    }
+  }
+  const dir =
+    args.resume ??
+    (args.out as string | undefined) ??
+    join('reports', makeRunId(campaign.name, now));
+  if (!saved && existsSync(join(dir, 'campaign.json')))
+    return usage(`${dir}: already holds a campaign; continue it with --resume ${dir}`);
+  let loaded;
+  try {
+    loaded = await loadEntries(campaign, state);
+  } catch (e) {
+    if (e instanceof ProfileError || e instanceof SweepError) return usage(e.message);
+    throw e;
+  }
+  return { campaign, state, dir, resumed: saved !== undefined, loaded };
+}
+
+/** What the terminal gets once the entries are over: the table, what was written, how to resume. */
+function reportCampaign(outcome: CampaignOutcome, state: CampaignState, dir: string): void {
+  if (outcome.capacity)
+    process.stderr.write(
+      `\ncapacity (campaign ${state.name}):\n${renderCapacityTerminal(outcome.capacity)}\n`,
+    );
+  for (const u of outcome.unlike) log(`not like for like: ${u}`);
+  const wall = state.entries.reduce((a, e) => a + e.wall_s, 0);
+  log(
+    `wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`,
+  );
+  if (outcome.exitCode === EXIT.interrupted)
+    log(`interrupted: continue with rtcap campaign --resume ${dir}`);
+}
+
+/** Runs the prepared campaign's entries with live metrics and the dashboard when asked for. */
+async function runCampaignEntries(args: CampaignArgs, p: PreparedCampaign): Promise<void> {
+  const { campaign, state, dir } = p;
+  if (p.resumed)
+    log(
+      `resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`,
+    );
+  // One live metrics endpoint for the whole campaign: its counters run on across the entries.
+  const live = await liveMetricsOrExit(args);
+  if (!live) return;
+  const dash = await dashboardOrExit(args, 'campaign');
+  if (dash === null) return live.close();
+  dash?.campaign(state);
+  // Entries a resume keeps link their files from the start, like those finished from now on.
+  for (const e of state.entries)
+    if (e.status === 'completed') dash?.entryFiles(e.index, join(dir, e.dir));
+  const { signal, dispose, exitCode } = interruptible();
+  try {
+    const outcome = await runCampaign(
+      {
+        campaign,
+        state,
+        dir,
+        run: withDashboard(runContextFrom(args, signal, live.observer), dash),
+        finish: finishRun,
+        // After the entry's status is set, so the page never shows a finished one running.
+        entryFinished: (entry, o) => {
+          dash?.runFinished(o.dir, o.result, entry.exit_code ?? EXIT.aborted);
+          dash?.entryFiles(entry.index, o.dir);
+        },
+        table: campaignTableOptions(campaign, tableOptionsFrom(args)),
+      },
+      p.loaded,
+    );
+    reportCampaign(outcome, state, dir);
+    process.exitCode = exitCode(outcome.exitCode);
+    dash?.finished(state.status, process.exitCode, state.stop_reason ?? null, dir);
+  } finally {
+    dispose();
+    await live.close();
+    await closeDashboard(dash, args);
+  }
+}
+
 export function campaignCommand(y: Argv): Argv {
   return y.command(
     'campaign [campaign]',
     'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
-    (c) =>
-      runOptions(tableOptionOptions(c))
-        .positional(
-          'campaign',
-          checkedPositional('campaign', file, {
-            describe:
-              'campaign YAML (with --resume: default, the one the directory was started from)',
-          }),
-        )
-        .option(
-          'resume',
-          checked('resume', dir, {
-            describe: 'continue an interrupted campaign from its directory',
-          }),
-        )
-        .option(
-          'out',
-          checked('out', outDir, {
-            describe: 'campaign directory (default reports/<time>-<name>/)',
-          }),
-        )
-        .check((a) => {
-          if (a.resume === undefined && a.campaign === undefined)
-            throw new UsageError('give a campaign file, or --resume DIR');
-          if (a.resume !== undefined && a.out !== undefined && a.resume !== a.out)
-            throw new UsageError('--resume writes into the directory it resumes: leave out --out');
-          return true;
-        }),
+    campaignOptions,
     async (args) => {
-      const now = new Date();
-      let saved: CampaignState | undefined;
-      if (args.resume !== undefined) {
-        const s = readCampaignState(args.resume);
-        if (typeof s === 'string') return usage(`--resume ${s}`);
-        saved = s;
-      }
-      const path = (args.campaign as string | undefined) ?? saved!.campaign_path;
-      let campaign: Campaign;
-      try {
-        campaign = loadYamlFile(path, campaignSchema);
-      } catch (e) {
-        if (e instanceof ProfileError) return usage(e.message);
-        throw e;
-      }
-      let state = planCampaign(campaign, path, now);
-      if (saved) {
-        try {
-          state = resumeState(saved, state, now);
-        } catch (e) {
-          return usage(`--resume ${args.resume}: ${(e as Error).message}`);
-        }
-      }
-      const dir =
-        args.resume ??
-        (args.out as string | undefined) ??
-        join('reports', makeRunId(campaign.name, now));
-      if (!saved && existsSync(join(dir, 'campaign.json')))
-        return usage(`${dir}: already holds a campaign; continue it with --resume ${dir}`);
-      let loaded;
-      try {
-        loaded = await loadEntries(campaign, state);
-      } catch (e) {
-        if (e instanceof ProfileError || e instanceof SweepError) return usage(e.message);
-        throw e;
-      }
-      if (saved)
-        log(
-          `resuming campaign ${state.name}: ${state.entries.filter((e) => e.status === 'completed').length} of ${state.entries.length} entries done`,
-        );
-      // One live metrics endpoint for the whole campaign: its counters run on across the entries.
-      const live = await liveMetricsOrExit(args);
-      if (!live) return;
-      const dash = await dashboardOrExit(args, 'campaign');
-      if (dash === null) return live.close();
-      dash?.campaign(state);
-      // Entries a resume keeps link their files from the start, like those finished from now on.
-      for (const e of state.entries)
-        if (e.status === 'completed') dash?.entryFiles(e.index, join(dir, e.dir));
-      const { signal, dispose, exitCode } = interruptible();
-      try {
-        const outcome = await runCampaign(
-          {
-            campaign,
-            state,
-            dir,
-            run: withDashboard(runContextFrom(args, signal, live.observer), dash),
-            finish: finishRun,
-            // After the entry's status is set, so the page never shows a finished one running.
-            entryFinished: (entry, o) => {
-              dash?.runFinished(o.dir, o.result, entry.exit_code ?? EXIT.aborted);
-              dash?.entryFiles(entry.index, o.dir);
-            },
-            table: campaignTableOptions(campaign, tableOptionsFrom(args)),
-          },
-          loaded,
-        );
-        if (outcome.capacity)
-          process.stderr.write(
-            `\ncapacity (campaign ${state.name}):\n${renderCapacityTerminal(outcome.capacity)}\n`,
-          );
-        for (const u of outcome.unlike) log(`not like for like: ${u}`);
-        const wall = state.entries.reduce((a, e) => a + e.wall_s, 0);
-        log(
-          `wrote ${dir}/ (campaign.json, capacity.json, capacity.md, report.html; ${state.entries.length} entry directories) — entries took ${wall} s`,
-        );
-        if (outcome.exitCode === EXIT.interrupted)
-          log(`interrupted: continue with rtcap campaign --resume ${dir}`);
-        process.exitCode = exitCode(outcome.exitCode);
-        dash?.finished(state.status, process.exitCode, state.stop_reason ?? null, dir);
-      } finally {
-        dispose();
-        await live.close();
-        await closeDashboard(dash, args);
-      }
+      const prepared = await prepareCampaign(args);
+      if (prepared) await runCampaignEntries(args, prepared);
     },
   );
 }

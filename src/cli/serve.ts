@@ -154,8 +154,9 @@ export async function runServe(
   };
 }
 
-function builder(y: Argv): Argv {
-  let c = y
+/** Where it listens and how clients prove who they are: port, host, tokens, TLS. */
+function listenOptions(y: Argv): Argv {
+  return y
     .option(
       'port',
       checked('port', port, { default: '4000', describe: 'TCP port; 0 picks a free one' }),
@@ -178,7 +179,15 @@ function builder(y: Argv): Argv {
         describe: 'PEM certificate (chain) file: serve wss:// (with --tls-key)',
       }),
     )
-    .option('tls-key', checked('tls-key', file, { describe: 'PEM private key file of --tls-cert' }))
+    .option(
+      'tls-key',
+      checked('tls-key', file, { describe: 'PEM private key file of --tls-cert' }),
+    );
+}
+
+/** The tenant config (file or inline) and the server processes sharing the port. */
+function configOptions(y: Argv): Argv {
+  return y
     .option(
       'config',
       checked('config', file, {
@@ -203,7 +212,12 @@ function builder(y: Argv): Argv {
       describe:
         'with --workers: the primary hands each connection to the next process (round-robin), ' +
         'or every process accepts from the shared socket (shared: no hand-off round trip)',
-    })
+    });
+}
+
+/** The tenant database, and what `rtcap run` asks of a server it starts (stdin, ready line). */
+function databaseOptions(y: Argv): Argv {
+  return y
     .option('database-url', {
       type: 'string',
       describe: 'use this PostgreSQL instead of starting an embedded one',
@@ -229,7 +243,12 @@ function builder(y: Argv): Argv {
       type: 'boolean',
       default: false,
       describe: 'print one JSON line on stdout when ready',
-    })
+    });
+}
+
+/** The tenant's settings as flags: Supabase's defaults, private-only, presence, each quota. */
+function tenantOptions(y: Argv): Argv {
+  let c = y
     .option('supabase-defaults', {
       type: 'boolean',
       default: false,
@@ -240,16 +259,29 @@ function builder(y: Argv): Argv {
     .option('presence-enabled', { type: 'boolean', describe: 'presence on for every channel' });
   for (const [flag, key] of Object.entries(QUOTA_FLAGS))
     c = c.option(flag, checked(flag, QUOTA, { describe: `tenant ${key}` }));
+  return c;
+}
+
+/** The server's timings, shortened by tests; hidden from --help. */
+function timingOptions(y: Argv): Argv {
+  let c = y;
   for (const flag of Object.keys(TIMING_FLAGS))
     c = c.option(
       flag,
       checked(flag, TIMING_MS, { describe: `${flag.replace(/-/g, ' ')} (tests)`, hidden: true }),
     );
-  return c.check((argv) => {
-    if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key']))
-      throw new UsageError('--tls-cert and --tls-key go together: give both');
-    return true;
-  });
+  return c;
+}
+
+function builder(y: Argv): Argv {
+  const groups = [listenOptions, configOptions, databaseOptions, tenantOptions, timingOptions];
+  return groups
+    .reduce((c, group) => group(c), y)
+    .check((argv) => {
+      if (Boolean(argv['tls-cert']) !== Boolean(argv['tls-key']))
+        throw new UsageError('--tls-cert and --tls-key go together: give both');
+      return true;
+    });
 }
 
 function toArgs(argv: Record<string, unknown>): ServeArgs {
