@@ -53,14 +53,11 @@ function inside(base: string, sub: string): string | null {
   return up === '' || up.startsWith('..') || isAbsolute(up) ? null : dir;
 }
 
-export async function startLiveDashboard(opts: {
-  command: LiveCommand;
-  port: number;
-  host?: string;
-}): Promise<LiveDashboard> {
-  const hub = new SseHub();
-  const feed = new DashboardFeed(opts.command, (event, data) => hub.send(event, data));
-  /** Run directories the page may read files of, by the key in their links. */
+/**
+ * Run directories the page may read files of, by the key in their links: `filesOf` gives a
+ * directory its key (once) and the links to its files.
+ */
+function linkedDirs(): { dirs: Map<string, string>; filesOf: (dir: string) => RunFiles } {
   const dirs = new Map<string, string>();
   const filesOf = (dir: string): RunFiles => {
     const k =
@@ -72,9 +69,19 @@ export async function startLiveDashboard(opts: {
       links: filesIn(dir).map((name) => ({ name, href: `files/${k}/${name}` })),
     };
   };
-  const app: DashboardApp = {
+  return { dirs, filesOf };
+}
+
+/** The live page's routes: its events, its state, and the files of the linked directories. */
+function liveApp(
+  command: LiveCommand,
+  hub: SseHub,
+  feed: DashboardFeed,
+  dirs: Map<string, string>,
+): DashboardApp {
+  return {
     mode: 'live',
-    title: `rtcap ${opts.command} — live`,
+    title: `rtcap ${command} — live`,
     handle(path, _query, req, res) {
       if (path === 'events') {
         hub.add(res, feed.snapshot());
@@ -94,7 +101,17 @@ export async function startLiveDashboard(opts: {
       return dir !== null && serveRunFile(res, dir, m[3]);
     },
   };
-  const server = await startDashboardServer(app, {
+}
+
+export async function startLiveDashboard(opts: {
+  command: LiveCommand;
+  port: number;
+  host?: string;
+}): Promise<LiveDashboard> {
+  const hub = new SseHub();
+  const feed = new DashboardFeed(opts.command, (event, data) => hub.send(event, data));
+  const { dirs, filesOf } = linkedDirs();
+  const server = await startDashboardServer(liveApp(opts.command, hub, feed, dirs), {
     port: opts.port,
     host: opts.host,
     flag: '--dashboard',

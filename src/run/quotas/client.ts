@@ -111,66 +111,9 @@ export class QConn {
     return {
       onStamp: () => undefined,
       onOpen: () => this.openWait?.({ ok: true, conn: this }),
-      onJoined: (_c, topic) => {
-        this.joined.add(topic);
-        const w = this.joinWaits.get(topic);
-        if (w) {
-          clearTimeout(w.timer);
-          this.joinWaits.delete(topic);
-          w.resolve({ ok: true, sentAtMs: w.sentAtMs });
-        }
-      },
-      onError: (_c, e, phase) => {
-        const at = nowMs();
-        if (phase === 'socket' || phase === 'heartbeat') this.socketReason = e.reason;
-        if (phase === 'connect') {
-          this.openWait?.({ ok: false, reason: e.reason, sentAtMs: 0 });
-          return;
-        }
-        if (phase === 'join') {
-          // connection.ts drops the failed topic from its joins before telling us: find it.
-          for (const [topic, w] of this.joinWaits) {
-            if (!this.conn.joins.has(topic)) {
-              clearTimeout(w.timer);
-              this.joinWaits.delete(topic);
-              w.resolve({ ok: false, reason: e.reason, sentAtMs: w.sentAtMs });
-            }
-          }
-          return;
-        }
-        if (phase === 'channel') {
-          if (e.reason.startsWith(SYSTEM_ERROR)) {
-            this.events.onChannelError?.(this, e.reason.slice(SYSTEM_ERROR.length), at);
-            return;
-          }
-          for (const topic of [...this.joined]) {
-            if (!this.conn.joins.has(topic)) {
-              this.joined.delete(topic);
-              this.events.onChannelClosed?.(this, topic, at);
-            }
-          }
-        }
-      },
-      onClosed: (_c, byUs) => {
-        this.closed = true;
-        this.openWait?.({ ok: false, reason: 'socket closed before it opened', sentAtMs: 0 });
-        for (const [, w] of this.joinWaits) {
-          clearTimeout(w.timer);
-          w.resolve({
-            ok: false,
-            reason: 'socket closed before the join reply',
-            sentAtMs: w.sentAtMs,
-          });
-        }
-        this.joinWaits.clear();
-        for (const [, w] of this.ackWaits) {
-          clearTimeout(w.timer);
-          w.resolve({ ok: false, reason: 'socket closed before the reply' });
-        }
-        this.ackWaits.clear();
-        this.joined.clear();
-        if (!byUs) this.events.onSocketClosed?.(this, this.socketReason);
-      },
+      onJoined: (_c, topic) => this.joinReplied(topic),
+      onError: (_c, e, phase) => this.failed(e.reason, phase),
+      onClosed: (_c, byUs) => this.socketGone(byUs),
       onAck: (_c, ok, reason, _latency, tag) => {
         if (tag === undefined) return;
         const w = this.ackWaits.get(tag);
@@ -189,6 +132,72 @@ export class QConn {
         else this.events.onOtherFrame?.(this, f, at);
       },
     };
+  }
+
+  /** The server's ok to a join: the topic is joined and its waiter answered. */
+  private joinReplied(topic: string): void {
+    this.joined.add(topic);
+    const w = this.joinWaits.get(topic);
+    if (w) {
+      clearTimeout(w.timer);
+      this.joinWaits.delete(topic);
+      w.resolve({ ok: true, sentAtMs: w.sentAtMs });
+    }
+  }
+
+  /** A failure the connection reports: the waiter or event it ends, with its verbatim reason. */
+  private failed(reason: string, phase: Parameters<ConnectionHooks['onError']>[2]): void {
+    const at = nowMs();
+    if (phase === 'socket' || phase === 'heartbeat') this.socketReason = reason;
+    if (phase === 'connect') {
+      this.openWait?.({ ok: false, reason, sentAtMs: 0 });
+      return;
+    }
+    if (phase === 'join') {
+      // connection.ts drops the failed topic from its joins before telling us: find it.
+      for (const [topic, w] of this.joinWaits) {
+        if (!this.conn.joins.has(topic)) {
+          clearTimeout(w.timer);
+          this.joinWaits.delete(topic);
+          w.resolve({ ok: false, reason, sentAtMs: w.sentAtMs });
+        }
+      }
+      return;
+    }
+    if (phase === 'channel') {
+      if (reason.startsWith(SYSTEM_ERROR)) {
+        this.events.onChannelError?.(this, reason.slice(SYSTEM_ERROR.length), at);
+        return;
+      }
+      for (const topic of [...this.joined]) {
+        if (!this.conn.joins.has(topic)) {
+          this.joined.delete(topic);
+          this.events.onChannelClosed?.(this, topic, at);
+        }
+      }
+    }
+  }
+
+  /** The socket is gone: every waiter is answered, and the owner told unless we closed it. */
+  private socketGone(byUs: boolean): void {
+    this.closed = true;
+    this.openWait?.({ ok: false, reason: 'socket closed before it opened', sentAtMs: 0 });
+    for (const [, w] of this.joinWaits) {
+      clearTimeout(w.timer);
+      w.resolve({
+        ok: false,
+        reason: 'socket closed before the join reply',
+        sentAtMs: w.sentAtMs,
+      });
+    }
+    this.joinWaits.clear();
+    for (const [, w] of this.ackWaits) {
+      clearTimeout(w.timer);
+      w.resolve({ ok: false, reason: 'socket closed before the reply' });
+    }
+    this.ackWaits.clear();
+    this.joined.clear();
+    if (!byUs) this.events.onSocketClosed?.(this, this.socketReason);
   }
 
   /**
