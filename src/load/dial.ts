@@ -15,6 +15,25 @@ export interface DialTarget {
   tls: TlsOptions | undefined;
 }
 
+/** The target as the coordinator's init message gives it to a generator process. */
+export function dialTargetOf(m: {
+  url: string;
+  headers: Record<string, string>;
+  sourceAddresses: string[];
+  tls?: TlsOptions;
+  tokens: { apikeyIn: 'query' | 'header' };
+  profile: { target: { join_timeout: number } };
+}): DialTarget {
+  return {
+    url: m.url,
+    headers: m.headers,
+    apikeyIn: m.tokens.apikeyIn,
+    sourceAddresses: m.sourceAddresses,
+    handshakeTimeoutMs: m.profile.target.join_timeout,
+    tls: m.tls,
+  };
+}
+
 /**
  * Connect options of connection `index`; `owners` processes share the indexes (the process's
  * k-th connection, index ÷ owners, picks its source address round-robin).

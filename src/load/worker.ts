@@ -7,7 +7,8 @@
  * This class dispatches the coordinator's messages and the connections' hooks; its parts
  * keep the state: connection-set (the connections and where each is in its life),
  * token-renewal (tokens and their renewal), second-report (the per-second line),
- * step-collection (the step's measurement), dial (how a connection reaches the target).
+ * step-collection (the step's measurement), dial (how a connection reaches the target),
+ * step-traffic (a step's send phase on its connections), worker-timers (its clocks).
  */
 import { Connection, type ConnectionHooks } from '../client/connection.js';
 import type { ClassifiedError } from '../client/classify.js';
@@ -23,22 +24,21 @@ import { ownershipOf, segmentPlan, streamSenderSegment, WHOLE, type Segment } fr
 import type { StepPlan } from '../scenarios/types.js';
 import type { FromWorker, StepCollected, ToWorker } from './ipc.js';
 import { ConnectionSet, type ConnMeta } from './connection-set.js';
-import { dialOptions, type DialTarget } from './dial.js';
+import { dialOptions, dialTargetOf, type DialTarget } from './dial.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
 import { reconnectDelayMs } from './reconnect.js';
 import { OFFERED_GRACE_MS } from './schedule.js';
-import { nextSecondDelayMs, SecondClock, secondLine } from './second-report.js';
+import { SecondClock, secondLine } from './second-report.js';
 import { stepCollected } from './step-collection.js';
 import { StepSends } from './step-sends.js';
 import { countError, countRampJoin, newSecondCounters, newStepCounters } from './step-counters.js';
 import { TokenRenewal } from './token-renewal.js';
-import { runTraffic, type TrafficTag } from './traffic-driver.js';
+import { runTraffic } from './traffic-driver.js';
+import { stepTrafficRun } from './step-traffic.js';
+import { startWorkerTimers } from './worker-timers.js';
 import { joinPayload } from './traffic.js';
 import { recordSlowFrame } from './slow-frames.js';
-
-/** How often joins, subscriptions, acks and tracks meet their timeouts and tokens are renewed. */
-const MAINTENANCE_EVERY_MS = 250;
 
 type ErrorPhase = Parameters<ConnectionHooks['onError']>[2];
 
@@ -115,14 +115,7 @@ export class GeneratorWorker implements ConnectionHooks {
     this.owner = own.owner;
     this.owners = own.owners;
     this.profile = m.profile;
-    this.dial = {
-      url: m.url,
-      headers: m.headers,
-      apikeyIn: m.tokens.apikeyIn,
-      sourceAddresses: m.sourceAddresses,
-      handshakeTimeoutMs: m.profile.target.join_timeout,
-      tls: m.tls,
-    };
+    this.dial = dialTargetOf(m);
     this.stepSends = new StepSends(m.profile.load.ack_timeout, (e) => this.countError(e));
     const userClaimsOf = (i: number) => this.plan?.userClaimsOf?.(i) ?? {};
     this.renewal = new TokenRenewal<Connection>(m.tokens, userClaimsOf);
@@ -148,21 +141,12 @@ export class GeneratorWorker implements ConnectionHooks {
   // ------------------------------------------------------------------ timers
 
   private startTimers(): void {
-    // Per-second stats, aligned to wall-clock seconds so workers' lines line up.
-    const tick = () => {
-      if (this.stopped) return;
-      this.reportSecond();
-      this.timers[0] = setTimeout(tick, nextSecondDelayMs(Date.now()));
-    };
-    this.timers[0] = setTimeout(tick, nextSecondDelayMs(Date.now()));
-    // Heartbeats: each connection every heartbeat_interval, spread evenly over it.
-    const slots = Math.max(1, Math.round(this.profile.target.heartbeat_interval / 1000));
-    let slot = 0;
-    this.timers[1] = setInterval(() => {
-      slot = (slot + 1) % slots;
-      this.set.heartbeat(slot, slots);
-    }, 1000);
-    this.timers[2] = setInterval(() => this.maintain(nowMs()), MAINTENANCE_EVERY_MS);
+    this.timers = startWorkerTimers(this.profile.target.heartbeat_interval, {
+      stopped: () => this.stopped,
+      reportSecond: () => this.reportSecond(),
+      heartbeat: (slot, slots) => this.set.heartbeat(slot, slots),
+      maintain: (now) => this.maintain(now),
+    });
   }
 
   /** Timeouts of joins, subscriptions, acks and tracks; token renewals due. */
@@ -282,32 +266,21 @@ export class GeneratorWorker implements ConnectionHooks {
   // ------------------------------------------------------------------ traffic
 
   private runTraffic(startMs: number): void {
-    const plan = this.plan!;
     const step = this.step;
     setTimeout(() => this.health.resetWindow(), Math.max(0, startMs - nowMs()));
-    const loops: Array<{ traffic: NonNullable<StepPlan['broadcasts']>; tag: TrafficTag }> = [];
-    if (plan.broadcasts) loops.push({ traffic: plan.broadcasts, tag: 'broadcast' });
-    if (plan.presence) loops.push({ traffic: plan.presence, tag: 'presence' });
-    const { byIndex: conns, meta } = this.set;
-    const sends = this.stepSends;
-    runTraffic(realPacer, {
+    const run = stepTrafficRun({
+      plan: this.plan!,
       startMs,
-      durationMs: plan.durationMs,
-      loops,
-      mine: (i) => this.mine(i),
-      send: (tag, conn, stream, seq, dueMs) => {
-        const c = conns.get(conn);
-        const ok =
-          c !== undefined &&
-          c.member.joinedAtMs > 0 &&
-          sends.send(c, meta.get(c)!.topic, this.step, tag, stream, seq, dueMs);
-        this.sends.record(stream, seq, dueMs, ok ? nowMs() : NaN);
-        return ok;
-      },
+      set: this.set,
+      stepSends: this.stepSends,
+      sends: this.sends,
       stats: this.counters.sendStats,
+      mine: (i) => this.mine(i),
+      currentStep: () => this.step,
       cancelled: () => this.stopped || this.step !== step,
       done: () => this.post({ type: 'sendDone', worker: this.index, step }),
     });
+    runTraffic(realPacer, run);
   }
 
   // ------------------------------------------------------------------ collect

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialOptions, type DialTarget } from '../../src/load/dial.js';
+import { dialOptions, dialTargetOf, type DialTarget } from '../../src/load/dial.js';
 
 const TARGET: DialTarget = {
   url: 'ws://127.0.0.1:4000/socket/websocket?vsn=1.0.0',
@@ -37,5 +37,21 @@ describe('how a generator connection dials', () => {
     const picked = [1, 3, 5, 7].map((i) => dialOptions(t, i, 2, null).localAddress);
     expect(picked).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.2', '127.0.0.3']);
     expect(dialOptions(TARGET, 1, 2, null).localAddress).toBeUndefined();
+  });
+
+  it("takes the target from the coordinator's init message, the join timeout as the handshake's", () => {
+    const init = {
+      url: TARGET.url,
+      headers: TARGET.headers,
+      sourceAddresses: ['127.0.0.2'],
+      tokens: { apikeyIn: 'header' as const },
+      profile: { target: { join_timeout: 7_000 } },
+    };
+    expect(dialTargetOf(init)).toEqual({
+      ...TARGET,
+      apikeyIn: 'header',
+      sourceAddresses: ['127.0.0.2'],
+      handshakeTimeoutMs: 7_000,
+    });
   });
 });
