@@ -1,17 +1,16 @@
 /**
  * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (docs/PROTOCOL.md
- * §3–§7). The join runs the checks of §3.2 in their order; events are handled as
- * `handle_in` does; a shutdown pushes a `system` error and then `phx_close` (§3.5).
+ * §3–§7). The join's checks (§3.2) are channel-join.ts; events are handled as `handle_in`
+ * does; a shutdown pushes a `system` error and then `phx_close` (§3.5).
  *
  * Async work (JWT verification, RLS checks) is serialised per channel, as a channel process
  * handles one message at a time; the public broadcast path stays synchronous.
  */
 import { randomUUID } from 'node:crypto';
 import { EV, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
-import { joinRefusal, shutdownMessage, type TokenResult } from './auth.js';
-import { sleep } from '../util/sleep.js';
+import { shutdownMessage, type TokenResult } from './auth.js';
 import { errorCode, type AuthContext } from './db-types.js';
-import { bindingId, parseJoinPayload, type JoinConfig } from './join-config.js';
+import type { JoinConfig } from './join-config.js';
 import { flat, intern } from './intern.js';
 import { pubsubKey } from './pubsub.js';
 import type {
@@ -55,7 +54,8 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   /** Tail of this channel's async work queue. */
   private work: Promise<void> | null = null;
 
-  private constructor(
+  /** Made by joinChannel (channel-join.ts) for a join whose checks have passed so far. */
+  constructor(
     readonly conn: ChannelConn,
     readonly topic: string,
     readonly joinRef: string | null,
@@ -84,108 +84,6 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
 
   private get ctx() {
     return this.conn.ctx;
-  }
-
-  // ------------------------------------------------------------------ join (§3.2)
-
-  /**
-   * Runs the join checks in Realtime's order; on success registers the channel, replies ok
-   * and pushes presence_state / starts Postgres subscriptions. Errors are replied after the
-   * channel error backoff, as `join_error` sleeps before answering.
-   */
-  static async join(conn: ChannelConn, f: Inbound): Promise<void> {
-    const { ctx, tenant } = conn;
-    const subtopic = f.topic.slice(REALTIME_TOPIC_PREFIX.length);
-    const fail = async (reason: string, disconnect = false) => {
-      ctx.stats.joinsError++;
-      // No backoff (0 ms) answers at once, without waiting for a timer.
-      const backoffMs = ctx.timings.channelErrorBackoffMs;
-      await (backoffMs > 0 ? sleep(backoffMs) : undefined);
-      conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'error', { reason }));
-      if (disconnect) conn.disconnect();
-    };
-    if (subtopic === '') return fail(REASON.topicNameRequired);
-    const cfg = parseJoinPayload(f.payload, subtopic);
-    const limits = tenant.config;
-    if (ctx.shuttingDown) return fail(REASON.joinRestarting);
-    if (limits.suspended) return fail(REASON.joinTenantSuspended);
-    if (limits.private_only && !cfg.isPrivate) return fail(REASON.privateOnly);
-    if (
-      limits.max_concurrent_users !== null &&
-      !conn.counted &&
-      tenant.userCount >= limits.max_concurrent_users
-    ) {
-      return fail(REASON.joinTooManyConnectedUsers);
-    }
-    // The join counter is read as of its last tick and counts only joins that pass (`limit_joins`).
-    if (tenant.joins.tripped) return fail(REASON.joinTooManyJoins, true);
-    tenant.joins.add(1);
-    if (
-      limits.max_channels_per_client !== null &&
-      conn.channels.size >= limits.max_channels_per_client
-    ) {
-      return fail(REASON.joinTooManyChannels);
-    }
-    // access_token (or user_token) unless absent or an opaque `sb_` key (§3.1).
-    const token =
-      cfg.accessToken !== null && !cfg.accessToken.startsWith('sb_') ? cfg.accessToken : conn.token;
-    const verified = await tenant.verifier.verify(token);
-    if (!verified.ok) return fail(joinRefusal(verified));
-    // Check 8: the tenant DB connection. Public broadcast never waits on Postgres here; only
-    // private channels and Postgres Changes need it.
-    const needsDb = cfg.isPrivate || cfg.postgresChanges.length > 0;
-    if (needsDb && !ctx.db)
-      return fail(
-        ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable,
-      );
-    const ch = new Channel(conn, intern(f.topic), f.joinRef, cfg, token);
-    ch.claims = verified.claims;
-    if (cfg.isPrivate) {
-      try {
-        const read = await ctx.db!.authorizeRead(ch.authContext(), {
-          presence: ch.presenceEnabled,
-        });
-        ch.readBroadcast = read.broadcast;
-        ch.readPresence = ch.presenceEnabled ? read.presence : false;
-        if (!read.broadcast && !read.presence) return fail(REASON.joinUnauthorized(subtopic));
-        ch.presenceReadChecked = ch.presenceEnabled;
-      } catch (e) {
-        return fail(
-          errorCode(e) === 'increase_connection_pool'
-            ? REASON.increaseConnectionPool
-            : REASON.dbUnavailable,
-        );
-      }
-    }
-    if (cfg.replay) {
-      // Replay needs broadcast.read and a private channel; the built-in server keeps no message
-      // history.
-      if (!cfg.isPrivate) return fail(REASON.replayPublic);
-      if (!ch.readBroadcast) return fail(REASON.joinUnauthorized(subtopic));
-      return fail(REASON.replayUnavailable);
-    }
-    if (conn.closed) return;
-    ch.pg = cfg.postgresChanges.map((p) => ({
-      ...p,
-      id: bindingId(p.raw),
-      subscriptionId: randomUUID(),
-    }));
-    conn.channels.set(ch.topic, ch);
-    tenant.subscribe(ch.key, ch);
-    if (!conn.counted) {
-      conn.counted = true;
-      tenant.users.add(conn);
-    }
-    ctx.stats.joinsOk++;
-    ch.scheduleConfirm(verified.expS);
-    conn.write(
-      replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'ok', {
-        postgres_changes: ch.pg.map((b) => ({ ...b.raw, id: b.id })),
-      }),
-    );
-    if (ch.presenceEnabled) ch.syncPresence();
-    if (ch.pg.length > 0) ctx.changes.add(ch);
-    if (cfg.replicationReady) ch.pushSystem('system', 'ok', REASON.replicationReady);
   }
 
   /** presence.read was evaluated (at join, or by the first track on a private channel). */
@@ -324,7 +222,8 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.scheduleConfirm(verified.expS);
   }
 
-  private scheduleConfirm(expS: number): void {
+  /** Re-checks the token at min(5 min, its expiry) (§1.5). */
+  scheduleConfirm(expS: number): void {
     if (this.confirmTimer) clearTimeout(this.confirmTimer);
     const inMs = Math.max(0, Math.min(CONFIRM_TOKEN_MAX_MS, expS * 1000 - Date.now()));
     this.confirmTimer = setTimeout(() => this.enqueue(() => this.confirmToken()), inMs);

@@ -17,7 +17,8 @@ import {
   REASON,
 } from '../protocol/constants.js';
 import { decodeBinary, decodeV1, decodeV2, FrameError } from '../protocol/frame.js';
-import { Channel } from './channel.js';
+import type { Channel } from './channel.js';
+import { joinChannel } from './channel-join.js';
 import type { ChannelSocket, Inbound, ServerContext, TenantRoom, Transport } from './rooms.js';
 import { replyFrame } from './wire.js';
 
@@ -188,7 +189,7 @@ export class Connection implements ChannelSocket<Channel>, Transport {
       }
       // Duplicate join: the old channel is shut down with phx_close, then the new join runs.
       if (ch) ch.close();
-      return Channel.join(this, f);
+      return joinChannel(this, f);
     }
     if (!ch) {
       // Leaving a topic never joined still gets ok; anything else is an unmatched topic.

@@ -10,198 +10,237 @@
 import type { ServerResponse } from 'node:http';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ServerState } from './server-state.js';
+import type { Stats } from './stats.js';
 
 /** One registry's metrics as prom-client serialises them for cluster aggregation. */
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+type Aggregator = 'sum' | 'max';
+type TenantView = ServerState['tenants']['all'][number];
+
+/** A counter whose value is read from the server's plain counters at scrape time. */
+function readCounter(
+  reg: Registry[],
+  name: string,
+  help: string,
+  read: () => number,
+  aggregator: Aggregator = 'sum',
+): void {
+  new Counter({
+    name,
+    help,
+    registers: reg,
+    aggregator,
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+/** A gauge read at scrape time; null (no database) is exposed as NaN. */
+function readGauge(
+  reg: Registry[],
+  name: string,
+  help: string,
+  read: () => number | null,
+  aggregator: Aggregator = 'sum',
+): void {
+  new Gauge({
+    name,
+    help,
+    registers: reg,
+    aggregator,
+    collect() {
+      const v = read();
+      this.set(v ?? Number.NaN);
+    },
+  });
+}
+
+/** A figure summed over the server's tenants, read at scrape time. */
+function sumTenants(server: ServerState, f: (t: TenantView) => number): () => number {
+  return () => server.tenants.all.reduce((n, t) => n + f(t), 0);
+}
+
+/** Counters of the server's own Stats: name, help, which Stats field. */
+type StatsCounter = [name: string, help: string, field: keyof Stats];
+
+const UPGRADE_AND_JOIN_COUNTERS: StatsCounter[] = [
+  ['phoenix_connections_total', 'WebSocket upgrades accepted', 'connectionsOpened'],
+  ['realtime_connections_refused_total', 'WebSocket upgrades refused (§1.5)', 'connectionsRefused'],
+  ['realtime_channel_joins_total', 'successful channel joins', 'joinsOk'],
+  ['realtime_channel_join_errors_total', 'refused channel joins', 'joinsError'],
+];
+
+const TRAFFIC_COUNTERS: StatsCounter[] = [
+  [
+    'realtime_broadcasts_received_total',
+    'client and REST broadcasts accepted for fan-out',
+    'broadcastsIn',
+  ],
+  ['realtime_broadcast_deliveries_total', 'broadcast frames written to sockets', 'deliveries'],
+  [
+    'realtime_presence_diff_deliveries_total',
+    'presence_diff frames written to sockets',
+    'presenceEvents',
+  ],
+  [
+    'realtime_postgres_changes_delivered_total',
+    'postgres_changes frames written to sockets',
+    'changesDelivered',
+  ],
+  [
+    'realtime_malformed_frames_total',
+    'client frames dropped as MalformedWebSocketMessage',
+    'malformedFrames',
+  ],
+  [
+    'realtime_access_token_refreshes_total',
+    'access_token pushes with a new, valid token (§3.4)',
+    'tokenRefreshes',
+  ],
+  [
+    'realtime_channel_shutdowns_total',
+    'channels closed with a system error (§3.5)',
+    'channelShutdowns',
+  ],
+  ['realtime_socket_frames_written_total', 'WebSocket frames written to sockets', 'framesWritten'],
+  [
+    'realtime_socket_flushes_total',
+    'socket flushes (one writev of the frames queued in one event-loop turn)',
+    'socketFlushes',
+  ],
+  [
+    'realtime_slow_consumers_killed_total',
+    'sockets dropped for unsent backlog',
+    'slowConsumersKilled',
+  ],
+];
+
+function statsCounters(reg: Registry[], stats: Stats, list: StatsCounter[]): void {
+  for (const [name, help, field] of list) readCounter(reg, name, help, () => stats[field]);
+}
+
+/** Open connections (in all, and this process's under its worker label), users, channels. */
+function membershipGauges(reg: Registry[], server: ServerState): void {
+  const connections = sumTenants(server, (t) => t.connections.size);
+  readGauge(reg, 'realtime_connections_connected', 'open WebSocket connections', connections);
+  new Gauge({
+    name: 'realtime_worker_connections',
+    help: 'open WebSocket connections per server process (worker 0: a single process)',
+    labelNames: ['worker'],
+    registers: reg,
+    collect() {
+      this.reset();
+      this.set({ worker: String(server.node) }, connections());
+    },
+  });
+  readGauge(
+    reg,
+    'realtime_users_connected',
+    'connections that joined at least one channel (max_concurrent_users counts these)',
+    sumTenants(server, (t) => t.users.size),
+  );
+  readGauge(
+    reg,
+    'realtime_channels_joined',
+    'channels currently joined',
+    sumTenants(server, (t) => t.channelCount),
+  );
+}
+
+/** What the tenants' rate counters counted, and their state (docs/PROTOCOL.md §8). */
+function quotaSeries(reg: Registry[], server: ServerState): void {
+  const total = (name: string, help: string, f: (t: TenantView) => number) =>
+    readCounter(reg, name, help, sumTenants(server, f));
+  total(
+    'realtime_channel_events_total',
+    'events counted toward max_events_per_second (inbound + per-recipient deliveries)',
+    (t) => t.events.total,
+  );
+  total(
+    'realtime_channel_presence_events_total',
+    'presence events counted toward max_presence_events_per_second',
+    (t) => t.presence.total,
+  );
+  total(
+    'realtime_channel_db_events_total',
+    'Postgres change deliveries (subscription ids)',
+    (t) => t.dbEvents.total,
+  );
+  total(
+    'realtime_channel_joins_counted_total',
+    'joins counted toward max_joins_per_second',
+    (t) => t.joins.total,
+  );
+}
+
+function rateGauges(reg: Registry[], server: ServerState): void {
+  readGauge(
+    reg,
+    'realtime_rate_events_per_second',
+    '60 s rolling average of max_events_per_second counting',
+    sumTenants(server, (t) => t.events.value),
+    'max',
+  );
+  readGauge(
+    reg,
+    'realtime_rate_limit_tripped',
+    'rate counters currently tripped',
+    sumTenants(
+      server,
+      (t) => +t.events.tripped + +t.joins.tripped + +t.presence.tripped + +t.dbEvents.tripped,
+    ),
+    'max',
+  );
+}
+
+/**
+ * The database's pool and poller figures. One database serves every worker, and each worker
+ * reports the same figures: 'max', not 'sum'.
+ */
+function databaseGauges(reg: Registry[], server: ServerState): void {
+  const db = () => (server.db ? server.db.stats() : null);
+  const gauge = (name: string, help: string, read: () => number | null | undefined) =>
+    readGauge(reg, name, help, () => read() ?? null, 'max');
+  gauge(
+    'realtime_auth_pool_waiting',
+    'authorization checks waiting for a pool connection',
+    () => db()?.authPoolWaiting,
+  );
+  gauge(
+    'realtime_auth_errors',
+    'authorization errors in the current 30 s window (§6.4; trips at db_pool)',
+    () => db()?.authErrors,
+  );
+  gauge(
+    'realtime_replication_poller_lag_ms',
+    'age of the oldest undelivered change at the last poll',
+    () => db()?.pollerLagMs,
+  );
+  gauge(
+    'realtime_replication_poller_last_poll_ms',
+    'duration of the last poll',
+    () => db()?.lastPollMs,
+  );
+}
 
 export class Metrics {
   readonly registry = new Registry();
   /** Set in a worker of `--workers`: returns the instance-wide text. */
   clusterText: (() => Promise<string>) | null = null;
 
+  /** Registers every series; their order is the order of /metrics' text. */
   constructor(server: ServerState) {
     const reg = [this.registry];
-    const s = server.stats;
     collectDefaultMetrics({ register: this.registry });
-    const counter = (
-      name: string,
-      help: string,
-      read: () => number,
-      aggregator: 'sum' | 'max' = 'sum',
-    ) =>
-      new Counter({
-        name,
-        help,
-        registers: reg,
-        aggregator,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
-    const gauge = (
-      name: string,
-      help: string,
-      read: () => number | null,
-      aggregator: 'sum' | 'max' = 'sum',
-    ) =>
-      new Gauge({
-        name,
-        help,
-        registers: reg,
-        aggregator,
-        collect() {
-          const v = read();
-          this.set(v ?? Number.NaN);
-        },
-      });
-    const sumTenants = (f: (t: ServerState['tenants']['all'][number]) => number) => () =>
-      server.tenants.all.reduce((n, t) => n + f(t), 0);
-
-    gauge(
-      'realtime_connections_connected',
-      'open WebSocket connections',
-      sumTenants((t) => t.connections.size),
-    );
-    const perWorker = sumTenants((t) => t.connections.size);
-    new Gauge({
-      name: 'realtime_worker_connections',
-      help: 'open WebSocket connections per server process (worker 0: a single process)',
-      labelNames: ['worker'],
-      registers: reg,
-      collect() {
-        this.reset();
-        this.set({ worker: String(server.node) }, perWorker());
-      },
-    });
-    gauge(
-      'realtime_users_connected',
-      'connections that joined at least one channel (max_concurrent_users counts these)',
-      sumTenants((t) => t.users.size),
-    );
-    gauge(
-      'realtime_channels_joined',
-      'channels currently joined',
-      sumTenants((t) => t.channelCount),
-    );
-    counter('phoenix_connections_total', 'WebSocket upgrades accepted', () => s.connectionsOpened);
-    counter(
-      'realtime_connections_refused_total',
-      'WebSocket upgrades refused (§1.5)',
-      () => s.connectionsRefused,
-    );
-    counter('realtime_channel_joins_total', 'successful channel joins', () => s.joinsOk);
-    counter('realtime_channel_join_errors_total', 'refused channel joins', () => s.joinsError);
-    counter(
-      'realtime_channel_events_total',
-      'events counted toward max_events_per_second (inbound + per-recipient deliveries)',
-      sumTenants((t) => t.events.total),
-    );
-    counter(
-      'realtime_channel_presence_events_total',
-      'presence events counted toward max_presence_events_per_second',
-      sumTenants((t) => t.presence.total),
-    );
-    counter(
-      'realtime_channel_db_events_total',
-      'Postgres change deliveries (subscription ids)',
-      sumTenants((t) => t.dbEvents.total),
-    );
-    counter(
-      'realtime_channel_joins_counted_total',
-      'joins counted toward max_joins_per_second',
-      sumTenants((t) => t.joins.total),
-    );
-    counter(
-      'realtime_broadcasts_received_total',
-      'client and REST broadcasts accepted for fan-out',
-      () => s.broadcastsIn,
-    );
-    counter(
-      'realtime_broadcast_deliveries_total',
-      'broadcast frames written to sockets',
-      () => s.deliveries,
-    );
-    counter(
-      'realtime_presence_diff_deliveries_total',
-      'presence_diff frames written to sockets',
-      () => s.presenceEvents,
-    );
-    counter(
-      'realtime_postgres_changes_delivered_total',
-      'postgres_changes frames written to sockets',
-      () => s.changesDelivered,
-    );
-    counter(
-      'realtime_malformed_frames_total',
-      'client frames dropped as MalformedWebSocketMessage',
-      () => s.malformedFrames,
-    );
-    counter(
-      'realtime_access_token_refreshes_total',
-      'access_token pushes with a new, valid token (§3.4)',
-      () => s.tokenRefreshes,
-    );
-    counter(
-      'realtime_channel_shutdowns_total',
-      'channels closed with a system error (§3.5)',
-      () => s.channelShutdowns,
-    );
-    counter(
-      'realtime_socket_frames_written_total',
-      'WebSocket frames written to sockets',
-      () => s.framesWritten,
-    );
-    counter(
-      'realtime_socket_flushes_total',
-      'socket flushes (one writev of the frames queued in one event-loop turn)',
-      () => s.socketFlushes,
-    );
-    counter(
-      'realtime_slow_consumers_killed_total',
-      'sockets dropped for unsent backlog',
-      () => s.slowConsumersKilled,
-    );
-    gauge(
-      'realtime_rate_events_per_second',
-      '60 s rolling average of max_events_per_second counting',
-      sumTenants((t) => t.events.value),
-      'max',
-    );
-    gauge(
-      'realtime_rate_limit_tripped',
-      'rate counters currently tripped',
-      sumTenants(
-        (t) => +t.events.tripped + +t.joins.tripped + +t.presence.tripped + +t.dbEvents.tripped,
-      ),
-      'max',
-    );
-    // One database serves every worker, and each worker reports the same figures: 'max', not 'sum'.
-    const db = () => (server.db ? server.db.stats() : null);
-    gauge(
-      'realtime_auth_pool_waiting',
-      'authorization checks waiting for a pool connection',
-      () => db()?.authPoolWaiting ?? null,
-      'max',
-    );
-    gauge(
-      'realtime_auth_errors',
-      'authorization errors in the current 30 s window (§6.4; trips at db_pool)',
-      () => db()?.authErrors ?? null,
-      'max',
-    );
-    gauge(
-      'realtime_replication_poller_lag_ms',
-      'age of the oldest undelivered change at the last poll',
-      () => db()?.pollerLagMs ?? null,
-      'max',
-    );
-    gauge(
-      'realtime_replication_poller_last_poll_ms',
-      'duration of the last poll',
-      () => db()?.lastPollMs ?? null,
-      'max',
-    );
+    membershipGauges(reg, server);
+    statsCounters(reg, server.stats, UPGRADE_AND_JOIN_COUNTERS);
+    quotaSeries(reg, server);
+    statsCounters(reg, server.stats, TRAFFIC_COUNTERS);
+    rateGauges(reg, server);
+    databaseGauges(reg, server);
   }
 
   json(): Promise<MetricsJson> {

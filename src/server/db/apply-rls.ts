@@ -119,13 +119,8 @@ export interface ApplyOptions {
   maxRecordBytes: number;
 }
 
-export async function applyRls(
-  changes: DecodedChange[],
-  registry: SubscriptionRegistry,
-  catalog: RlsCatalog,
-  opts: ApplyOptions,
-): Promise<ChangeEvent[]> {
-  // 1. Who could receive what.
+/** Step 1: who could receive what, and which tables, role pairs and types the catalog is asked. */
+function pendingChanges(changes: DecodedChange[], registry: SubscriptionRegistry) {
   const pending: Pending[] = [];
   const relids = new Set<number>();
   const pairs = new Map<string, { role: string; relid: number }>();
@@ -145,24 +140,35 @@ export async function applyRls(
     for (const role of ent.byRole.keys()) pairs.set(`${role}\u0000${relid}`, { role, relid });
     for (const c of change.relation.columns) typeOids.add(c.typeOid);
   }
-  if (pending.length === 0) return [];
+  return { pending, relids, pairs, typeOids };
+}
 
-  // 2. Table facts, column privileges, type names.
-  const facts = await catalog.tableFacts([...relids]);
-  const selectable = await catalog.selectableColumns([...pairs.values()]);
-  const typeNames = await catalog.typeNames([...typeOids]);
+/** What the catalog says of the pending changes' tables, columns and types (step 2). */
+interface Catalogued {
+  facts: Map<number, TableFacts>;
+  /** `${role}\0${relid}` → the columns that role may select. */
+  selectable: Map<string, Set<string>>;
+  typeNames: Map<number, string>;
+}
 
-  // 3. Per-subscriber RLS checks, one per (change, role, claims).
+/** The RLS visibility checks of step 3 and, by `${pendingIndex}\0${claimsKey}`, their index. */
+interface Checks {
+  checks: VisibilityCheck[];
+  checkOf: Map<string, number>;
+}
+
+/** Step 3: per-subscriber RLS checks, one per (change, role, claims). */
+function visibilityChecks(pending: Pending[], cat: Catalogued): Checks {
   const checks: VisibilityCheck[] = [];
-  const checkOf = new Map<string, number>(); // `${pendingIndex}\0${claimsKey}` → check index
+  const checkOf = new Map<string, number>();
   pending.forEach((p, pi) => {
-    const f = facts.get(p.change.relation.relid);
+    const f = cat.facts.get(p.change.relation.relid);
     if (!f || !f.rlsEnabled || p.change.type === 'DELETE' || f.primaryKey.length === 0) return;
     const pkValues = columnValues(p.change, p.change.newTuple, false);
     const pk: Record<string, string> = {};
     for (const col of f.primaryKey) pk[col] = pkValues.get(col) ?? '';
     for (const [role, subs] of p.matchedByRole) {
-      const sel = selectable.get(`${role}\u0000${p.change.relation.relid}`);
+      const sel = cat.selectable.get(`${role}\u0000${p.change.relation.relid}`);
       if (!sel || !f.primaryKey.every((c) => sel.has(c))) continue;
       for (const s of subs) {
         const key = `${pi}\u0000${s.claimsKey}`;
@@ -172,49 +178,75 @@ export async function applyRls(
       }
     }
   });
-  const visible = checks.length ? await catalog.visible(checks) : new Set<number>();
+  return { checks, checkOf };
+}
 
-  // 4. Payloads: one event per change and distinct payload.
-  const events: ChangeEvent[] = [];
-  pending.forEach((p, pi) => {
-    const { change } = p;
-    const relid = change.relation.relid;
-    const f = facts.get(relid) ?? { rlsEnabled: false, primaryKey: [] };
-    const byPayload = new Map<string, ChangeEvent>();
-    const emit = (payloadKey: string, build: () => ChangeData, ids: string[]) => {
-      if (ids.length === 0) return;
-      const ev = byPayload.get(payloadKey);
-      if (ev) ev.subscriptionIds.push(...ids);
-      else byPayload.set(payloadKey, { data: build(), subscriptionIds: [...ids] });
-    };
-    const allIds = (role: string) =>
-      [...(p.byRole.get(role) ?? [])]
-        .filter((s) => s.action === '*' || s.action === change.type)
-        .map((s) => s.id);
-    for (const role of p.byRole.keys()) {
-      if (f.primaryKey.length === 0) {
-        emit(`!${ERROR_NO_PK}`, () => errorRecord(change, ERROR_NO_PK), allIds(role));
-        continue;
-      }
-      const sel = selectable.get(`${role}\u0000${relid}`) ?? new Set<string>();
-      if (!f.primaryKey.every((c) => sel.has(c))) {
-        emit(`!${ERROR_UNAUTHORIZED}`, () => errorRecord(change, ERROR_UNAUTHORIZED), allIds(role));
-        continue;
-      }
-      const matched = p.matchedByRole.get(role) ?? [];
-      const rlsChecked = f.rlsEnabled && change.type !== 'DELETE';
-      const ids = matched
-        .filter((s) => !rlsChecked || visible.has(checkOf.get(`${pi}\u0000${s.claimsKey}`) ?? -1))
-        .map((s) => s.id);
-      const selKey = change.relation.columns
-        .filter((c) => sel.has(c.name))
-        .map((c) => c.name)
-        .join('\u0000');
-      emit(selKey, () => fullRecord(change, sel, typeNames, opts.maxRecordBytes, f), ids);
+/** Step 4 for one change: one event per distinct payload, with the subscribers it goes to. */
+function changeEvents(
+  p: Pending,
+  pi: number,
+  cat: Catalogued,
+  checks: Checks,
+  visible: Set<number>,
+  opts: ApplyOptions,
+): ChangeEvent[] {
+  const { change } = p;
+  const relid = change.relation.relid;
+  const f = cat.facts.get(relid) ?? { rlsEnabled: false, primaryKey: [] };
+  const byPayload = new Map<string, ChangeEvent>();
+  const emit = (payloadKey: string, build: () => ChangeData, ids: string[]) => {
+    if (ids.length === 0) return;
+    const ev = byPayload.get(payloadKey);
+    if (ev) ev.subscriptionIds.push(...ids);
+    else byPayload.set(payloadKey, { data: build(), subscriptionIds: [...ids] });
+  };
+  const allIds = (role: string) =>
+    [...(p.byRole.get(role) ?? [])]
+      .filter((s) => s.action === '*' || s.action === change.type)
+      .map((s) => s.id);
+  for (const role of p.byRole.keys()) {
+    if (f.primaryKey.length === 0) {
+      emit(`!${ERROR_NO_PK}`, () => errorRecord(change, ERROR_NO_PK), allIds(role));
+      continue;
     }
-    events.push(...byPayload.values());
-  });
-  return events;
+    const sel = cat.selectable.get(`${role}\u0000${relid}`) ?? new Set<string>();
+    if (!f.primaryKey.every((c) => sel.has(c))) {
+      emit(`!${ERROR_UNAUTHORIZED}`, () => errorRecord(change, ERROR_UNAUTHORIZED), allIds(role));
+      continue;
+    }
+    const matched = p.matchedByRole.get(role) ?? [];
+    const rlsChecked = f.rlsEnabled && change.type !== 'DELETE';
+    const ids = matched
+      .filter(
+        (s) => !rlsChecked || visible.has(checks.checkOf.get(`${pi}\u0000${s.claimsKey}`) ?? -1),
+      )
+      .map((s) => s.id);
+    const selKey = change.relation.columns
+      .filter((c) => sel.has(c.name))
+      .map((c) => c.name)
+      .join('\u0000');
+    emit(selKey, () => fullRecord(change, sel, cat.typeNames, opts.maxRecordBytes, f), ids);
+  }
+  return [...byPayload.values()];
+}
+
+export async function applyRls(
+  changes: DecodedChange[],
+  registry: SubscriptionRegistry,
+  catalog: RlsCatalog,
+  opts: ApplyOptions,
+): Promise<ChangeEvent[]> {
+  const { pending, relids, pairs, typeOids } = pendingChanges(changes, registry);
+  if (pending.length === 0) return [];
+  // 2. Table facts, column privileges, type names.
+  const facts = await catalog.tableFacts([...relids]);
+  const selectable = await catalog.selectableColumns([...pairs.values()]);
+  const typeNames = await catalog.typeNames([...typeOids]);
+  const cat: Catalogued = { facts, selectable, typeNames };
+  const checks = visibilityChecks(pending, cat);
+  const visible = checks.checks.length ? await catalog.visible(checks.checks) : new Set<number>();
+  // 4. Payloads: one event per change and distinct payload.
+  return pending.flatMap((p, pi) => changeEvents(p, pi, cat, checks, visible, opts));
 }
 
 function errorRecord(change: DecodedChange, error: string): ChangeData {

@@ -100,75 +100,162 @@ export interface ServerDb {
   stop(): Promise<void>;
 }
 
+/** Stop functions run in reverse order of their start; a failing one is logged, not thrown. */
+class Cleanups {
+  private readonly fns: (() => Promise<void>)[] = [];
+  constructor(private readonly log: (line: string) => void) {}
+  push(...fns: (() => Promise<void>)[]): void {
+    this.fns.push(...fns);
+  }
+  async run(): Promise<void> {
+    for (const fn of this.fns.splice(0).reverse())
+      await fn().catch((e: Error) => this.log(`db stop: ${e.message}`));
+  }
+}
+
+/** The schema (unless the embedded template already has it) and the slow-policy setting. */
+async function prepareSchema(
+  connectionString: string,
+  runMigration: boolean,
+  publication: string,
+  slowPolicyMs: number | undefined,
+): Promise<void> {
+  const admin = new pg.Client({ connectionString, application_name: 'realtime_migrations' });
+  await admin.connect();
+  try {
+    if (runMigration) await migrate(admin, publication);
+    if (slowPolicyMs !== undefined) await setSlowPolicyMs(admin, slowPolicyMs);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The authorisation pool (`db_pool`) and the subscription-insert pool (`subs_pool_size`). */
+async function startPools(
+  connectionString: string,
+  sizes: { dbPool: number; subsPoolSize: number },
+  checkTimeoutMs: number,
+  log: (line: string) => void,
+): Promise<{ authPool: ConnectionPool; subsPool: ConnectionPool }> {
+  const pool = (size: number, applicationName: string) =>
+    new ConnectionPool({
+      connectionString,
+      size,
+      applicationName,
+      queryTimeoutMs: checkTimeoutMs,
+      log,
+    });
+  const authPool = pool(sizes.dbPool, 'realtime_connect');
+  const subsPool = pool(sizes.subsPoolSize, 'realtime_subscription_manager_pub');
+  await Promise.all([authPool.start(), subsPool.start()]);
+  return { authPool, subsPool };
+}
+
+/** §6.4: 1 s tick × 30 buckets, sum, limit = pool size; one window per pool. */
+function startErrorWindows(
+  opts: DatabaseOptions,
+  sizes: { dbPool: number; subsPoolSize: number },
+): { authErrors: ErrorWindow; subsErrors: ErrorWindow } {
+  const authErrorWindowMs = opts.authErrorWindowMs ?? 30_000;
+  const authErrors = new ErrorWindow({ windowMs: authErrorWindowMs, limit: sizes.dbPool });
+  const subsErrors = new ErrorWindow({
+    windowMs: opts.subsErrorWindowMs ?? authErrorWindowMs,
+    limit: sizes.subsPoolSize,
+  });
+  authErrors.start();
+  subsErrors.start();
+  return { authErrors, subsErrors };
+}
+
+/** The parts of a started database that its ServerDb face reads. */
+interface Started {
+  url: string;
+  connectionString: string;
+  publication: string;
+  startup: EmbeddedTimings | null;
+  authPool: ConnectionPool;
+  authErrors: ErrorWindow;
+  subsErrors: ErrorWindow;
+  authorizer: Authorizer;
+  registry: SubscriptionRegistry;
+  subscriptions: Subscriptions;
+  poller: Poller;
+  listeners: ((change: ChangeEvent) => void)[];
+  stop(): Promise<void>;
+}
+
+function serverDbOf(p: Started): ServerDb {
+  const { authPool, authErrors, subsErrors, registry, poller, connectionString } = p;
+  return {
+    url: p.url,
+    connectionString: () => connectionString,
+    publication: p.publication,
+    slotName: poller.slotName,
+    startup: p.startup,
+    authorizeRead: (ctx, o) => p.authorizer.read(ctx, o.presence),
+    authorizeWrite: (ctx, extension) => p.authorizer.write(ctx, extension),
+    subscribe: (sub) => p.subscriptions.subscribe(sub),
+    unsubscribe: (ids) => p.subscriptions.unsubscribe(ids),
+    onChange: (cb) => {
+      p.listeners.push(cb);
+    },
+    stats: () => ({
+      authPoolWaiting: authPool.waiting,
+      authErrors: authErrors.count,
+      pollerLagMs: poller.stats.lagMs,
+      lastPollMs: poller.stats.lastPollMs,
+      subsErrors: subsErrors.count,
+      subscriptions: registry.size,
+      polls: poller.stats.polls,
+      changes: poller.stats.changes,
+      changeEvents: poller.stats.events,
+      pollerRestarts: poller.stats.restarts,
+    }),
+    setSlowPolicyMs: async (ms) => {
+      const c = new pg.Client({ connectionString, application_name: 'rtcap_bench' });
+      await c.connect();
+      try {
+        await setSlowPolicyMs(c, ms);
+      } finally {
+        await c.end();
+      }
+    },
+    stop: p.stop,
+  };
+}
+
 export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
   const log = opts.log ?? (() => undefined);
   const publication = opts.publication ?? DEFAULT_PUBLICATION;
-  const queueTargetMs = opts.queueTargetMs ?? 5_000;
-  const authErrorWindowMs = opts.authErrorWindowMs ?? 30_000;
-  const checkTimeoutMs = opts.checkTimeoutMs ?? 15_000;
-  const dbPool = Math.max(1, Math.floor(opts.dbPool || 1));
-  const subsPoolSize = Math.max(1, Math.floor(opts.subsPoolSize || 1));
-
+  const sizes = {
+    dbPool: Math.max(1, Math.floor(opts.dbPool || 1)),
+    subsPoolSize: Math.max(1, Math.floor(opts.subsPoolSize || 1)),
+  };
   // The default-publication migration is baked into the embedded template (embedded.ts).
   const embedded = opts.databaseUrl
     ? null
     : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
   const connectionString = embedded ? embedded.connectionString : opts.databaseUrl!;
   const url = embedded ? embedded.redactedUrl : redactUrl(connectionString);
-
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups = new Cleanups(log);
   if (embedded) cleanups.push(() => embedded.stop());
-  const cleanup = async () => {
-    for (const fn of cleanups.splice(0).reverse())
-      await fn().catch((e: Error) => log(`db stop: ${e.message}`));
-  };
-
   try {
     const t0 = performance.now();
     const runMigration = !embedded?.schemaMigrated || publication !== DEFAULT_PUBLICATION;
-    const admin = new pg.Client({ connectionString, application_name: 'realtime_migrations' });
-    await admin.connect();
-    try {
-      if (runMigration) await migrate(admin, publication);
-      if (opts.slowPolicyMs !== undefined) await setSlowPolicyMs(admin, opts.slowPolicyMs);
-    } finally {
-      await admin.end();
-    }
+    await prepareSchema(connectionString, runMigration, publication, opts.slowPolicyMs);
     const migrateMs = Math.round(performance.now() - t0);
-
-    const authPool = new ConnectionPool({
-      connectionString,
-      size: dbPool,
-      applicationName: 'realtime_connect',
-      queryTimeoutMs: checkTimeoutMs,
-      log,
-    });
-    const subsPool = new ConnectionPool({
-      connectionString,
-      size: subsPoolSize,
-      applicationName: 'realtime_subscription_manager_pub',
-      queryTimeoutMs: checkTimeoutMs,
-      log,
-    });
-    await Promise.all([authPool.start(), subsPool.start()]);
+    const checkTimeoutMs = opts.checkTimeoutMs ?? 15_000;
+    const { authPool, subsPool } = await startPools(connectionString, sizes, checkTimeoutMs, log);
     cleanups.push(
       () => authPool.stop(),
       () => subsPool.stop(),
     );
-
-    // §6.4: 1 s tick × 30 buckets, sum, limit = pool size.
-    const authErrors = new ErrorWindow({ windowMs: authErrorWindowMs, limit: dbPool });
-    const subsErrors = new ErrorWindow({
-      windowMs: opts.subsErrorWindowMs ?? authErrorWindowMs,
-      limit: subsPoolSize,
-    });
-    authErrors.start();
-    subsErrors.start();
+    const { authErrors, subsErrors } = startErrorWindows(opts, sizes);
     cleanups.push(async () => {
       authErrors.stop();
       subsErrors.stop();
     });
-
+    const queueTargetMs = opts.queueTargetMs ?? 5_000;
     const authorizer = new Authorizer({ pool: authPool, errors: authErrors, queueTargetMs });
     const registry = new SubscriptionRegistry();
     const subscriptions = new Subscriptions({
@@ -179,66 +266,55 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
       registry,
       log,
     });
-
     const listeners: ((change: ChangeEvent) => void)[] = [];
-    const poller = new Poller({
-      connectionString,
-      publication,
-      registry,
-      pollIntervalMs: opts.pollIntervalMs ?? 100,
-      pollMaxChanges: opts.pollMaxChanges ?? 100,
-      pollMaxRecordBytes: opts.pollMaxRecordBytes ?? 1_048_576,
-      slotName: opts.slotName,
-      log,
-      onEvents: (events) => {
-        for (const ev of events) for (const cb of listeners) cb(ev);
-      },
-    });
+    const poller = newPoller(opts, connectionString, publication, registry, listeners);
     await poller.start();
     cleanups.push(() => poller.stop());
     log(
-      `tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${dbPool}, subs_pool_size ${subsPoolSize}, slot ${poller.slotName}`,
+      `tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${sizes.dbPool}, subs_pool_size ${sizes.subsPoolSize}, slot ${poller.slotName}`,
     );
-
     let stopping: Promise<void> | null = null;
-    return {
+    const startup = embedded ? embedded.timings : null;
+    return serverDbOf({
       url,
-      connectionString: () => connectionString,
+      connectionString,
       publication,
-      slotName: poller.slotName,
-      startup: embedded ? embedded.timings : null,
-      authorizeRead: (ctx, o) => authorizer.read(ctx, o.presence),
-      authorizeWrite: (ctx, extension) => authorizer.write(ctx, extension),
-      subscribe: (sub) => subscriptions.subscribe(sub),
-      unsubscribe: (ids) => subscriptions.unsubscribe(ids),
-      onChange: (cb) => {
-        listeners.push(cb);
-      },
-      stats: () => ({
-        authPoolWaiting: authPool.waiting,
-        authErrors: authErrors.count,
-        pollerLagMs: poller.stats.lagMs,
-        lastPollMs: poller.stats.lastPollMs,
-        subsErrors: subsErrors.count,
-        subscriptions: registry.size,
-        polls: poller.stats.polls,
-        changes: poller.stats.changes,
-        changeEvents: poller.stats.events,
-        pollerRestarts: poller.stats.restarts,
-      }),
-      setSlowPolicyMs: async (ms) => {
-        const c = new pg.Client({ connectionString, application_name: 'rtcap_bench' });
-        await c.connect();
-        try {
-          await setSlowPolicyMs(c, ms);
-        } finally {
-          await c.end();
-        }
-      },
-      stop: () => (stopping ??= cleanup()),
-    };
+      startup,
+      authPool,
+      authErrors,
+      subsErrors,
+      authorizer,
+      registry,
+      subscriptions,
+      poller,
+      listeners,
+      stop: () => (stopping ??= cleanups.run()),
+    });
   } catch (e) {
-    await cleanup();
+    await cleanups.run();
     throw e;
   }
+}
+
+/** The Postgres Changes poller of the replication slot; every change goes to every listener. */
+function newPoller(
+  opts: DatabaseOptions,
+  connectionString: string,
+  publication: string,
+  registry: SubscriptionRegistry,
+  listeners: ((change: ChangeEvent) => void)[],
+): Poller {
+  return new Poller({
+    connectionString,
+    publication,
+    registry,
+    pollIntervalMs: opts.pollIntervalMs ?? 100,
+    pollMaxChanges: opts.pollMaxChanges ?? 100,
+    pollMaxRecordBytes: opts.pollMaxRecordBytes ?? 1_048_576,
+    slotName: opts.slotName,
+    log: opts.log ?? (() => undefined),
+    onEvents: (events) => {
+      for (const ev of events) for (const cb of listeners) cb(ev);
+    },
+  });
 }

@@ -128,85 +128,91 @@ export class PgOutputDecoder {
         this.commitTimeUs = r.int64();
         return null;
       }
-      case 'C':
-      case 'O':
-      case 'T':
-      case 'M':
+      case 'R':
+        this.readRelation(r);
         return null;
-      case 'R': {
-        const relid = r.uint32();
-        const schema = r.cstring() || 'pg_catalog';
-        const table = r.cstring();
-        const replicaIdentity = String.fromCharCode(r.byte());
-        const n = r.int16();
-        const columns: RelationColumn[] = [];
-        for (let i = 0; i < n; i++) {
-          const flags = r.byte();
-          const name = r.cstring();
-          const typeOid = r.uint32();
-          r.int32(); // typmod
-          columns.push({ name, typeOid, isKey: (flags & 1) === 1 });
-        }
-        this.relations.set(relid, { relid, schema, table, replicaIdentity, columns });
-        return null;
-      }
       case 'Y': {
         const oid = r.uint32();
         r.cstring(); // namespace
         this.typeNames.set(oid, r.cstring());
         return null;
       }
-      case 'I': {
-        const relation = this.relation(r.uint32());
-        if (String.fromCharCode(r.byte()) !== 'N')
-          throw new Error('pgoutput: INSERT without new tuple');
-        return {
-          type: 'INSERT',
-          relation,
-          newTuple: r.tuple(),
-          commitTimeUs: this.commitTimeUs,
-          sizeBytes: buf.length,
-        };
-      }
-      case 'U': {
-        const relation = this.relation(r.uint32());
-        let kind = String.fromCharCode(r.byte());
-        let oldTuple: TupleValue[] | undefined;
-        let oldKind: 'K' | 'O' | undefined;
-        if (kind === 'K' || kind === 'O') {
-          oldKind = kind;
-          oldTuple = r.tuple();
-          kind = String.fromCharCode(r.byte());
-        }
-        if (kind !== 'N') throw new Error('pgoutput: UPDATE without new tuple');
-        const newTuple = r.tuple();
-        return {
-          type: 'UPDATE',
-          relation,
-          newTuple,
-          oldTuple,
-          oldKind,
-          commitTimeUs: this.commitTimeUs,
-          sizeBytes: buf.length,
-        };
-      }
-      case 'D': {
-        const relation = this.relation(r.uint32());
-        const kind = String.fromCharCode(r.byte());
-        if (kind !== 'K' && kind !== 'O') throw new Error('pgoutput: DELETE without old tuple');
-        return {
-          type: 'DELETE',
-          relation,
-          oldTuple: r.tuple(),
-          oldKind: kind,
-          commitTimeUs: this.commitTimeUs,
-          sizeBytes: buf.length,
-        };
-      }
+      case 'I':
+        return this.readInsert(r, buf.length);
+      case 'U':
+        return this.readUpdate(r, buf.length);
+      case 'D':
+        return this.readDelete(r, buf.length);
       default:
-        // Streaming and two-phase messages are not requested; anything else is skipped.
+        // Commit, origin, truncate and logical messages carry nothing a subscriber gets;
+        // streaming and two-phase messages are not requested; anything else is skipped.
         return null;
     }
+  }
+
+  /** 'R': a relation's schema, table, replica identity and columns, kept across calls. */
+  private readRelation(r: Reader): void {
+    const relid = r.uint32();
+    const schema = r.cstring() || 'pg_catalog';
+    const table = r.cstring();
+    const replicaIdentity = String.fromCharCode(r.byte());
+    const n = r.int16();
+    const columns: RelationColumn[] = [];
+    for (let i = 0; i < n; i++) {
+      const flags = r.byte();
+      const name = r.cstring();
+      const typeOid = r.uint32();
+      r.int32(); // typmod
+      columns.push({ name, typeOid, isKey: (flags & 1) === 1 });
+    }
+    this.relations.set(relid, { relid, schema, table, replicaIdentity, columns });
+  }
+
+  private readInsert(r: Reader, sizeBytes: number): DecodedChange {
+    const relation = this.relation(r.uint32());
+    if (String.fromCharCode(r.byte()) !== 'N')
+      throw new Error('pgoutput: INSERT without new tuple');
+    const newTuple = r.tuple();
+    return { type: 'INSERT', relation, newTuple, commitTimeUs: this.commitTimeUs, sizeBytes };
+  }
+
+  /** 'U': the old tuple ('K' key or 'O' whole row) when sent, then the new one. */
+  private readUpdate(r: Reader, sizeBytes: number): DecodedChange {
+    const relation = this.relation(r.uint32());
+    let kind = String.fromCharCode(r.byte());
+    let oldTuple: TupleValue[] | undefined;
+    let oldKind: 'K' | 'O' | undefined;
+    if (kind === 'K' || kind === 'O') {
+      oldKind = kind;
+      oldTuple = r.tuple();
+      kind = String.fromCharCode(r.byte());
+    }
+    if (kind !== 'N') throw new Error('pgoutput: UPDATE without new tuple');
+    const newTuple = r.tuple();
+    return {
+      type: 'UPDATE',
+      relation,
+      newTuple,
+      oldTuple,
+      oldKind,
+      commitTimeUs: this.commitTimeUs,
+      sizeBytes,
+    };
+  }
+
+  private readDelete(r: Reader, sizeBytes: number): DecodedChange {
+    const relation = this.relation(r.uint32());
+    const kind = String.fromCharCode(r.byte());
+    if (kind !== 'K' && kind !== 'O') throw new Error('pgoutput: DELETE without old tuple');
+    const oldTuple = r.tuple();
+    return {
+      type: 'DELETE',
+      relation,
+      oldTuple,
+      oldKind: kind,
+      commitTimeUs: this.commitTimeUs,
+      sizeBytes,
+    };
   }
 
   private relation(relid: number): Relation {
