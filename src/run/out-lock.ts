@@ -7,6 +7,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { pidAlive } from '../util/pid-alive.js';
 
 export const LOCK_FILE = '.rtcap.lock';
 
@@ -32,16 +33,6 @@ export class OutDirLocked extends Error {
 
 export function describeHolder(h: LockHolder): string {
   return `pid ${h.pid}${h.host === hostname() ? '' : ` on ${h.host}`}, started ${h.started_at}`;
-}
-
-/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

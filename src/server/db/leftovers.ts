@@ -18,6 +18,7 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pidAlive } from '../../util/pid-alive.js';
 import { sleep } from '../../util/sleep.js';
 
 export const RUN_PREFIX = 'rtcap-run-';
@@ -77,15 +78,6 @@ function startTicks(pid: number): string | null {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
