@@ -7,7 +7,9 @@ import { fork, execFileSync, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { FromWorker, SecondStats, StepCollected, ToWorker } from './ipc.js';
 import { distEntry } from './paths.js';
+import { addCounts } from '../util/counts.js';
 import { sleep } from '../util/sleep.js';
+import { sumOf } from '../util/sum.js';
 
 export interface PoolEvents {
   second: [SecondStats];
@@ -74,7 +76,7 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     }
     const ready = this.expect<Extract<FromWorker, { type: 'ready' }>>('ready', -1);
     this.children.forEach((c, w) => c.send(init(w)));
-    this.idleRssMb = (await ready).reduce((a, r) => a + r.rssMb, 0);
+    this.idleRssMb = sumOf(await ready, (r) => r.rssMb);
   }
 
   get pids(): number[] {
@@ -133,11 +135,10 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     this.broadcast({ type: 'ramp', step, fromConn, toConn, startMs });
     const replies = await done;
     const errors = new Map<string, number>();
-    for (const r of replies)
-      for (const [k, v] of Object.entries(r.errors)) errors.set(k, (errors.get(k) ?? 0) + v);
+    for (const r of replies) addCounts(errors, r.errors);
     return {
-      joined: replies.reduce((a, r) => a + r.joined, 0),
-      failed: replies.reduce((a, r) => a + r.failed, 0),
+      joined: sumOf(replies, (r) => r.joined),
+      failed: sumOf(replies, (r) => r.failed),
       errors,
     };
   }

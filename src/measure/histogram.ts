@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import type * as hdr from 'hdr-histogram-js';
 import { fewSampleKeys } from '../result/percentile-samples.js';
+import type { LatencySummaryMs } from '../result/extra.js';
 import type { Percentiles } from '../result/result.js';
 import { r3 } from '../util/round.js';
 
@@ -63,6 +64,16 @@ export function decodeHistogram(encoded: string): Histogram {
   return h;
 }
 
+/**
+ * One histogram of every sample in the encoded ones (each process's or second's), the one way
+ * rtcap merges histograms; a missing one (null, undefined, '') is skipped.
+ */
+export function mergeEncoded(encoded: Iterable<string | null | undefined>): Histogram {
+  const h = createHistogram();
+  for (const e of encoded) if (e) h.add(decodeHistogram(e));
+  return h;
+}
+
 /** The parts of a JS histogram meanOf reads (public methods of hdr-histogram-js's JsHistogram). */
 interface CountsView {
   totalCount: number;
@@ -112,6 +123,11 @@ export function percentilesOf(h: Histogram | null): Percentiles {
     count: h.totalCount,
     few_samples: fewSampleKeys(h.totalCount),
   };
+}
+
+/** p50, p95 and p99 only: the latency summary most figures carry. */
+export function pickPercentiles(p: Percentiles): LatencySummaryMs {
+  return { p50: p.p50, p95: p.p95, p99: p.p99 };
 }
 
 export function emptyPercentiles(): Percentiles {

@@ -16,10 +16,11 @@
  * registry cannot serve both).
  */
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { compactHistogram, createHistogram, decodeHistogram } from '../measure/histogram.js';
+import { compactHistogram, mergeEncoded } from '../measure/histogram.js';
 import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { RunObserver } from './runner.js';
 import type { SecondRecord } from './figures/timeline.js';
+import { addCounts } from '../util/counts.js';
 
 /** Upper bounds of the latency buckets, in seconds (1 ms … 10 s). */
 export const LATENCY_BUCKETS_S = [
@@ -154,14 +155,11 @@ export class LiveMetrics implements RunObserver {
   /** One merged second of the timeline (the runner's per-second callback). */
   second(rec: SecondRecord, stepTargetConnections?: number): void {
     const p = rec.point;
-    const hist = createHistogram();
-    for (const w of rec.workers) hist.add(decodeHistogram(w.histogram));
+    const hist = mergeEncoded(rec.workers.map((w) => w.histogram));
     const buckets = hist.totalCount > 0 ? compactHistogram(hist, LATENCY_BUCKETS_MS).counts : [];
     const sumS = hist.totalCount > 0 ? (hist.mean * hist.totalCount) / 1e6 : 0;
     const reasons = new Map<string, number>();
-    for (const w of rec.workers)
-      for (const [k, v] of Object.entries(w.errorReasons))
-        reasons.set(k, (reasons.get(k) ?? 0) + v);
+    for (const w of rec.workers) addCounts(reasons, w.errorReasons);
     for (const m of this.sets) {
       m.connections.set({ state: 'open' }, p.connections_open);
       m.connections.set({ state: 'joined' }, p.joined);

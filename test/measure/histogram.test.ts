@@ -5,7 +5,9 @@ import {
   emptyPercentiles,
   encodeHistogram,
   meanOf,
+  mergeEncoded,
   percentilesOf,
+  pickPercentiles,
   recordMs,
 } from '../../src/measure/histogram.js';
 
@@ -109,10 +111,13 @@ describe('encode/decode', () => {
       recordMs(i % 2 ? a : b, i);
       recordMs(all, i);
     }
-    const merged = createHistogram();
-    merged.add(decodeHistogram(encodeHistogram(a)));
-    merged.add(decodeHistogram(encodeHistogram(b)));
+    const merged = mergeEncoded([encodeHistogram(a), null, encodeHistogram(b), undefined]);
     expect(percentilesOf(merged)).toEqual(percentilesOf(decodeHistogram(encodeHistogram(all))));
+  });
+
+  it('merging nothing gives an empty histogram', () => {
+    expect(mergeEncoded([]).totalCount).toBe(0);
+    expect(mergeEncoded([null, '']).totalCount).toBe(0);
   });
 
   it('a decoded histogram keeps the full range for later records', () => {
@@ -169,6 +174,14 @@ describe('the two hdr-histogram-js files used instead of its index', () => {
     expect(back.totalCount).toBe(5000);
     expect(percentilesOf(back)).toEqual(percentilesOf(viaIndex));
     expect(back.outputPercentileDistribution()).toBe(viaIndex.outputPercentileDistribution());
+  });
+});
+
+describe('pickPercentiles', () => {
+  it('picks p50, p95, p99', () => {
+    expect(pickPercentiles({ p50: 1, p95: 2, p99: 3, p999: 4, max: 5, mean: 1, count: 9 })).toEqual(
+      { p50: 1, p95: 2, p99: 3 },
+    );
   });
 });
 

@@ -4,10 +4,20 @@
  */
 import type { ErrorClass } from '../../result/result.js';
 import type { StepCollected } from '../../load/ipc.js';
+import { addCounts } from '../../util/counts.js';
 
 export interface StepErrors {
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
+}
+
+/** A step's errors by verbatim reason, summed over generator processes. */
+export function stepErrors(
+  collected: ReadonlyArray<Pick<StepCollected, 'errors'>>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of collected) addCounts(out, c.errors);
+  return out;
 }
 
 /** Insert errors are the database's (server class): the coordinator's own inserts were refused. */
@@ -15,20 +25,16 @@ export function mergeErrors(
   collected: ReadonlyArray<Pick<StepCollected, 'errors' | 'errorClasses'>>,
   insertErrors: Record<string, number> = {},
 ): StepErrors {
-  const errors: Record<string, number> = {};
+  const errors = addCounts(stepErrors(collected), insertErrors);
   const errorClasses: Record<ErrorClass, number> = {
     server: 0,
     network: 0,
     generator: 0,
     protocol: 0,
   };
-  for (const c of collected) {
-    for (const [k, v] of Object.entries(c.errors)) errors[k] = (errors[k] ?? 0) + v;
+  for (const c of collected)
     for (const k of Object.keys(errorClasses) as ErrorClass[]) errorClasses[k] += c.errorClasses[k];
-  }
-  for (const [k, v] of Object.entries(insertErrors)) {
-    errors[k] = (errors[k] ?? 0) + v;
-    errorClasses.server += v;
-  }
-  return { errors, errorClasses };
+  for (const v of Object.values(insertErrors)) errorClasses.server += v;
+  // A record built from the Map lists names as one built name by name would.
+  return { errors: Object.fromEntries(errors), errorClasses };
 }

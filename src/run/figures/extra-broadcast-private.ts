@@ -3,7 +3,8 @@
  * the join reply latency.
  */
 import type { BroadcastPrivateExtra } from '../../result/extra.js';
-import { joinReplyHistogram, latencySummary, stepErrors } from './extra-common.js';
+import { stepErrors } from './errors.js';
+import { joinReplyHistogram, latencySummary } from './extra-common.js';
 import type { StepContext } from './step-context.js';
 
 export function broadcastPrivateExtra(ctx: StepContext): BroadcastPrivateExtra {

@@ -1,12 +1,12 @@
 /**
  * Pieces the scenarios' figures (StepResult.extra, ./extras.ts) share: a latency summary, the
- * step's join replies and errors, when a sender's socket holds a backlog, a latency in words.
+ * step's join replies, when a sender's socket holds a backlog, a latency in words.
  */
 import type { StepCollected } from '../../load/ipc.js';
 import {
-  createHistogram,
-  decodeHistogram,
+  mergeEncoded,
   percentilesOf,
+  pickPercentiles,
   type Histogram,
 } from '../../measure/histogram.js';
 import type { LatencySummaryMs } from '../../result/extra.js';
@@ -14,25 +14,12 @@ import { r1 } from '../../util/round.js';
 
 /** p50 / p95 / p99 of a histogram, or null when it holds nothing. */
 export function latencySummary(h: Histogram | null): LatencySummaryMs | null {
-  if (!h || h.totalCount === 0) return null;
-  const p = percentilesOf(h);
-  return { p50: p.p50, p95: p.p95, p99: p.p99 };
+  return h && h.totalCount > 0 ? pickPercentiles(percentilesOf(h)) : null;
 }
 
 /** The merged join reply latency (push → ok reply) of a step's successful joins. */
 export function joinReplyHistogram(collected: readonly StepCollected[]): Histogram {
-  const h = createHistogram();
-  for (const c of collected)
-    if (c.joinReplyLatencyHistogram) h.add(decodeHistogram(c.joinReplyLatencyHistogram));
-  return h;
-}
-
-/** A step's errors by verbatim reason, summed over generator processes. */
-export function stepErrors(collected: readonly StepCollected[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const c of collected)
-    for (const [k, v] of Object.entries(c.errors)) out.set(k, (out.get(k) ?? 0) + v);
-  return out;
+  return mergeEncoded(collected.map((c) => c.joinReplyLatencyHistogram));
 }
 
 /**

@@ -8,7 +8,8 @@ import type { Profile } from '../../profile/schema.js';
 import type { JoinRateExtra } from '../../result/extra.js';
 import { r1 } from '../../util/round.js';
 import { sumOf } from '../../util/sum.js';
-import { joinReplyHistogram, latencySummary, stepErrors } from './extra-common.js';
+import { stepErrors } from './errors.js';
+import { joinReplyHistogram, latencySummary } from './extra-common.js';
 import type { StepContext } from './step-context.js';
 import type { SecondRecord } from './timeline.js';
 

@@ -5,7 +5,8 @@
 import { ackedPerS } from '../../measure/ack-figures.js';
 import type { WriteOnlyExtra } from '../../result/extra.js';
 import { sumOf } from '../../util/sum.js';
-import { latencySummary, msText, senderBacklogBytes, stepErrors } from './extra-common.js';
+import { stepErrors } from './errors.js';
+import { latencySummary, msText, senderBacklogBytes } from './extra-common.js';
 import type { StepContext } from './step-context.js';
 
 export interface StopInput {

@@ -6,7 +6,8 @@
  */
 import type { HostSample } from '../../monitor/host.js';
 import type { StepResult } from '../../result/result.js';
-import { mean, r1, r3 } from './round.js';
+import { r1, r3 } from '../../util/round.js';
+import { mean } from './stats.js';
 import type { StepWindow } from './window.js';
 
 export type HostFigures = NonNullable<StepResult['generator']['host']>;

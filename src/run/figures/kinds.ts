@@ -15,14 +15,14 @@ import {
 } from '../../measure/aggregate.js';
 import {
   createHistogram,
-  decodeHistogram,
+  mergeEncoded,
   percentilesOf,
+  pickPercentiles,
   type Histogram,
 } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
-import { pickPercentiles } from './latency.js';
-import { r6 } from './round.js';
+import { r6 } from '../../util/round.js';
 
 export interface KindFigures {
   figures: MessageFigures;
@@ -55,10 +55,9 @@ export function figuresByKind(args: {
     const receipts: ReceiptRecord[][] = args.collected.map((c) =>
       c.receipts.streams.filter((r) => kindOfStream(r.stream) === kind),
     );
-    const deliveryHistogram = createHistogram();
-    for (const c of args.collected)
-      if (c.receipts.kindHistograms?.[ki])
-        deliveryHistogram.add(decodeHistogram(c.receipts.kindHistograms[ki]));
+    const deliveryHistogram = mergeEncoded(
+      args.collected.map((c) => c.receipts.kindHistograms?.[ki]),
+    );
     const reordered = args.collected.reduce(
       (a, c) => a + (c.receipts.reorderedByKind?.[ki] ?? 0),
       0,

@@ -5,7 +5,7 @@
  */
 import type { MessageFigures } from '../../measure/aggregate.js';
 import type { StepCollected } from '../../load/ipc.js';
-import { sumOf } from './round.js';
+import { sumOf } from '../../util/sum.js';
 
 export interface LatencyScopeFigures {
   /** Every latency figure uses receipts whose sender ran on the same machine (segment) only. */

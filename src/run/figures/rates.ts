@@ -10,8 +10,10 @@ import { ackedPerS } from '../../measure/ack-figures.js';
 import type { StepResult } from '../../result/result.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../../scenarios/types.js';
 import { deliveredByKind, type SecondRecord } from './timeline.js';
-import { max, mean, r1, r3 } from './round.js';
-import { steadySeconds, type StepWindow } from './window.js';
+import { steadySeconds } from '../../measure/steady-seconds.js';
+import { r1, r3 } from '../../util/round.js';
+import { max, mean } from './stats.js';
+import type { StepWindow } from './window.js';
 
 /**
  * One second's deliveries of a kind over every process (all deliveries for lines without the

@@ -6,7 +6,9 @@ import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../result/result.js';
 import type { SecondRecord } from './timeline.js';
-import { max, mean, r1, r3, sumOf } from './round.js';
+import { r1, r3 } from '../../util/round.js';
+import { sumOf } from '../../util/sum.js';
+import { max, mean } from './stats.js';
 import type { StepWindow } from './window.js';
 
 /** Server samples taken in the steady window (a sample at t covers the second before t). */

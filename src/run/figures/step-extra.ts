@@ -2,20 +2,19 @@
  * result.extra of a step: its further counts, each traffic kind's figures when it carries
  * several, and the scenario's own figures (run/figures/extras).
  */
-import { percentilesOf } from '../../measure/histogram.js';
+import { percentilesOf, pickPercentiles } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { kindOfStream, type TrafficKind } from '../../scenarios/types.js';
 import { kindSummary, type KindFigures } from './kinds.js';
-import { pickPercentiles } from './latency.js';
 import { offeredInWindow } from './offered.js';
 import { deliveredPerS, deliveredPerS60sMax, sentPerS } from './rates.js';
-import { r3 } from './round.js';
+import { r3 } from '../../util/round.js';
 import { latencyScope } from './latency-scope.js';
 import { scenarioExtra } from './extras.js';
 import type { StepContext } from './step-context.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';
 import type { Measured } from './step-measure.js';
-import { steadySeconds as steadySecondsOf } from './window.js';
+import { steadySeconds as steadySecondsOf } from '../../measure/steady-seconds.js';
 
 /** result.extra: the step's further counts, each kind's figures (several kinds), the scenario's. */
 export function extraOf(args: StepInputs, m: Measured): Record<string, unknown> {

@@ -13,7 +13,7 @@ import type { ResourceSample } from '../../monitor/types.js';
 import type { GaugeSample } from '../../monitor/gauges.js';
 import type { HostSample } from '../../monitor/host.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
-import { sumOf } from './round.js';
+import { sumOf } from '../../util/sum.js';
 import type { SecondRecord } from './timeline.js';
 import type { StepWindow } from './window.js';
 

@@ -24,7 +24,7 @@ import {
   serverFigures,
   serverMemoryFields,
 } from './resources.js';
-import { r6 } from './round.js';
+import { r6 } from '../../util/round.js';
 import { verdictInputs } from './verdict-inputs.js';
 import { extraOf } from './step-extra.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';

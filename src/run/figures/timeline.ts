@@ -3,13 +3,14 @@
  * server sample of that second into one TimeseriesPoint (timeseries.ndjson), and keeps the
  * seconds for step figures (rates over the steady window, generator health, server usage).
  */
-import { decodeHistogram, createHistogram, percentilesOf } from '../../measure/histogram.js';
+import { mergeEncoded, percentilesOf } from '../../measure/histogram.js';
 import { SlidingMean } from '../../measure/sliding.js';
 import type { SecondStats } from '../../load/ipc.js';
 import type { ResourceSample } from '../../monitor/types.js';
 import type { TimeseriesPoint } from '../../result/result.js';
 import { TRAFFIC_KINDS } from '../../scenarios/types.js';
 import { r1 } from '../../util/round.js';
+import { sumOf } from '../../util/sum.js';
 
 export interface SecondRecord {
   point: TimeseriesPoint;
@@ -28,7 +29,7 @@ export interface SecondRecord {
  */
 export function deliveredByKind(list: readonly SecondStats[]): number[] {
   return TRAFFIC_KINDS.map((_, ki) =>
-    list.reduce((a, w) => a + (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received), 0),
+    sumOf(list, (w) => (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received)),
   );
 }
 
@@ -70,10 +71,8 @@ export class Timeline {
     const list = this.pending.get(t);
     if (!list) return;
     this.pending.delete(t);
-    const sum = (f: (s: SecondStats) => number) => list.reduce((a, s) => a + f(s), 0);
-    const hist = createHistogram();
-    for (const s of list) hist.add(decodeHistogram(s.histogram));
-    const p = percentilesOf(hist);
+    const sum = (f: (s: SecondStats) => number) => sumOf(list, f);
+    const p = percentilesOf(mergeEncoded(list.map((s) => s.histogram)));
     // The server sample closest to the end of this second.
     const server = this.serverSamples.reduce<ResourceSample | null>((best, x) => {
       const d = Math.abs(x.t - (t + 1) * 1000);

@@ -7,5 +7,3 @@ export interface StepWindow {
   steadyEnd: number;
   drainEnd: number;
 }
-
-export { steadySeconds } from '../../measure/steady-seconds.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeErrors } from '../../../src/run/figures/errors.js';
+import { mergeErrors, stepErrors } from '../../../src/run/figures/errors.js';
 
 describe('mergeErrors', () => {
   it('sums reasons and classes over processes; insert errors are the server class', () => {
@@ -19,5 +19,29 @@ describe('mergeErrors', () => {
       errors: {},
       errorClasses: { server: 0, network: 0, generator: 0, protocol: 0 },
     });
+  });
+
+  it('keeps reasons in the order first seen', () => {
+    const none = { server: 0, network: 0, generator: 0, protocol: 0 };
+    const merged = mergeErrors(
+      [
+        { errors: { b: 1, a: 1 }, errorClasses: none },
+        { errors: { c: 1, b: 1 }, errorClasses: none },
+      ],
+      { d: 1 },
+    );
+    expect(Object.keys(merged.errors)).toEqual(['b', 'a', 'c', 'd']);
+  });
+});
+
+describe('stepErrors', () => {
+  it('sums reasons over processes, in the order first seen', () => {
+    const m = stepErrors([{ errors: { x: 2, y: 1 } }, { errors: { y: 4, z: 1 } }]);
+    expect([...m]).toEqual([
+      ['x', 2],
+      ['y', 5],
+      ['z', 1],
+    ]);
+    expect(stepErrors([]).size).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeHistograms, pickPercentiles } from '../../../src/run/figures/latency.js';
+import { mergeHistograms } from '../../../src/run/figures/latency.js';
 import { histogramOf } from '../../support/step-context.js';
 
 describe('merged latency histograms', () => {
@@ -17,11 +17,5 @@ describe('merged latency histograms', () => {
       },
     ] as never);
     expect([h.join.totalCount, h.ack.totalCount, h.commit.totalCount]).toEqual([3, 3, 1]);
-  });
-
-  it('picks p50, p95, p99', () => {
-    expect(pickPercentiles({ p50: 1, p95: 2, p99: 3, p999: 4, max: 5, mean: 1, count: 9 })).toEqual(
-      { p50: 1, p95: 2, p99: 3 },
-    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { steadySeconds } from '../../../src/run/figures/window.js';
+import { steadySeconds } from '../../src/measure/steady-seconds.js';
 
 describe('step window', () => {
   it('measures the steady window in seconds, never 0', () => {
