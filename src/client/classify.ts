@@ -31,17 +31,30 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
+/** This process's open-file limit, when known: its EMFILE reasons name the number. */
+let openFilesLimit: number | null = null;
+
+/**
+ * Notes this process's open-file limit (a generator process, once, before it opens sockets:
+ * reading /proc/self/limits later needs a descriptor it may no longer have).
+ */
+export function noteOpenFilesLimit(limit: number | null): void {
+  openFilesLimit = limit !== null && Number.isFinite(limit) ? limit : null;
+}
+
 export function classifySocketError(
   err: Error & { code?: string; address?: string; port?: number },
 ): ClassifiedError {
   const code = err.code ?? '';
   if (GENERATOR_CODES.has(code)) {
     const what =
-      code === 'EMFILE' || code === 'ENFILE'
-        ? 'open-file limit reached'
-        : code === 'EADDRNOTAVAIL' || code === 'EADDRINUSE'
-          ? 'no ephemeral port left on this source address'
-          : 'out of buffers';
+      code === 'EMFILE' && openFilesLimit !== null
+        ? `open-file limit reached: ${openFilesLimit.toLocaleString('en-US')} per process`
+        : code === 'EMFILE' || code === 'ENFILE'
+          ? 'open-file limit reached'
+          : code === 'EADDRNOTAVAIL' || code === 'EADDRINUSE'
+            ? 'no ephemeral port left on this source address'
+            : 'out of buffers';
     return { class: 'generator', reason: `generator: ${code} (${what})` };
   }
   if (NETWORK_CODES.has(code)) {

@@ -11,11 +11,12 @@
  * step-traffic (a step's send phase on its connections), worker-timers (its clocks).
  */
 import { Connection, type ConnectionHooks } from '../client/connection.js';
-import type { ClassifiedError } from '../client/classify.js';
+import { noteOpenFilesLimit, type ClassifiedError } from '../client/classify.js';
 import { nowMs } from '../measure/clock.js';
 import { recordMs } from '../measure/histogram.js';
 import { ReceiveLedger, SendLedger } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
+import { rssMb } from '../measure/process-rss.js';
 import type { Frame } from '../protocol/frame.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
@@ -27,6 +28,7 @@ import { ConnectionSet, type ConnMeta } from './connection-set.js';
 import { dialOptions, dialTargetOf, type DialTarget } from './dial.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
+import { readLimits } from './limits.js';
 import { reconnectDelayMs } from './reconnect.js';
 import { OFFERED_GRACE_MS } from './schedule.js';
 import { SecondClock, secondLine } from './second-report.js';
@@ -119,8 +121,10 @@ export class GeneratorWorker implements ConnectionHooks {
     this.stepSends = new StepSends(m.profile.load.ack_timeout, (e) => this.countError(e));
     const userClaimsOf = (i: number) => this.plan?.userClaimsOf?.(i) ?? {};
     this.renewal = new TokenRenewal<Connection>(m.tokens, userClaimsOf);
+    // Past its open-file limit a process cannot read the limit any more: read it now.
+    noteOpenFilesLimit(readLimits().openFilesPerProcess);
     this.startTimers();
-    this.post({ type: 'ready', worker: this.index, rssMb: process.memoryUsage.rss() / 1048576 });
+    this.post({ type: 'ready', worker: this.index, rssMb: rssMb() });
   }
 
   private beginStepIfNew(step: number): void {

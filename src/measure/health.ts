@@ -3,6 +3,7 @@
  * generator fell behind). Each generator process samples its CPU and event-loop lag once a second.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { rssMb } from './process-rss.js';
 
 export interface HealthSample {
   /** CPU of this process over the interval, % of one core. */
@@ -52,7 +53,7 @@ export class HealthMonitor {
       cpuPct: (usedUs / 1000 / elapsedMs) * 100,
       lagP99Ms: Number.isFinite(lagP99Ms) ? lagP99Ms : 0,
       lagMaxMs: Number.isFinite(lagMaxMs) ? lagMaxMs : 0,
-      rssMb: process.memoryUsage.rss() / 1048576,
+      rssMb: rssMb(),
     };
   }
 

@@ -22,6 +22,15 @@ function generatorErrnoCounts(errors: Record<string, number> | undefined): Map<s
   return out;
 }
 
+/** The per-process open-file limit an EMFILE reason names (client/classify), or null. */
+function openFilesLimitOf(errors: Record<string, number> | undefined): string | null {
+  for (const reason of Object.keys(errors ?? {})) {
+    const m = /open-file limit reached: ([\d,]+) per process/.exec(reason);
+    if (m) return m[1];
+  }
+  return null;
+}
+
 /**
  * How a part of the offered load is named in a reason. The Postgres Changes part is rows the
  * coordinator inserted, not messages a connection sent: say so, since its shortfall is rtcap's
@@ -101,8 +110,11 @@ export function generatorCheck(input: VerdictInput, limits: GeneratorLimits): Ge
   const errno = generatorErrnoCounts(input.errors);
   const classified = input.error_classes.generator ?? 0;
   if (errno.size > 0) {
+    // The cause, first: past its own OS limit the generator also falls behind and lags.
     const list = [...errno].map(([code, n]) => `${code} ×${fmtInt(n)}`).join(', ');
-    reasons.push(`generator-side errors: ${list}`);
+    const limit = openFilesLimitOf(input.errors);
+    const named = errno.has('EMFILE') && limit ? ` (open-file limit ${limit} per process)` : '';
+    reasons.unshift(`generator-side errors: ${list}${named}`);
   } else if (classified > 0) {
     reasons.push(`${fmtInt(classified)} generator-side error${classified === 1 ? '' : 's'}`);
   }

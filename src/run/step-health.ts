@@ -6,6 +6,7 @@
 import { refusedByServer } from '../model/step-limit.js';
 import type { SecondRecord } from './figures/timeline.js';
 import type { Phase } from './live-state.js';
+import { GENERATOR_ERRNO } from '../model/verdict.js';
 
 export interface StepHealthOptions {
   /**
@@ -41,12 +42,11 @@ export class StepHealth {
       this.disconnects += wkr.disconnects ?? 0;
     }
     this.joinedPeak = Math.max(this.joinedPeak, rec.point.joined);
-    const errorsSoFar = [...this.errors.values()].reduce((a, b) => a + b, 0);
     if (
       phase === 'ramp' &&
       rec.point.joined === 0 &&
       this.joinedPeak === 0 &&
-      errorsSoFar >= Math.min(20, targetConnections) &&
+      this.targetErrors() >= Math.min(20, targetConnections) &&
       !(this.opts.refusalIsAStep?.() && refusedByServer(this.errors))
     ) {
       return `no connection could join: ${topError(this.errors)}`;
@@ -63,6 +63,18 @@ export class StepHealth {
       return `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost: ${topError(this.errors)}`;
     }
     return null;
+  }
+
+  /**
+   * Errors that say the target refuses or cannot be reached. The generator's own OS limits
+   * (EMFILE past its open-file limit, no ephemeral port left) are not: a process that opened
+   * more sockets than it may fails the extra ones at once, while the ones it could open are
+   * still in their handshakes; the step goes on and counts them.
+   */
+  private targetErrors(): number {
+    let n = 0;
+    for (const [reason, count] of this.errors) if (!GENERATOR_ERRNO.test(reason)) n += count;
+    return n;
   }
 }
 

@@ -5,6 +5,7 @@ import {
   API_KEY_HINT,
   classifyRefusedUpgrade,
   classifySocketError,
+  noteOpenFilesLimit,
   oneLine,
   replyReason,
 } from '../../src/client/classify.js';
@@ -24,6 +25,24 @@ describe('classifySocketError', () => {
       class: 'generator',
       reason: `generator: ${code} (${what})`,
     });
+  });
+
+  it("EMFILE names this process's open-file limit once it was noted", () => {
+    noteOpenFilesLimit(1024);
+    try {
+      expect(classifySocketError(sysErr('EMFILE')).reason).toBe(
+        'generator: EMFILE (open-file limit reached: 1,024 per process)',
+      );
+      expect(classifySocketError(sysErr('ENFILE')).reason).toBe(
+        'generator: ENFILE (open-file limit reached)',
+      );
+      noteOpenFilesLimit(Infinity);
+      expect(classifySocketError(sysErr('EMFILE')).reason).toBe(
+        'generator: EMFILE (open-file limit reached)',
+      );
+    } finally {
+      noteOpenFilesLimit(null);
+    }
   });
 
   it('ECONNREFUSED names the address and port', () => {

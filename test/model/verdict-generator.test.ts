@@ -35,6 +35,23 @@ describe('generatorCheck', () => {
     expect(r).toEqual({ reasons: [], ownLimits: false, refusedOutright: true });
   });
 
+  it('past its open-file limit the generator also falls behind: the limit comes first, with its number', () => {
+    const r = check({
+      connections_joined: 1004,
+      connections_failed: 196,
+      generator_offered_ratio: 0.5,
+      generator_lag_p99_ms: 88,
+      error_classes: { generator: 196 },
+      errors: { 'generator: EMFILE (open-file limit reached: 1,024 per process)': 196 },
+    });
+    expect(r.reasons).toEqual([
+      'generator-side errors: EMFILE ×196 (open-file limit 1,024 per process)',
+      'offered 50.00% of the scheduled load < 99.00%',
+      'generator event-loop lag p99 88 ms > 50 ms',
+    ]);
+    expect(r.ownLimits).toBe(true);
+  });
+
   it('errno codes in the reasons are its own OS limits, counted per code', () => {
     const r = check({
       errors: { 'connect EMFILE': 3, 'bind EADDRNOTAVAIL 127.0.0.2': 2, 'EMFILE again': 1 },

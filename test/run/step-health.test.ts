@@ -24,6 +24,16 @@ describe('step health', () => {
     expect(h.check(sec(0, 0, { x: 2 }), 'ramp', 2)).toBe('no connection could join: x (×2)');
   });
 
+  it("a ramp past the generator's own open-file limit goes on: EMFILE is not the target refusing", () => {
+    const h = new StepHealth();
+    const emfile = 'generator: EMFILE (open-file limit reached: 1,024 per process)';
+    expect(h.check(sec(0, 0, { [emfile]: 196 }), 'ramp', 1200)).toBeNull();
+    expect(h.check(sec(0, 0, { ECONNREFUSED: 19 }), 'ramp', 1200)).toBeNull();
+    expect(h.check(sec(0, 0, { ECONNREFUSED: 1 }), 'ramp', 1200)).toBe(
+      `no connection could join: ${emfile} (×196 of 216 errors)`,
+    );
+  });
+
   it('stops a step whose server dropped every connection, not one where some joined and remain', () => {
     const h = new StepHealth();
     expect(h.check(sec(5, 5), 'steady', 5)).toBeNull();

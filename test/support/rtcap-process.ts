@@ -22,10 +22,16 @@ export function rtcapProcess(
   return new Promise((r) => child.on('exit', (code) => r({ code, stderr, ms: Date.now() - t0 })));
 }
 
-export async function startServeProcess(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--no-database'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startServeProcess(
+  askedPort = 0,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', String(askedPort), '--no-database'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const port = await new Promise<number>((ok, fail) => {
     const read = (d: Buffer) => {
