@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyPresenceQuota, buildCapacityFile } from '../../src/capacity/table.js';
 import { SEED_002_RUNS, loadRun, makeRun, makeStep } from '../fixtures/index.js';
+import { firstValueGeneratorBoundSearch } from '../support/generator-bound-steps.js';
 
 const seedSources = () => SEED_002_RUNS.map((n) => ({ dir: `runs/${n}`, result: loadRun(n) }));
 
@@ -301,25 +302,7 @@ describe('capacity table rules across runs', () => {
   });
 
   it('a search whose first value was generator-bound reads generator-bound with that value', () => {
-    const gb = (i: number) =>
-      makeStep(i, {
-        params: { send_rate: 2000, duration_s: 10 },
-        verdict: 'generator-bound',
-        verdict_reasons: ['generator event-loop lag p99 559 ms > 50 ms'],
-        generator: { event_loop_lag_p99_ms: 559 },
-      });
-    const run = {
-      ...makeRun('write-only', [gb(1), gb(2)]),
-      sweep: {
-        mode: 'search',
-        driver: 'send_rate',
-        points: [
-          { step: 1, value: 2000 },
-          { step: 2, value: 2000 },
-        ],
-      },
-    };
-    const f = buildCapacityFile([{ dir: 'w', result: run }]);
+    const f = buildCapacityFile([{ dir: 'w', result: firstValueGeneratorBoundSearch() }]);
     const row = f.rows.find((r) => r.id === 'write_only_sends')!;
     expect(row).toMatchObject({
       value: null,

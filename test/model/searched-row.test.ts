@@ -4,6 +4,10 @@ import { limitWords } from '../../src/model/limit.js';
 import { searchedDimension } from '../../src/model/searched-row.js';
 import type { RunResult } from '../../src/result/result.js';
 import { makeRun, makeStep } from '../fixtures/index.js';
+import {
+  firstValueGeneratorBoundSearch,
+  generatorBoundStep,
+} from '../support/generator-bound-steps.js';
 
 const search = (driver: string) => ({ mode: 'search', driver });
 
@@ -72,14 +76,7 @@ describe('a searched run speaks for its own row', () => {
       'write-only',
       [
         makeStep(1, { params: { send_rate: 2000, duration_s: 10 }, rates: { acked_per_s: 2000 } }),
-        ...[2, 3].map((i) =>
-          makeStep(i, {
-            params: { send_rate: 4000, duration_s: 10 },
-            verdict: 'generator-bound',
-            verdict_reasons: ['generator event-loop lag p99 400 ms > 50 ms'],
-            generator: { event_loop_lag_p99_ms: 400 },
-          }),
-        ),
+        ...[2, 3].map((i) => generatorBoundStep(i, 4000, 400)),
       ],
       'send_rate',
     );
@@ -94,22 +91,7 @@ describe('a searched run speaks for its own row', () => {
   });
 
   it('a first value already generator-bound reads generator-bound with its figure and that value, no number', () => {
-    const gb = (i: number) =>
-      makeStep(i, {
-        params: { send_rate: 2000, duration_s: 10 },
-        verdict: 'generator-bound',
-        verdict_reasons: ['generator event-loop lag p99 559 ms > 50 ms'],
-        generator: { event_loop_lag_p99_ms: 559 },
-      });
-    const run = searchedRun('write-only', [gb(1), gb(2)], 'send_rate');
-    (run as unknown as { sweep: object }).sweep = {
-      ...search('send_rate'),
-      points: [
-        { step: 1, value: 2000 },
-        { step: 2, value: 2000 },
-      ],
-    };
-    const [row] = analyzeRun(run).capacity;
+    const [row] = analyzeRun(firstValueGeneratorBoundSearch()).capacity;
     expect(row).toMatchObject({
       id: 'write_only_sends',
       value: null,
