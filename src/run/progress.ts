@@ -22,6 +22,7 @@ export class Progress {
 
   update(
     p: TimeseriesPoint,
+    // steps: how many the run has, or 0 when a search decides them as it goes.
     ctx: { steps: number; target: number; elapsedInPhaseS: number; phaseLengthS: number | null },
   ): void {
     if (!this.enabled) return;
@@ -29,7 +30,7 @@ export class Progress {
       ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s`
       : p.phase;
     const line =
-      `step ${p.step}/${ctx.steps} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
+      `step ${p.step}${ctx.steps > 0 ? `/${ctx.steps}` : ''} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
       `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · every-receipt p95 ${ms(p.delivery_p95_ms)} · ` +
       `errors ${n(p.errors)} · server CPU ${pct(p.server_cpu_pct)} RSS ${p.server_rss_mb === null ? '—' : `${Math.round(p.server_rss_mb)} MB`} · ` +
       `gen CPU ${pct(p.generator_cpu_pct)} lag ${ms(p.generator_lag_p99_ms)}`;
