@@ -70,9 +70,50 @@ function trailing<T>(xs: readonly T[], pred: (x: T) => boolean): number {
 export function evidenceOf(history: readonly SweepHistoryItem[]): SweepHistoryItem[] {
   return history.filter((h, i) => {
     if (h.recovering && h.verdict !== 'stable') return false;
+    if (contradictedBy(history, h) !== null) return false;
     const next = history[i + 1];
     return !(next && next.phase === 'lengthen' && next.value === h.value);
   });
+}
+
+/**
+ * A step that was not stable while a higher value was, run again (phase `confirm`) and stable
+ * that time: the later run, which stands for the value; null when there is none.
+ */
+export function contradictedBy(
+  history: readonly SweepHistoryItem[],
+  h: SweepHistoryItem,
+): SweepHistoryItem | null {
+  if (h.verdict !== 'degraded' && h.verdict !== 'broken') return null;
+  return (
+    history.find(
+      (c) =>
+        c.step > h.step && c.phase === 'confirm' && c.value === h.value && c.verdict === 'stable',
+    ) ?? null
+  );
+}
+
+/**
+ * A step that failed (degraded or broken) below a value that was stable contradicts it: the
+ * first such failure not yet run again is run once more (`confirm`). Stable then, the failure
+ * was the moment's (a loaded machine), not the server's limit, and the later run stands for the
+ * value; failed again, both stand.
+ */
+function confirmStep(
+  history: readonly SweepHistoryItem[],
+): { value: number; phase: SweepPhase } | null {
+  const evidence = evidenceOf(history);
+  const stable = evidence.filter((h) => h.verdict === 'stable').map((h) => h.value);
+  if (stable.length === 0) return null;
+  const top = Math.max(...stable);
+  const doubt = evidence.find(
+    (h) =>
+      (h.verdict === 'degraded' || h.verdict === 'broken') &&
+      !h.refused &&
+      h.value < top &&
+      !history.some((c) => c.phase === 'confirm' && c.value === h.value),
+  );
+  return doubt ? { value: doubt.value, phase: 'confirm' } : null;
 }
 
 /**
@@ -149,6 +190,8 @@ export function planNextSweepStep(
   // A failure measured while the server still carried the last step's backlog: once more.
   if (last.recovering && last.verdict !== 'stable' && last.phase !== 'retry')
     return at({ value: last.value, phase: 'retry' });
+  const confirm = last.verdict === 'generator-bound' ? null : confirmStep(history);
+  if (confirm) return at(confirm);
   let generatorLimit: number | null = null;
   if (last.verdict === 'generator-bound') {
     const runs = trailing(

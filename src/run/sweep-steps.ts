@@ -61,6 +61,8 @@ export class SweepSteps {
   private readonly maxScale: number;
   private readonly t0: number;
   private readonly now: () => number;
+  /** The run so far, as the last call of next() saw it (annotate marks its earlier steps). */
+  private run: RunResult | null = null;
 
   constructor(private readonly a: SweepStepsArgs) {
     this.ctx = { baseJoinRate: a.template.join_rate ?? a.profile.load.join_rate };
@@ -104,6 +106,7 @@ export class SweepSteps {
     r: RunResult,
     target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
   ): Promise<Step | null> {
+    this.run = r;
     const { cfg, record } = this.a;
     const history = historyOf(record, r.steps, this.maxScale);
     record.knee = kneeRecord(history);
@@ -218,5 +221,26 @@ export class SweepSteps {
       recovery_wait_ms: point.recovery?.wait_ms ?? null,
       notes,
     };
+    if (point.phase === 'confirm' && step.verdict === 'stable') this.confirmed(step, point.value);
+  }
+
+  /**
+   * A failure below a stable value ran again stable (`confirm`): the earlier run of that value
+   * no longer stands for it (model/knee leaves a superseded step out), and says why.
+   */
+  private confirmed(step: StepResult, value: number): void {
+    const { driver } = this.a.cfg;
+    const earlier = this.a.record.points
+      .filter((p) => p.step < step.index && p.value === value)
+      .map((p) => this.run?.steps.find((s) => s.index === p.step))
+      .find((s) => s !== undefined && (s.verdict === 'degraded' || s.verdict === 'broken'));
+    if (!earlier) return;
+    earlier.search = {
+      ...(earlier.search ?? { recovered: null, recovery_wait_ms: null, notes: [] }),
+      superseded_by: step.index,
+    };
+    earlier.search.notes.push(
+      `${earlier.verdict} at ${driver} ${fmtDriver(driver, value)} while a higher value was stable; run again (step ${step.index}), stable: this run does not stand for the value`,
+    );
   }
 }

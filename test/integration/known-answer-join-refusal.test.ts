@@ -35,7 +35,7 @@ describe('a search against a server that refuses every join after the first N', 
     const profile = profileFrom({
       name: 'ka-join-refusal',
       scenario: 'broadcast-public',
-      target: { url: server.url, join_timeout: '5s' },
+      target: { url: server.url, join_timeout: '20s' },
       load: {
         join_rate: 200,
         warmup: '300ms',

@@ -149,22 +149,47 @@ describe('planNextSweepStep: search', () => {
       { value: 5000, verdict: 'stable', phase: 'grow', step: 2 },
       { value: 10000, verdict: 'stable', phase: 'grow', step: 3 },
       { value: 20000, verdict: 'broken', phase: 'grow', step: 4 },
-      { value: 15000, verdict: 'degraded', phase: 'bisect', step: 5 },
     ];
     const c = cfg({ start: 2500, max: 24000, stop_after_broken: 1 });
+    // 2,500 failed below the stable 5,000 and 10,000: it runs once more first; degraded again,
+    // it stands, and the bisection goes on.
+    expect(planNextSweepStep(c, history, 2500)).toEqual({ value: 2500, phase: 'confirm' });
+    history.push(
+      { value: 2500, verdict: 'degraded', phase: 'confirm', step: 5 },
+      { value: 15000, verdict: 'degraded', phase: 'bisect', step: 6 },
+    );
     expect(planNextSweepStep(c, history, 2500)).toEqual({ value: 12500, phase: 'bisect' });
     const done = [
       ...history,
-      { value: 12500, verdict: 'degraded' as const, phase: 'bisect' as const, step: 6 },
-      { value: 11250, verdict: 'degraded' as const, phase: 'bisect' as const, step: 7 },
-      { value: 10625, verdict: 'degraded' as const, phase: 'bisect' as const, step: 8 },
+      { value: 12500, verdict: 'degraded' as const, phase: 'bisect' as const, step: 7 },
+      { value: 11250, verdict: 'degraded' as const, phase: 'bisect' as const, step: 8 },
+      { value: 10625, verdict: 'degraded' as const, phase: 'bisect' as const, step: 9 },
     ];
     expect(planNextSweepStep(c, done, 2500)).toEqual({ value: 10313, phase: 'bisect' });
-    done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 9 });
+    done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 10 });
     expect(planNextSweepStep(c, done, 2500)).toEqual({
       stop: 'knee between connections 10,000 (stable, step 3) and 20,000 (broken, step 4); latency first: degraded from 10,313, within sweep.resolution 5 %',
       kind: 'knee',
     });
+  });
+
+  it('a failure below a stable value runs once more; stable then, it no longer stands for its value', () => {
+    // The server carries up to 60,000; the first run of 20,000 read degraded (a loaded moment).
+    const at = (v: number, attempt: number): Verdict =>
+      v === 20000 && attempt === 0 ? 'degraded' : v < 60000 ? 'stable' : 'broken';
+    const { history, stop } = simulate(
+      cfg({ start: 10000, max: 160000, stop_after_broken: 1, resolution: 0.05 }),
+      10000,
+      at,
+    );
+    expect(history.slice(0, 4).map((h) => [h.value, h.phase, h.verdict])).toEqual([
+      [10000, 'grow', 'stable'],
+      [20000, 'grow', 'degraded'],
+      [40000, 'grow', 'stable'],
+      [20000, 'confirm', 'stable'],
+    ]);
+    expect(stop).toMatch(/^knee between connections 5\d,\d{3} \(stable, step \d+\) and 6\d,\d{3}/);
+    expect(history.filter((h) => h.phase === 'confirm')).toHaveLength(1);
   });
 
   it('steps down from a broken start (by sweep.factor, at most 3 times), then stops saying so', () => {
