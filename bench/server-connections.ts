@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import { processTree } from '../src/monitor/proc.js';
+import { DEV_JWT_SECRET } from '../src/server/options.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -24,7 +25,6 @@ const opt = (name: string, dflt: string) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const TOPIC = 'realtime:conns';
-const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
 function clientFrame(text: string): Buffer {
   const p = Buffer.from(text);
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   const baseMb = rssMb(server.pid!);
   const token = await new SignJWT({ role: 'anon', exp: Math.floor(Date.now() / 1000) + 3600 })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .sign(new TextEncoder().encode(SECRET));
+    .sign(new TextEncoder().encode(DEV_JWT_SECRET));
   const t0 = performance.now();
   const procs = Array.from({ length: clients }, (_, i) => {
     const n = Math.floor(connections / clients) + (i < connections % clients ? 1 : 0);

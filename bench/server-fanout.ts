@@ -23,6 +23,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { SignJWT } from 'jose';
 import { readProcStat } from '../src/monitor/proc.js';
+import { DEV_JWT_SECRET } from '../src/server/options.js';
 import { option } from './support/cli.js';
 
 const connections = Number(option('connections', '1000'));
@@ -33,7 +34,6 @@ const ladder = option('deliveries', '50000,80000,100000,120000,150000').split(',
  * receivers instead (bursty arrivals, the overload regime). */
 const senderCpu = option('sender-cpu', '1');
 const TOPIC = 'realtime:fanout';
-const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
 /** A masked client text frame (mask key 0000: legal, and the payload stays readable). */
 function clientFrame(text: string): Buffer {
@@ -160,7 +160,7 @@ async function main() {
   const target = await startTarget();
   const token = await new SignJWT({ role: 'anon', exp: Math.floor(Date.now() / 1000) + 3600 })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .sign(new TextEncoder().encode(SECRET));
+    .sign(new TextEncoder().encode(DEV_JWT_SECRET));
   const counter = { bytes: 0 };
   const socks: Socket[] = [];
   for (let i = 0; i < connections; i += 100) {

@@ -17,7 +17,7 @@ import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import { BUILTIN_JWT_SECRET } from '../src/run/target.js';
+import { DEV_JWT_SECRET } from '../src/server/options.js';
 import { startServer } from '../src/server/server.js';
 
 const args = process.argv.slice(2);
@@ -106,13 +106,13 @@ async function main(): Promise<void> {
     port: 0,
     host: '127.0.0.1',
     database: false,
-    jwtSecret: BUILTIN_JWT_SECRET,
+    jwtSecret: DEV_JWT_SECRET,
   });
   const token = await new SignJWT({ role: 'anon' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt()
     .setExpirationTime('2h')
-    .sign(new TextEncoder().encode(BUILTIN_JWT_SECRET));
+    .sign(new TextEncoder().encode(DEV_JWT_SECRET));
   const snapshot = !args.includes('--no-snapshot');
   const base = snapshot ? groupSnapshot(snapAt('base')) : new Map<string, Group>();
   collect();

@@ -7,7 +7,7 @@ import type { TokenConfig } from '../load/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import { readTokenFile } from '../client/auth.js';
 import { registerSecrets } from '../redact/redact.js';
-import { BUILTIN_JWT_SECRET } from './target.js';
+import { DEV_JWT_SECRET } from '../server/options.js';
 
 /** The built-in server signs with its own secret unless the profile brings a key or token. */
 export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
@@ -26,7 +26,7 @@ export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {
     jwtSecret:
       auth?.jwt_secret ??
       (builtin && !auth?.apikey && !auth?.token_file && !auth?.private_key_file
-        ? BUILTIN_JWT_SECRET
+        ? DEV_JWT_SECRET
         : undefined),
     privateKeyFile: auth?.private_key_file,
     alg: auth?.private_key_file ? auth.alg : undefined,

@@ -15,6 +15,7 @@ import { pin } from '../load/pool.js';
 import { registerSecrets, urlSecrets } from '../redact/redact.js';
 import { leftovers, removeLeftover, RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
+import { DEV_JWT_SECRET } from '../server/options.js';
 import { ServerProcess, StartCancelled, type ReadyMessage } from './server-process.js';
 
 export { StartCancelled };
@@ -36,8 +37,6 @@ export interface BuiltinServer {
   /** Resolves if the server process exits before stop() is called. */
   exited: Promise<string>;
 }
-
-export const BUILTIN_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 
 /** How long a server that is still starting gets to go after SIGINT before its group is killed. */
 const CANCEL_GRACE_MS = 3_000;
@@ -65,7 +64,7 @@ export interface BuiltinServerOptions {
 export async function startBuiltinServer(opts: BuiltinServerOptions): Promise<BuiltinServer> {
   if (opts.signal?.aborted) throw new StartCancelled();
   const privateDir = makePrivateDir();
-  registerSecrets([BUILTIN_JWT_SECRET]);
+  registerSecrets([DEV_JWT_SECRET]);
   registerSecrets(configSecrets(opts.config));
   const urlFile = join(privateDir, 'database-url');
   // Its own process group: a Ctrl-C at the terminal reaches the run, which then stops the

@@ -20,7 +20,10 @@ import {
   SERVER_IDLE_TIMEOUT_MS,
 } from '../protocol/constants.js';
 
-/** The Supabase self-hosted development secret (docs/PROTOCOL.md §1.3). */
+/**
+ * The Supabase self-hosted development secret (docs/PROTOCOL.md §1.3): what the built-in server
+ * verifies tokens with unless given another, and what rtcap signs with against it.
+ */
 export const DEV_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
 export const DEFAULT_TENANT_ID = 'realtime-dev';
 
@@ -272,6 +275,19 @@ export function resolveTenants(
       };
     }),
   };
+}
+
+/**
+ * The limits the built-in server enforces on its first tenant (the one whose db_pool and
+ * subs_pool_size size the database pools) under a `--config` file or a profile's
+ * `target.server.config`, resolved as `rtcap serve` resolves it; null when the server would
+ * refuse the config. For readers outside the server (a run's figures), so that none restates a
+ * default.
+ */
+export function firstTenantLimits(config: unknown): TenantLimits | null {
+  const parsed = serverConfigSchema.safeParse(config ?? {});
+  if (!parsed.success) return null;
+  return resolveTenants(parsed.data, undefined).tenants[0];
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

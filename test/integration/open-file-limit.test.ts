@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
-import { BUILTIN_JWT_SECRET } from '../../src/run/target.js';
+import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { BIN, startServeProcess } from '../support/rtcap-process.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rtcap-nofile-'));
@@ -37,7 +37,7 @@ describe('more connections than the open-file limit of the one generator process
         [
           'name: nofile',
           'scenario: broadcast-public',
-          `target: { url: "ws://127.0.0.1:${started.port}/socket/websocket", auth: { jwt_secret: ${BUILTIN_JWT_SECRET} } }`,
+          `target: { url: "ws://127.0.0.1:${started.port}/socket/websocket", auth: { jwt_secret: ${DEV_JWT_SECRET} } }`,
           'load:',
           '  join_rate: 600',
           '  drain: 2s',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headline } from '../../src/report/headline.js';
 import { EXIT, runBenchmark } from '../../src/run/runner.js';
-import { BUILTIN_JWT_SECRET } from '../../src/run/target.js';
+import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { INCOMPLETE_LABEL } from '../../src/model/format.js';
 import { profileFrom } from '../support/profiles.js';
 import { startServeProcess } from '../support/rtcap-process.js';
@@ -32,7 +32,7 @@ describe('the server killed with SIGKILL mid-step', () => {
       scenario: 'broadcast-public',
       target: {
         url: `ws://127.0.0.1:${started.port}/socket/websocket`,
-        auth: { jwt_secret: BUILTIN_JWT_SECRET },
+        auth: { jwt_secret: DEV_JWT_SECRET },
       },
       load: {
         join_rate: 100,

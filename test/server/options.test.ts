@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   DEV_JWT_SECRET,
+  firstTenantLimits,
   loadServerConfigFile,
   parseServerConfig,
   resolveTenants,
@@ -62,5 +63,23 @@ describe('tenant config', () => {
     expect(loadServerConfigFile(join(dir, 't.json'))).toEqual({ max_joins_per_second: 6 });
     expect(() => loadServerConfigFile(join(dir, 'bad.yaml'))).toThrow(ConfigError);
     expect(() => loadServerConfigFile(join(dir, 'missing.yaml'))).toThrow(ConfigError);
+  });
+});
+
+describe('firstTenantLimits', () => {
+  it('gives what the server enforces on its first tenant, or null for a config it refuses', () => {
+    expect(firstTenantLimits(undefined)).toMatchObject({
+      db_pool: 1,
+      max_presence_events_per_second: null,
+    });
+    expect(firstTenantLimits({ supabase_defaults: true })).toMatchObject({
+      max_presence_events_per_second: 1000,
+      max_joins_per_second: 100,
+    });
+    expect(
+      firstTenantLimits({ db_pool: 3, tenants: [{ id: 'a', db_pool: 5 }, { id: 'b' }] })?.db_pool,
+    ).toBe(5);
+    expect(firstTenantLimits({ db_pool: 0 })).toBeNull();
+    expect(firstTenantLimits({ no_such_setting: 1 })).toBeNull();
   });
 });

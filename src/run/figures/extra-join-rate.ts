@@ -6,6 +6,7 @@
  */
 import type { Profile } from '../../profile/schema.js';
 import type { JoinRateExtra } from '../../result/extra.js';
+import { firstTenantLimits } from '../../server/options.js';
 import { r1 } from '../../util/round.js';
 import { sumOf } from '../../util/sum.js';
 import { stepErrors } from './errors.js';
@@ -67,18 +68,13 @@ export function recoveryAfterRejection(seconds: readonly JoinSecond[]): {
 }
 
 /**
- * db_pool of the target: declared (private.db_pool), or the built-in server's — the first
- * tenant's sizes the pools (src/server/server.ts), default 1 (src/server/options.ts).
+ * db_pool of the target: declared (private.db_pool), or the built-in server's — its first
+ * tenant's, which sizes the pools, as the server's options module resolves it.
  */
 export function declaredDbPool(profile: Profile, builtin: boolean): number | null {
   if (profile.private.db_pool !== undefined) return profile.private.db_pool;
   if (!builtin) return null;
-  const cfg = profile.target.server.config as {
-    db_pool?: unknown;
-    tenants?: Array<{ db_pool?: unknown }>;
-  };
-  const pool = cfg.tenants?.[0]?.db_pool ?? cfg.db_pool;
-  return typeof pool === 'number' && pool > 0 ? pool : 1;
+  return firstTenantLimits(profile.target.server.config)?.db_pool ?? null;
 }
 
 /**

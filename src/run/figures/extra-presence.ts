@@ -6,23 +6,22 @@
 import type { Profile } from '../../profile/schema.js';
 import type { PresenceExtra } from '../../result/extra.js';
 import type { RoomLayout } from '../../scenarios/rooms.js';
+import { firstTenantLimits } from '../../server/options.js';
 import { steadySeconds } from '../../measure/steady-seconds.js';
 import { r3 } from '../../util/round.js';
 import { latencySummary } from './extra-common.js';
 import type { StepContext } from './step-context.js';
 
-/** The tenant's max_presence_events_per_second, when known (null: unknown or not enforced). */
+/**
+ * The tenant's max_presence_events_per_second, when known (null: unknown or not enforced): as
+ * declared, or what the built-in server enforces under its config (the server's options module:
+ * none by default, a new Supabase tenant's value with `supabase_defaults`).
+ */
 export function presenceQuota(profile: Profile, builtin: boolean): number | null {
   if (profile.analysis.presence_quota_per_s !== undefined)
     return profile.analysis.presence_quota_per_s;
   if (!builtin) return null;
-  const cfg = profile.target.server.config;
-  const v = cfg.max_presence_events_per_second;
-  if (typeof v === 'number') return v;
-  if (v === null) return null;
-  // A new Supabase tenant's column default (docs/PROTOCOL.md §8.2), which --supabase-defaults
-  // restores.
-  return cfg.supabase_defaults === true ? 1000 : null;
+  return firstTenantLimits(profile.target.server.config)?.max_presence_events_per_second ?? null;
 }
 
 /**
