@@ -14,18 +14,23 @@ function refOrNull(v: unknown): string | null {
   return typeof v === 'string' ? v : String(v);
 }
 
-// ---------------------------------------------------------------- v1: JSON objects (§2.1)
-
-export function decodeV1(text: string): Frame {
+/** `text` parsed as a JSON object; a FrameError saying `notJson` or `notObject` otherwise. */
+function jsonObject(text: string, notJson: string, notObject: string): Record<string, unknown> {
   let obj: unknown;
   try {
     obj = JSON.parse(text);
   } catch {
-    throw new FrameError('not JSON');
+    throw new FrameError(notJson);
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
-    throw new FrameError('v1 frame is not a JSON object');
-  const o = obj as Record<string, unknown>;
+    throw new FrameError(notObject);
+  return obj as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------- v1: JSON objects (§2.1)
+
+export function decodeV1(text: string): Frame {
+  const o = jsonObject(text, 'not JSON', 'v1 frame is not a JSON object');
   // The server requires topic, event, payload and ref to be present (§2.1).
   for (const key of ['topic', 'event', 'payload', 'ref'] as const) {
     if (!(key in o)) throw new FrameError(`v1 frame lacks "${key}"`);
@@ -88,15 +93,11 @@ class Reader {
 
 function parseMetadata(text: string): Record<string, unknown> | null {
   if (text.length === 0) return null;
-  let m: unknown;
-  try {
-    m = JSON.parse(text);
-  } catch {
-    throw new FrameError('binary frame metadata is not JSON');
-  }
-  if (m === null || typeof m !== 'object' || Array.isArray(m))
-    throw new FrameError('binary frame metadata is not an object');
-  return m as Record<string, unknown>;
+  return jsonObject(
+    text,
+    'binary frame metadata is not JSON',
+    'binary frame metadata is not an object',
+  );
 }
 
 /**

@@ -63,6 +63,12 @@ function payloadBytes(b: UserBroadcast): { bytes: Uint8Array; encoding: number }
   return { bytes: textEncoder.encode(JSON.stringify(b.payload)), encoding: ENCODING.json };
 }
 
+/** A user broadcast's metadata as JSON bytes; none (or an empty object) is no bytes. */
+function metadataField(b: UserBroadcast): Uint8Array {
+  const m = b.metadata;
+  return field(m && Object.keys(m).length ? JSON.stringify(m) : '', 'metadata');
+}
+
 /** Kind 3: the user-broadcast push current realtime-js sends for every `broadcast` (§2.3). */
 export function encodeUserBroadcastPush(
   b: UserBroadcast & { joinRef: string | null; ref: string | null },
@@ -71,10 +77,7 @@ export function encodeUserBroadcastPush(
   const ref = field(b.ref ?? '', 'ref');
   const topic = field(b.topic, 'topic');
   const ev = field(b.userEvent, 'user event');
-  const meta = field(
-    b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '',
-    'metadata',
-  );
+  const meta = metadataField(b);
   const { bytes, encoding } = payloadBytes(b);
   return concat(
     [KIND.userBroadcastPush, jr.length, ref.length, topic.length, ev.length, meta.length, encoding],
@@ -86,10 +89,7 @@ export function encodeUserBroadcastPush(
 export function encodeUserBroadcast(b: UserBroadcast): Uint8Array {
   const topic = field(b.topic, 'topic');
   const ev = field(b.userEvent, 'user event');
-  const meta = field(
-    b.metadata && Object.keys(b.metadata).length ? JSON.stringify(b.metadata) : '',
-    'metadata',
-  );
+  const meta = metadataField(b);
   const { bytes, encoding } = payloadBytes(b);
   return concat(
     [KIND.userBroadcast, topic.length, ev.length, meta.length, encoding],
