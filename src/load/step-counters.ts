@@ -4,7 +4,7 @@
  * a hand-written reset. The per-second counters work the same way at each second.
  */
 import type { ClassifiedError } from '../client/classify.js';
-import { createHistogram, type Histogram } from '../measure/histogram.js';
+import { createHistogram, recordMs, type Histogram } from '../measure/histogram.js';
 import { newAckCounts, type AckCounts } from './ack-tracker.js';
 import type { ErrorClass } from '../result/result.js';
 
@@ -70,6 +70,34 @@ export function countRampJoin(j: RampJoins, replyMs: number): void {
   j.joined++;
   if (j.firstReplyMs === null || replyMs < j.firstReplyMs) j.firstReplyMs = replyMs;
   if (j.lastReplyMs === null || replyMs > j.lastReplyMs) j.lastReplyMs = replyMs;
+}
+
+/**
+ * A join's ok reply at `nowMs`, `replyMs` after it was sent, of a connection scheduled at
+ * `scheduledMs` by attempt `attempt` (0: its first) of step `ofStep`, in step `step`. Only the
+ * step's own first attempts count toward its join rate; reconnects are counted apart. `joined`
+ * is null when the connection is no longer held (its figures still count the reply).
+ */
+export function countJoin(
+  k: StepCounters,
+  sec: SecondCounters,
+  joined: { scheduledMs: number; attempt: number; step: number } | null | undefined,
+  step: number,
+  nowMs: number,
+  replyMs: number,
+): void {
+  k.joined++;
+  sec.joins++;
+  if (joined) recordMs(k.joinHist, nowMs - joined.scheduledMs);
+  if (joined?.attempt === 0 && joined.step === step) countRampJoin(k.rampJoins, nowMs);
+  else if (joined && joined.attempt > 0) k.rejoins++;
+  recordMs(k.joinReplyHist, replyMs);
+}
+
+/** A member lost (its channel or socket gone), in the step and in the second. */
+export function countDisconnect(k: StepCounters, sec: SecondCounters): void {
+  k.disconnected++;
+  sec.disconnects++;
 }
 
 export function newStepCounters(): StepCounters {

@@ -13,7 +13,6 @@
 import { Connection, type ConnectionHooks } from '../client/connection.js';
 import { noteOpenFilesLimit, type ClassifiedError } from '../client/classify.js';
 import { nowMs } from '../measure/clock.js';
-import { recordMs } from '../measure/histogram.js';
 import { ReceiveLedger, SendLedger } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
 import { rssMb } from '../measure/process-rss.js';
@@ -34,7 +33,13 @@ import { OFFERED_GRACE_MS } from './schedule.js';
 import { SecondClock, secondLine } from './second-report.js';
 import { stepCollected } from './step-collection.js';
 import { StepSends } from './step-sends.js';
-import { countError, countRampJoin, newSecondCounters, newStepCounters } from './step-counters.js';
+import {
+  countDisconnect,
+  countError,
+  countJoin,
+  newSecondCounters,
+  newStepCounters,
+} from './step-counters.js';
 import { TokenRenewal } from './token-renewal.js';
 import { runTraffic } from './traffic-driver.js';
 import { stepTrafficRun } from './step-traffic.js';
@@ -328,14 +333,7 @@ export class GeneratorWorker implements ConnectionHooks {
   onJoined(c: Connection, _topic: string, _response: unknown, replyMs: number): void {
     const now = nowMs();
     const m = this.set.joined(c, now);
-    const k = this.counters;
-    k.joined++;
-    this.second.joins++;
-    if (m) recordMs(k.joinHist, now - m.scheduledMs);
-    // Only this step's ramp counts toward its join rate; reconnects are counted apart.
-    if (m?.attempt === 0 && m.step === this.step) countRampJoin(k.rampJoins, now);
-    else if (m && m.attempt > 0) k.rejoins++;
-    recordMs(k.joinReplyHist, replyMs);
+    countJoin(this.counters, this.second, m, this.step, now, replyMs);
     if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) {
       this.stepSends.trackOnJoin(c, m.topic);
     }
@@ -355,8 +353,7 @@ export class GeneratorWorker implements ConnectionHooks {
     }
     if (phase === 'channel' || phase === 'socket' || phase === 'heartbeat') {
       if (this.set.endMembership(c)) {
-        this.counters.disconnected++;
-        this.second.disconnects++;
+        countDisconnect(this.counters, this.second);
         if (phase === 'channel') c.close(1000, 'channel closed');
         this.maybeReconnect(c);
       }
@@ -375,8 +372,7 @@ export class GeneratorWorker implements ConnectionHooks {
       this.ramps.settle();
     }
     if (this.set.endMembership(c) && !byUs) {
-      this.counters.disconnected++;
-      this.second.disconnects++;
+      countDisconnect(this.counters, this.second);
       this.maybeReconnect(c);
     }
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  countDisconnect,
   countError,
+  countJoin,
   countSnapshot,
   MAX_ERROR_REASONS,
   MAX_SECOND_ERROR_REASONS,
@@ -53,5 +55,35 @@ describe('step counters', () => {
     countSnapshot(k, 100, 2);
     countSnapshot(k, 300, 5);
     expect(k.snapshots).toEqual({ count: 2, bytes: 400, maxBytes: 300, entries: 7 });
+  });
+
+  it("countJoin counts a step's first attempts toward its join rate, a reconnect as a rejoin", () => {
+    const k = newStepCounters();
+    const s = newSecondCounters();
+    // A first attempt of this step (2), answered at 1_050 ms, scheduled at 1_000, reply 20 ms.
+    countJoin(k, s, { scheduledMs: 1_000, attempt: 0, step: 2 }, 2, 1_050, 20);
+    expect(k.rampJoins).toMatchObject({ joined: 1, firstReplyMs: 1_050, lastReplyMs: 1_050 });
+    expect(k.joinHist.totalCount).toBe(1);
+    expect(k.joinHist.maxValue).toBeGreaterThanOrEqual(50);
+    // A first attempt of an earlier step, and a reconnect: neither in this step's join rate.
+    countJoin(k, s, { scheduledMs: 1_000, attempt: 0, step: 1 }, 2, 1_100, 20);
+    countJoin(k, s, { scheduledMs: 1_000, attempt: 3, step: 2 }, 2, 1_200, 20);
+    expect(k.rampJoins.joined).toBe(1);
+    expect(k.rejoins).toBe(1);
+    // A connection no longer held: its reply still counts, with no join latency.
+    countJoin(k, s, undefined, 2, 1_300, 20);
+    expect(k.joined).toBe(4);
+    expect(s.joins).toBe(4);
+    expect(k.joinHist.totalCount).toBe(3);
+    expect(k.joinReplyHist.totalCount).toBe(4);
+  });
+
+  it('countDisconnect counts a lost member in the step and the second', () => {
+    const k = newStepCounters();
+    const s = newSecondCounters();
+    countDisconnect(k, s);
+    countDisconnect(k, s);
+    expect(k.disconnected).toBe(2);
+    expect(s.disconnects).toBe(2);
   });
 });
