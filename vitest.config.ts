@@ -11,5 +11,8 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 2,
     pool: 'forks',
+    // Each test file its own temp dir; a file that leaves an rtcap-* entry there fails, named.
+    globalSetup: ['test/support/tmp-global-setup.ts'],
+    setupFiles: ['test/support/tmp-per-file.ts'],
   },
 });

@@ -11,10 +11,11 @@
  * Run: npx tsx bench/burst-fanout.ts [--members 15000] [--duration 10] [--repeats 2]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { option, startBlaster } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const members = Number(option('members', '15000'));
 const durationS = Number(option('duration', '10'));
@@ -32,7 +33,7 @@ interface Row {
 }
 
 function rtcap(url: string, workers: number): Promise<Row> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-burst-'));
+  const dir = tempDir('rtcap-burst-');
   const profile = join(dir, 'profile.yaml');
   writeFileSync(
     profile,

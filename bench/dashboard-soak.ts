@@ -18,10 +18,11 @@
  * buffers stop growing once full.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchChromium } from './support/browser.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => {
@@ -45,7 +46,7 @@ function rssMb(pid: number): number | null {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-soak-'));
+  const dir = tempDir('rtcap-dash-soak-');
   const profile = join(dir, 'soak.yaml');
   const steadyS = Math.round(minutes * 60);
   writeFileSync(

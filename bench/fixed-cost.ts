@@ -16,10 +16,11 @@
  * Run: npx tsx bench/fixed-cost.ts [--connections 1000] [--duration 8] [--trials 3] [--workers 1]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { option, startBlaster } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const connections = Number(option('connections', '1000'));
 const durationS = Number(option('duration', '8'));
@@ -60,7 +61,7 @@ function timed(argv: string[], dir: string): Promise<Cost> {
 }
 
 async function rtcapTrial(url: string): Promise<Cost & { joined: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-fixed-'));
+  const dir = tempDir('rtcap-fixed-');
   try {
     const profile = join(dir, 'profile.yaml');
     writeFileSync(
@@ -95,7 +96,7 @@ async function rtcapTrial(url: string): Promise<Cost & { joined: number }> {
 }
 
 async function bareTrial(url: string): Promise<Cost & { joined: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-fixed-'));
+  const dir = tempDir('rtcap-fixed-');
   try {
     let joined = 0;
     const cost = await timed(

@@ -20,11 +20,12 @@
  *        [--deliveries 20000,40000,60000,80000,100000,120000]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, getPriority, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, getPriority, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProcTreeSampler } from '../src/monitor/proc.js';
 import { option, startBlaster } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const connections = Number(option('connections', '1000'));
 const durationS = Number(option('duration', '10'));
@@ -121,7 +122,7 @@ async function trialBare(pass: number, d: number, url: string, pid: number): Pro
 async function trialRtcap(pass: number, d: number, url: string, pid: number): Promise<Trial> {
   const rate = d / (connections - 1);
   // rtcap, exactly as a user runs it.
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-ceiling-'));
+  const dir = tempDir('rtcap-ceiling-');
   const profile = join(dir, 'profile.yaml');
   writeFileSync(
     profile,

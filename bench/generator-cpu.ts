@@ -19,10 +19,11 @@
  * 1000] [--repeats 3] [--baseline DIR,DIR2]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { option, startBlaster } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const connections = Number(option('connections', '1000'));
 const rates = (option('rates', null) ?? option('rate', '60')!).split(',').map(Number);
@@ -77,7 +78,7 @@ async function bare(url: string, rate: number): Promise<Row> {
 }
 
 async function rtcap(tool: string, dir: string, url: string, rate: number): Promise<Row> {
-  const tmp = mkdtempSync(join(tmpdir(), 'rtcap-cpu-'));
+  const tmp = tempDir('rtcap-cpu-');
   const profile = join(tmp, 'profile.yaml');
   writeFileSync(
     profile,

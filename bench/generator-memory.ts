@@ -5,10 +5,10 @@
  * Run: npx tsx bench/generator-memory.ts [--connections 5000,15000]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const args = process.argv.slice(2);
 const i = args.indexOf('--connections');
@@ -29,7 +29,7 @@ async function main() {
   const url = `ws://127.0.0.1:${port}/socket/websocket`;
   const rows: string[] = [];
   const rss = async (n: number) => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-mem-'));
+    const dir = tempDir('rtcap-mem-');
     const profile = join(dir, 'p.yaml');
     writeFileSync(
       profile,

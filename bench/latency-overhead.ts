@@ -27,11 +27,12 @@
  *        [--duration 10] [--delay 25] [--dump messages.ndjson]
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Percentiles } from '../src/result/result.js';
 import { option } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const rounds = Number(option('rounds', '5'));
 const connections = Number(option('connections', '20'));
@@ -112,7 +113,7 @@ function measure(writes: Writes, got: Received, serverOriginMs: number): Measure
 
 /** rtcap run on its own topic: its first receipts (the tap) and its own latency figure. */
 async function runRtcap(url: string): Promise<Received & { latency: Percentiles }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-latency-'));
+  const dir = tempDir('rtcap-latency-');
   const profile = join(dir, 'profile.yaml');
   const step = `{ connections: ${connections}, send_rate: ${rate}, duration: ${durationS}s }`;
   writeFileSync(

@@ -12,10 +12,10 @@
  * temporary one, removed after.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { launchChromium } from './support/browser.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => {
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     );
   const out = resolve(opt('out', 'dashboard.png'));
   const afterSteps = Number(opt('after-steps', '2'));
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-dash-shot-'));
+  const dir = tempDir('rtcap-dash-shot-');
   const bin = resolve(import.meta.dirname, '../bin/rtcap.js');
   const command = args.includes('--sweep') ? 'sweep' : 'run';
   const child = spawn(

@@ -10,13 +10,13 @@
  *
  * A run directory without report.html (or with an old one) gets it rebuilt from result.json first.
  */
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readResultFile } from '../src/cli/report.js';
 import { writeArtifacts } from '../src/cli/render.js';
 import { launchChromium } from './support/browser.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const args = process.argv.slice(2);
 const VALUED = new Set(['--out', '--width', '--element']);
@@ -28,7 +28,7 @@ const opt = (name: string): string | undefined => {
 async function main(): Promise<void> {
   let dir: string;
   if (args.includes('--fixture')) {
-    dir = mkdtempSync(join(tmpdir(), 'rtcap-shot-'));
+    dir = tempDir('rtcap-shot-');
     const fixtures = new URL('../test/fixtures/', import.meta.url);
     copyFileSync(new URL('run-a.json', fixtures), join(dir, 'result.json'));
     copyFileSync(new URL('run-a.timeseries.ndjson', fixtures), join(dir, 'timeseries.ndjson'));

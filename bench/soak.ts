@@ -14,10 +14,11 @@
  * Run: npx tsx bench/soak.ts [--minutes 10] [--connections 1000] [--deliveries 10000] [--workers 2]
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { option, startBlaster } from './support/cli.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 const minutes = Number(option('minutes', '10'));
 const connections = Number(option('connections', '1000'));
@@ -42,7 +43,7 @@ async function main() {
   const blaster = await startBlaster({ stderr: 'ignore' });
   const port = blaster.port;
   const url = `ws://127.0.0.1:${port}/socket/websocket`;
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-soak-'));
+  const dir = tempDir('rtcap-soak-');
   const probeDir = join(dir, 'mem');
   mkdirSync(probeDir);
   const rate = deliveries / (connections - 1);

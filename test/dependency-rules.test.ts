@@ -4,11 +4,11 @@
  * A failure prints dependency-cruiser's lines, each naming the rule and the importing file.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp-dir.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
@@ -29,7 +29,7 @@ function cruise(cwd: string, args: string[]): Promise<{ code: number; out: strin
   });
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'rtcap-deps-'));
+const scratch = tempDir('rtcap-deps-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function write(dir: string, path: string, text: string): void {

@@ -1,13 +1,13 @@
 /**
  * `rtcap capacity DIR...` through the command line parser, in this process, on the seed fixtures.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CapacityFile } from '../../src/capacity/types.js';
 import { SEED_002_RUNS, loadRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let err = '';
 function capture(): void {
@@ -25,7 +25,7 @@ function seedDirs(edit: (name: string, r: ReturnType<typeof loadRun>) => void = 
   root: string;
   dirs: string[];
 } {
-  const root = mkdtempSync(join(tmpdir(), 'rtcap-capacity-'));
+  const root = tempDir('rtcap-capacity-');
   const dirs = SEED_002_RUNS.map((n) => {
     const d = join(root, 'runs', n);
     mkdirSync(d, { recursive: true });

@@ -3,13 +3,13 @@
  * caches, keeps a live run's, and says what it did.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-const work = mkdtempSync(join(tmpdir(), 'rtcap-clean-test-'));
+const work = tempDir('rtcap-clean-test-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('rtcap clean', () => {

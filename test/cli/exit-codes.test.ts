@@ -3,16 +3,16 @@
  * errors exit 2 everywhere, each with one line naming what was wrong. Through main(), in this
  * process, on real files; nothing here may start a run or a server.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { cliInProcess } from '../support/cli-in-process.js';
 import { EXIT as RUN_EXIT } from '../../src/run/runner.js';
 import { loadRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-exit-test-'));
+const work = tempDir('rtcap-exit-test-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const write = (name: string, text: string) => {
   const p = join(work, name);

@@ -6,15 +6,15 @@
  * the test instead.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../support/cli-in-process.js';
 import { cpuList, int, isoTime, num, port, wsUrl } from '../../src/cli/flags.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-const work = mkdtempSync(join(tmpdir(), 'rtcap-flags-test-'));
+const work = tempDir('rtcap-flags-test-');
 const profile = join(work, 'p.yaml');
 writeFileSync(
   profile,

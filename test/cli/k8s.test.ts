@@ -3,13 +3,13 @@
  * a shared target (each pod or segment would start its own built-in server), and `rtcap k8s`
  * of a profile `rtcap run` would refuse. Through main(), in this process: nothing starts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { cliInProcess } from '../support/cli-in-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-k8s-cli-'));
+const work = tempDir('rtcap-k8s-cli-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const STEPS = 'load:\n  steps:\n    - { connections: 2, duration: 1s }\n';
 const file = (name: string, text: string) => {

@@ -6,18 +6,18 @@
  * it resolves.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RECORDER = join(ROOT, 'test/support/record-imports.mjs');
 
 /** Every module a Node process resolves while running `script`, one URL or path each. */
 function modulesLoadedBy(script: string): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-imports-'));
+  const dir = tempDir('rtcap-imports-');
   const out = join(dir, 'imports.txt');
   try {
     execFileSync(

@@ -1,12 +1,12 @@
 /** `rtcap plan` through the command line parser on the seed table and the shipped workloads. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCapacityFile } from '../../src/capacity/table.js';
 import { main } from '../../src/cli/main.js';
 import { SEED_002_RUNS, loadRun, poolBoundJoinRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let out = '';
 let err = '';
@@ -25,7 +25,7 @@ function capture(): void {
   );
 }
 function seedCapacity(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'rtcap-plan-')), 'capacity.json');
+  const path = join(tempDir('rtcap-plan-'), 'capacity.json');
   writeFileSync(
     path,
     JSON.stringify(buildCapacityFile(SEED_002_RUNS.map((n) => ({ dir: n, result: loadRun(n) })))),
@@ -36,7 +36,7 @@ function seedCapacity(): string {
 /**
  * The seed's table with a join-rate run the default db_pool of 1 limits (test/plan/knobs.test.ts).
  */
-function poolOneCapacity(dir = mkdtempSync(join(tmpdir(), 'rtcap-plan-'))): string {
+function poolOneCapacity(dir = tempDir('rtcap-plan-')): string {
   const runs = SEED_002_RUNS.filter((n) => n !== 'seed-002-s4-join-rate').map((n) => ({
     dir: n,
     result: loadRun(n),
@@ -93,7 +93,7 @@ describe('rtcap plan without --capacity', () => {
   };
 
   it('reads the newest reports/*/capacity.json and says which', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'rtcap-plan-cwd-'));
+    const cwd = tempDir('rtcap-plan-cwd-');
     for (const d of ['old', 'new']) mkdirSync(join(cwd, 'reports', d), { recursive: true });
     const old = poolOneCapacity(join(cwd, 'reports', 'old'));
     utimesSync(old, new Date(0), new Date(0));
@@ -110,7 +110,7 @@ describe('rtcap plan without --capacity', () => {
   });
 
   it('with none to read: one line naming the flag, exit 2', () => {
-    const r = plan(mkdtempSync(join(tmpdir(), 'rtcap-plan-cwd-')));
+    const r = plan(tempDir('rtcap-plan-cwd-'));
     expect(r.code).toBe(2);
     expect(r.err).toBe(
       'rtcap plan: --capacity not given and no reports/*/capacity.json to read: run `rtcap campaign profiles/campaigns/quick.yaml` or pass --capacity FILE\n',
@@ -155,7 +155,7 @@ describe('rtcap plan', () => {
   });
 
   it('a workload error is reported at its line', async () => {
-    const bad = join(mkdtempSync(join(tmpdir(), 'rtcap-plan-')), 'w.yaml');
+    const bad = join(tempDir('rtcap-plan-'), 'w.yaml');
     writeFileSync(bad, 'name: w\nconnections: { public: -1 }\n');
     capture();
     await main(['plan', '--capacity', seedCapacity(), '--workload', bad]);

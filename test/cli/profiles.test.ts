@@ -3,12 +3,12 @@
  * line by line, and runs nothing; schema prints the checked-in JSON Schema.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/rtcap.js');
@@ -16,7 +16,7 @@ const rtcap = (args: string[]) =>
   spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 
 function profileFile(name: string, text: string): string {
-  const p = join(mkdtempSync(join(tmpdir(), 'rtcap-validate-')), name);
+  const p = join(tempDir('rtcap-validate-'), name);
   writeFileSync(p, text);
   return p;
 }
@@ -92,7 +92,7 @@ describe('rtcap validate: every file rtcap reads', () => {
   });
 
   it("a campaign: its own fields, then every entry's profile, with the campaign's overrides", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-validate-'));
+    const dir = tempDir('rtcap-validate-');
     writeFileSync(
       join(dir, 'p.yaml'),
       'name: p\nscenario: broadcast-public\nload:\n  steps:\n    - { connections: 1, duration: 1s }\n',

@@ -5,11 +5,11 @@
  * logs are on stderr, and never on stdout.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -39,7 +39,7 @@ describe('rtcap run profiles/quickstart.yaml (shortened)', () => {
       { connections: 20, send_rate: 2, duration: '1s' },
     ];
     profile.load.drain = '2s';
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-quickstart-'));
+    const dir = tempDir('rtcap-quickstart-');
     const path = join(dir, 'quickstart.yaml');
     writeFileSync(path, stringify(profile));
 

@@ -3,8 +3,7 @@
  * in result.json, summary.md and report.html from the timeseries on disk, thresholds, and a
  * sweep's table. From fixtures: no sockets.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,6 +16,7 @@ import {
   type ResultFile,
 } from '../../src/cli/render.js';
 import { loadRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 
@@ -27,7 +27,7 @@ function oneBased(r: ResultFile): ResultFile {
 }
 
 function runDir(withThresholds: string[] | null = null): { dir: string; r: ResultFile } {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-render-'));
+  const dir = tempDir('rtcap-render-');
   copyFileSync(new URL('run-a.timeseries.ndjson', FIXTURES), join(dir, 'timeseries.ndjson'));
   const r = oneBased(loadRun('run-a') as ResultFile);
   if (withThresholds)
@@ -78,7 +78,7 @@ describe('writeArtifacts', () => {
 
   it('rebuilds report.html without a timeseries (the timeline chart is then empty)', () => {
     const { dir, r } = runDir();
-    const empty = mkdtempSync(join(tmpdir(), 'rtcap-render-'));
+    const empty = tempDir('rtcap-render-');
     expect(writeArtifacts(r, empty)).toEqual([]);
     expect(existsSync(join(empty, 'report.html'))).toBe(true);
     void dir;

@@ -2,19 +2,19 @@
  * `rtcap report DIR` and `rtcap compare A B` through the command line parser, in this
  * process, on fixture results.
  */
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { readResultFile } from '../../src/cli/report.js';
 import type { ResultFile } from '../../src/cli/render.js';
 import { loadRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 
 function dirWith(name: string, edit: (r: ResultFile) => void = () => undefined): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+  const dir = tempDir('rtcap-cli-');
   const r = loadRun(name) as ResultFile;
   edit(r);
   writeFileSync(join(dir, 'result.json'), JSON.stringify(r));
@@ -68,7 +68,7 @@ describe('rtcap report', () => {
   });
 
   it('exits 2 on a directory without an rtcap result', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+    const dir = tempDir('rtcap-cli-');
     capture();
     await main(['report', dir]);
     expect(process.exitCode).toBe(2);
@@ -84,7 +84,7 @@ describe('rtcap compare', () => {
   it('prints both runs side by side with the differences, and writes HTML with --out', async () => {
     const a = dirWith('run-a');
     const b = dirWith('run-b');
-    const html = join(mkdtempSync(join(tmpdir(), 'rtcap-cli-')), 'cmp.html');
+    const html = join(tempDir('rtcap-cli-'), 'cmp.html');
     capture();
     await main(['compare', a, join(b, 'result.json'), '--out', html]);
     expect(process.exitCode ?? 0).toBe(0);
@@ -102,7 +102,7 @@ describe('rtcap compare', () => {
   });
 
   it('writes Markdown for any other --out name', async () => {
-    const md = join(mkdtempSync(join(tmpdir(), 'rtcap-cli-')), 'cmp.md');
+    const md = join(tempDir('rtcap-cli-'), 'cmp.md');
     capture();
     await main(['compare', dirWith('run-a'), dirWith('run-b'), '--out', md]);
     expect(readFileSync(md, 'utf8')).toBe(out);
@@ -167,7 +167,7 @@ describe('rtcap compare', () => {
     });
 
     it('writes the gates into the --out file first, so the artefact a CI step keeps says why it failed', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+      const dir = tempDir('rtcap-cli-');
       capture();
       await main([
         'compare',

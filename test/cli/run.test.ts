@@ -3,12 +3,12 @@
  * it leaves on disk when interrupted.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 let server: TestServer | null = null;
@@ -45,7 +45,7 @@ function rtcap(
 }
 
 function profileFile(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-cli-'));
+  const dir = tempDir('rtcap-cli-');
   const p = join(dir, 'profile.yaml');
   writeFileSync(p, text);
   return p;
@@ -90,7 +90,7 @@ describe('rtcap run (the binary)', () => {
         '',
       ].join('\n'),
     );
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    const out = tempDir('rtcap-cli-out-');
     writeFileSync(join(out, 'result.json'), '{"old": true}\n');
     writeFileSync(join(out, 'server.log'), 'old server log\n');
     const refused = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
@@ -131,7 +131,7 @@ describe('rtcap run (the binary)', () => {
         '',
       ].join('\n'),
     );
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    const out = tempDir('rtcap-cli-out-');
     const r = await rtcap([
       'run',
       p,
@@ -174,7 +174,7 @@ describe('rtcap run (the binary)', () => {
         '',
       ].join('\n'),
     );
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-out-'));
+    const out = tempDir('rtcap-cli-out-');
     const r = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
     expect(r.code).toBe(99);
     expect(r.stderr).toContain(
@@ -212,7 +212,7 @@ describe('rtcap run (the binary)', () => {
         '',
       ].join('\n'),
     );
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-cli-int-'));
+    const out = tempDir('rtcap-cli-int-');
     // Interrupt two seconds into the steady state, whatever the machine's load made of the start.
     const steadySeconds = () => {
       try {

@@ -2,9 +2,8 @@
  * A target that is not there, refuses us, drops everyone mid-run or speaks garbage: each
  * gives a one-line cause, keeps the partial result on disk and a non-zero exit.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY_HINT } from '../../src/client/classify.js';
@@ -12,6 +11,7 @@ import { runBenchmark, EXIT } from '../../src/run/runner.js';
 import type { RunResult } from '../../src/result/result.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
 }
 
 async function run(url: string, steps = [{ connections: 30, send_rate: 10, duration: '3s' }]) {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-bad-'));
+  const dir = tempDir('rtcap-bad-');
   const profile = profileFrom({
     name: 'bad',
     scenario: 'broadcast-public',

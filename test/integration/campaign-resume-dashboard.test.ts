@@ -5,8 +5,7 @@
  * files of the entry finished before the resume as well as those of the one it runs again, and
  * serves them. While it runs, an entry the page links files for is never shown as running.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -14,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { LiveSnapshot } from '../../src/dashboard/feed.js';
 import type { CampaignState } from '../../src/run/campaign-state.js';
 import { startWithDashboard } from '../support/dashboard-browser.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,7 +37,7 @@ const profile = (name: string) =>
 
 describe('rtcap campaign --resume --dashboard', () => {
   it('links the files of entries finished before the resume, and never shows a linked entry running', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rtcap-resume-dash-'));
+    const root = tempDir('rtcap-resume-dash-');
     writeFileSync(join(root, 'a.yaml'), profile('resume-a'));
     writeFileSync(join(root, 'b.yaml'), profile('resume-b'));
     writeFileSync(

@@ -5,8 +5,7 @@
  * and the campaign resumed: the completed entry is kept as it was, the other runs again, and the
  * table has the same rows.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +26,7 @@ import type { RunOutcome } from '../../src/run/runner.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';
 import { TEST_GENERATOR_LIMITS } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -133,7 +133,7 @@ const runIdOf = (dir: string) =>
 
 describe('rtcap campaign', () => {
   it('runs every entry into one directory, builds the 12 + 4 row table, and resumes after a crash with the same rows', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rtcap-campaign-'));
+    const root = tempDir('rtcap-campaign-');
     const path = writeCampaign(root);
     const dir = join(root, 'out');
     const campaign = loadYamlFile(path, campaignSchema);
@@ -200,7 +200,7 @@ describe('rtcap campaign', () => {
   }, 120_000);
 
   it('an interrupted campaign stops before the next entry and says so', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rtcap-campaign-'));
+    const root = tempDir('rtcap-campaign-');
     const path = writeCampaign(root);
     const dir = join(root, 'out');
     const ac = new AbortController();
@@ -220,7 +220,7 @@ describe('rtcap campaign', () => {
   });
 
   it('an abort_on_fail threshold stops its run and the campaign: the entries after it are not run, exit 99 with the reason', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rtcap-campaign-'));
+    const root = tempDir('rtcap-campaign-');
     const path = writeCampaign(root, [{ threshold: 'connections < 30', abort_on_fail: true }]);
     const dir = join(root, 'out');
     const seen: Seen = [];

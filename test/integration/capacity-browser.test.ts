@@ -5,8 +5,7 @@
  * directory of run directories. Without /usr/bin/chromium this suite fails saying how to install
  * it; RTCAP_SKIP_BROWSER=1 skips it, visibly.
  */
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import type { RunResult } from '../../src/result/result.js';
 import { relativeTo, writeCapacityFiles } from '../../src/run/capacity-output.js';
 import { SEED_002_RUNS, loadRun, makeRun, makeStep } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
 if (skip)
@@ -59,7 +59,7 @@ describe.skipIf(skip)('the campaign report in headless Chromium', () => {
       throw new Error(
         `no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (.ci/run does), or set RTCAP_SKIP_BROWSER=1 to skip this suite`,
       );
-    dir = mkdtempSync(join(tmpdir(), 'rtcap-capacity-browser-'));
+    dir = tempDir('rtcap-capacity-browser-');
     const runs = [
       ...SEED_002_RUNS.map((n) => ({ name: n, result: loadRun(n) })),
       { name: 'write-only', result: writeOnlyRun() },

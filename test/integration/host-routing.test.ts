@@ -3,14 +3,12 @@
  * refuses a plain 127.0.0.1 connection with 404 `Tenant not found`, and rtcap reaches it
  * with `target.host`, its apikey sent in the x-api-key header.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark, EXIT } from '../../src/run/runner.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const SECRET = 'tenant-secret-with-at-least-32-characters-in-it';
 let srv: RunningServer | null = null;
@@ -55,7 +53,7 @@ describe('Host routing', () => {
       }),
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-host-')),
+      outDir: tempDir('rtcap-host-'),
       log: () => undefined,
     });
     expect(refused.exitCode).toBe(EXIT.aborted);
@@ -74,7 +72,7 @@ describe('Host routing', () => {
       }),
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-host-')),
+      outDir: tempDir('rtcap-host-'),
       log: () => undefined,
     });
     expect(routed.exitCode).toBe(0);

@@ -3,13 +3,13 @@
  * line naming what cannot fit with its numbers; no run directory, no generator process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const work = mkdtempSync(join(tmpdir(), 'rtcap-huge-'));
+const work = tempDir('rtcap-huge-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('a run this machine cannot hold', () => {

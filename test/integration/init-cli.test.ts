@@ -4,14 +4,14 @@
  * written, shrunk only in size with --set, and every message is delivered.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const stops: (() => Promise<void> | void)[] = [];
@@ -81,7 +81,7 @@ function delivered(out: string): RunResult {
 describe('rtcap init', () => {
   it('writes a self-hosted Realtime profile that runs against rtcap serve', async () => {
     const port = await serve();
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
+    const dir = tempDir('rtcap-init-');
     const profile = join(dir, 'rtcap.yaml');
     const init = await rtcap([
       'init',
@@ -104,7 +104,7 @@ describe('rtcap init', () => {
   it('writes a Phoenix app profile that runs against a Phoenix-protocol server', async () => {
     const server: TestServer = await startTestServer({ topicPrefix: 'room:' });
     stops.push(() => server.close());
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
+    const dir = tempDir('rtcap-init-');
     const profile = join(dir, 'rtcap.yaml');
     const init = await rtcap([
       'init',
@@ -123,7 +123,7 @@ describe('rtcap init', () => {
   }, 180_000);
 
   it('refuses, in one line and exit 2, what it cannot write', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-init-'));
+    const dir = tempDir('rtcap-init-');
     const ambiguous = await rtcap([
       'init',
       'ws://127.0.0.1:4000/socket/websocket',

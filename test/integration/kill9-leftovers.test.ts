@@ -5,21 +5,13 @@
  * The runs' TMPDIR is this test's own directory, so "left behind" is exact.
  */
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-const work = mkdtempSync(join(tmpdir(), 'rtcap-kill9-test-'));
+const work = tempDir('rtcap-kill9-test-');
 const runTmp = join(work, 'tmp');
 mkdirSync(runTmp);
 chmodSync(work, 0o755);

@@ -3,13 +3,11 @@
  * 10th acked push unanswered, rtcap's acked equals the server's acks, its unacked the server's
  * silences, and the step is not stable; against one that answers every push, acked == sent.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -40,7 +38,7 @@ async function run(profile: ReturnType<typeof writeOnlyProfile>) {
     profile,
     profilePath: null,
     redactedProfile: {},
-    outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-acks-')),
+    outDir: tempDir('rtcap-ka-acks-'),
     log: quiet,
   });
   return result.steps[0];

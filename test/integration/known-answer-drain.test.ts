@@ -3,14 +3,14 @@
  * held past the window are deliveries, not throughput, and how long after the window they
  * came is the step's backlog. The server delays every delivery by 1.5 s.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import type { TimeseriesPoint } from '../../src/result/result.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -34,7 +34,7 @@ describe('deliveries held past the window', () => {
         steps: [{ connections: 3, send_rate: 10, duration: '3s' }],
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-drain-'));
+    const dir = tempDir('rtcap-drain-');
     const { result, exitCode } = await runBenchmark({
       profile,
       profilePath: null,

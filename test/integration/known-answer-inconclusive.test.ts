@@ -3,14 +3,12 @@
  * acknowledged, no join answered — is inconclusive, not stable, and no capacity uses it.
  * The second step keeps the first step's connections (no joins) and sends nothing.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findKnee } from '../../src/model/knee.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -39,7 +37,7 @@ describe('a step with nothing measured', () => {
       profile,
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-inconclusive-')),
+      outDir: tempDir('rtcap-inconclusive-'),
       log: () => undefined,
     });
     expect(exitCode, result.abort_reason ?? '').toBe(0);

@@ -7,9 +7,7 @@
  * ends there with the rejection, the row at the last stable step. (No recovery probe: its
  * joins would count against the server's N.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/cli/render.js';
 import { analyzeRun } from '../../src/model/analysis.js';
@@ -17,13 +15,14 @@ import { limitWords } from '../../src/model/limit.js';
 import { runSweep } from '../../src/run/sweep.js';
 import { profileFrom } from '../support/profiles.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const N = 60;
 let server: TestServer;
 let dir: string;
 beforeAll(async () => {
   server = await startTestServer({ refuseJoinsAfter: { joins: N, reason: 'too many joins' } });
-  dir = mkdtempSync(join(tmpdir(), 'rtcap-ka-join-refusal-'));
+  dir = tempDir('rtcap-ka-join-refusal-');
 });
 afterAll(async () => {
   await server?.close();

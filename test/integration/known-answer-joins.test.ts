@@ -3,13 +3,11 @@
  * at exactly 10 per second, a step offering 5 joins/s is stable and measures 5/s; a step
  * offering 20/s (twice its capacity) is not stable and measures the server's 10/s.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -44,7 +42,7 @@ describe('known-answer server: joins served at 10/s', () => {
       profile,
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-ka-joins-')),
+      outDir: tempDir('rtcap-ka-joins-'),
       log: () => undefined,
     });
     const [under, over] = result.steps;

@@ -14,8 +14,7 @@
  * Everything listens on 127.0.0.1, port 0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +29,7 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { serve } from '../server/helpers.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
 const BIN = resolve(__dirname, '../../bin/rtcap.js');
@@ -72,7 +72,7 @@ describe('what stopped a sweep: the server said no', () => {
       },
       slo: { p95_ms: 5000 },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-limit-a-'));
+    const dir = tempDir('rtcap-limit-a-');
     const { result } = await runSweep({
       profile,
       profilePath: null,
@@ -103,7 +103,7 @@ async function sweepUnderNofile(
   limit: number,
   profile: Record<string, unknown>,
 ): Promise<{ stdout: string; result: RunResult; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-limit-b-'));
+  const dir = tempDir('rtcap-limit-b-');
   const file = join(dir, 'profile.yaml');
   writeFileSync(file, stringify(profile));
   const out = join(dir, 'run');
@@ -224,7 +224,7 @@ describe('what stopped a sweep: a generator that cannot keep up', () => {
         profile: p,
         profilePath: null,
         redactedProfile: {},
-        outDir: mkdtempSync(join(tmpdir(), 'rtcap-limit-c-')),
+        outDir: tempDir('rtcap-limit-c-'),
         log: quiet,
         ...runArtifactHooks(),
       })

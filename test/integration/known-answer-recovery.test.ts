@@ -11,9 +11,7 @@
  * stable step, limited by the change pipeline not recovering after 160/s — not "delivery 0 %"
  * of steps measured against a dead pipeline.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/cli/render.js';
@@ -27,6 +25,7 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const R = 100;
 let srv: RunningServer;
@@ -103,7 +102,7 @@ function changesProfile(url: string) {
 describe('the recovery probe exercises the path the search loads', () => {
   it('a change pipeline that dies above R rows/s: the search stops there and the row says so', async () => {
     await sql(DIE_ABOVE_R);
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-ka-recovery-'));
+    const dir = tempDir('rtcap-ka-recovery-');
     dirs.push(dir);
     const { result, sweep } = await runSweep({
       profile: changesProfile(srv.url),

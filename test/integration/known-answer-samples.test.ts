@@ -5,14 +5,12 @@
  * step of 1,200 messages has p50, p95 and p99 on enough samples (≥ 10 beyond each), only
  * p99.9 marked.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderTerminalSummary } from '../../src/report/terminal.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -33,7 +31,7 @@ async function runMessages(sendRate: number, duration: string) {
     },
     slo: { p95_ms: 2000 },
   });
-  const outDir = mkdtempSync(join(tmpdir(), 'rtcap-ka-samples-'));
+  const outDir = tempDir('rtcap-ka-samples-');
   return runBenchmark({
     profile,
     profilePath: null,

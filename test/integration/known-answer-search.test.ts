@@ -21,9 +21,6 @@
  * a few ms when quiet). Steps are that long because an overload of 5 % shows only as what it
  * accumulates; the 2 s warm-up keeps a freshly started server's first seconds out.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/cli/render.js';
 import { analyzeRun } from '../../src/model/analysis.js';
@@ -31,6 +28,7 @@ import { STEP_METRICS } from '../../src/model/metrics.js';
 import { runSweep } from '../../src/run/sweep.js';
 import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
 import { profileFrom, TEST_GENERATOR_LIMITS } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const R = 2000;
 const RECEIVERS = 100;
@@ -72,7 +70,7 @@ function searchProfile() {
 
 describe('a search against a server that carries exactly R deliveries/s', () => {
   it('lands within the resolution below R, names latency or delivery, and reads no step below R broken', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-ka-search-'));
+    const dir = tempDir('rtcap-ka-search-');
     const { result, sweep, exitCode } = await runSweep({
       profile: searchProfile(),
       profilePath: null,

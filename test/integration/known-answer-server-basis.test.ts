@@ -3,12 +3,10 @@
  * server pinned to one core (--server-cpus 0) has a basis of 1 vCPU read from its affinity,
  * whatever the declared instance says, and the run warns about the disagreement.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('server basis', () => {
   it('a built-in server pinned to one core: basis 1 vCPU from affinity, CPU % of that core', async () => {
@@ -28,7 +26,7 @@ describe('server basis', () => {
       profile,
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-basis-')),
+      outDir: tempDir('rtcap-basis-'),
       serverCpus: '0',
       log: (l) => lines.push(l),
     });

@@ -2,13 +2,13 @@
  * Known answers: against a server told to delay every delivery by D ms and drop a share P,
  * rtcap must report latency ≈ D and delivery ≈ 1 − P ("Done when").
  */
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 function out(): string {
-  return mkdtempSync(join(tmpdir(), 'rtcap-ka-'));
+  return tempDir('rtcap-ka-');
 }
 
 const quiet = () => undefined;

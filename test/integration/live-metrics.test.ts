@@ -5,10 +5,10 @@
  * whole campaign, its counters running on across the entries.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 
@@ -62,7 +62,7 @@ async function startWithMetrics(args: string[]) {
 
 describe('rtcap run --metrics-port', () => {
   it('serves counters that grow while the run goes on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-live-'));
+    const dir = tempDir('rtcap-live-');
     const profile = join(dir, 'profile.yaml');
     writeFileSync(profile, PROFILE);
     const { child, exited, url, stderr, scrape } = await startWithMetrics([
@@ -100,7 +100,7 @@ describe('rtcap run --metrics-port', () => {
   }, 90_000);
 
   it('serves one endpoint for a whole campaign, counting on across its entries', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-live-'));
+    const dir = tempDir('rtcap-live-');
     writeFileSync(join(dir, 'profile.yaml'), PROFILE);
     writeFileSync(
       join(dir, 'campaign.yaml'),

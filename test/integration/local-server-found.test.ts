@@ -5,8 +5,7 @@
  * says so in the summary, instead of "server CPU and memory were not sampled".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/cli/render.js';
@@ -14,6 +13,7 @@ import { readOpenFilesLimit } from '../../src/monitor/os-limits.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(__dirname, '../../bin/rtcap.js');
 let child: ChildProcess;
@@ -51,7 +51,7 @@ describe('a local server started by the user', () => {
       },
       slo: { p95_ms: 5000 },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-local-'));
+    const dir = tempDir('rtcap-local-');
     const { result } = await runBenchmark({
       profile,
       profilePath: null,

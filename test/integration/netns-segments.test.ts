@@ -16,14 +16,14 @@
  * build first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
 import { NetnsTopology, SERVER_ADDRESS, netnsUnavailable } from '../support/netns.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const SEGMENTS = 3;
@@ -59,7 +59,7 @@ function start(
   return { child, done };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'rtcap-netns-'));
+const dir = tempDir('rtcap-netns-');
 const profile = join(dir, 'p.yaml');
 writeFileSync(
   profile,

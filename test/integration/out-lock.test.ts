@@ -4,14 +4,14 @@
  * written there.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-const work = mkdtempSync(join(tmpdir(), 'rtcap-lock-test-'));
+const work = tempDir('rtcap-lock-test-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function rtcap(args: string[]): Promise<{ code: number | null; stderr: string; ms: number }> {

@@ -21,11 +21,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const isRoot = process.getuid?.() === 0;
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-private-test-'));
+const work = tempDir('rtcap-private-test-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(!isRoot)('a checkout inside a 0700 directory, as root', () => {

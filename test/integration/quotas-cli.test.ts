@@ -5,13 +5,13 @@
  * refusals at once, so each run takes seconds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { QuotasReport } from '../../src/result/quotas.js';
 import { makeSigningKey, makeTestPki } from '../support/tls.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const children: ChildProcess[] = [];
@@ -64,7 +64,7 @@ async function serveWith(flags: string[]): Promise<string> {
 const DEV_AUTH = 'auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long }';
 
 function profile(quotas: Record<string, number>, external = false): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-quotas-'));
+  const dir = tempDir('rtcap-quotas-');
   const lines = [
     'name: quotas-test',
     'scenario: broadcast-public',
@@ -82,7 +82,7 @@ function profile(quotas: Record<string, number>, external = false): string {
 
 describe('rtcap quotas', () => {
   it('passes every declared quota on the built-in server started with them, and writes quotas.json and quotas.md', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-quotas-out-'));
+    const out = tempDir('rtcap-quotas-out-');
     const declared = {
       max_payload_size_in_kb: 20,
       max_channels_per_client: 10,
@@ -112,7 +112,7 @@ describe('rtcap quotas', () => {
       '--max-channels-per-client',
       '10',
     ]);
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-quotas-out-'));
+    const out = tempDir('rtcap-quotas-out-');
     const r = await rtcap([
       'quotas',
       profile({ max_channels_per_client: 10, max_joins_per_second: 40 }, true),
@@ -165,7 +165,7 @@ describe('rtcap quotas', () => {
         '',
       ].join('\n'),
     );
-    const out = mkdtempSync(join(tmpdir(), 'rtcap-quotas-out-'));
+    const out = tempDir('rtcap-quotas-out-');
     const r = await rtcap(['quotas', file, '--url', url, '--out', out]);
     expect(r.stderr).toContain('quotas: PASS — 1 of 1 as declared');
     expect(r.code).toBe(0);

@@ -4,13 +4,13 @@
  * which key the server expects and where rtcap takes it from.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, rtcapProcess, startServeProcess } from '../support/rtcap-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-readme-url-'));
+const work = tempDir('rtcap-readme-url-');
 let serve: ChildProcess | null = null;
 let port = 0;
 

@@ -6,8 +6,7 @@
  * Without /usr/bin/chromium this suite fails, saying how to install it (.ci/run installs it);
  * RTCAP_SKIP_BROWSER=1 skips it instead, visibly.
  */
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
 } from '../../bench/support/browser.js';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import { loadRun } from '../fixtures/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const skip = process.env.RTCAP_SKIP_BROWSER === '1';
 if (skip)
@@ -46,7 +46,7 @@ describe.skipIf(skip)('report.html in headless Chromium', () => {
         `no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does), or set RTCAP_SKIP_BROWSER=1 to skip this suite`,
       );
     }
-    dir = mkdtempSync(join(tmpdir(), 'rtcap-browser-'));
+    dir = tempDir('rtcap-browser-');
     copyFileSync(
       new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url),
       join(dir, 'timeseries.ndjson'),

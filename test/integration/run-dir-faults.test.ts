@@ -6,14 +6,14 @@
  * where mounting is not permitted.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
 import { rtcapProcess } from '../support/rtcap-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-rundir-test-'));
+const work = tempDir('rtcap-rundir-test-');
 const mounted: string[] = [];
 
 /** Runs mount(8); null when done, else why it could not be (the tests that need it skip). */

@@ -4,9 +4,6 @@
  * server started here and named by URL. Expected comes from the topology; the server's own
  * counters are the known answer for what was sent and delivered.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BroadcastPrivateExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
@@ -15,9 +12,10 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
-const out = () => mkdtempSync(join(tmpdir(), 'rtcap-bp-'));
+const out = () => tempDir('rtcap-bp-');
 
 let srv: RunningServer | null = null;
 let db: ServerDb | null = null;

@@ -4,9 +4,6 @@
  * tiny (one connection, 100 ms per check, 300 ms queue target, 3 s error window) so the pool's
  * ceiling — IncreaseConnectionPool refusals above db_pool ÷ check time — shows in seconds.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JoinRateExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
@@ -15,9 +12,10 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
-const out = () => mkdtempSync(join(tmpdir(), 'rtcap-jr-'));
+const out = () => tempDir('rtcap-jr-');
 const POOL = 'IncreaseConnectionPool: Please increase your connection pool size';
 
 let srv: RunningServer | null = null;

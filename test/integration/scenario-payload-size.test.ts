@@ -5,17 +5,15 @@
  * and against a server given by URL that drops a known share of deliveries — "receivers
  * lost messages".
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PayloadSizeExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
-const out = () => mkdtempSync(join(tmpdir(), 'rtcap-ps-'));
+const out = () => tempDir('rtcap-ps-');
 
 let server: TestServer | null = null;
 afterEach(async () => {

@@ -3,9 +3,6 @@
  * nothing delivered. Against the built-in server rtcap starts, and against a server given by
  * URL whose tenant refuses payloads over 1 KB, so where sends stop is known.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WriteOnlyExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
@@ -13,9 +10,10 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
-const out = () => mkdtempSync(join(tmpdir(), 'rtcap-wo-'));
+const out = () => tempDir('rtcap-wo-');
 
 let srv: RunningServer | null = null;
 afterEach(async () => {

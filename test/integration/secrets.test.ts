@@ -14,17 +14,17 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const SECRET = 'Kq7-SECRET-zz81';
 // A JWT secret must be 32+ characters; it contains SECRET, so a leak of either is a hit.
 const JWT_SECRET = `${SECRET}-jwt-secret-at-least-32-characters`;
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-secrets-test-'));
+const work = tempDir('rtcap-secrets-test-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function rtcap(

@@ -15,9 +15,8 @@ import { mergeShards } from '../../src/shard/merge.js';
 import { rebuildResult } from '../../src/shard/rebuild.js';
 import { initialResult } from '../../src/run/run-result.js';
 import { profileFrom } from '../support/profiles.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 
 let srv: RunningServer | null = null;
 afterEach(async () => {
@@ -44,7 +43,7 @@ describe('segments share the inserts', () => {
       },
       slo: { p95_ms: 2000 },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-seg-inserts-'));
+    const dir = tempDir('rtcap-seg-inserts-');
     const startAtMs = Date.now() + 8000;
     const outcomes = await Promise.all(
       [0, 1].map((index) =>

@@ -9,13 +9,13 @@
  * the shared schedule (it says so) and its members the first sends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const children: ChildProcess[] = [];
@@ -47,7 +47,7 @@ async function serve(): Promise<string> {
   return (JSON.parse(line) as { url: string }).url;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'rtcap-segments-'));
+const dir = tempDir('rtcap-segments-');
 const profile = join(dir, 'p.yaml');
 writeFileSync(
   profile,

@@ -3,12 +3,12 @@
  * JSON that `rtcap run` reads, quota flags, config errors, and a clean SIGTERM shutdown.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../server/helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -92,7 +92,7 @@ describe('rtcap serve', () => {
   });
 
   it('exits 2 with the field path on a bad config file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-serve-'));
+    const dir = tempDir('rtcap-serve-');
     const file = join(dir, 'tenant.yaml');
     writeFileSync(file, 'max_events_per_second: -1\n');
     const p = serveProcess(['--port', '0', '--ready-json', '--no-database', '--config', file]);

@@ -5,8 +5,7 @@
  * says so; the run aborts (exit 3) within seconds.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headline } from '../../src/report/headline.js';
@@ -15,8 +14,9 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { INCOMPLETE_LABEL } from '../../src/model/format.js';
 import { profileFrom } from '../support/profiles.js';
 import { startServeProcess } from '../support/rtcap-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-killed-'));
+const work = tempDir('rtcap-killed-');
 let serve: ChildProcess | null = null;
 afterAll(() => {
   serve?.kill('SIGKILL');

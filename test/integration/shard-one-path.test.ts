@@ -6,12 +6,12 @@
  * timeline included, since they travel in the shard too. Binary in dist/ (npm run build first).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 
@@ -24,7 +24,7 @@ function rtcap(args: string[]): Promise<{ code: number | null; stderr: string }>
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'rtcap-one-path-'));
+const dir = tempDir('rtcap-one-path-');
 const profile = join(dir, 'p.yaml');
 writeFileSync(
   profile,

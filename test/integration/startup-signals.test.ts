@@ -7,19 +7,12 @@
  * caches in it afterwards, and no process whose environment names it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCache, kindOf } from '../../src/server/db/leftovers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 /**
@@ -27,7 +20,7 @@ const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
  */
 const EXIT_BOUND_MS = 10_000;
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-signals-test-'));
+const work = tempDir('rtcap-signals-test-');
 const runTmp = join(work, 'tmp');
 const profile = join(work, 'profile.yaml');
 

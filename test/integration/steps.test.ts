@@ -2,13 +2,11 @@
  * Steps on the same connections: growing ramps only the new ones, shrinking closes the extra
  * ones before the next step is measured, and expected follows the members of each step.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -37,7 +35,7 @@ describe('multi-step runs', () => {
       profile,
       profilePath: null,
       redactedProfile: {},
-      outDir: mkdtempSync(join(tmpdir(), 'rtcap-steps-')),
+      outDir: tempDir('rtcap-steps-'),
       log: () => undefined,
     });
     expect(exitCode, result.abort_reason ?? '').toBe(0);

@@ -4,8 +4,7 @@
  * joins are refused with "Too many connected users"). The sweep must grow, bisect to it,
  * resume after an interruption, and write every artefact.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/cli/render.js';
@@ -13,6 +12,7 @@ import { runSweep, type SweepResult } from '../../src/run/sweep.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';
 import { profileFrom } from '../support/profiles.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -63,7 +63,7 @@ function sweepProfile() {
 
 describe('rtcap sweep', () => {
   it('grows, bisects to the knee the server enforces, and stops within the resolution', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-sweep-'));
+    const dir = tempDir('rtcap-sweep-');
     const { result, sweep, exitCode } = await runSweep({
       profile: sweepProfile(),
       profilePath: null,
@@ -126,7 +126,7 @@ describe('rtcap sweep', () => {
   });
 
   it('resumes an interrupted sweep from its result.json and continues where it stopped', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-sweep-'));
+    const dir = tempDir('rtcap-sweep-');
     const ac = new AbortController();
     const first = await runSweep({
       profile: sweepProfile(),

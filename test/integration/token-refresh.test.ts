@@ -4,9 +4,6 @@
  * expires. Known answer: with 4 s tokens over a 9 s step, the server verifies renewals and
  * closes no channel; the control, a fixed token that cannot be renewed, is closed by the server.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
@@ -14,9 +11,10 @@ import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const quiet = () => undefined;
-const out = () => mkdtempSync(join(tmpdir(), 'rtcap-token-'));
+const out = () => tempDir('rtcap-token-');
 
 let srv: RunningServer | null = null;
 afterEach(async () => {

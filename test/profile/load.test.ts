@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +7,7 @@ import {
   ProfileError,
   type LoadedProfile,
 } from '../../src/profile/load.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const P = 'profiles/x.yaml';
 
@@ -663,7 +663,7 @@ load:
 describe('loadProfile', () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'rtcap-profile-'));
+    dir = tempDir('rtcap-profile-');
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });

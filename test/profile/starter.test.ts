@@ -2,8 +2,7 @@
  * Starter profiles (src/profile/starter.ts): URL forms a user pastes, the kind each names, and
  * that every starter is a valid profile that names its keys only as environment variables.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/profile/load.js';
@@ -13,6 +12,7 @@ import {
   normaliseUrl,
   StarterError,
 } from '../../src/profile/starter.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const ENV = {
   SUPABASE_ANON_KEY: 'anon-key-value',
@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 async function load(yaml: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-starter-'));
+  const dir = tempDir('rtcap-starter-');
   const path = join(dir, 'p.yaml');
   writeFileSync(path, yaml);
   Object.assign(process.env, ENV);

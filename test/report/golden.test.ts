@@ -15,18 +15,17 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResultFile } from '../../src/cli/report.js';
 import { writeArtifacts } from '../../src/cli/render.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '..', 'fixtures');
@@ -41,7 +40,7 @@ const RUNS = readdirSync(fixtures)
 
 const ARTEFACTS = ['summary.md', 'report.html'] as const;
 
-const scratch = mkdtempSync(join(tmpdir(), 'rtcap-golden-'));
+const scratch = tempDir('rtcap-golden-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Rebuilds a fixture's artefacts in a fresh run directory the way `rtcap report` does. */

@@ -2,8 +2,7 @@
  * A campaign entry's `search:` over its profile's sweep section, and the budgets of a
  * campaign and its entries: parsed with their lines, merged and checked before anything runs.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { campaignSchema } from '../../src/profile/campaign.js';
@@ -13,6 +12,7 @@ import { parseYamlFile } from '../../src/profile/yaml-file.js';
 import { entrySweep } from '../../src/run/campaign-search.js';
 import { campaignBudgetLeftMs, entryBudgetMs } from '../../src/run/campaign.js';
 import { planCampaign } from '../../src/run/campaign-state.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const text = `name: s
 budget: 30m
@@ -68,7 +68,7 @@ describe('campaign file: searches and budgets', () => {
 });
 
 describe('entrySweep', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-csearch-'));
+  const dir = tempDir('rtcap-csearch-');
   const path = join(dir, 'c.yaml');
 
   it("lays the entry's fields over the profile's sweep section; a search drops the profile's explicit values", () => {

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, liveHolder, lockOutDir, OutDirLocked } from '../../src/run/out-lock.js';
 import { prepareOutDir, RunWriter } from '../../src/run/output.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'rtcap-lock-'));
+const dir = () => tempDir('rtcap-lock-');
 /** A pid that existed and is gone: a process that has exited and been reaped. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeRunId, RunWriter } from '../../src/run/output.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('makeRunId', () => {
   it('is a sortable local timestamp and a safe name', () => {
@@ -14,7 +13,7 @@ describe('makeRunId', () => {
 
 describe('RunWriter', () => {
   it('never overwrites an earlier run of the same id', () => {
-    const reports = mkdtempSync(join(tmpdir(), 'rtcap-out-'));
+    const reports = tempDir('rtcap-out-');
     const a = RunWriter.forRun(undefined, reports, 'id');
     const b = RunWriter.forRun(undefined, reports, 'id');
     expect(a.dir).not.toBe(b.dir);
@@ -22,7 +21,7 @@ describe('RunWriter', () => {
   });
 
   it('writes result.json atomically (no temp file left) and appends the timeline', () => {
-    const w = new RunWriter(mkdtempSync(join(tmpdir(), 'rtcap-out-')));
+    const w = new RunWriter(tempDir('rtcap-out-'));
     w.writeResult({ schema: 'rtcap.result/v1' } as never);
     w.writeResult({ schema: 'rtcap.result/v1', run_id: 'x' } as never);
     w.appendTimeseries({ t: 1 } as never);
@@ -33,7 +32,7 @@ describe('RunWriter', () => {
   });
 
   it('a write that fails is told once through onFailure, never thrown, and leaves no temp file', () => {
-    const w = new RunWriter(mkdtempSync(join(tmpdir(), 'rtcap-out-')));
+    const w = new RunWriter(tempDir('rtcap-out-'));
     const told: string[] = [];
     w.onFailure = (line) => told.push(line);
     // A directory where the file should be: every write of it fails.

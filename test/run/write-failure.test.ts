@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { overwriteInPlace, writeFailureOf } from '../../src/run/write-failure.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: boom`), { code });
 
@@ -24,19 +24,19 @@ describe('writeFailureOf', () => {
 
 describe('overwriteInPlace', () => {
   it('writes the first body over the file and cuts it to that length', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'rtcap-wf-')), 'result.json');
+    const path = join(tempDir('rtcap-wf-'), 'result.json');
     writeFileSync(path, 'x'.repeat(100));
     expect(overwriteInPlace(path, ['{"a":1}\n', '{}\n'])).toBe(0);
     expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n');
   });
 
   it('creates the file when it is not there', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'rtcap-wf-')), 'result.json');
+    const path = join(tempDir('rtcap-wf-'), 'result.json');
     expect(overwriteInPlace(path, ['{}\n'])).toBe(0);
     expect(readFileSync(path, 'utf8')).toBe('{}\n');
   });
 
   it('returns null when nothing can be written (the path is a directory)', () => {
-    expect(overwriteInPlace(mkdtempSync(join(tmpdir(), 'rtcap-wf-')), ['{}'])).toBeNull();
+    expect(overwriteInPlace(tempDir('rtcap-wf-'), ['{}'])).toBeNull();
   });
 });

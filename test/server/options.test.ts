@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +9,7 @@ import {
   parseServerConfig,
   resolveTenants,
 } from '../../src/server/options.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('tenant config', () => {
   it('defaults to one tenant without tenant-wide rate quotas', () => {
@@ -52,7 +52,7 @@ describe('tenant config', () => {
   });
 
   it('reads YAML and JSON files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rtcap-cfg-'));
+    const dir = tempDir('rtcap-cfg-');
     writeFileSync(join(dir, 't.yaml'), 'max_joins_per_second: 5\ntenants:\n  - id: realtime-dev\n');
     writeFileSync(join(dir, 't.json'), '{"max_joins_per_second": 6}');
     writeFileSync(join(dir, 'bad.yaml'), 'a: [');

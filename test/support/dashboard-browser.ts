@@ -5,12 +5,12 @@
  * a suite can fail on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../bench/support/browser.js';
+import { tempDir } from './temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +64,7 @@ export function liveSuite(
   const suite = {} as LiveSuite;
   beforeAll(async () => {
     requireChromium();
-    const dir = mkdtempSync(join(tmpdir(), `rtcap-dash-${command}-`));
+    const dir = tempDir(`rtcap-dash-${command}-`);
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     suite.out = join(dir, 'out');
     const args = ['--out', suite.out, '--no-progress', '--dashboard', '0'];

@@ -3,18 +3,18 @@
  * run-a (its report written beside its timeseries), run-b (result.json only) and a campaign of
  * two seed-002 fixture runs with campaign.json and its capacity table.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import type { CampaignState } from '../../src/run/campaign-state.js';
 import { writeCampaignCapacity } from '../../src/run/campaign.js';
 import { loadRun } from '../fixtures/index.js';
+import { tempDir } from './temp-dir.js';
 
 export const CAMPAIGN_ENTRIES = ['seed-002-s1.1-connections', 'seed-002-s1.2-deliveries'];
 
 export function runsFolder(): string {
-  const root = mkdtempSync(join(tmpdir(), 'rtcap-runs-'));
+  const root = tempDir('rtcap-runs-');
   mkdirSync(join(root, 'run-a'));
   copyFileSync(
     new URL('../fixtures/run-a.timeseries.ndjson', import.meta.url),

@@ -2,18 +2,18 @@
  * Running a scenario end to end in a test: the runner against a target, the result and the
  * per-second timeline it wrote. Checks that hold for every step of every scenario.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Profile } from '../../src/profile/schema.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { runBenchmark } from '../../src/run/runner.js';
+import { tempDir } from './temp-dir.js';
 
 export async function runScenario(
   profile: Profile,
 ): Promise<{ result: RunResult; exitCode: number; timeline: TimeseriesPoint[]; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), `rtcap-${profile.scenario}-`));
+  const dir = tempDir(`rtcap-${profile.scenario}-`);
   const { result, exitCode } = await runBenchmark({
     profile,
     profilePath: null,

@@ -6,9 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp-dir.js';
 
 export interface TestPki {
   dir: string;
@@ -18,7 +18,7 @@ export interface TestPki {
 }
 
 export function makeTestPki(): TestPki {
-  const dir = mkdtempSync(join(tmpdir(), 'rtcap-pki-'));
+  const dir = tempDir('rtcap-pki-');
   const p = (f: string) => join(dir, f);
   const openssl = (...args: string[]) =>
     execFileSync('openssl', args, {

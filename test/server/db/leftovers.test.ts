@@ -3,16 +3,7 @@
  * processes (a live one, one that has exited, a pid whose start time does not match).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -25,8 +16,9 @@ import {
   tempEntries,
   writeOwner,
 } from '../../../src/server/db/leftovers.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-leftovers-test-'));
+const work = tempDir('rtcap-leftovers-test-');
 const started: ChildProcess[] = [];
 afterAll(() => {
   for (const c of started) c.kill('SIGKILL');
