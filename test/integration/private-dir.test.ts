@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -48,7 +49,8 @@ describe.skipIf(!isRoot)('a checkout inside a 0700 directory, as root', () => {
         (n) => /^rtcap-pgtemplate-[0-9a-f]{16}$/.test(n) && existsSync(join(tmpdir(), n, 'ready')),
       )
       .slice(0, 3)) {
-      execFileSync('cp', ['-a', join(tmpdir(), name), join(runTmp, name)]);
+      // The template itself, not the link to it a test file's own temp dir holds.
+      execFileSync('cp', ['-a', realpathSync(join(tmpdir(), name)), join(runTmp, name)]);
     }
     const profile = join(priv, 'profile.yaml');
     writeFileSync(

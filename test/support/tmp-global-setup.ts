@@ -2,7 +2,8 @@
  * vitest globalSetup: one parent directory for this run's per-file temp dirs
  * (test/support/tmp-per-file.ts), handed to the test files as `rtcapTmpParent` and removed when
  * the run ends. A parent left by a run that was killed (its pid gone) is removed at the next
- * start. Named vitest-rtcap-* so it is never taken for one of rtcap's own entries.
+ * start. Named vtr-<pid>-* (short: a Postgres socket path below it must stay under 108 bytes),
+ * never rtcap-*, so it is never taken for one of rtcap's own entries.
  */
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,12 +17,12 @@ declare module 'vitest' {
   }
 }
 
-const PREFIX = 'vitest-rtcap-';
+const PREFIX = 'vtr-';
 
 export default function setup(project: TestProject): () => void {
   const root = tmpdir();
   for (const name of readdirSync(root).slice(0, 20_000)) {
-    const pid = Number(/^vitest-rtcap-(\d+)-/.exec(name)?.[1]);
+    const pid = Number(/^vtr-(\d+)-/.exec(name)?.[1]);
     if (pid && pid !== process.pid && !pidAlive(pid))
       rmSync(join(root, name), { recursive: true, force: true });
   }

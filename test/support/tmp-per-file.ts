@@ -50,7 +50,7 @@ function publishCaches(own: string): void {
 }
 
 if (parent) {
-  const own = mkdtempSync(join(parent, 'file-'));
+  const own = mkdtempSync(join(parent, 'f'));
   chmodSync(own, 0o755);
   for (const name of readdirSync(realTmp))
     if (isCache(name)) symlinkSync(join(realTmp, name), join(own, name));
