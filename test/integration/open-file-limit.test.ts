@@ -6,15 +6,15 @@
  * (Node's memory sampling itself needs a descriptor: EMFILE in uv_resident_set_memory).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { BIN, startServeProcess } from '../support/rtcap-process.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rtcap-nofile-'));
+const work = tempDir('rtcap-nofile-');
 let serve: ChildProcess | null = null;
 afterAll(() => {
   serve?.kill('SIGKILL');
