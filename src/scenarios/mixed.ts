@@ -17,7 +17,7 @@
  * each component's latency beside its latest solo step's (MixedExtra.components, made by
  * run/figures/extra-mixed.ts).
  */
-import type { Profile } from '../profile/schema.js';
+import type { Profile, Step } from '../profile/schema.js';
 import type { MixedComponent } from '../result/extra.js';
 import {
   changeRows,
@@ -27,7 +27,7 @@ import {
   subscriberClaims,
 } from './changes.js';
 import { countAt, reconnectPolicy } from './common.js';
-import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
+import { roomLayout, roomTopic, rotatingSender, type RoomLayout } from './rooms.js';
 import { DEFAULT_UPDATE_SHARE } from './presence.js';
 import {
   KIND_STRIDE,
@@ -52,6 +52,89 @@ export const KIND_OF: Record<MixedComponentName, TrafficKind> = {
   'postgres-changes': 'changes',
 };
 
+/** What a mixed step carries: its components and the rate of each (0 for one it leaves out). */
+interface MixedRates {
+  components: MixedComponentName[];
+  has(c: MixedComponentName): boolean;
+  roomSendRate: number;
+  broadcastPerS: number;
+  share: number;
+  updatesPerS: number;
+  insertRatePerS: number;
+}
+
+function mixedRates(s: Step, layout: RoomLayout): MixedRates {
+  const components = MIXED_COMPONENTS.filter((c) => (s.components ?? MIXED_COMPONENTS).includes(c));
+  const has = (c: MixedComponentName) => components.includes(c);
+  const roomSendRate = s.room_send_rate ?? s.send_rate / layout.rooms;
+  const share = s.update_share ?? DEFAULT_UPDATE_SHARE;
+  return {
+    components,
+    has,
+    roomSendRate,
+    broadcastPerS: has('broadcast') ? roomSendRate * layout.rooms : 0,
+    share,
+    updatesPerS: has('presence') ? layout.connections * share : 0,
+    insertRatePerS: has('postgres-changes') ? (s.insert_rate ?? 0) : 0,
+  };
+}
+
+/** The step's broadcasts and presence updates, every member sending in turn (rotatingSender). */
+function connectionTraffic(
+  rates: MixedRates,
+  layout: RoomLayout,
+  durationMs: number,
+): Pick<StepPlan, 'broadcasts' | 'presence'> {
+  const rotating = (kind: TrafficKind) => (k: number) => {
+    const r = rotatingSender(k, layout);
+    return { conn: r.conn, stream: kindStream(kind, r.conn), seq: r.seq };
+  };
+  const { broadcastPerS, updatesPerS } = rates;
+  return {
+    broadcasts:
+      broadcastPerS > 0 && layout.connections > 0
+        ? {
+            ratePerS: broadcastPerS,
+            count: countAt(broadcastPerS, durationMs),
+            senderOf: rotating('broadcast'),
+          }
+        : null,
+    presence:
+      updatesPerS > 0
+        ? {
+            ratePerS: updatesPerS,
+            count: countAt(updatesPerS, durationMs),
+            senderOf: rotating('presence'),
+          }
+        : null,
+  };
+}
+
+/** Who receives a local stream: a room's topic (broadcast, presence) or a changes group. */
+function mixedStreamInfo(
+  profile: Profile,
+  topicOf: (conn: number) => string,
+  filtered: boolean,
+): StepPlan['streamInfo'] {
+  return (local) => {
+    const kind = kindOfStream(local);
+    const n = local - kindStream(kind, 0);
+    if (kind === 'changes')
+      return { key: changesKey(n, filtered), excludeSender: false, sender: null };
+    return {
+      key: topicOf(n),
+      excludeSender: kind === 'broadcast' && !profile.load.self,
+      sender: n,
+    };
+  };
+}
+
+/** The kind of the step's headline figures: changes, else presence, else broadcast. */
+function primaryKindOf(rates: MixedRates): TrafficKind {
+  if (rates.has('postgres-changes')) return 'changes';
+  return rates.has('presence') ? 'presence' : 'broadcast';
+}
+
 export function planMixed(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];
   const layout = roomLayout(s, step);
@@ -60,40 +143,24 @@ export function planMixed(profile: Profile, step: number): StepPlan {
     throw new Error(
       `load.steps.${step}: mixed holds at most ${KIND_STRIDE} connections per step (one stream per sender)`,
     );
-  const components = MIXED_COMPONENTS.filter((c) => (s.components ?? MIXED_COMPONENTS).includes(c));
-  const has = (c: MixedComponentName) => components.includes(c);
+  const rates = mixedRates(s, layout);
+  const { components, has } = rates;
   const filtered = s.filtered ?? false;
   const durationMs = s.duration;
   const joinRatePerS = s.join_rate ?? profile.load.join_rate;
   const payloadBytes = s.payload_bytes ?? profile.load.payload_bytes;
   const roomOf = (conn: number) => Math.floor(conn / members);
   const topicOf = (conn: number) => roomTopic(profile, roomOf(conn));
-
-  const roomSendRate = s.room_send_rate ?? s.send_rate / rooms;
-  const broadcastPerS = has('broadcast') ? roomSendRate * rooms : 0;
-  const share = s.update_share ?? DEFAULT_UPDATE_SHARE;
-  const updatesPerS = has('presence') ? connections * share : 0;
-  const insertRatePerS = has('postgres-changes') ? (s.insert_rate ?? 0) : 0;
   const inserts =
     connections > 0
       ? changeRows(profile, {
-          ratePerS: insertRatePerS,
+          ratePerS: rates.insertRatePerS,
           durationMs,
           rooms,
           filtered,
           streamOf: (n) => kindStream('changes', n),
         })
       : null;
-  const perRound = changesPerRound(rooms, filtered);
-  const rotating = (kind: TrafficKind) => (k: number) => {
-    const r = rotatingSender(k, layout);
-    return { conn: r.conn, stream: kindStream(kind, r.conn), seq: r.seq };
-  };
-  const primaryKind: TrafficKind = has('postgres-changes')
-    ? 'changes'
-    : has('presence')
-      ? 'presence'
-      : 'broadcast';
   const c = profile.changes;
   return {
     step,
@@ -112,53 +179,28 @@ export function planMixed(profile: Profile, step: number): StepPlan {
     }),
     userClaimsOf: (conn) => subscriberClaims(profile, conn),
     changesKeyOf: (conn) => changesKey(roomOf(conn), filtered),
-    broadcasts:
-      broadcastPerS > 0 && connections > 0
-        ? {
-            ratePerS: broadcastPerS,
-            count: countAt(broadcastPerS, durationMs),
-            senderOf: rotating('broadcast'),
-          }
-        : null,
-    presence:
-      updatesPerS > 0
-        ? {
-            ratePerS: updatesPerS,
-            count: countAt(updatesPerS, durationMs),
-            senderOf: rotating('presence'),
-          }
-        : null,
+    ...connectionTraffic(rates, layout, durationMs),
     inserts,
-    streamInfo: (local) => {
-      const kind = kindOfStream(local);
-      const n = local - kindStream(kind, 0);
-      if (kind === 'changes')
-        return { key: changesKey(n, filtered), excludeSender: false, sender: null };
-      return {
-        key: topicOf(n),
-        excludeSender: kind === 'broadcast' && !profile.load.self,
-        sender: n,
-      };
-    },
-    primaryKind,
+    streamInfo: mixedStreamInfo(profile, topicOf, filtered),
+    primaryKind: primaryKindOf(rates),
     reconnect: reconnectPolicy(profile),
-    // The components a step carries do not change what connections join: solo and mixed steps share
-    // them.
+    // The components a step carries do not change what connections join: solo and mixed steps
+    // share them.
     topology: `mixed:${members}:${filtered}:${c.schema}.${c.table}:${c.event}`,
     params: {
       connections,
-      send_rate: broadcastPerS,
+      send_rate: rates.broadcastPerS,
       duration_s: durationMs / 1000,
       join_rate: joinRatePerS,
       payload_bytes: payloadBytes,
       components: components.join('+'),
       topics: rooms,
       members_per_topic: members,
-      room_send_rate: has('broadcast') ? roomSendRate : 0,
-      update_share: has('presence') ? share : 0,
-      insert_rate: insertRatePerS,
+      room_send_rate: has('broadcast') ? rates.roomSendRate : 0,
+      update_share: has('presence') ? rates.share : 0,
+      insert_rate: rates.insertRatePerS,
       filtered,
-      rounds: inserts ? inserts.count / perRound : 0,
+      rounds: inserts ? inserts.count / changesPerRound(rooms, filtered) : 0,
     },
   };
 }
