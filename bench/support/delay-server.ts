@@ -5,8 +5,9 @@
  * time and the push's stamp (`id`, and `t`: its scheduled send time), per topic: what any
  * receiver's first receipt of that message is compared with.
  *
- * Messages to the parent: `{ type: 'listening', url }` once, `{ type: 'firstWrite', topic }` at
- * the first write of each topic since the last report, `{ type: 'report', writes }` (topic →
+ * Messages to the parent: `{ type: 'listening', url }` once, `{ type: 'firstWrite', topic,
+ * monoMs }` at the first write of each topic since the last report (monoMs: its time on
+ * CLOCK_MONOTONIC, ms), `{ type: 'report', writes }` (topic →
  * id → [first write, t] in epoch ms, then forgotten) when asked with `{ type: 'report' }`.
  * `{ type: 'stop' }` ends it.
  * Run: forked by bench/latency-overhead.ts with the argument DELAY_MS.
@@ -34,7 +35,7 @@ const server = await startTestServer({
     let byId = writes.get(topic);
     if (!byId) {
       writes.set(topic, (byId = {}));
-      post({ type: 'firstWrite', topic });
+      post({ type: 'firstWrite', topic, monoMs: atMs - monotonicOriginMs() });
     }
     byId[stamp.id] = [atMs, stamp.t];
   },

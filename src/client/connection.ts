@@ -328,8 +328,10 @@ export class Connection {
   // ------------------------------------------------------------------ receive
 
   private onMessage(data: Buffer, isBinary: boolean): void {
+    // The receive time first, before any work on the frame: what a bare client takes.
+    const recvMs = nowMs();
     if (scanStamp(data, stampScratch)) {
-      this.hooks.onStamp(this, stampScratch, nowMs(), data.length);
+      this.hooks.onStamp(this, stampScratch, recvMs, data.length);
       return;
     }
     let frame: Frame;
