@@ -183,7 +183,7 @@ async function runRtcap(
     });
     onStart(child.pid!);
     let err = '';
-    child.stderr.on('data', (d) => (err = (err + String(d)).slice(-2000)));
+    child.stderr!.on('data', (d) => (err = (err + String(d)).slice(-2000)));
     child.on('exit', (code) => {
       if (code !== 0) process.stderr.write(`rtcap run exited ${code}: ${err}\n`);
       res();
