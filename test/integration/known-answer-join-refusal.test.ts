@@ -9,10 +9,9 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArtifactHooks } from '../../src/cli/render.js';
 import { analyzeRun } from '../../src/model/analysis.js';
 import { limitWords } from '../../src/model/limit.js';
-import { runSweep } from '../../src/run/sweep.js';
+import { runTestSweep } from '../support/test-sweep.js';
 import { profileFrom } from '../support/profiles.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -52,17 +51,11 @@ describe('a search against a server that refuses every join after the first N', 
         recovery: { probe: false },
       },
     });
-    const { result, sweep, exitCode } = await runSweep({
+    const { result, sweep, exitCode, verdicts } = await runTestSweep(
       profile,
-      profilePath: null,
-      redactedProfile: {},
-      outDir: dir,
-      log: (l) => process.env.SWEEP_DEBUG && console.error(l),
-      ...runArtifactHooks(),
-    });
-    const verdicts = result.steps
-      .map((s) => `${s.params.connections}: ${s.verdict} ${s.verdict_reasons[0] ?? ''}`)
-      .join('; ');
+      dir,
+      (s) => s.params.connections,
+    );
     expect(result.abort_reason ?? null, verdicts).toBeNull();
     expect(exitCode, verdicts).toBe(0);
     expect(

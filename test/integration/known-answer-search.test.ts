@@ -22,11 +22,10 @@
  * accumulates; the 2 s warm-up keeps a freshly started server's first seconds out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArtifactHooks } from '../../src/cli/render.js';
 import { analyzeRun } from '../../src/model/analysis.js';
 import { STEP_METRICS } from '../../src/model/metrics.js';
-import { runSweep } from '../../src/run/sweep.js';
 import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
+import { runTestSweep } from '../support/test-sweep.js';
 import { profileFrom, TEST_GENERATOR_LIMITS } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -71,17 +70,11 @@ function searchProfile() {
 describe('a search against a server that carries exactly R deliveries/s', () => {
   it('lands within the resolution below R, names latency or delivery, and reads no step below R broken', async () => {
     const dir = tempDir('rtcap-ka-search-');
-    const { result, sweep, exitCode } = await runSweep({
-      profile: searchProfile(),
-      profilePath: null,
-      redactedProfile: {},
-      outDir: dir,
-      log: (l) => process.env.SWEEP_DEBUG && console.error(l),
-      ...runArtifactHooks(),
-    });
-    const verdicts = result.steps
-      .map((s) => `${s.params.send_rate}: ${s.verdict} ${s.verdict_reasons[0] ?? ''}`)
-      .join('; ');
+    const { result, sweep, exitCode, verdicts } = await runTestSweep(
+      searchProfile(),
+      dir,
+      (s) => s.params.send_rate,
+    );
     expect(exitCode, result.abort_reason ?? verdicts).toBe(0);
     expect(sweep.stop_kind, verdicts).toBe('knee');
     const offered = (s: (typeof result.steps)[number]) => STEP_METRICS.expected_per_s(s)!;
