@@ -72,13 +72,16 @@ function mergedResult(shards: Shard[], merged: ReturnType<typeof mergeShards>) {
     serverCpus: null,
     generatorCpus: null,
   });
-  return rebuildResult(merged, {
+  const rebuilt = rebuildResult(merged, {
     initial,
     profile,
     builtin: first.builtin,
     targetUrl: first.targetUrl,
     finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
   });
+  // The segments' emulated client link (each ran the same profile, so the same link).
+  if (first.link) rebuilt.result.generator.link = first.link;
+  return rebuilt;
 }
 
 /** The merged run's status, and every segment's abort reason named by its segment. */

@@ -17,6 +17,7 @@ import {
   loadProfileOrExit,
   runContextFrom,
 } from './shared.js';
+import { refuseLink } from './refuse-link.js';
 
 /** --segment i/N. */
 const segmentRule: Rule<Segment> = (raw) => {
@@ -54,6 +55,7 @@ export function runCommand(y: Argv): Argv {
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkOutDir(args.out, args.force as boolean)) return;
+      if (refuseLink(loaded.profile)) return;
       const segment = segmentOrExit(args.segment, args['start-at'], args['run-name']);
       // One segment of one (`--segment 0/1`) shares nothing, so it may start its own server.
       const split = segment && segment.count > 1;

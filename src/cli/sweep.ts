@@ -20,6 +20,7 @@ import {
   log,
   runContextFrom,
 } from './shared.js';
+import { refuseLink } from './refuse-link.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -52,7 +53,7 @@ export function sweepCommand(y: Argv): Argv {
         }),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
-      if (!loaded) return;
+      if (!loaded || refuseLink(loaded.profile)) return;
       let resumeFrom: SweepResult | undefined;
       try {
         sweepConfig(loaded.profile);

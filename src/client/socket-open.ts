@@ -2,10 +2,12 @@
  * How a connection's WebSocket is opened: the options rtcap gives `ws` for every socket
  * (no compression, no UTF-8 validation, no redirects) and, for wss://, ws's own TLS connect
  * plus the moment the TLS handshake completes, so a failure before it can be told apart as a
- * TLS failure (client/classify's classifyTlsFailure); and what a refused upgrade said.
+ * TLS failure (client/classify's classifyTlsFailure); the relay of an emulated client link
+ * (src/link) the TCP connection goes to instead of the URL's host, when given; and what a
+ * refused upgrade said.
  */
 import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from 'node:tls';
-import { isIP } from 'node:net';
+import { connect as netConnect, isIP, type NetConnectOpts } from 'node:net';
 import WebSocket from 'ws';
 
 export interface ConnectOptions {
@@ -15,6 +17,11 @@ export interface ConnectOptions {
   handshakeTimeoutMs: number;
   /** wss:// trust and client certificate (target.tls). */
   tls?: TlsOptions;
+  /**
+   * Where the TCP connection goes instead of the URL's host and port: an emulated link's relay
+   * (src/link). The URL still decides the Host header, TLS server name and certificate check.
+   */
+  via?: { host: string; port: number };
 }
 
 export interface TlsOptions {
@@ -37,6 +44,7 @@ export const MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
  */
 export function openSocket(opts: ConnectOptions, onTlsUp: () => void): WebSocket {
   const secure = opts.url.startsWith('wss:');
+  const via = opts.via;
   return new WebSocket(opts.url, {
     headers: opts.headers,
     localAddress: opts.localAddress,
@@ -53,12 +61,18 @@ export function openSocket(opts: ConnectOptions, onTlsUp: () => void): WebSocket
             o.path = undefined;
             if (!o.servername && o.servername !== '')
               o.servername = o.host && isIP(o.host) ? '' : o.host;
-            const socket = tlsConnect(o);
+            const socket = tlsConnect(via ? { ...o, ...via } : o);
             socket.once('secureConnect', onTlsUp);
             return socket;
           },
         }
-      : {}),
+      : via
+        ? {
+            // An emulated link's relay: the TCP connection goes there, the URL stays the server's.
+            createConnection: (o: NetConnectOpts) =>
+              netConnect({ ...o, ...via, path: undefined } as NetConnectOpts),
+          }
+        : {}),
   } as WebSocket.ClientOptions);
 }
 

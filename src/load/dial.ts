@@ -13,6 +13,8 @@ export interface DialTarget {
   sourceAddresses: string[];
   handshakeTimeoutMs: number;
   tls: TlsOptions | undefined;
+  /** An emulated link's relay every connection dials instead of the URL's host (src/link). */
+  via?: { host: string; port: number };
 }
 
 /** The target as the coordinator's init message gives it to a generator process. */
@@ -23,6 +25,7 @@ export function dialTargetOf(m: {
   tls?: TlsOptions;
   tokens: { apikeyIn: 'query' | 'header' };
   profile: { target: { join_timeout: number } };
+  via?: { host: string; port: number };
 }): DialTarget {
   return {
     url: m.url,
@@ -31,6 +34,7 @@ export function dialTargetOf(m: {
     sourceAddresses: m.sourceAddresses,
     handshakeTimeoutMs: m.profile.target.join_timeout,
     tls: m.tls,
+    ...(m.via ? { via: m.via } : {}),
   };
 }
 
@@ -50,5 +54,12 @@ export function dialOptions(
   else if (token) url += (url.includes('?') ? '&' : '?') + 'apikey=' + encodeURIComponent(token);
   const n = t.sourceAddresses.length;
   const localAddress = n ? t.sourceAddresses[Math.floor(index / owners) % n] : undefined;
-  return { url, headers, localAddress, handshakeTimeoutMs: t.handshakeTimeoutMs, tls: t.tls };
+  return {
+    url,
+    headers,
+    localAddress,
+    handshakeTimeoutMs: t.handshakeTimeoutMs,
+    tls: t.tls,
+    ...(t.via ? { via: t.via } : {}),
+  };
 }

@@ -44,6 +44,8 @@ export type ToWorker =
       tokens: TokenConfig;
       /** wss:// trust and client certificate, read by the coordinator (target.tls). */
       tls?: TlsOptions;
+      /** This process's emulated-link relay (generator.link): dialled instead of url's host. */
+      via?: { host: string; port: number };
     }
   /** The definition of a step decided at run time (sweeps); replaces profile.load.steps[index]. */
   | { type: 'step'; index: number; spec: Profile['load']['steps'][number] }

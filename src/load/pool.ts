@@ -31,6 +31,11 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     private readonly cpus: string | null,
     /** V8 flags for every process (load/young-generation), before any in RTCAP_WORKER_EXEC_ARGV. */
     private readonly v8Args: readonly string[] = [],
+    /**
+     * argv prefix every process is launched through (an emulated link's `ip netns exec NS`,
+     * src/link); it execs node in place, so the pid and the IPC channel stay the process's.
+     */
+    private readonly launcher: readonly string[] = [],
   ) {
     super();
   }
@@ -49,7 +54,12 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
         child = fork(entry, [], {
           serialization: 'advanced',
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-          execArgv,
+          ...(this.launcher.length
+            ? {
+                execPath: this.launcher[0],
+                execArgv: [...this.launcher.slice(1), process.execPath, ...execArgv],
+              }
+            : { execArgv }),
         });
       } catch (e) {
         // No orphans: the processes already started go with the one that could not.

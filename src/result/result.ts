@@ -281,6 +281,17 @@ export interface SegmentClockOffset {
   messages: number;
 }
 
+/** An emulated client link as configured and how it was emulated (src/link). */
+export interface LinkRecord {
+  /** One-way delay, each direction (ms). */
+  delay_ms: number;
+  /** Uniform spread around the delay, each direction (ms). */
+  jitter_ms: number;
+  /** Packets lost, each direction (percent). */
+  loss_pct: number;
+  emulation: 'netem' | 'relay';
+}
+
 export interface RunResult {
   schema: typeof RESULT_SCHEMA;
   run_id: string;
@@ -305,6 +316,12 @@ export interface RunResult {
     workers: number;
     cpus: string | null;
     source_addresses: string[];
+    /**
+     * The emulated client link (profile generator.link) as configured, and how it was emulated:
+     * `netem` (the kernel's qdisc, rtcap's own namespace) or `relay` (userspace, delay and
+     * jitter only; src/link). Absent: the generator's connections had no emulated link.
+     */
+    link?: LinkRecord;
     limits: {
       open_files_per_process: number | null;
       ephemeral_ports: number | null;

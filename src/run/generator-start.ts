@@ -7,6 +7,7 @@ import type { SecondStats } from '../load/ipc.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import { WorkerPool } from '../load/pool.js';
 import { youngGenerationArgs } from '../load/young-generation.js';
+import type { LinkSetup } from '../link/link-setup.js';
 import { nowMs } from '../measure/clock.js';
 import type { RunResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
@@ -25,6 +26,8 @@ export async function startPool(args: {
   target: TargetSetup;
   timeline: Timeline;
   funnel: AbortFunnel;
+  /** An emulated client link (generator.link): each process dials its relay, in its launcher. */
+  link: LinkSetup | null;
   /** Called with the pool as soon as it exists, so that a failed start still stops it. */
   onPool: (pool: WorkerPool) => void;
 }): Promise<WorkerPool> {
@@ -34,7 +37,8 @@ export async function startPool(args: {
     opts.log(
       `generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`,
     );
-  const pool = new WorkerPool(gen.workers, args.generatorCpus, v8Args);
+  const { link } = args;
+  const pool = new WorkerPool(gen.workers, args.generatorCpus, v8Args, link?.launcher ?? []);
   args.onPool(pool);
   pool.on('second', (s: SecondStats) => args.timeline.add(s));
   pool.on('fatal', (m: string) =>
@@ -50,9 +54,10 @@ export async function startPool(args: {
       profile: opts.profile,
       url: target.socketUrl,
       headers: target.headers,
-      sourceAddresses: gen.sourceAddresses,
+      sourceAddresses: link && !link.keepSourceAddresses ? [] : gen.sourceAddresses,
       tokens: target.tokens,
       tls: target.tls,
+      ...(link ? { via: link.via[w] } : {}),
     })),
   );
   return pool;
@@ -92,6 +97,7 @@ export async function startShard(args: {
       status: 'running',
       abortReason: null,
       finishedAt: null,
+      ...(args.result.generator.link ? { link: args.result.generator.link } : {}),
     },
   });
   args.onShard(shard);

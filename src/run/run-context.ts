@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { countCpuList } from '../load/burst-plan.js';
 import type { WorkerPool } from '../load/pool.js';
+import type { LinkSetup } from '../link/link-setup.js';
 import type { RunResult } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
 import type { StepPlan } from '../scenarios/types.js';
@@ -28,6 +29,8 @@ export interface Started {
   samplers: RunSamplers;
   /** One segment's shard, written at the end of every step and of the run. */
   shard: ShardRecorder | null;
+  /** The emulated client link (generator.link): relays, and netem's namespace. */
+  link: LinkSetup | null;
 }
 
 /** One run's fixed parts, made before anything starts, shared by its stages. */
@@ -105,7 +108,7 @@ export function contextOf(opts: RunOptions): RunContext {
     saveWith,
     save: () => saveWith({ artifacts: false }),
     funnel: new AbortFunnel(),
-    started: { server: null, pool: null, samplers: new RunSamplers(), shard: null },
+    started: { server: null, pool: null, samplers: new RunSamplers(), shard: null, link: null },
     progress: new Progress(process.stderr, opts.progress ?? false),
     live: new LivePhase(),
   };

@@ -17,6 +17,9 @@ import { redactText } from '../redact/redact.js';
 import { SHARD_FILE, type ShardResources } from '../shard/format.js';
 import { Abort } from './abort.js';
 import { startPool, startShard } from './generator-start.js';
+import { describeLink } from '../link/link-config.js';
+import { setUpLink, type LinkSetup } from '../link/link-setup.js';
+import { removeDeadLinkNamespaces } from '../link/netem.js';
 import { setUpGenerator } from './generator-setup.js';
 import {
   EXIT,
@@ -91,6 +94,7 @@ async function conduct(ctx: RunContext): Promise<void> {
     onServer: (server) => (started.server = server),
   });
   const gen = planGenerator(ctx, target);
+  const link = await startLink(ctx, gen, target);
   // A search past its first step measures a ramp the server refused outright (run/sweep-plan
   // stops on it, the rejection quoted) instead of ending the run.
   const health = new StepHealth({
@@ -106,6 +110,7 @@ async function conduct(ctx: RunContext): Promise<void> {
     target,
     timeline,
     funnel,
+    link,
     onPool: (p) => (started.pool = p),
   });
   const builtin = target.server !== null;
@@ -153,11 +158,33 @@ async function conduct(ctx: RunContext): Promise<void> {
 
 /** What killed runs left under the temp directory, removed. */
 async function removeLeftovers(log: (line: string) => void): Promise<void> {
-  const removed = await removeDeadRunLeftovers();
+  // Emulated-link namespaces (src/link/netem) of coordinators killed with SIGKILL, too.
+  const removed = [...(await removeDeadRunLeftovers()), ...removeDeadLinkNamespaces()];
   if (removed.length)
     log(
       `removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of runs that are gone: ${removed.join(', ')}`,
     );
+}
+
+/** The emulated client link (generator.link) in the generator's path, recorded; null: none. */
+async function startLink(
+  ctx: RunContext,
+  gen: GeneratorPlan,
+  target: TargetSetup,
+): Promise<LinkSetup | null> {
+  const spec = ctx.opts.profile.generator.link;
+  if (!spec) return null;
+  // Kept as soon as it exists, so that an abort during the set-up still stops it.
+  const settingUp = setUpLink(spec, {
+    workers: gen.workers,
+    socketUrl: target.socketUrl,
+    sourceAddresses: gen.sourceAddresses,
+  }).then((l) => (ctx.started.link = l));
+  const link = await ctx.funnel.race(settingUp);
+  ctx.result.generator.link = link.record;
+  ctx.opts.log(`generator link: ${describeLink(link.record)}`);
+  ctx.save();
+  return link;
 }
 
 /** The generator's processes and source addresses, logged with the target line; saved. */
@@ -318,9 +345,13 @@ async function stopStarted(started: Started, state: RunState): Promise<void> {
   started.samplers.stop();
   if (state.status === 'interrupted') {
     // The user wants out within seconds: generator and server stop side by side, on short graces.
-    await Promise.all([started.pool?.stop(1_500), started.server?.stop(INTERRUPT_STOP_GRACE_MS)]);
+    await Promise.all([
+      started.pool?.stop(1_500).then(() => started.link?.stop()),
+      started.server?.stop(INTERRUPT_STOP_GRACE_MS),
+    ]);
   } else {
     if (started.pool) await started.pool.stop();
+    await started.link?.stop();
     if (started.server) await started.server.stop();
   }
 }

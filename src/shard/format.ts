@@ -15,6 +15,7 @@ import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import type { HostSample } from '../monitor/host.js';
 import type { ServerBasis } from '../monitor/server-basis.js';
+import type { LinkRecord } from '../result/result.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */
@@ -87,6 +88,8 @@ export interface Shard {
     status: string;
     abortReason: string | null;
     finishedAt: string | null;
+    /** The emulated client link (generator.link) and how it was emulated; absent: none. */
+    link?: LinkRecord;
   };
   steps: ShardStep[];
   seconds: SecondStats[];

@@ -11,6 +11,7 @@ import type { StepResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { buildStepResult } from '../run/figures/step-result.js';
 import { hostFigures } from '../run/figures/host.js';
+import { linkLatencyShare } from '../run/figures/link-share.js';
 import type { Timeline } from '../run/figures/timeline.js';
 import type { ShardResources, ShardStep } from './format.js';
 
@@ -82,5 +83,8 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
   // Several generator hosts: generator.host is the busiest; each one's figures are here.
   if (ctx.resources.length > 1)
     step.extra.generator_hosts = ctx.resources.map((r) => hostFigures(r.hostSamples, w));
+  // An emulated client link: its known share of the latency beside the server's part.
+  const link = ctx.profile.generator.link;
+  if (link) step.extra.link_latency = linkLatencyShare(link, ctx.plan.primaryKind, step.latency_ms);
   return step;
 }

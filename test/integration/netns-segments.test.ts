@@ -1,26 +1,28 @@
 /**
- * A run split over three machines that are really separate network stacks: the built-in server
- * in one network namespace, each segment in its own (own address on a bridge, own ephemeral port
- * range, own open-file limit), started with one --start-at, then merged. A 3 s warm-up
+ * A run split over three machines that are really separate network stacks: the known-answer
+ * test server (every broadcast written 30 ms after its push) in one network namespace, each
+ * segment in its own (own address on a bridge, own ephemeral port range, own open-file limit)
+ * behind an emulated client link of 20 ms ± 2 ms each way (generator.link: netem where the kernel
+ * has it, else the userspace relay), started with one --start-at, then merged. A 3 s warm-up
  * leaves room for the offsets and for joins that run late on a busy machine: a segment whose
  * clock is ahead sends early, and a message sent before another segment's members joined would be
  * expected there (by that segment's clock) and never received. Segment 1's clock is
  * set 700 ms ahead and segment 2's 400 ms behind (RTCAP_CLOCK_OFFSET_MS). Checked: every
  * connection joined and every message was delivered; the merged step's totals are the sums of
  * the shards exactly; latency stands on same-machine receipts only, so the offsets leave it
- * untouched; the merge measures each segment's offset from the receipts and reports it; each
+ * untouched, and equals the server's delay plus the link's two crossings within a stated
+ * tolerance; the merge measures each segment's offset from the receipts and reports it; each
  * segment ran under its own limits; and no namespace is left behind.
  *
- * Needs root and `ip netns` (Linux); skipped otherwise, saying why. Link delay and loss are not
- * emulated: this kernel has no netem qdisc (docs/DISTRIBUTED.md). Binary in dist/ (npm run
+ * Needs root and `ip netns` (Linux); skipped otherwise, saying why. Binary in dist/ (npm run
  * build first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
+import type { LinkLatencyShare } from '../../src/run/figures/link-share.js';
 import { readShard } from '../../src/shard/read.js';
 import { NetnsTopology, SERVER_ADDRESS, netnsUnavailable } from '../support/netns.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -31,6 +33,17 @@ const CONNECTIONS = 30;
 /** Each segment's clock against the real one, ms. */
 const OFFSETS_MS = [0, 700, -400];
 const OPEN_FILES = 4096;
+/** The known-answer server writes every broadcast this long after its push arrived. */
+const SERVER_DELAY_MS = 30;
+/** Each segment's emulated link (generator.link), one way, each direction. */
+const LINK_DELAY_MS = 20;
+const LINK_JITTER_MS = 2;
+/**
+ * Room above the known answer for three runs' processes and a server sharing a loaded 2-core
+ * machine; below it only the jitter and 1 ms of timer rounding.
+ */
+const LATENCY_TOLERANCE_MS = 60;
+const MAIN = resolve(import.meta.dirname, '../support/test-server-main.ts');
 
 const unavailable = netnsUnavailable();
 if (unavailable) console.warn(`netns-segments skipped: ${unavailable}`);
@@ -41,6 +54,44 @@ afterAll(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
   topology?.destroy();
 });
+
+/**
+ * The test server inside `argv`'s namespace on SERVER_ADDRESS; its URL comes over IPC (`ip netns
+ * exec` execs node in place, so the channel's descriptor is inherited).
+ */
+function startServer(argv: [string, string[]]): {
+  child: ChildProcess;
+  url: Promise<string>;
+  done: Promise<number | null>;
+} {
+  const opts = JSON.stringify({ delayMs: SERVER_DELAY_MS, host: SERVER_ADDRESS });
+  const child = spawn(argv[0], [...argv[1], opts], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  const url = new Promise<string>((res, rej) => {
+    child.on('message', (m: { type?: string; url?: string }) => {
+      if (m?.type === 'ready') res(m.url!);
+    });
+    child.once('exit', (code) => rej(new Error(`test server exited (${code})`)));
+  });
+  const done = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { child, url, done };
+}
+
+/** The merged step's latency against the known answer: server delay + 2 × link delay. */
+function expectLinkLatency(step: RunResult['steps'][number], merged: RunResult): void {
+  expect(merged.steps.length).toBe(1);
+  const share = 2 * LINK_DELAY_MS;
+  const p50 = step.latency_ms.p50!;
+  expect(p50).toBeGreaterThanOrEqual(SERVER_DELAY_MS + share - 2 * LINK_JITTER_MS - 1);
+  expect(p50).toBeLessThan(SERVER_DELAY_MS + share + 2 * LINK_JITTER_MS + LATENCY_TOLERANCE_MS);
+  const link = step.extra.link_latency as LinkLatencyShare;
+  expect(link.link_share_ms).toBe(share);
+  const server = link.server_latency_ms.p50!;
+  expect(server).toBeGreaterThanOrEqual(SERVER_DELAY_MS - 2 * LINK_JITTER_MS - 1);
+  expect(server).toBeLessThan(SERVER_DELAY_MS + 2 * LINK_JITTER_MS + LATENCY_TOLERANCE_MS);
+}
 
 function start(
   argv: [string, string[]],
@@ -69,6 +120,7 @@ writeFileSync(
     'target: { vsn: "2.0.0", auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long } }',
     `load: { join_rate: 100, warmup: 3s, drain: 3s, steps: [ { connections: ${CONNECTIONS}, send_rate: 5, duration: 2s } ] }`,
     'slo: { p95_ms: 2000 }',
+    `generator: { link: { delay: ${LINK_DELAY_MS}ms, jitter: ${LINK_JITTER_MS}ms } }`,
     '',
   ].join('\n'),
 );
@@ -83,24 +135,9 @@ describe.skipIf(unavailable !== null)(
       async () => {
         topology = NetnsTopology.create(SEGMENTS);
         const t = topology;
-        const server = start(
-          t.exec(t.server, [
-            process.execPath,
-            BIN,
-            'serve',
-            '--host',
-            SERVER_ADDRESS,
-            '--port',
-            '0',
-            '--ready-json',
-            '--no-database',
-          ]),
-        );
-        const line = await new Promise<string>((res, rej) => {
-          createInterface({ input: server.child.stdout! }).once('line', res);
-          server.child.once('exit', (code) => rej(new Error(`rtcap serve exited (${code})`)));
-        });
-        const url = (JSON.parse(line) as { url: string }).url;
+        // The known-answer server: every broadcast written SERVER_DELAY_MS after its push.
+        const server = startServer(t.exec(t.server, [process.execPath, '--import', 'tsx', MAIN]));
+        const url = await server.url;
         expect(url).toContain(`ws://${SERVER_ADDRESS}:`);
 
         // 30 s ahead: on a busy shared machine three node processes can take 15 s to start.
@@ -173,6 +210,10 @@ describe.skipIf(unavailable !== null)(
         });
         const summary = readFileSync(join(dir, 'm', 'summary.md'), 'utf8');
         expect(summary).toMatch(/clock offsets.*segment 1 \+[67]\d\d ms.*segment 2 −[34]\d\d ms/);
+
+        // Latency: the server's delay plus the link's two crossings (the sender's uplink, the
+        // receiver's downlink, each through its segment's relay), within LATENCY_TOLERANCE_MS.
+        expectLinkLatency(step, merged);
 
         server.child.kill('SIGTERM');
         await server.done;

@@ -91,6 +91,11 @@ export interface TestServerOptions {
    * time (clock.nowMs): the server's own first-write time, which latency benchmarks subtract.
    */
   onFirstWrite?: (topic: string, payload: unknown, atMs: number) => void;
+  /**
+   * Address to listen on (default 127.0.0.1): a network namespace's own address in the
+   * namespace harness (test/support/netns.ts).
+   */
+  host?: string;
 }
 
 interface Member {
@@ -512,10 +517,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     }
   }
 
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((r) => http.listen(0, host, () => r()));
   const port = (http.address() as { port: number }).port;
   return {
-    url: `ws://127.0.0.1:${port}/socket/websocket`,
+    url: `ws://${host}:${port}/socket/websocket`,
     port,
     stats,
     close: async () => {
