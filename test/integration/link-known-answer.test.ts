@@ -12,10 +12,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { linkEmulationHere } from '../../src/link/link-setup.js';
 import type { LinkLatencyShare } from '../../src/run/figures/link-share.js';
 import { runBenchmark } from '../../src/run/runner.js';
-import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
 import { profileFrom } from '../support/profiles.js';
 
-let server: TestServer | null = null;
+// In a process of its own: its fixed delay must not wait on the coordinator's event loop.
+let server: TestServerProcess | null = null;
 const dirs: string[] = [];
 afterEach(async () => {
   await server?.close();
@@ -27,14 +28,15 @@ const D_MS = 30;
 const DELAY_MS = 25;
 const JITTER_MS = 4;
 /**
- * Room above the known answer for a loaded machine's scheduling (the plain known-answer test
- * allows 40 ms over its delay); below it only the jitter and 1 ms of timer rounding.
+ * Room above the known answer for a loaded machine's scheduling: the plain known-answer test
+ * allows 40 ms over its delay; a receipt through the link crosses the relay threads twice more
+ * (four more waits for a CPU), so 60 here. Below it only the jitter and 1 ms of timer rounding.
  */
-const SLACK_MS = 40;
+const SLACK_MS = 60;
 
 describe('emulated client link, known answer', () => {
   it('latency = server delay + 2 × link delay; the server share ≈ the server delay', async () => {
-    server = await startTestServer({ delayMs: D_MS });
+    server = await startTestServerProcess({ delayMs: D_MS });
     const profile = profileFrom({
       name: 'ka-link',
       scenario: 'broadcast-public',
