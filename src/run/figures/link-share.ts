@@ -10,7 +10,7 @@
  */
 import type { Percentiles } from '../../result/result.js';
 import type { TrafficKind } from '../../scenarios/types.js';
-import { r3 } from './round.js';
+import { r3 } from '../../util/round.js';
 
 /** The link as the profile asks for it (profile generator.link): ms, ms, percent. */
 interface LinkSpec {
