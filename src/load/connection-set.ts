@@ -29,6 +29,8 @@ export interface ConnMeta {
   userToken: string | null;
   /** 0 for the ramp's open, n for the n-th reconnect. */
   attempt: number;
+  /** Its membership ended because the server or the network dropped it. */
+  dropped?: boolean;
 }
 
 /** Who else hears of a connection's life: the ramp (answered joins) and token renewal. */
@@ -104,12 +106,16 @@ export class ConnectionSet<C extends HeldConnection> {
     return this.subscribing.delete(c);
   }
 
-  /** Ends the connection's membership of its topic now; true if it was a member. */
-  endMembership(c: C): boolean {
+  /**
+   * Ends the connection's membership of its topic now; true if it was a member. `dropped`: the
+   * server or the network ended it, not rtcap.
+   */
+  endMembership(c: C, dropped = false): boolean {
     this.events.membershipEnded(c);
     const m = this.meta.get(c);
     if (!m || c.member.joinedAtMs === 0 || m.leftAtMs !== Infinity) return false;
     m.leftAtMs = this.clockMs();
+    if (dropped) m.dropped = true;
     this.joinedNow--;
     return true;
   }
@@ -164,9 +170,11 @@ export class ConnectionSet<C extends HeldConnection> {
       const { joinedAtMs, subscribedAtMs } = c.member;
       if (c.state === 'open') openAtEnd++;
       if (joinedAtMs > 0 && m.leftAtMs === Infinity) joinedAtEnd++;
-      if (joinedAtMs > 0) (membership[m.topic] ??= []).push({ joinedAtMs, leftAtMs: m.leftAtMs });
+      const dropped = m.dropped ? { dropped: true } : {};
+      if (joinedAtMs > 0)
+        (membership[m.topic] ??= []).push({ joinedAtMs, leftAtMs: m.leftAtMs, ...dropped });
       if (m.changesKey && subscribedAtMs > 0) {
-        const interval = { joinedAtMs: subscribedAtMs, leftAtMs: m.leftAtMs };
+        const interval = { joinedAtMs: subscribedAtMs, leftAtMs: m.leftAtMs, ...dropped };
         (membership[m.changesKey] ??= []).push(interval);
       }
     }

@@ -12,6 +12,7 @@ import type { AckCounts } from './ack-tracker.js';
 import type { RampJoins } from './step-counters.js';
 import type { TlsOptions } from '../client/connection.js';
 import type { Segment } from './segment.js';
+import type { ReconnectGapSummary } from './reconnect-gap.js';
 
 export interface TokenConfig {
   apikey?: string;
@@ -108,7 +109,15 @@ export interface StepCollected {
     kindHistograms: string[];
   };
   sends: Array<{ stream: number; sched: Float64Array; actual: Float64Array }>;
-  sendStats: { scheduled: number; sent: number; failed: number; late: number; unsent: number };
+  sendStats: {
+    scheduled: number;
+    sent: number;
+    failed: number;
+    late: number;
+    unsent: number;
+    /** Of failed: not made because the sender's connection was down (absent in older shards). */
+    connectionDown?: number;
+  };
   membership: Record<string, MemberInterval[]>;
   connections: {
     opened: number;
@@ -123,6 +132,8 @@ export interface StepCollected {
     reconnects: number;
     /** Postgres Changes subscriptions confirmed ("Subscribed to PostgreSQL") in this step. */
     subscribed: number;
+    /** Drops and the reconnects that brought them back (absent in older shards). */
+    gap?: ReconnectGapSummary;
   };
   /** The ramp's joins (first attempts) by reply time, and reconnects that joined. */
   joins: { ramp: RampJoins; rejoins: number };

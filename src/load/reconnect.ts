@@ -21,3 +21,17 @@ export function reconnectDelayMs(
   );
   return base * (1 - policy.jitter + 2 * policy.jitter * random);
 }
+
+/**
+ * How long a connection may take to use up its reconnect attempts: every backoff at its
+ * longest (jitter up) plus each attempt's connect and join timeouts. A step whose connections
+ * were all lost is given that long to get one back before the run ends.
+ */
+export function reconnectGiveUpMs(policy: ReconnectPolicy, attemptTimeoutMs: number): number {
+  let ms = 0;
+  for (let a = 0; a < policy.maxAttempts; a++) {
+    const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** a);
+    ms += base * (1 + policy.jitter) + 2 * attemptTimeoutMs;
+  }
+  return ms;
+}

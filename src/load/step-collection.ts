@@ -39,6 +39,7 @@ export function stepCollected(s: StepCollectionInputs): StepCollected {
       failed: s.sent.failed,
       late: s.sent.late,
       unsent: k.sendStats.unsent,
+      connectionDown: k.sendStats.connectionDown,
     },
     membership: s.connections.membership,
     connections: {
@@ -52,6 +53,7 @@ export function stepCollected(s: StepCollectionInputs): StepCollected {
       scheduledJoins: k.scheduledJoins,
       reconnects: k.reconnects,
       subscribed: k.subscribed,
+      gap: k.gap.summary(),
     },
     joins: { ramp: { ...k.rampJoins }, rejoins: k.rejoins },
     joinLatencyHistogram: encodeHistogram(k.joinHist),

@@ -6,6 +6,7 @@
 import type { ClassifiedError } from '../client/classify.js';
 import { createHistogram, recordMs, type Histogram } from '../measure/histogram.js';
 import { newAckCounts, type AckCounts } from './ack-tracker.js';
+import { ReconnectGap } from './reconnect-gap.js';
 import type { ErrorClass } from '../result/result.js';
 
 /** Distinct error reasons kept per step; the rest are pooled per class. */
@@ -32,6 +33,8 @@ export interface StepCounters {
   rampJoins: RampJoins;
   /** Reconnects that joined (ok reply). */
   rejoins: number;
+  /** How long dropped connections were down before their reconnect joined (load.reconnect). */
+  gap: ReconnectGap;
   /** Postgres Changes subscriptions confirmed. */
   subscribed: number;
   /** Scheduled join time → ok reply. */
@@ -52,7 +55,11 @@ export interface StepCounters {
   presenceTracks: AckCounts;
   snapshots: { count: number; bytes: number; maxBytes: number; entries: number };
   sendBufferPeakBytes: number;
-  sendStats: { scheduled: number; unsent: number };
+  /**
+   * Sends scheduled, and given up on past their window; `connectionDown`: not made because the
+   * sender's connection was down (dropped, its reconnect not joined yet).
+   */
+  sendStats: { scheduled: number; unsent: number; connectionDown: number };
 }
 
 export interface RampJoins {
@@ -85,19 +92,28 @@ export function countJoin(
   step: number,
   nowMs: number,
   replyMs: number,
+  /** The connection's index: a reconnect's join ends its gap (load/reconnect-gap). */
+  index = -1,
 ): void {
   k.joined++;
   sec.joins++;
   if (joined) recordMs(k.joinHist, nowMs - joined.scheduledMs);
   if (joined?.attempt === 0 && joined.step === step) countRampJoin(k.rampJoins, nowMs);
-  else if (joined && joined.attempt > 0) k.rejoins++;
+  else if (joined && joined.attempt > 0) {
+    k.rejoins++;
+    if (index >= 0) k.gap.rejoined(index, nowMs);
+  }
   recordMs(k.joinReplyHist, replyMs);
 }
 
-/** A member lost (its channel or socket gone), in the step and in the second. */
-export function countDisconnect(k: StepCounters, sec: SecondCounters): void {
+/**
+ * A member lost (its channel or socket gone, not closed by rtcap), in the step and in the
+ * second; with its index, the drop starts its gap until a reconnect joins (load/reconnect-gap).
+ */
+export function countDisconnect(k: StepCounters, sec: SecondCounters, index = -1, atMs = 0): void {
   k.disconnected++;
   sec.disconnects++;
+  if (index >= 0) k.gap.dropped(index, atMs);
 }
 
 export function newStepCounters(): StepCounters {
@@ -111,6 +127,7 @@ export function newStepCounters(): StepCounters {
     reconnects: 0,
     rampJoins: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 },
     rejoins: 0,
+    gap: new ReconnectGap(),
     subscribed: 0,
     joinHist: createHistogram(),
     joinReplyHist: createHistogram(),
@@ -122,7 +139,7 @@ export function newStepCounters(): StepCounters {
     presenceTracks: newAckCounts(),
     snapshots: { count: 0, bytes: 0, maxBytes: 0, entries: 0 },
     sendBufferPeakBytes: 0,
-    sendStats: { scheduled: 0, unsent: 0 },
+    sendStats: { scheduled: 0, unsent: 0, connectionDown: 0 },
   };
 }
 

@@ -3,11 +3,17 @@
  */
 import { GeneratorWorker } from './worker.js';
 import type { FromWorker, ToWorker } from './ipc.js';
+import { noteOpenFilesLimit } from '../client/classify.js';
+import { readLimits } from './limits.js';
 
 if (!process.send) {
   process.stderr.write('rtcap worker: must be started by the rtcap coordinator\n');
   process.exit(2);
 }
+
+// Past its open-file limit a process cannot read the limit any more: read it now, so its
+// EMFILE failures name the number.
+noteOpenFilesLimit(readLimits().openFilesPerProcess);
 
 const post = (m: FromWorker) => {
   if (process.connected) process.send!(m);

@@ -11,7 +11,7 @@
  * step-traffic (a step's send phase on its connections), worker-timers (its clocks).
  */
 import { Connection, type ConnectionHooks } from '../client/connection.js';
-import { noteOpenFilesLimit, type ClassifiedError } from '../client/classify.js';
+import type { ClassifiedError } from '../client/classify.js';
 import { nowMs } from '../measure/clock.js';
 import { ReceiveLedger, SendLedger } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
@@ -27,7 +27,6 @@ import { ConnectionSet, type ConnMeta } from './connection-set.js';
 import { dialOptions, dialTargetOf, type DialTarget } from './dial.js';
 import { realPacer } from './pacer.js';
 import { RampDriver } from './ramp.js';
-import { readLimits } from './limits.js';
 import { reconnectDelayMs } from './reconnect.js';
 import { OFFERED_GRACE_MS } from './schedule.js';
 import { SecondClock, secondLine } from './second-report.js';
@@ -126,8 +125,6 @@ export class GeneratorWorker implements ConnectionHooks {
     this.stepSends = new StepSends(m.profile.load.ack_timeout, (e) => this.countError(e));
     const userClaimsOf = (i: number) => this.plan?.userClaimsOf?.(i) ?? {};
     this.renewal = new TokenRenewal<Connection>(m.tokens, userClaimsOf);
-    // Past its open-file limit a process cannot read the limit any more: read it now.
-    noteOpenFilesLimit(readLimits().openFilesPerProcess);
     this.startTimers();
     this.post({ type: 'ready', worker: this.index, rssMb: rssMb() });
   }
@@ -333,7 +330,7 @@ export class GeneratorWorker implements ConnectionHooks {
   onJoined(c: Connection, _topic: string, _response: unknown, replyMs: number): void {
     const now = nowMs();
     const m = this.set.joined(c, now);
-    countJoin(this.counters, this.second, m, this.step, now, replyMs);
+    countJoin(this.counters, this.second, m, this.step, now, replyMs, c.index);
     if (m && this.plan?.joinConfigOf(c.index).presenceTrackOnJoin) {
       this.stepSends.trackOnJoin(c, m.topic);
     }
@@ -352,8 +349,8 @@ export class GeneratorWorker implements ConnectionHooks {
       return;
     }
     if (phase === 'channel' || phase === 'socket' || phase === 'heartbeat') {
-      if (this.set.endMembership(c)) {
-        countDisconnect(this.counters, this.second);
+      if (this.set.endMembership(c, true)) {
+        countDisconnect(this.counters, this.second, c.index, nowMs());
         if (phase === 'channel') c.close(1000, 'channel closed');
         this.maybeReconnect(c);
       }
@@ -371,8 +368,8 @@ export class GeneratorWorker implements ConnectionHooks {
       }
       this.ramps.settle();
     }
-    if (this.set.endMembership(c) && !byUs) {
-      countDisconnect(this.counters, this.second);
+    if (this.set.endMembership(c, !byUs) && !byUs) {
+      countDisconnect(this.counters, this.second, c.index, nowMs());
       this.maybeReconnect(c);
     }
   }

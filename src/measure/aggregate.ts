@@ -7,6 +7,13 @@
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
 import type { Membership } from './membership.js';
 
+/**
+ * How soon after a message's scheduled time a member's drop explains its missing receipt: the
+ * generator hears of a dead server's sockets (1006) as late as its event loop lets it, and a
+ * message sent to the server in that moment had nowhere to go.
+ */
+export const DOWN_GRACE_MS = 1000;
+
 export interface SendRecord {
   stream: number;
   sched: Float64Array;
@@ -48,6 +55,13 @@ export interface MessageFigures {
   /** Receipts beyond the expected count for a message (membership bookkeeping disagreeing). */
   excess: number;
   lost: number;
+  /**
+   * Receipts missing at members dropped (not by rtcap) within DOWN_GRACE_MS after the message's
+   * scheduled time: not delivered because the connection went down (a server killed or
+   * restarting), counted here and in neither expected nor lost — at most as many per message as
+   * members dropped in that window.
+   */
+  notDeliveredConnectionDown: number;
   /** Messages with at least one expected recipient and no receipt at all. */
   messagesUnseen: number;
   /**
@@ -71,6 +85,7 @@ export function emptyFigures(): MessageFigures {
     received: 0,
     excess: 0,
     lost: 0,
+    notDeliveredConnectionDown: 0,
     messagesUnseen: 0,
     messagesOnlyElsewhere: 0,
     firstLatency: createHistogram(),
@@ -198,8 +213,13 @@ export function aggregateMessages(
       }
       out.sent++;
       const members = info.membership.at(sched);
-      const expected = Math.max(0, info.self ? members : members - 1);
-      const counted = Math.min(got, expected);
+      const due = Math.max(0, info.self ? members : members - 1);
+      const counted = Math.min(got, due);
+      // Misses at members dropped right after the send: not delivered, the connection was down.
+      const dropped = info.membership.droppedIn(sched, sched + DOWN_GRACE_MS);
+      const down = Math.min(due - counted, dropped);
+      const expected = due - down;
+      out.notDeliveredConnectionDown += down;
       out.expected += expected;
       out.received += counted;
       out.excess += got - counted;

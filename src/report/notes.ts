@@ -5,7 +5,7 @@
  */
 import type { Analysis } from '../model/analysis.js';
 import { fewSamplesNote } from './cells.js';
-import { fmtInt, INCOMPLETE_LABEL } from '../model/format.js';
+import { fmtInt, fmtMs, INCOMPLETE_LABEL } from '../model/format.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
 function list(steps: StepResult[], all?: readonly StepResult[]): string {
@@ -118,7 +118,32 @@ function messageNotes(s: StepResult): string[] {
     notes.push(
       `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`,
     );
+  const outage = outageNote(s);
+  if (outage) notes.push(outage);
   return notes;
+}
+
+/**
+ * Connections dropped and brought back by load.reconnect (a server restarted mid-step): the gap,
+ * and what it cost, counted apart from lost.
+ */
+function outageNote(s: StepResult): string | null {
+  const r = s.connections?.reconnect;
+  const m = s.messages;
+  if (!r) return null;
+  const gap =
+    r.gap_ms !== null
+      ? `; the gap from the first drop to the last rejoin ${fmtMs(r.gap_ms)}, the longest one connection was down ${fmtMs(r.longest_down_ms)}`
+      : '; none came back in the step';
+  const cost: string[] = [];
+  if (m?.not_sent_connection_down)
+    cost.push(`${fmtInt(m.not_sent_connection_down)} sends not made (sender's connection down)`);
+  if (m?.not_delivered_connection_down)
+    cost.push(
+      `${fmtInt(m.not_delivered_connection_down)} receipts not delivered (connection down: the member was dropped within a second of the send)`,
+    );
+  const counted = cost.length ? `; ${cost.join(', ')} — counted apart, never as lost` : '';
+  return `Step ${s.index}: ${fmtInt(r.dropped)} connections dropped, ${fmtInt(r.reconnected)} reconnected (load.reconnect)${gap}${counted}.`;
 }
 
 /** Fits through two points, and stable steps above a capacity row's first failure. */

@@ -103,12 +103,28 @@ export interface StepResult {
     scheduled_joins?: number;
     /** Of those, answered ok at the first attempt: what rates.joins_per_s counts. */
     first_joins?: number;
+    /**
+     * With load.reconnect, when connections were dropped: how many, how many reconnected and
+     * joined again in the step, the longest one was down and the gap from the first drop to the
+     * last rejoin (null: none came back). Absent otherwise.
+     */
+    reconnect?: {
+      dropped: number;
+      reconnected: number;
+      longest_down_ms: number;
+      gap_ms: number | null;
+    };
   };
   messages: {
     scheduled: number;
     sent: number;
     /** Sends that could not be written (socket closed, send error). Never counted as sent. */
     send_failed: number;
+    /**
+     * Of send_failed: not made because the sender's connection was down (dropped, its reconnect
+     * not joined yet). Never sent, so never expected nor lost. Absent when none.
+     */
+    not_sent_connection_down?: number;
     /** Sends later than load.late_threshold after their scheduled time. */
     late: number;
     expected: number;
@@ -123,6 +139,12 @@ export interface StepResult {
     duplicates: number;
     /** expected - (received - received outside membership), never negative. */
     lost: number;
+    /**
+     * Expected receipts missing at members the server or the network dropped within a second
+     * after the message was sent (measure/aggregate DOWN_GRACE_MS): not delivered because the
+     * connection went down, in neither `expected` nor `lost`. Absent when none.
+     */
+    not_delivered_connection_down?: number;
     /** Received for ids this run did not send, or by a connection outside its membership. */
     unexpected: number;
     /**

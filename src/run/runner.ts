@@ -32,6 +32,7 @@ import { contextOf, type RunContext, type Started } from './run-context.js';
 import type { RunState } from './run-result.js';
 import { segmentSchedule } from './segment-schedule.js';
 import { StepHealth } from './step-health.js';
+import { reconnectGiveUpMs } from '../load/reconnect.js';
 import type { StepRunner } from './step-phases.js';
 import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
@@ -226,6 +227,10 @@ function openTimeline(
   health: StepHealth,
 ): Timeline {
   const { opts, plans, live, writer, progress, funnel } = ctx;
+  const rideOutMs = (step: number) => {
+    const policy = plans[step]?.reconnect;
+    return policy ? reconnectGiveUpMs(policy, opts.profile.target.join_timeout) : 0;
+  };
   return new Timeline(
     gen.workers,
     () => ({ step: live.step, phase: live.phase }),
@@ -246,7 +251,7 @@ function openTimeline(
       });
       // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
       const why = plans[live.step]
-        ? health.check(rec, live.phase, plans[live.step].connections)
+        ? health.check(rec, live.phase, plans[live.step].connections, rideOutMs(live.step))
         : null;
       if (why) funnel.abort('aborted', why);
     },

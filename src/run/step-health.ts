@@ -26,16 +26,23 @@ export class StepHealth {
    * Joined connections that went without rtcap closing them, this step (the workers' disconnects).
    */
   private disconnects = 0;
+  /** The second since which every connection has been lost; null while some are joined. */
+  private allLostSinceS: number | null = null;
 
   /** At the start of every step. */
   reset(): void {
     this.errors.clear();
     this.joinedPeak = 0;
     this.disconnects = 0;
+    this.allLostSinceS = null;
   }
 
   /** Takes one second of the timeline; returns why the run must stop, or null. */
-  check(rec: SecondRecord, phase: Phase, targetConnections: number): string | null {
+  /**
+   * `rideOutMs`: how long a step whose connections were all lost waits for one to reconnect
+   * (load.reconnect, load/reconnect reconnectGiveUpMs); 0 ends the run at once.
+   */
+  check(rec: SecondRecord, phase: Phase, targetConnections: number, rideOutMs = 0): string | null {
     for (const wkr of rec.workers) {
       for (const [k, v] of Object.entries(wkr.errorReasons))
         this.errors.set(k, (this.errors.get(k) ?? 0) + v);
@@ -53,16 +60,24 @@ export class StepHealth {
     }
     // Lost, not closed: none open and some dropped by the other side. Connections rtcap closed
     // itself (a new topology's reset, a step's shrink) are no loss, whatever second they fall in.
-    if (
+    const allLost =
       (phase === 'steady' || phase === 'drain') &&
       this.joinedPeak > 0 &&
       this.disconnects > 0 &&
       rec.point.joined === 0 &&
-      rec.point.connections_open === 0
-    ) {
-      return `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost: ${topError(this.errors)}`;
+      rec.point.connections_open === 0;
+    if (!allLost) {
+      this.allLostSinceS = null;
+      return null;
     }
-    return null;
+    const lost = `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost`;
+    // With load.reconnect a restarting server is ridden out: the run ends only once the
+    // connections had the time to use up their attempts and none came back.
+    if (rideOutMs <= 0) return `${lost}: ${topError(this.errors)}`;
+    this.allLostSinceS ??= rec.point.t;
+    if ((rec.point.t - this.allLostSinceS) * 1000 < rideOutMs) return null;
+    const s = Math.round(rideOutMs / 1000).toLocaleString('en-US');
+    return `${lost} and none reconnected within ${s} s (load.reconnect): ${topError(this.errors)}`;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reconnectDelayMs } from '../../src/load/reconnect.js';
+import { reconnectDelayMs, reconnectGiveUpMs } from '../../src/load/reconnect.js';
 
 const policy = {
   initialBackoffMs: 1000,
@@ -24,5 +24,13 @@ describe('reconnectDelayMs', () => {
   it('gives up after maxAttempts', () => {
     expect(reconnectDelayMs(policy, 3, 0.5)).toBe(8000);
     expect(reconnectDelayMs(policy, 4, 0.5)).toBeNull();
+  });
+});
+
+describe('reconnectGiveUpMs', () => {
+  it('every backoff at its longest plus each attempt’s connect and join timeouts', () => {
+    // 1, 2, 4, 8 s × 1.5, plus 4 × 2 × 500 ms.
+    expect(reconnectGiveUpMs(policy, 500)).toBe(22_500 + 4_000);
+    expect(reconnectGiveUpMs({ ...policy, maxAttempts: 0 }, 500)).toBe(0);
   });
 });

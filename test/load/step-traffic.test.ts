@@ -47,7 +47,7 @@ function parts(plan: Partial<StepPlan>, over: Partial<StepTrafficParts> = {}) {
     set: set as unknown as ConnectionSet<Connection>,
     stepSends: stepSends as unknown as StepSends,
     sends: sends as unknown as SendLedger,
-    stats: { scheduled: 0, unsent: 0 },
+    stats: { scheduled: 0, unsent: 0, connectionDown: 0 },
     mine: () => true,
     currentStep: () => 3,
     cancelled: () => false,

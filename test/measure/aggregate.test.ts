@@ -70,6 +70,24 @@ describe('aggregateMessages: expected', () => {
     expect(f).toMatchObject({ sent: 1, sendFailed: 1, expected: 2, lost: 2 });
   });
 
+  it('a miss at a member dropped within a second after the send is not delivered, not lost', () => {
+    // Sender (joined at 0) and three members; two dropped by the server at 1,400 and 2,500.
+    const m = new Membership([
+      { joinedAtMs: 0, leftAtMs: Infinity },
+      { joinedAtMs: 0, leftAtMs: Infinity },
+      { joinedAtMs: 0, leftAtMs: 1_400, dropped: true },
+      { joinedAtMs: 0, leftAtMs: 2_500, dropped: true },
+    ]);
+    // Message 0 at 1,000: one receipt of 3 due; the drop at 1,400 explains one miss, not two.
+    // Message 1 at 1,300: none of 3; the drop at 1,400 explains one miss; 2,500 is too late.
+    const f = aggregateMessages(
+      [send(0, [1_000, 1_300], [1_000, 1_300])],
+      [[receipt(0, [1, 0], [1_005, Infinity], [1_005, -Infinity])]],
+      info(m),
+    );
+    expect(f).toMatchObject({ expected: 4, received: 1, lost: 3, notDeliveredConnectionDown: 2 });
+  });
+
   it('a seq never scheduled (gap) is neither sent nor failed', () => {
     const m = members(0, 0, 0);
     const f = aggregateMessages([send(0, [1000, 0, 1020], [1000, NaN, 1020])], [], info(m));

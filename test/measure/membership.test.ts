@@ -39,3 +39,18 @@ describe('Membership.at', () => {
     expect(m.size).toBe(0);
   });
 });
+
+describe('Membership.droppedIn', () => {
+  it('counts members dropped (not closed by rtcap) in (from, to]', () => {
+    const m = new Membership([
+      { joinedAtMs: 0, leftAtMs: 500, dropped: true },
+      { joinedAtMs: 0, leftAtMs: 600 }, // closed by rtcap: no drop
+      { joinedAtMs: 0, leftAtMs: 900, dropped: true },
+      { joinedAtMs: 0, leftAtMs: Infinity },
+    ]);
+    expect(m.droppedIn(0, 499)).toBe(0);
+    expect(m.droppedIn(0, 500)).toBe(1);
+    expect(m.droppedIn(500, 1000)).toBe(1);
+    expect(m.droppedIn(0, 1000)).toBe(2);
+  });
+});

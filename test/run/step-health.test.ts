@@ -65,3 +65,27 @@ describe('step health', () => {
     expect(topError(new Map())).toBe('no error reported');
   });
 });
+
+describe('step health with load.reconnect', () => {
+  const at = (t: number, joined: number, errorReasons: Record<string, number> = {}) =>
+    ({
+      point: { t, joined, connections_open: joined },
+      workers: [
+        { errorReasons, disconnects: Object.values(errorReasons).reduce((a, b) => a + b, 0) },
+      ],
+    }) as unknown as SecondRecord;
+  const drop = 'connection dropped without a close frame (1006)';
+
+  it('rides out a gap shorter than the reconnect attempts last; ends the run after it', () => {
+    const h = new StepHealth();
+    expect(h.check(at(100, 20), 'steady', 20, 5_000)).toBeNull();
+    expect(h.check(at(101, 0, { [drop]: 20 }), 'steady', 20, 5_000)).toBeNull();
+    expect(h.check(at(104, 0), 'steady', 20, 5_000)).toBeNull();
+    // Back: the watch starts over.
+    expect(h.check(at(105, 20), 'steady', 20, 5_000)).toBeNull();
+    expect(h.check(at(106, 0, { [drop]: 20 }), 'steady', 20, 5_000)).toBeNull();
+    expect(h.check(at(111, 0), 'drain', 20, 5_000)).toBe(
+      `all 20 connections were lost and none reconnected within 5 s (load.reconnect): ${drop} (×40)`,
+    );
+  });
+});

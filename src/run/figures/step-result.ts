@@ -29,6 +29,7 @@ import { verdictInputs } from './verdict-inputs.js';
 import { extraOf } from './step-extra.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';
 import { measureStep, type Measured } from './step-measure.js';
+import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
 
 export type { StepInputs } from './step-inputs.js';
 export type { StepWindow } from './window.js';
@@ -144,6 +145,7 @@ function connectionsOf(args: StepInputs, m: Measured): StepResult['connections']
     join_latency_ms: m.joinLatency,
     scheduled_joins: m.scheduledJoins,
     first_joins: m.joins.rampJoined,
+    reconnect: reconnectGapOf(args.collected, args.plan.reconnect !== null),
   };
 }
 
@@ -156,12 +158,14 @@ function messagesOf(args: StepInputs, m: Measured): StepResult['messages'] {
     scheduled: changes ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled),
     sent: figures.sent,
     send_failed: figures.sendFailed,
+    not_sent_connection_down: sendsWhileDown(args.collected) || undefined,
     late: changes ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
     expected: figures.expected,
     received: figures.received,
     reordered: sum((c) => c.receipts.reordered),
     duplicates: sum((c) => c.receipts.duplicates),
     lost: figures.lost,
+    not_delivered_connection_down: figures.notDeliveredConnectionDown || undefined,
     unexpected: sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess,
     acked: acks.acked,
     unacked: acks.unacked,

@@ -15,6 +15,7 @@ function figures(sent: number, expected: number, received: number): MessageFigur
     received,
     excess: 0,
     lost: expected - received,
+    notDeliveredConnectionDown: 0,
     messagesUnseen: 0,
     messagesOnlyElsewhere: 0,
     firstLatency: createHistogram(),
