@@ -6,6 +6,9 @@
 
 export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 
+// A timeseries.ndjson line is part of the format too; its shape lives in a file of its own.
+export type { TimeseriesPoint } from './timeseries-point.js';
+
 /**
  * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never
  * capacity.
@@ -382,36 +385,4 @@ export interface RunResult {
      */
     clock_offsets?: { margin_ms: number; segments: SegmentClockOffset[] };
   };
-}
-
-/** One line of timeseries.ndjson, written every second while the run goes. */
-export interface TimeseriesPoint {
-  t: number; // epoch seconds
-  /** Step number, from 1. */
-  step: number;
-  phase: 'ramp' | 'warmup' | 'steady' | 'drain';
-  connections_open: number;
-  joined: number;
-  joins_per_s: number;
-  sent_per_s: number;
-  /**
-   * Acks (load.ack) received this second, by ack time; absent in results written before acks were
-   * counted.
-   */
-  acked_per_s?: number;
-  /** Acks still awaited at the end of this second. */
-  acks_pending?: number;
-  delivered_per_s: number;
-  /** 60 s sliding means, as seed 002's method averages rates. */
-  sent_per_s_60s: number;
-  delivered_per_s_60s: number;
-  delivery_p50_ms: number | null;
-  delivery_p95_ms: number | null;
-  delivery_p99_ms: number | null;
-  errors: number;
-  disconnects: number;
-  server_cpu_pct: number | null;
-  server_rss_mb: number | null;
-  generator_cpu_pct: number | null;
-  generator_lag_p99_ms: number | null;
 }

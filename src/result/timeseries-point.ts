@@ -1,0 +1,33 @@
+/** The line format of timeseries.ndjson, part of the result format `rtcap.result/v1`. */
+
+/** One line of timeseries.ndjson, written every second while the run goes. */
+export interface TimeseriesPoint {
+  t: number; // epoch seconds
+  /** Step number, from 1. */
+  step: number;
+  phase: 'ramp' | 'warmup' | 'steady' | 'drain';
+  connections_open: number;
+  joined: number;
+  joins_per_s: number;
+  sent_per_s: number;
+  /**
+   * Acks (load.ack) received this second, by ack time; absent in results written before acks were
+   * counted.
+   */
+  acked_per_s?: number;
+  /** Acks still awaited at the end of this second. */
+  acks_pending?: number;
+  delivered_per_s: number;
+  /** 60 s sliding means, as seed 002's method averages rates. */
+  sent_per_s_60s: number;
+  delivered_per_s_60s: number;
+  delivery_p50_ms: number | null;
+  delivery_p95_ms: number | null;
+  delivery_p99_ms: number | null;
+  errors: number;
+  disconnects: number;
+  server_cpu_pct: number | null;
+  server_rss_mb: number | null;
+  generator_cpu_pct: number | null;
+  generator_lag_p99_ms: number | null;
+}
