@@ -30,4 +30,9 @@ export interface TimeseriesPoint {
   server_rss_mb: number | null;
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
+  /**
+   * Lines of generator processes that came in after their own second was written, counted in
+   * this one (their sends, receipts, joins, errors); absent when none.
+   */
+  late_lines?: number;
 }

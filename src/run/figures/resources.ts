@@ -2,6 +2,7 @@
  * Server, database and generator resources over the steady window (StepResult.server, .database,
  * .generator).
  */
+import type { SecondStats } from '../../load/ipc.js';
 import type { ResourceSample } from '../../monitor/types.js';
 import type { ServerBasis } from '../../monitor/server-basis.js';
 import type { StepResult } from '../../result/result.js';
@@ -140,9 +141,11 @@ export function generatorFigures(args: {
   const lag = max(present(args.lagsP99Ms));
   const rss = max(args.steadySeconds.flatMap((s) => s.workers.map((x) => x.health.rssMb)));
   // Every process's RSS in the same second, summed; the highest such second of the window.
-  const complete = args.steadySeconds.filter((s) => s.workers.length === args.workers);
-  const total = max(complete.map((s) => sumOf(s.workers, (x) => x.health.rssMb)));
-  const peak = complete.find((s) => sumOf(s.workers, (x) => x.health.rssMb) === total);
+  const complete = args.steadySeconds
+    .map((s) => linePerProcess(s.workers))
+    .filter((lines) => lines.length === args.workers);
+  const total = max(complete.map((lines) => sumOf(lines, (x) => x.health.rssMb)));
+  const peak = complete.find((lines) => sumOf(lines, (x) => x.health.rssMb) === total);
   const perConnKb = rssPerConnectionKb(total, args.idleRssMb ?? null, args.joined ?? 0);
   return {
     cpu_pct: cpu === null ? null : r1(cpu),
@@ -157,13 +160,22 @@ export function generatorFigures(args: {
     rss_per_connection_kb: perConnKb === null ? null : r1(perConnKb),
     ...(peak
       ? {
-          rss_mb_by_process: [...peak.workers]
+          rss_mb_by_process: [...peak]
             .sort((a, b) => a.worker - b.worker)
             .map((x) => r1(x.health.rssMb)),
         }
       : {}),
     workers: args.workers,
   };
+}
+
+/**
+ * One line per process of a second: its own, or the first of a process's late lines (a second
+ * also carries lines that arrived after their own second was written, run/figures/timeline).
+ */
+function linePerProcess(lines: readonly SecondStats[]): SecondStats[] {
+  const seen = new Set<number>();
+  return lines.filter((x) => !seen.has(x.worker) && seen.add(x.worker));
 }
 
 /**

@@ -33,8 +33,33 @@ export function deliveredByKind(list: readonly SecondStats[]): number[] {
   );
 }
 
+/**
+ * How long a second waits for a process's line, in seconds behind the newest line seen: a process
+ * whose event loop lags (a run past what the machine holds) sends its line seconds late.
+ */
+export const LINE_GRACE_S = 5;
+
+interface PendingSecond {
+  lines: SecondStats[];
+  /** Step and phase when the second's first line came in, not when it is written. */
+  ctx: { step: number; phase: TimeseriesPoint['phase'] };
+}
+
+/** The gauges of a process's newest line: what a second it has no line in counts for it. */
+interface Gauges {
+  t: number;
+  open: number;
+  joined: number;
+  acksPending: number;
+}
+
 export class Timeline {
-  private readonly pending = new Map<number, SecondStats[]>();
+  private readonly pending = new Map<number, PendingSecond>();
+  /** Lines that came in after their second was written: counted in the next second written. */
+  private late: SecondStats[] = [];
+  private readonly gauges = new Map<number, Gauges>();
+  private newestT = -Infinity;
+  private lastWrittenT = -Infinity;
   readonly seconds: SecondRecord[] = [];
   private readonly sent60 = new SlidingMean(60);
   private readonly delivered60 = new SlidingMean(60);
@@ -53,24 +78,85 @@ export class Timeline {
     if (this.serverSamples.length > 120) this.serverSamples.shift();
   }
 
+  /**
+   * Takes one process's line. Seconds are written in order, each once: when every process has
+   * sent its line for it, or once it is LINE_GRACE_S behind the newest line. A line whose second
+   * was already written is counted in the next one written (its point's `late_lines`), so every
+   * line's counts reach the timeline once and no second is written twice.
+   */
   add(s: SecondStats): void {
-    let list = this.pending.get(s.t);
-    if (!list) this.pending.set(s.t, (list = []));
-    list.push(s);
-    if (list.length >= this.workers) this.finish(s.t);
-    // A worker that missed a second must not hold the timeline back.
-    for (const t of [...this.pending.keys()]) if (t < s.t - 2) this.finish(t);
+    this.noteGauges(s);
+    if (s.t > this.newestT) this.newestT = s.t;
+    if (s.t <= this.lastWrittenT) this.late.push(s);
+    else {
+      let p = this.pending.get(s.t);
+      if (!p) this.pending.set(s.t, (p = { lines: [], ctx: this.context() }));
+      p.lines.push(s);
+    }
+    this.writeReady();
   }
 
   /** Emits whatever is pending (end of run). */
   flush(): void {
     for (const t of [...this.pending.keys()].sort((a, b) => a - b)) this.finish(t);
+    // Late lines after the last second: a second of their own after it.
+    if (this.late.length > 0) {
+      this.pending.set(this.lastWrittenT + 1, { lines: [], ctx: this.context() });
+      this.finish(this.lastWrittenT + 1);
+    }
+  }
+
+  private writeReady(): void {
+    for (;;) {
+      const t = this.oldestPending();
+      if (t === null) return;
+      const waiting = this.pending.get(t)!.lines.length < this.workers;
+      if (waiting && t >= this.newestT - LINE_GRACE_S) return;
+      this.finish(t);
+    }
+  }
+
+  private oldestPending(): number | null {
+    let oldest: number | null = null;
+    for (const t of this.pending.keys()) if (oldest === null || t < oldest) oldest = t;
+    return oldest;
+  }
+
+  private noteGauges(s: SecondStats): void {
+    const g = this.gauges.get(s.worker);
+    if (g && g.t > s.t) return;
+    this.gauges.set(s.worker, {
+      t: s.t,
+      open: s.open,
+      joined: s.joined,
+      acksPending: s.acksPending ?? 0,
+    });
+  }
+
+  /**
+   * A gauge of the second (open, joined, acks pending): each process's own line of it, or, for a
+   * process without one (late or skipped), its newest line's.
+   */
+  private gaugeSum(own: readonly SecondStats[], f: (g: Gauges) => number): number {
+    const present = new Set<number>();
+    let total = 0;
+    for (const s of own) {
+      present.add(s.worker);
+      total += f({ t: s.t, open: s.open, joined: s.joined, acksPending: s.acksPending ?? 0 });
+    }
+    for (const [worker, g] of this.gauges) if (!present.has(worker)) total += f(g);
+    return total;
   }
 
   private finish(t: number): void {
-    const list = this.pending.get(t);
-    if (!list) return;
+    const pending = this.pending.get(t);
+    if (!pending) return;
     this.pending.delete(t);
+    this.lastWrittenT = t;
+    const own = pending.lines;
+    const lateLines = this.late.length;
+    const list = lateLines > 0 ? [...own, ...this.late] : own;
+    this.late = [];
     const sum = (f: (s: SecondStats) => number) => sumOf(list, f);
     const p = percentilesOf(mergeEncoded(list.map((s) => s.histogram)));
     // The server sample closest to the end of this second.
@@ -78,19 +164,19 @@ export class Timeline {
       const d = Math.abs(x.t - (t + 1) * 1000);
       return d <= 1000 && (!best || d < Math.abs(best.t - (t + 1) * 1000)) ? x : best;
     }, null);
-    const ctx = this.context();
+    const ctx = pending.ctx;
     const sent = sum((s) => s.sent);
     const delivered = sum((s) => s.received);
     const point: TimeseriesPoint = {
       t,
       step: ctx.step + 1,
       phase: ctx.phase,
-      connections_open: sum((s) => s.open),
-      joined: sum((s) => s.joined),
+      connections_open: this.gaugeSum(own, (g) => g.open),
+      joined: this.gaugeSum(own, (g) => g.joined),
       joins_per_s: sum((s) => s.joins),
       sent_per_s: sent,
       acked_per_s: sum((s) => s.acked ?? 0),
-      acks_pending: sum((s) => s.acksPending ?? 0),
+      acks_pending: this.gaugeSum(own, (g) => g.acksPending),
       delivered_per_s: delivered,
       sent_per_s_60s: r1(this.sent60.push(sent)),
       delivered_per_s_60s: r1(this.delivered60.push(delivered)),
@@ -104,6 +190,7 @@ export class Timeline {
       server_rss_mb: server?.rssMb != null ? r1(server.rssMb) : null,
       generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
       generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
+      ...(lateLines > 0 ? { late_lines: lateLines } : {}),
     };
     const byKind = deliveredByKind(list);
     const rec = {

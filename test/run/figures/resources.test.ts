@@ -147,6 +147,27 @@ describe('resource figures', () => {
     expect(rssPerConnectionKb(null, 125, 10)).toBeNull();
   });
 
+  it('a second carrying a late line of a process counts that process once, and is not complete for a process it lacks', () => {
+    const line = (worker: number, rssMb: number) => ({ worker, health: { cpuPct: 1, rssMb } });
+    const sec = (lines: ReturnType<typeof line>[]) =>
+      ({ workers: lines }) as unknown as SecondRecord;
+    const g = generatorFigures({
+      // Its own line of process 0 (100) first, then a late one of the same process (90): 100 + 120.
+      steadySeconds: [
+        sec([line(0, 100), line(1, 120), line(0, 90)]),
+        sec([line(0, 400), line(0, 401)]),
+      ],
+      workers: 2,
+      lagsP99Ms: [],
+      offeredRatio: 1,
+      lateJoins: 0,
+      idleRssMb: 120,
+      joined: 1024,
+    });
+    expect(g.rss_mb_total).toBe(220);
+    expect(g.rss_mb_by_process).toEqual([100, 120]);
+  });
+
   it("server memory per connection: the steady window's highest summed RSS, less the server's first sample, over the connections joined; each process's RSS at that sample", () => {
     const at = (t: number, procs: number[]): ResourceSample => ({
       t,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Timeline, type SecondRecord } from '../../../src/run/figures/timeline.js';
+import { LINE_GRACE_S, Timeline, type SecondRecord } from '../../../src/run/figures/timeline.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../../src/measure/histogram.js';
 import type { SecondStats } from '../../../src/load/ipc.js';
 
@@ -79,7 +79,7 @@ describe('Timeline', () => {
     expect(out.map((r) => r.point.delivered_per_s_60s)).toEqual([40, 25]);
   });
 
-  it('does not wait forever for a worker that missed a second', () => {
+  it('does not wait forever for a worker that missed a second: a second is written LINE_GRACE_S behind the newest line', () => {
     const out: SecondRecord[] = [];
     const tl = new Timeline(
       2,
@@ -87,14 +87,64 @@ describe('Timeline', () => {
       { vcpus: 2 },
       (r) => out.push(r),
     );
-    tl.add(second(0, 100, 5));
-    tl.add(second(0, 101, 5));
-    tl.add(second(0, 102, 5));
+    for (let t = 100; t <= 100 + LINE_GRACE_S; t++) tl.add(second(0, t, 5));
     expect(out).toHaveLength(0);
-    tl.add(second(0, 103, 5));
+    tl.add(second(0, 101 + LINE_GRACE_S, 5));
     expect(out.map((r) => r.point.t)).toEqual([100]);
     tl.flush();
-    expect(out.map((r) => r.point.t)).toEqual([100, 101, 102, 103]);
+    expect(out.map((r) => r.point.t)).toEqual([100, 101, 102, 103, 104, 105, 106]);
+  });
+
+  it('writes each second once and in order: a late line is counted in the next second written, its gauges carried', () => {
+    const out: SecondRecord[] = [];
+    let phase: 'ramp' | 'steady' = 'ramp';
+    const tl = new Timeline(
+      2,
+      () => ({ step: 0, phase }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
+    // Worker 1 lags: its lines for 100 and 101 arrive after worker 0 has reached 107.
+    tl.add(second(0, 100, 5));
+    phase = 'steady';
+    for (let t = 101; t <= 107; t++) tl.add(second(0, t, 5));
+    expect(out.map((r) => r.point.t)).toEqual([100, 101]);
+    // Second 100 was written without worker 1: its gauges had no line yet, so only worker 0's.
+    expect(out[0].point.joined).toBe(10);
+    expect(out[0].point.phase).toBe('ramp'); // the phase its first line came in, not the writer's
+    tl.add({ ...second(1, 100, 7), joined: 20, open: 20 });
+    tl.add({ ...second(1, 101, 7), joined: 20, open: 20 });
+    tl.add(second(0, 108, 5)); // writes 102, with worker 1's two late lines
+    tl.flush();
+    const ts = out.map((r) => r.point.t);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
+    expect(new Set(ts).size).toBe(ts.length);
+    const p102 = out.find((r) => r.point.t === 102)!.point;
+    expect(p102.late_lines).toBe(2);
+    expect(p102.delivered_per_s).toBe(5 + 7 + 7);
+    // Worker 1 has no line of 102: its newest (101: 20 joined) counts.
+    expect(p102.joined).toBe(10 + 20);
+    expect(out.filter((r) => r.point.late_lines !== undefined)).toHaveLength(1);
+    // Every line counted once.
+    expect(out.reduce((n, r) => n + r.point.delivered_per_s, 0)).toBe(9 * 5 + 2 * 7);
+  });
+
+  it('writes late lines that come after the last second in a second of their own at flush', () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(
+      2,
+      () => ({ step: 0, phase: 'drain' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
+    tl.add(second(0, 100, 1));
+    tl.add(second(1, 100, 1));
+    tl.add(second(1, 99, 4)); // its second is before the first written
+    tl.flush();
+    expect(out.map((r) => [r.point.t, r.point.delivered_per_s, r.point.late_lines])).toEqual([
+      [100, 2, undefined],
+      [101, 4, 1],
+    ]);
   });
 
   it('selects the seconds wholly inside a window', () => {
