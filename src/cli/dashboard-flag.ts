@@ -9,11 +9,29 @@ import type { LiveCommand } from '../dashboard/feed.js';
 import type { RunObserver } from '../run/runner.js';
 import { EXIT } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';
+import { checked, int, UsageError } from './flags.js';
+
+/** The most seconds --dashboard-linger keeps a finished page up: a day. */
+const MAX_LINGER_S = 86_400;
+
+/**
+ * `--dashboard`'s value checked while the flags are parsed, before anything starts: nothing (any
+ * free port) or a port. Kept as given; dashboardPort reads it when the page starts.
+ */
+function dashboardValue(raw: unknown): string {
+  if (Array.isArray(raw))
+    throw new UsageError(`--dashboard given ${raw.length} times: give it once`);
+  const text = raw === undefined || raw === null || raw === true ? '' : String(raw);
+  const port = dashboardPort(text);
+  if (typeof port === 'string') throw new UsageError(port);
+  return text;
+}
 
 export function dashboardOptions<T>(c: Argv<T>) {
   return c
     .option('dashboard', {
       type: 'string',
+      coerce: dashboardValue,
       describe:
         'serve a live page of the run at http://127.0.0.1:PORT/ (no PORT or 0: any free port; the address is printed)',
     })
@@ -23,12 +41,13 @@ export function dashboardOptions<T>(c: Argv<T>) {
       describe:
         "address --dashboard listens on; any other than loopback puts a random token in the page's address",
     })
-    .option('dashboard-linger', {
-      type: 'number',
-      default: 0,
-      describe:
-        'seconds the finished page (with its links to the report) stays served after the run; Ctrl-C ends it sooner',
-    });
+    .option(
+      'dashboard-linger',
+      checked('dashboard-linger', int(0, MAX_LINGER_S), {
+        describe:
+          'seconds the finished page (with its links to the report) stays served after the run; Ctrl-C ends it sooner',
+      }),
+    );
 }
 
 export interface DashboardArgs {
@@ -62,9 +81,6 @@ export async function dashboardOrExit(
   };
   const port = dashboardPort(args.dashboard);
   if (typeof port === 'string') return refuse(port);
-  const linger = args['dashboard-linger'] ?? 0;
-  if (!Number.isFinite(linger) || linger < 0)
-    return refuse(`--dashboard-linger ${linger}: must be seconds, 0 or more`);
   try {
     const { startLiveDashboard } = await import('../dashboard/live.js');
     const dash = await startLiveDashboard({ command, port, host: args['dashboard-host'] });

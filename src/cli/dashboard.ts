@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT } from '../run/runner.js';
+import { checked, port } from './flags.js';
 
 export function dashboardCommand(y: Argv): Argv {
   return y.command(
@@ -17,11 +18,12 @@ export function dashboardCommand(y: Argv): Argv {
           default: 'reports',
           describe: 'folder of run directories (rtcap run/sweep/campaign output)',
         })
-        .option('port', {
-          type: 'number',
-          default: 0,
-          describe: 'port to listen on (0: any free port; the address is printed)',
-        })
+        .option(
+          'port',
+          checked('port', port, {
+            describe: 'port to listen on (0: any free port; the address is printed)',
+          }),
+        )
         .option('host', {
           type: 'string',
           default: '127.0.0.1',
@@ -35,16 +37,10 @@ export function dashboardCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
         return;
       }
-      const port = args.port as number;
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        process.stderr.write(`--port ${port}: must be a port number (0-65535)\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
       const { serveBrowse } = await import('../dashboard/browse.js');
       let server;
       try {
-        server = await serveBrowse(dir, { port, host: args.host as string });
+        server = await serveBrowse(dir, { port: args.port ?? 0, host: args.host as string });
       } catch (e) {
         process.stderr.write(`${(e as Error).message}\n`);
         process.exitCode = EXIT.usage;

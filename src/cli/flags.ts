@@ -126,12 +126,20 @@ function writeProblem(path: string): string | null {
   }
 }
 
-/** A file to write: it may not exist yet, but it is not a directory. */
+/**
+ * A file to write: it may not exist yet, but it is not a directory, the directory it goes in
+ * exists, and it (or that directory) can be written.
+ */
 export const outFile: Rule<string> = (raw) => {
   const st = statOf(raw);
   if (typeof st !== 'string' && st.isDirectory())
     return problem('is a directory, expected a file to write');
-  return raw;
+  const parent = dirname(resolve(raw));
+  const up = statOf(parent);
+  if (typeof up === 'string' || !up.isDirectory())
+    return problem(`no directory ${parent} to write it in`);
+  const unwritable = writeProblem(raw);
+  return unwritable ? problem(unwritable) : raw;
 };
 
 /** An existing file, or an http(s) URL. */

@@ -20,7 +20,7 @@ import {
 import { startServer } from '../server/server.js';
 import { loadJwks } from '../server/jwks.js';
 import { EXIT } from './exit-codes.js';
-import { checked, file, fileOrHttpUrl, int, outFile, port, UsageError } from './flags.js';
+import { checked, file, fileOrHttpUrl, int, oneOf, outFile, port, UsageError } from './flags.js';
 
 /** The most server processes `--workers` may ask for. */
 const MAX_SERVER_WORKERS = 256;
@@ -206,13 +206,15 @@ function configOptions(y: Argv): Argv {
         describe: 'server processes sharing the port (PubSub between them)',
       }),
     )
-    .option('accept', {
-      choices: ['round-robin', 'shared'] as const,
-      default: 'round-robin' as const,
-      describe:
-        'with --workers: the primary hands each connection to the next process (round-robin), ' +
-        'or every process accepts from the shared socket (shared: no hand-off round trip)',
-    });
+    .option(
+      'accept',
+      checked('accept', oneOf(['round-robin', 'shared'] as const), {
+        default: 'round-robin',
+        describe:
+          'with --workers: the primary hands each connection to the next process (round-robin), ' +
+          'or every process accepts from the shared socket (shared: no hand-off round trip)',
+      }),
+    );
 }
 
 /** The tenant database, and what `rtcap run` asks of a server it starts (stdin, ready line). */
@@ -315,17 +317,31 @@ function toArgs(argv: Record<string, unknown>): ServeArgs {
   };
 }
 
+/**
+ * Why the server cannot listen where the flags say (a port in use or not allowed, an address
+ * this machine does not have): a usage error naming the flag, as --metrics-port's is; null for
+ * any other failure.
+ */
+export function listenProblem(e: unknown, a: Pick<ServeArgs, 'port' | 'host'>): string | null {
+  const { code, syscall } = (e ?? {}) as NodeJS.ErrnoException;
+  if (syscall !== 'listen' && syscall !== 'getaddrinfo') return null;
+  const flag = code === 'EADDRINUSE' || code === 'EACCES' ? `--port ${a.port}` : `--host ${a.host}`;
+  return `${flag}: cannot listen on ${a.host}:${a.port} (${code ?? (e as Error).message})`;
+}
+
 export const serveCommand: CommandModule = {
   command: 'serve',
   describe: 'run the built-in Supabase-Realtime-compatible server',
   builder,
   handler: async (argv) => {
     let running: RunningServe;
+    const args = toArgs(argv as Record<string, unknown>);
     try {
-      running = await runServe(toArgs(argv as Record<string, unknown>));
+      running = await runServe(args);
     } catch (e) {
-      process.stderr.write(`rtcap serve: ${(e as Error).message}\n`);
-      process.exit(e instanceof ConfigError ? EXIT.usage : EXIT.failed);
+      const listen = listenProblem(e, args);
+      process.stderr.write(`rtcap serve: ${listen ?? (e as Error).message}\n`);
+      process.exit(e instanceof ConfigError || listen ? EXIT.usage : EXIT.failed);
     }
     let stopping = false;
     const stop = (signal: string) => {

@@ -124,6 +124,36 @@ describe('usage errors exit 2 with one line, every command', () => {
       ['run', builtin, '--out', builtin],
       `rtcap: --out ${builtin}: is a file, expected a directory to write into\n`,
     ],
+    [
+      'init --kind other (one line naming the flag, not "Invalid values:")',
+      ['init', 'ws://127.0.0.1:4000/socket/websocket', '--kind', 'bogus'],
+      'rtcap: --kind bogus: expected one of supabase, realtime, phoenix\n',
+    ],
+    [
+      'init --out a directory',
+      ['init', 'ws://127.0.0.1:4000/socket/websocket', '--out', work, '--force'],
+      `rtcap: --out ${work}: is a directory, expected a file to write\n`,
+    ],
+    [
+      'init --out in a directory that does not exist',
+      ['init', 'ws://127.0.0.1:4000/socket/websocket', '--out', join(work, 'no', 'x.yaml')],
+      `rtcap: --out ${join(work, 'no', 'x.yaml')}: no directory ${join(work, 'no')} to write it in\n`,
+    ],
+    [
+      'compare --out in a directory that does not exist',
+      ['compare', runDir, runDir, '--out', join(work, 'no', 'x.md')],
+      `rtcap: --out ${join(work, 'no', 'x.md')}: no directory ${join(work, 'no')} to write it in\n`,
+    ],
+    [
+      'serve --accept other',
+      ['serve', '--accept', 'bogus'],
+      'rtcap: --accept bogus: expected one of round-robin, shared\n',
+    ],
+    [
+      'run --dashboard not a port',
+      ['run', builtin, '--dashboard', 'abc'],
+      'rtcap: --dashboard abc: must be a port number (0-65535), or nothing for any free port\n',
+    ],
     ['validate of nothing', ['validate'], /^rtcap: Not enough non-option arguments/],
     ['clean with an argument', ['clean', 'x'], /^rtcap: Unknown argument: x/],
     [
@@ -157,6 +187,15 @@ describe('errors that name the thing', () => {
     );
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(new RegExp(`^${broken}:\\d+:\\d+: invalid YAML`));
+  });
+
+  it('a bad --dashboard is refused before --force empties --out', async () => {
+    const kept = join(work, 'kept');
+    mkdirSync(kept, { recursive: true });
+    writeFileSync(join(kept, 'old.txt'), 'an old run');
+    const r = await cli('run', builtin, '--out', kept, '--force', '--dashboard', '70000');
+    expect(r.code).toBe(EXIT.usage);
+    expect(readFileSync(join(kept, 'old.txt'), 'utf8')).toBe('an old run');
   });
 
   it("report of a run's result.json rebuilds its directory", async () => {

@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../support/cli-in-process.js';
-import { cpuList, int, isoTime, num, port, wsUrl } from '../../src/cli/flags.js';
+import { cpuList, int, isoTime, num, outFile, port, wsUrl } from '../../src/cli/flags.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -36,13 +36,22 @@ const COMMANDS: {
   argv: string[];
   flags: Record<string, 'count' | 'port' | 'positive' | 'quota'>;
 }[] = [
-  { argv: ['run', profile], flags: { workers: 'count', 'metrics-port': 'port' } },
-  { argv: ['sweep', profile], flags: { workers: 'count', 'metrics-port': 'port' } },
+  {
+    argv: ['run', profile],
+    flags: { workers: 'count', 'metrics-port': 'port', 'dashboard-linger': 'quota' },
+  },
+  {
+    argv: ['sweep', profile],
+    flags: { workers: 'count', 'metrics-port': 'port', 'dashboard-linger': 'quota' },
+  },
+  { argv: ['quotas', profile], flags: { 'dashboard-linger': 'quota' } },
+  { argv: ['dashboard', work], flags: { port: 'port' } },
   {
     argv: ['campaign', campaign],
     flags: {
       workers: 'count',
       'metrics-port': 'port',
+      'dashboard-linger': 'quota',
       'cpu-safe-pct': 'positive',
       'mem-safe-pct': 'positive',
       'presence-quota': 'positive',
@@ -148,6 +157,12 @@ describe('the built CLI, bounded', () => {
       '--agents -1: expected a whole number from 1 to 1,000',
     ],
     [['serve', '--port', 'abc'], '--port abc: expected a port number from 0 to 65535'],
+    // Once ignored without --dashboard (the run started) and read as NaN with it.
+    [
+      ['run', profile, '--dashboard-linger', 'abc'],
+      '--dashboard-linger abc: expected a whole number from 0 to 86,400',
+    ],
+    [['dashboard', work, '--port', 'abc'], '--port abc: expected a port number from 0 to 65535'],
     [['serve', '--workers', '0'], '--workers 0: expected a whole number from 1 to 256'],
   ];
   // One at a time: this machine is shared; a hang is killed at the bound and fails on its code.
@@ -175,6 +190,18 @@ describe('the rules', () => {
     expect(cpuList('0-')).toHaveProperty('problem');
     expect(isoTime('2026-12-01T19:00:00Z')).toBe('2026-12-01T19:00:00Z');
     expect(isoTime('tomorrow')).toHaveProperty('problem');
+  });
+
+  it('files to write: not a directory, in a directory that exists', () => {
+    expect(outFile(join(work, 'new.md'))).toBe(join(work, 'new.md'));
+    expect(outFile(profile)).toBe(profile);
+    expect(outFile(work)).toEqual({ problem: 'is a directory, expected a file to write' });
+    expect(outFile(join(work, 'nodir', 'x.md'))).toEqual({
+      problem: `no directory ${join(work, 'nodir')} to write it in`,
+    });
+    expect(outFile(join(profile, 'x.md'))).toEqual({
+      problem: `no directory ${profile} to write it in`,
+    });
   });
 
   it('URLs: WebSocket only, a valid port, the Supabase form suggested', () => {
