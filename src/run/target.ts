@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { binEntry } from '../load/paths.js';
 import { pin } from '../load/pool.js';
 import { registerSecrets, urlSecrets } from '../redact/redact.js';
-import { leftovers, removeLeftover, RUN_PREFIX, writeOwner } from '../server/db/leftovers.js';
+import {
+  leftovers,
+  removeAbandonedBuilds,
+  removeLeftover,
+  RUN_PREFIX,
+  writeOwner,
+} from '../server/db/leftovers.js';
 import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
 import { DEV_JWT_SECRET } from '../server/options.js';
 import { ServerProcess, StartCancelled, type ReadyMessage } from './server-process.js';
@@ -76,9 +82,11 @@ export async function startBuiltinServer(opts: BuiltinServerOptions): Promise<Bu
     detached: true,
     env: { ...process.env, [PG_ROOT_PARENT_ENV]: privateDir },
   });
-  const proc = new ServerProcess(child, opts.logPath, () =>
-    rmSync(privateDir, { recursive: true, force: true }),
-  );
+  const proc = new ServerProcess(child, opts.logPath, () => {
+    rmSync(privateDir, { recursive: true, force: true });
+    // A cache the server was building when it was stopped (beside the private directory).
+    removeAbandonedBuilds();
+  });
   if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
   const exited = proc.exited();
   const ready = await readyOrReaped(proc, opts);
@@ -181,13 +189,13 @@ function takeDatabaseUrl(urlFile: string): string | null {
  * Removes what runs that are gone left under the temp directory: a coordinator killed with
  * SIGKILL cannot remove its private directory (the server's config with its JWT secret, a
  * 40 MB Postgres cluster), so every run start removes every `rtcap-run-*` and `rtcap-pg-*`
- * whose owner is dead (server/db/leftovers judges which; a Postgres still running from one
- * is stopped first). Returns the paths removed.
+ * whose owner is dead, and every cache build whose builder is (server/db/leftovers judges
+ * which; a Postgres still running from one is stopped first). Returns the paths removed.
  */
 export async function removeDeadRunLeftovers(): Promise<string[]> {
   const removed: string[] = [];
   for (const e of leftovers()) {
-    if (e.kind !== 'run' && e.kind !== 'pg') continue;
+    if (e.kind !== 'run' && e.kind !== 'pg' && e.kind !== 'build') continue;
     try {
       await removeLeftover(e);
       removed.push(e.path);

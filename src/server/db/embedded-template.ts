@@ -20,7 +20,7 @@ import {
   stopInstance,
   USER,
 } from './embedded-instance.js';
-import { TEMPLATE_PREFIX } from './leftovers.js';
+import { TEMPLATE_PREFIX, writeOwner } from './leftovers.js';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
 
 /** Old templates (another migration or PostgreSQL version) not used for an hour. */
@@ -66,6 +66,8 @@ export async function ensureTemplate(
 
   const build = await makeRoot(`${TEMPLATE_PREFIX}build-`);
   try {
+    // Whose build it is: one left by a process stopped mid-build is removed at once.
+    writeOwner(build);
     const password = randomBytes(18).toString('base64url');
     const t0 = performance.now();
     const dataDir = path.join(build, 'data');

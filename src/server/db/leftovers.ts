@@ -8,8 +8,9 @@
  * - `rtcap-pgtemplate-<key>`: the initdb template every start copies (a cache);
  *   `rtcap-pgbin-<key>`: PostgreSQL binaries staged where the postgres system user can run
  *   them, when rtcap runs as root from a private directory (a cache).
- * - `…-build-*`: a cache being built; published by rename, so one still there after
- *   BUILD_STALE_MS was abandoned.
+ * - `…-build-*`: a cache being built, with its builder's owner record; published by rename, so
+ *   one whose builder is gone (a server stopped mid-build), or one without a record still there
+ *   after BUILD_STALE_MS, was abandoned.
  *
  * `leftovers` is the one answer to "what is ours and dead": the clean-up at the start of a run
  * and `rtcap clean` both use it. `removeLeftover` stops a Postgres still running from a dead
@@ -147,6 +148,9 @@ function judge(name: string, full: string, kind: TempKind): TempEntry {
     return { ...base, dead: !alive, why: alive ? 'its process runs' : 'its process is gone' };
   }
   if (kind === 'build') {
+    const alive = ownerAlive(full);
+    if (alive !== null)
+      return { ...base, dead: !alive, why: alive ? 'being built' : 'an abandoned build' };
     const old = ageMs(full) > BUILD_STALE_MS;
     return { ...base, dead: old, why: old ? 'an abandoned build' : 'being built' };
   }
@@ -187,7 +191,8 @@ export function leftovers(dir: string = os.tmpdir()): TempEntry[] {
  * directory.
  */
 function dataRoots(entry: TempEntry): string[] {
-  if (entry.kind === 'pg') return [entry.path];
+  // A template build holds a cluster too (started once for the migration).
+  if (entry.kind === 'pg' || entry.kind === 'build') return [entry.path];
   if (entry.kind !== 'run') return [];
   try {
     return readdirSync(entry.path)
@@ -229,6 +234,22 @@ async function stopPostmaster(root: string): Promise<void> {
 export async function removeLeftover(entry: TempEntry): Promise<void> {
   for (const root of dataRoots(entry)) await stopPostmaster(root);
   rmSync(entry.path, { recursive: true, force: true });
+}
+
+/**
+ * Removes the cache builds under `dir` whose builder is gone: a server stopped (or killed) while
+ * it staged the binaries or built the template leaves one beside the run's directory. Only
+ * synchronous work, for a clean-up that runs once the server's whole process group is gone (so
+ * no Postgres runs from a build). Returns the paths removed.
+ */
+export function removeAbandonedBuilds(dir: string = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  for (const e of tempEntries(dir)) {
+    if (e.kind !== 'build' || !e.dead) continue;
+    rmSync(e.path, { recursive: true, force: true });
+    removed.push(e.path);
+  }
+  return removed;
 }
 
 /** What `rtcap clean` did: each entry removed, and each kept because something still uses it. */

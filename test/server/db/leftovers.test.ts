@@ -12,6 +12,7 @@ import {
   kindOf,
   leftovers,
   ownerAlive,
+  removeAbandonedBuilds,
   removeLeftover,
   tempEntries,
   writeOwner,
@@ -126,6 +127,29 @@ describe('leftovers and rtcap clean', () => {
       );
     },
   );
+
+  it('a cache build whose builder is gone is abandoned at once; a live builder keeps its own', () => {
+    const t = dirIn(work, 'tmp-builds');
+    // A server stopped while it staged the binaries: its record names a process that is gone.
+    const stopped = dirIn(t, 'rtcap-pgbin-build-stopped');
+    writeFileSync(join(stopped, 'owner.pid'), `${exitedPid()}\n`);
+    writeFileSync(join(stopped, 'postgres'), 'half a copy');
+    const building = dirIn(t, 'rtcap-pgtemplate-build-live');
+    writeOwner(building);
+    // No record (an older rtcap's build), and recent: still given BUILD_STALE_MS.
+    const unowned = dirIn(t, 'rtcap-pgtemplate-build-unowned');
+    expect(Object.fromEntries(tempEntries(t).map((e) => [e.name, [e.dead, e.why]]))).toEqual({
+      'rtcap-pgbin-build-stopped': [true, 'an abandoned build'],
+      'rtcap-pgtemplate-build-live': [false, 'being built'],
+      'rtcap-pgtemplate-build-unowned': [false, 'being built'],
+    });
+    expect(removeAbandonedBuilds(t)).toEqual([stopped]);
+    expect([existsSync(stopped), existsSync(building), existsSync(unowned)]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+  });
 
   it(
     "stops a postmaster still running from a dead run's data, and only one that names it",
