@@ -83,7 +83,10 @@ export type ToPrimary =
   | CountsMessage
   | DbCall
   | { t: 'metrics'; id: number }
-  | { t: 'metricsJson'; id: number; json: MetricsJson };
+  | { t: 'metricsJson'; id: number; json: MetricsJson }
+  /** Near its open-file limit: may it stop accepting? (accept-gate.ts) */
+  | { t: 'acceptFull' }
+  | { t: 'acceptResumed' };
 
 export type ToWorker =
   | FanoutMessage
@@ -94,4 +97,6 @@ export type ToWorker =
   | { t: 'change'; change: ChangeEvent }
   | { t: 'metricsJson?'; id: number }
   | { t: 'metricsText'; id: number; text: string }
+  /** The answer to acceptFull: false while no other worker accepts (the last one must). */
+  | { t: 'acceptPause'; ok: boolean }
   | { t: 'shutdown' };

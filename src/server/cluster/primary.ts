@@ -135,6 +135,8 @@ async function openDatabase(
 /** The primary's state: its workers, their users, and the relays between them. */
 class ClusterPrimary {
   private readonly workers = new Map<number, Worker>();
+  /** Workers that stopped accepting near their open-file limit (accept-gate.ts). */
+  private readonly notAccepting = new Set<number>();
   /** Per worker node, its connected users per tenant (from its last counts). */
   private readonly users = new Map<number, Map<string, number>>();
   /** Workers a failed send was already logged for (one line per worker, not per message). */
@@ -201,9 +203,25 @@ class ClusterPrimary {
       }
       case 'metricsJson':
         return this.metrics.part(m.id, node, m.json);
+      case 'acceptFull':
+        return this.acceptFull(node);
+      case 'acceptResumed':
+        this.notAccepting.delete(node);
+        return;
       case 'ready':
         return;
     }
+  }
+
+  /**
+   * A worker near its open-file limit may stop accepting while another still accepts; the last
+   * one keeps accepting (and resets what it cannot hold: the whole server is out of files).
+   */
+  private acceptFull(node: number): void {
+    const others = [...this.workers.keys()].filter((n) => n !== node && !this.notAccepting.has(n));
+    const ok = others.length > 0;
+    if (ok) this.notAccepting.add(node);
+    this.send(node, { t: 'acceptPause', ok });
   }
 
   private onCounts(node: number, m: CountsMessage): void {
@@ -283,6 +301,7 @@ class ClusterPrimary {
   /** A worker is gone: nothing routes to it or waits for it any more. */
   private onExit(node: number): void {
     this.workers.delete(node);
+    this.notAccepting.delete(node);
     this.users.delete(node);
     this.db.dropNode(node);
     this.metrics.dropNode(node);

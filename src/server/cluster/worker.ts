@@ -19,6 +19,7 @@ import {
   type WorkerSpec,
 } from './messages.js';
 import { RemoteDb } from './remote-db.js';
+import { AcceptGate, ownOpenFilesLimit } from './accept-gate.js';
 
 /** Entry of a worker process (cluster/worker-main.ts). */
 export async function runWorker(): Promise<void> {
@@ -33,9 +34,11 @@ export async function runWorker(): Promise<void> {
   const flushTimer = setInterval(() => post(counts(server)), flushEveryMs);
   flushTimer.unref();
   let closing = false;
+  let gate: AcceptGate | null = null;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
+    gate?.stop();
     clearInterval(flushTimer);
     await server.close().catch(() => undefined);
     process.exit(0);
@@ -43,6 +46,7 @@ export async function runWorker(): Promise<void> {
 
   process.on('message', (m: ToWorker) => {
     if (m.t === 'shutdown') void shutdown();
+    else if (m.t === 'acceptPause') gate?.answer(m.ok);
     else if (m.t === 'metricsText') metricsText.answered(m.id, m.text);
     else onPrimaryMessage(server, remoteDb, m);
   });
@@ -54,10 +58,30 @@ export async function runWorker(): Promise<void> {
     server.http.once('error', reject);
     server.http.listen(spec.port, spec.host, () => resolve());
   });
+  gate = acceptGate(server, spec);
   server.startTimers();
   await server.startDatabase();
   const addr = server.http.address();
   post({ t: 'ready', port: typeof addr === 'object' && addr ? addr.port : spec.port });
+}
+
+/** Near its open-file limit the worker stops accepting while another accepts (accept-gate.ts). */
+function acceptGate(server: RealtimeServer, spec: WorkerSpec): AcceptGate | null {
+  const limit = ownOpenFilesLimit();
+  if (limit === null) return null;
+  return new AcceptGate({
+    server: server.http,
+    listen: () => {
+      // Another worker holds the shared socket open, so this gets the same one back.
+      const failed = (e: Error) => server.log(`listening again failed: ${e.message}`);
+      server.http.once('error', failed);
+      server.http.listen(spec.port, spec.host, () => server.http.off('error', failed));
+    },
+    ask: () => post({ t: 'acceptFull' }),
+    resumed: () => post({ t: 'acceptResumed' }),
+    limit,
+    log: (l) => server.log(l),
+  });
 }
 
 /**
