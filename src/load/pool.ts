@@ -7,9 +7,14 @@ import { fork, execFileSync, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { FromWorker, SecondStats, StepCollected, ToWorker } from './ipc.js';
 import { distEntry } from './paths.js';
+import { SpawnFailed } from './spawn-failed.js';
+import { testSpawnFault } from './test-spawn-fault.js';
 import { addCounts } from '../util/counts.js';
 import { sleep } from '../util/sleep.js';
 import { sumOf } from '../util/sum.js';
+
+/** How long a killed process of a failed start is waited for before the error is reported. */
+const REAP_WAIT_MS = 5_000;
 
 export interface PoolEvents {
   second: [SecondStats];
@@ -23,6 +28,11 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     { need: number; got: FromWorker[]; resolve: (v: FromWorker[]) => void }
   >();
   private exited = 0;
+  /** Set while the pool kills its own processes after a failed start: their exits are expected. */
+  private killing = false;
+  /** The start's forks, awaited by stop(): no process is forked after the pool is stopped. */
+  private spawning: Promise<void> | null = null;
+  private stopRequested = false;
   /** Sum of the processes' RSS when they reported ready, before any connection (MiB). */
   idleRssMb: number | null = null;
 
@@ -41,52 +51,95 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   }
 
   async start(init: (worker: number) => Extract<ToWorker, { type: 'init' }>): Promise<void> {
-    const entry = distEntry('load/worker-main.js');
-    for (let w = 0; w < this.size; w++) {
-      // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator
-      // processes.
-      const execArgv = [
-        ...this.v8Args,
-        ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? []),
-      ];
-      let child: ChildProcess;
-      try {
-        child = fork(entry, [], {
-          serialization: 'advanced',
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-          ...(this.launcher.length
-            ? {
-                execPath: this.launcher[0],
-                execArgv: [...this.launcher.slice(1), process.execPath, ...execArgv],
-              }
-            : { execArgv }),
-        });
-      } catch (e) {
-        // No orphans: the processes already started go with the one that could not.
-        for (const c of this.children) c.kill('SIGKILL');
-        throw new Error(`generator process ${w} could not start: ${(e as Error).message}`, {
-          cause: e,
-        });
-      }
-      // A fork the system refused (EAGAIN, ENOMEM) is reported here, not as an uncaught error;
-      // the run aborts and stops the processes that did start.
-      child.on('error', (e) =>
-        this.emit('fatal', `generator worker ${w} could not start: ${e.message}`),
-      );
-      if (this.cpus && child.pid) pin(child.pid, this.cpus);
-      child.on('message', (m: FromWorker) => this.onMessage(m));
-      child.on('exit', (code, signal) => {
-        this.exited++;
-        if (code !== 0 && code !== null)
-          this.emit('fatal', `generator worker ${w} exited with code ${code}`);
-        else if (signal && signal !== 'SIGTERM')
-          this.emit('fatal', `generator worker ${w} killed by ${signal}`);
-      });
-      this.children.push(child);
-    }
+    this.spawning = this.spawnAll();
+    await this.spawning;
+    if (this.stopRequested) return;
     const ready = this.expect<Extract<FromWorker, { type: 'ready' }>>('ready', -1);
     this.children.forEach((c, w) => c.send(init(w)));
     this.idleRssMb = sumOf(await ready, (r) => r.rssMb);
+  }
+
+  /** Forks the processes one after the other, until all are started or one cannot be. */
+  private async spawnAll(): Promise<void> {
+    const entry = distEntry('load/worker-main.js');
+    // A stop asked for meanwhile (an interrupt) ends the loop: stop() then stops those started.
+    for (let w = 0; w < this.size && !this.stopRequested; w++) {
+      try {
+        this.children.push(await this.spawnOne(w, entry));
+      } catch (e) {
+        // No orphans: the processes already started are killed and reaped before the error.
+        const stoppedPids = await this.killStarted();
+        throw new SpawnFailed(w, this.size, e as NodeJS.ErrnoException, stoppedPids);
+      }
+    }
+  }
+
+  /** Forks process `w` and resolves once the system has started it (Node's 'spawn' event). */
+  private async spawnOne(w: number, entry: string): Promise<ChildProcess> {
+    // RTCAP_WORKER_EXEC_ARGV="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the generator
+    // processes.
+    const execArgv = [
+      ...this.v8Args,
+      ...(process.env.RTCAP_WORKER_EXEC_ARGV?.split(' ').filter(Boolean) ?? []),
+    ];
+    const execPath = this.launcher[0] ?? process.execPath;
+    const fault = testSpawnFault(w + 1, execPath);
+    if (fault) throw fault;
+    const child = fork(entry, [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...(this.launcher.length
+        ? { execPath, execArgv: [...this.launcher.slice(1), process.execPath, ...execArgv] }
+        : { execArgv }),
+    });
+    // A fork the system refused (EAGAIN, ENOMEM, EMFILE) comes as an 'error' instead of 'spawn'.
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('spawn', () => {
+        child.off('error', reject);
+        resolve();
+      });
+    });
+    child.on('error', (e) => this.emit('fatal', `generator worker ${w} failed: ${e.message}`));
+    child.on('message', (m: FromWorker) => this.onMessage(m));
+    child.on('exit', (code, signal) => {
+      this.exited++;
+      if (this.killing) return;
+      if (code !== 0 && code !== null)
+        this.emit('fatal', `generator worker ${w} exited with code ${code}`);
+      else if (signal && signal !== 'SIGTERM')
+        this.emit('fatal', `generator worker ${w} killed by ${signal}`);
+    });
+    try {
+      if (this.cpus && child.pid) pin(child.pid, this.cpus);
+    } catch (e) {
+      this.children.push(child);
+      throw e;
+    }
+    return child;
+  }
+
+  /** Kills every process started and waits until each is reaped; their pids. */
+  private async killStarted(): Promise<number[]> {
+    this.killing = true;
+    const pids = this.pids;
+    await Promise.all(
+      this.children.map((c) =>
+        c.exitCode !== null || c.signalCode !== null
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              // Bounded: a process SIGKILL cannot end at once (stuck in the kernel) is waited for
+              // REAP_WAIT_MS at most.
+              const timer = setTimeout(resolve, REAP_WAIT_MS);
+              c.once('exit', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              c.kill('SIGKILL');
+            }),
+      ),
+    );
+    return pids;
   }
 
   get pids(): number[] {
@@ -167,11 +220,16 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
 
   /** Asks workers to close their sockets and exit; kills those that do not within the grace. */
   async stop(graceMs = 3000): Promise<void> {
+    this.stopRequested = true;
+    await this.spawning?.catch(() => undefined);
     this.broadcast({ type: 'stop' });
     const deadline = Date.now() + graceMs;
     while (this.exited < this.children.length && Date.now() < deadline) await sleep(50);
     for (const c of this.children)
       if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    // Reaped before the run goes on: none is left behind as a zombie or a survivor.
+    const reapBy = Date.now() + REAP_WAIT_MS;
+    while (this.exited < this.children.length && Date.now() < reapBy) await sleep(20);
   }
 }
 

@@ -6,6 +6,7 @@
 import type { SecondStats } from '../load/ipc.js';
 import type { GeneratorPlan } from '../load/limits.js';
 import { WorkerPool } from '../load/pool.js';
+import { SpawnFailed } from '../load/spawn-failed.js';
 import { youngGenerationArgs } from '../load/young-generation.js';
 import type { LinkSetup } from '../link/link-setup.js';
 import { nowMs } from '../measure/clock.js';
@@ -45,21 +46,31 @@ export async function startPool(args: {
     funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`),
   );
   const seg = opts.segment;
-  await funnel.race(
-    pool.start((w) => ({
-      type: 'init',
-      workerIndex: w,
-      workers: gen.workers,
-      ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}),
-      profile: opts.profile,
-      url: target.socketUrl,
-      headers: target.headers,
-      sourceAddresses: link && !link.keepSourceAddresses ? [] : gen.sourceAddresses,
-      tokens: target.tokens,
-      tls: target.tls,
-      ...(link ? { via: link.via[w] } : {}),
-    })),
-  );
+  const starting = pool.start((w) => ({
+    type: 'init',
+    workerIndex: w,
+    workers: gen.workers,
+    ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}),
+    profile: opts.profile,
+    url: target.socketUrl,
+    headers: target.headers,
+    sourceAddresses: link && !link.keepSourceAddresses ? [] : gen.sourceAddresses,
+    tokens: target.tokens,
+    tls: target.tls,
+    ...(link ? { via: link.via[w] } : {}),
+  }));
+  try {
+    await funnel.race(starting);
+  } catch (e) {
+    if (!(e instanceof SpawnFailed)) throw e;
+    // The processes that did start are gone already (killed and reaped by the pool); the run
+    // stops the rest of what it started and ends on this line.
+    const n = e.stoppedPids.length;
+    opts.log(
+      `generator: stopped the ${n} process${n === 1 ? '' : 'es'} already started${n ? ` (pids ${e.stoppedPids.join(', ')})` : ''}`,
+    );
+    throw new Abort('aborted', e.message);
+  }
   return pool;
 }
 
