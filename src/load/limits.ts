@@ -51,9 +51,31 @@ const PORT_RESERVE = 1000;
  */
 const LOOPBACK_PORT_FILL = 0.25;
 
+/**
+ * Ports one source address gives the generator: the ephemeral range less a reserve for the rest
+ * of the host (at most half of a small range, which could leave 0 or less); unknown: Infinity.
+ */
+export function portsPerAddressOf(limits: GeneratorLimits): number {
+  const ports = limits.ephemeralPorts;
+  return ports ? Math.max(ports - PORT_RESERVE, Math.ceil(ports / 2)) : Infinity;
+}
+
+/** Loopback addresses rtcap may plan: all of 127/8 but its network and broadcast addresses. */
+export const MAX_LOOPBACK_ADDRESSES = 2 ** 24 - 2;
+
+/**
+ * The nth planned loopback source address (from 1): 127.0.0.1 … 127.0.0.255, 127.0.1.0, …,
+ * 127.255.255.254. Linux answers on all of 127/8 (lo holds 127.0.0.1/8), so each needs no set-up.
+ */
+export function loopbackAddress(n: number): string {
+  return `127.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
 export interface GeneratorPlan {
   workers: number;
   sourceAddresses: string[];
+  /** Loopback source addresses the connections need (0: none planned); may exceed 127/8. */
+  loopbackAddressesNeeded: number;
   maxConnectionsPerWorker: number;
   warnings: string[];
 }
@@ -65,6 +87,13 @@ export function planGenerator(opts: {
   loopbackTarget: boolean;
   limits: GeneratorLimits;
   perWorkerDefault?: number;
+  /**
+   * Ports each connection takes on the source addresses: 2 with an emulated link, whose relay
+   * dials the target from the same addresses the generator dials the relay from.
+   */
+  portsPerConnection?: number;
+  /** false: count the loopback addresses needed without listing them (the host-fit check). */
+  listAddresses?: boolean;
 }): GeneratorPlan {
   const warnings: string[] = [];
   const fdCap =
@@ -85,26 +114,30 @@ export function planGenerator(opts: {
     }
   }
   let sourceAddresses = opts.requestedSourceAddresses ?? [];
-  // The reserve takes at most half of a small range: ports - reserve could be 0 or negative.
   const ports = opts.limits.ephemeralPorts;
-  const portsPerAddress = ports ? Math.max(ports - PORT_RESERVE, Math.ceil(ports / 2)) : Infinity;
+  const portsPerAddress = portsPerAddressOf(opts.limits);
+  const portUses = opts.maxConnections * (opts.portsPerConnection ?? 1);
+  let loopbackAddressesNeeded = 0;
   if (sourceAddresses.length === 0) {
     const perAddress =
       opts.loopbackTarget && ports
         ? Math.max(1, Math.min(portsPerAddress, Math.floor(ports * LOOPBACK_PORT_FILL)))
         : portsPerAddress;
-    const needed = Math.ceil(opts.maxConnections / perAddress);
+    const needed = Math.ceil(portUses / perAddress);
     if (needed > 1) {
       if (opts.loopbackTarget) {
-        // Loopback answers on all of 127/8, so extra source addresses need no set-up.
-        sourceAddresses = Array.from({ length: needed }, (_, i) => `127.0.0.${i + 1}`);
+        // Loopback answers on all of 127/8, so extra source addresses need no set-up; more than
+        // 127/8 holds is refused before the run (load/host-fit), never planned.
+        loopbackAddressesNeeded = needed;
+        const count = opts.listAddresses === false ? 0 : Math.min(needed, MAX_LOOPBACK_ADDRESSES);
+        sourceAddresses = Array.from({ length: count }, (_, i) => loopbackAddress(i + 1));
       } else {
         warnings.push(
-          `${opts.maxConnections} connections need ${Math.ceil(opts.maxConnections / portsPerAddress)} source addresses (${opts.limits.ephemeralPorts} ephemeral ports each); list them in load.source_addresses`,
+          `${opts.maxConnections} connections need ${Math.ceil(portUses / portsPerAddress)} source addresses (${opts.limits.ephemeralPorts} ephemeral ports each); list them in load.source_addresses`,
         );
       }
     }
-  } else if (opts.maxConnections > sourceAddresses.length * portsPerAddress) {
+  } else if (portUses > sourceAddresses.length * portsPerAddress) {
     warnings.push(
       `${sourceAddresses.length} source addresses give ~${sourceAddresses.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`,
     );
@@ -112,6 +145,7 @@ export function planGenerator(opts: {
   return {
     workers,
     sourceAddresses,
+    loopbackAddressesNeeded,
     maxConnectionsPerWorker: Math.ceil(opts.maxConnections / workers),
     warnings,
   };

@@ -1,7 +1,12 @@
 /**
  * Sizing the load generator for the run (processes, source addresses) against this host's limits.
  */
-import { planGenerator, readLimits, type GeneratorPlan } from '../load/limits.js';
+import {
+  planGenerator,
+  portsPerAddressOf,
+  readLimits,
+  type GeneratorPlan,
+} from '../load/limits.js';
 import { planBurstWorkers } from '../load/burst-plan.js';
 import { hostFitProblem, readHostRoom } from '../load/host-fit.js';
 import type { Segment } from '../load/segment.js';
@@ -14,6 +19,8 @@ export function setUpGenerator(args: {
   requestedWorkers: number | 'auto';
   requestedSourceAddresses: string[] | undefined;
   loopbackTarget: boolean;
+  /** generator.link is set (its relay takes a second port per connection). */
+  link: boolean;
   generatorCpus: string | null;
   /**
    * The steps known at the start (a sweep's later steps are checked as they come: run/step-phases).
@@ -32,6 +39,7 @@ export function setUpGenerator(args: {
     requestedSourceAddresses: args.requestedSourceAddresses,
     loopbackTarget: args.loopbackTarget,
     limits,
+    portsPerConnection: portsPerConnection(args.link),
   });
   if (args.requestedWorkers === 'auto') {
     // One broadcast's burst per process within the lag limit, where the cores allow
@@ -72,22 +80,52 @@ export class HostCannotHold extends Error {
   readonly exitCode = 2;
 }
 
+/** Ports each connection takes on the source addresses: the link relay dials from them too. */
+export const portsPerConnection = (link: boolean): number => (link ? 2 : 1);
+
 /**
- * Throws HostCannotHold when the generator the run needs (its processes, their memory, loopback
- * source addresses) cannot fit on this machine; before the run directory, server or any process.
+ * Why the generator the run needs (its processes, their memory and tasks, source ports, open
+ * files) cannot fit on this machine, or null. A split run's machine holds its segment's share.
  */
-export function refuseWhatCannotFit(args: {
+export function hostCannotHoldWhy(args: {
   maxConnections: number;
   requestedWorkers: number | 'auto';
   requestedSourceAddresses: string[] | undefined;
   loopbackTarget: boolean;
-}): void {
-  const gen = planGenerator({ ...args, limits: readLimits() });
-  const problem = hostFitProblem({
-    connections: args.maxConnections,
-    workers: gen.workers,
-    loopbackAddresses: args.requestedSourceAddresses ? 0 : gen.sourceAddresses.length,
-    room: readHostRoom(),
+  /** generator.link is set: every connection is relayed through rtcap's own process. */
+  link: boolean;
+  builtinServer: boolean;
+  segments?: number;
+}): string | null {
+  const limits = readLimits();
+  const link = args.link;
+  const gen = planGenerator({
+    ...args,
+    limits,
+    portsPerConnection: portsPerConnection(link),
+    listAddresses: false,
   });
+  const connections = Math.ceil(args.maxConnections / (args.segments ?? 1));
+  const listed = args.requestedSourceAddresses?.length ?? (args.loopbackTarget ? 0 : 1);
+  return hostFitProblem({
+    connections,
+    totalConnections: args.maxConnections,
+    workers: gen.workers,
+    loopbackAddresses: args.requestedSourceAddresses ? 0 : gen.loopbackAddressesNeeded,
+    listedAddresses: listed,
+    portsPerAddress: portsPerAddressOf(limits),
+    portsPerConnection: args.requestedSourceAddresses ? portsPerConnection(link) : 1,
+    link,
+    builtinServer: args.builtinServer,
+    room: readHostRoom(limits.openFilesPerProcess),
+  });
+}
+
+/**
+ * Throws HostCannotHold when the generator the run needs cannot fit on this machine; before the
+ * run directory, server or any process.
+ */
+export function refuseWhatCannotFit(args: Parameters<typeof hostCannotHoldWhy>[0]): void {
+  const problem = hostCannotHoldWhy(args);
   if (problem) throw new HostCannotHold(problem);
 }

@@ -66,6 +66,9 @@ export function contextOf(opts: RunOptions): RunContext {
     requestedWorkers: opts.workers ?? profile.load.workers,
     requestedSourceAddresses: profile.load.source_addresses,
     loopbackTarget: !url || isLoopbackHost(url),
+    link: profile.generator.link !== undefined,
+    builtinServer: !url,
+    segments: opts.segment?.count,
   });
   const startedAt = new Date();
   const runId = opts.runId ?? makeRunId(profile.name, startedAt);

@@ -197,6 +197,7 @@ function planGenerator(ctx: RunContext, target: TargetSetup): GeneratorPlan {
     requestedWorkers: opts.workers ?? profile.load.workers,
     requestedSourceAddresses: profile.load.source_addresses,
     loopbackTarget: isLoopbackHost(target.targetUrl),
+    link: profile.generator.link !== undefined,
     generatorCpus,
     plans,
     cores: ctx.generatorCores,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { planGenerator, type GeneratorLimits } from '../../src/load/limits.js';
+import {
+  loopbackAddress,
+  MAX_LOOPBACK_ADDRESSES,
+  planGenerator,
+  type GeneratorLimits,
+} from '../../src/load/limits.js';
 
 /** A host with the Linux default port range (32768–60999) and a generous open-file limit. */
 const HOST: GeneratorLimits = {
@@ -152,5 +157,42 @@ describe('planGenerator: source addresses', () => {
     expect(many.sourceAddresses.length).toBeLessThan(10);
     const remote = plan({ maxConnections: 1200, loopbackTarget: false, limits: small });
     expect(remote.warnings).toHaveLength(1);
+  });
+});
+
+describe('planGenerator: loopback addresses over all of 127/8', () => {
+  it('the nth address counts through 127.0.0.1 … 127.255.255.254', () => {
+    expect([1, 254, 255, 256, 1417, MAX_LOOPBACK_ADDRESSES].map(loopbackAddress)).toEqual([
+      '127.0.0.1',
+      '127.0.0.254',
+      '127.0.0.255',
+      '127.0.1.0',
+      '127.0.5.137',
+      '127.255.255.254',
+    ]);
+  });
+
+  it('10,000,000 connections plan 1,417 valid addresses (not 127.0.0.1417)', () => {
+    const p = plan({ maxConnections: 10_000_000 });
+    expect(p.sourceAddresses).toHaveLength(1417);
+    expect(p.loopbackAddressesNeeded).toBe(1417);
+    expect(p.sourceAddresses.at(-1)).toBe('127.0.5.137');
+    expect(
+      p.sourceAddresses.every((a) => /^127(\.(\d|[1-9]\d|1\d\d|2[0-4]\d|25[0-5])){3}$/.test(a)),
+    ).toBe(true);
+  });
+
+  it('counted, not listed, for the host-fit check: past 127/8 nothing is made', () => {
+    const p = plan({ maxConnections: 1.2e11, listAddresses: false });
+    expect(p.sourceAddresses).toEqual([]);
+    expect(p.loopbackAddressesNeeded).toBe(Math.ceil(1.2e11 / LOOPBACK_PER_ADDRESS));
+    expect(p.loopbackAddressesNeeded).toBeGreaterThan(MAX_LOOPBACK_ADDRESSES);
+  });
+
+  it('a link takes two ports per connection: twice the addresses', () => {
+    expect(plan({ maxConnections: 50_000 }).sourceAddresses).toHaveLength(8);
+    expect(plan({ maxConnections: 50_000, portsPerConnection: 2 }).sourceAddresses).toHaveLength(
+      15,
+    );
   });
 });
