@@ -4,7 +4,9 @@
  * `rtcap validate FILE…` checks profiles, campaigns (with every entry's profile) and workloads
  * exactly as the commands that read them do, without running anything (src/run/file-check.ts):
  * the same line-numbered errors, exit 2 when any file has one. A `${VAR}` not set here is
- * named, not refused.
+ * named, not refused; what `rtcap run` would refuse on this host (no netem for a link's loss, a
+ * generator this machine cannot hold) is a warning on stderr, exit 0: a fact of the host, not of
+ * the file.
  */
 import type { Argv } from 'yargs';
 import { jsonSchemaText } from '../profile/json-schema.js';
@@ -68,6 +70,9 @@ export function validateCommand(y: Argv): Argv {
           ? ` — not set here, so their fields were not checked: ${[...new Set(r.unset)].join(', ')}`
           : '';
         process.stdout.write(`${path}: ok${kind}${unset}\n`);
+        // A host fact warns, it does not fail: the file is good, this machine cannot run it.
+        for (const why of r.hostRefusals)
+          process.stderr.write(`${path}: warning: rtcap run refuses it on this host: ${why}\n`);
       }
       process.exitCode = failed > 0 ? EXIT.usage : EXIT.ok;
     },

@@ -26,10 +26,13 @@ export function linkRecord(spec: LinkSpec, emulation: LinkEmulation): LinkRecord
   return { delay_ms: spec.delay, jitter_ms: spec.jitter, loss_pct: spec.loss, emulation };
 }
 
-/** Why a link cannot be emulated without netem (the relay cannot drop), or null. */
-export function relayProblem(spec: LinkSpec): string | null {
+/**
+ * Why a link cannot be emulated without netem (the relay cannot drop), or null; `hostFact` is
+ * why this host has no netem (src/link/netem netemUnavailable: "not root (…)").
+ */
+export function relayProblem(spec: LinkSpec, hostFact: string): string | null {
   if (spec.loss === 0) return null;
-  return "generator.link.loss: needs the kernel's netem qdisc (not available here: loss on TCP cannot be emulated faithfully in userspace); delay and jitter can be emulated";
+  return `generator.link.loss: needs the kernel's netem qdisc, which this host cannot give: ${hostFact}; loss on TCP cannot be emulated faithfully in userspace, delay and jitter can`;
 }
 
 /** Why a link spec is inconsistent, or null: jitter larger than the delay would go below zero. */

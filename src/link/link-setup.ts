@@ -27,8 +27,9 @@ export interface LinkSetup {
 
 /** How the link would be emulated here, or why it cannot be (one line naming the field). */
 export function linkEmulationHere(spec: LinkSpec): { emulation: 'netem' | 'relay' } | string {
-  if (netemUnavailable() === null) return { emulation: 'netem' };
-  return relayProblem(spec) ?? { emulation: 'relay' };
+  const hostFact = netemUnavailable();
+  if (hostFact === null) return { emulation: 'netem' };
+  return relayProblem(spec, hostFact) ?? { emulation: 'relay' };
 }
 
 /**

@@ -116,6 +116,13 @@ export function renderProfileDocs(): string {
             : code(p);
       })
       .join(', ')}.`,
+    '- **Host facts are warnings, not errors.** `rtcap validate` checks the file. What `rtcap run`',
+    '  would refuse on the machine validate runs on — `generator.link.loss` where there is no netem',
+    '  (not root, not Linux, no netem qdisc), more connections than the machine can hold (memory,',
+    '  processes, source ports, open files) — is printed after `FILE: ok` as',
+    '  `FILE: warning: rtcap run refuses it on this host: …`, naming the host fact, and validate',
+    '  still exits 0: the same file is good on a machine that has netem or the room, and CI often',
+    '  validates where the run does not happen. `rtcap run` refuses it on such a host, exit 2.',
     '',
   ];
   for (const section of sections()) {

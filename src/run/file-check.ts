@@ -16,6 +16,7 @@ import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.j
 import { profileSchema } from '../profile/schema.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { entrySweep } from './campaign-search.js';
+import { hostRefusals } from './host-facts.js';
 import { planCampaign } from './campaign-state.js';
 import { sweepConfig, SweepError } from './sweep.js';
 
@@ -78,6 +79,11 @@ export interface FileCheck {
   problems: string[];
   /** `${VAR}`s not set here, each with the field it is in: "${RTCAP_URL} (target.url)". */
   unset: string[];
+  /**
+   * What `rtcap run` would refuse on this host (run/host-facts), one line each: warnings, not
+   * problems — the file is good, this machine lacks netem or the room.
+   */
+  hostRefusals: string[];
 }
 
 /** Threshold expressions of a loaded profile that do not parse, one line each. */
@@ -115,6 +121,9 @@ async function checkProfile(
   }
   out.problems.push(...thresholdProblems(loaded, path));
   out.unset.push(...loaded.unsetEnv.map((u) => `\${${u.name}} (${u.field})`));
+  // Only a profile whose fields are all known here is measured against this host.
+  if (out.problems.length === 0 && loaded.unsetEnv.length === 0)
+    out.hostRefusals.push(...hostRefusals(loaded.profile));
   if (!sweep) return;
   try {
     sweepConfig(loaded.profile);
@@ -130,7 +139,7 @@ export async function checkFile(
   opts: { kind?: FileKind; sets?: readonly string[] } = {},
 ): Promise<FileCheck> {
   const kind = opts.kind ?? kindOfFile(path);
-  const out: FileCheck = { kind, problems: [], unset: [] };
+  const out: FileCheck = { kind, problems: [], unset: [], hostRefusals: [] };
   if (kind === 'profile') {
     await checkProfile(path, opts.sets ?? [], false, out);
     return out;
@@ -144,7 +153,12 @@ export async function checkFile(
     const state = planCampaign(campaign, path, new Date());
     for (const [i, e] of state.entries.entries()) {
       // Each entry's problems say which entry: one profile may be loaded by several.
-      const entry: FileCheck = { kind: 'profile', problems: [], unset: out.unset };
+      const entry: FileCheck = {
+        kind: 'profile',
+        problems: [],
+        unset: out.unset,
+        hostRefusals: [],
+      };
       const spec = campaign.entries[i];
       const sets = [...campaign.set, ...spec.set, ...(opts.sets ?? [])];
       const search = spec.search
@@ -152,6 +166,7 @@ export async function checkFile(
         : undefined;
       await checkProfile(e.profile, sets, e.sweep, entry, search);
       out.problems.push(...entry.problems.map((p) => `${path}: entries.${i}: ${p}`));
+      out.hostRefusals.push(...entry.hostRefusals.map((r) => `entries.${i}: ${r}`));
     }
   } catch (e) {
     if (!(e instanceof ProfileError)) throw e;

@@ -42,8 +42,7 @@ describe('generator.link refusals', () => {
     `loss without netem: one line, exit 2 (here: ${noNetem ?? 'netem works, so loss is accepted'})`,
     async () => {
       const p = profile('{ delay: 50ms, jitter: 5ms, loss: 0.5% }');
-      const line =
-        "generator.link.loss: needs the kernel's netem qdisc (not available here: loss on TCP cannot be emulated faithfully in userspace); delay and jitter can be emulated\n";
+      const line = `generator.link.loss: needs the kernel's netem qdisc, which this host cannot give: ${noNetem}; loss on TCP cannot be emulated faithfully in userspace, delay and jitter can\n`;
       for (const cmd of ['run', 'sweep']) {
         const r = await cliInProcess(cmd, p, '--out', join(work, `out-${cmd}`));
         expect(r.err).toBe(line);

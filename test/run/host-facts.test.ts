@@ -1,0 +1,37 @@
+/**
+ * What validate warns of is what run refuses, on this host: the same host-fit line for a load no
+ * machine of this kind holds, nothing for one it does.
+ */
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/profile/load.js';
+import { hostRefusals } from '../../src/run/host-facts.js';
+import { hostCannotHoldWhy } from '../../src/run/generator-setup.js';
+
+const QUICKSTART = join(resolve(import.meta.dirname, '../..'), 'profiles/quickstart.yaml');
+const quickstart = async (...sets: string[]) => (await loadProfile(QUICKSTART, { sets })).profile;
+
+describe('hostRefusals', () => {
+  it('a small load: none', async () => {
+    expect(hostRefusals(await quickstart())).toEqual([]);
+  });
+
+  it("10,000,000 connections: run's own refusal line, from the profile's steps", async () => {
+    const profile = await quickstart('load.steps.0.connections=10000000');
+    const refusals = hostRefusals(profile);
+    // The memory and descriptors left are read again by each call: compare up to them.
+    const run = hostCannotHoldWhy({
+      maxConnections: 10_000_000,
+      requestedWorkers: 'auto',
+      requestedSourceAddresses: undefined,
+      loopbackTarget: true,
+      link: false,
+      builtinServer: true,
+    });
+    const upToMemory = (l: string | null | undefined) =>
+      l?.replace(/> [\d,]+ (MB available|left)/g, '> … $1');
+    expect(refusals).toHaveLength(1);
+    expect(upToMemory(refusals[0])).toBe(upToMemory(run));
+    expect(refusals[0]).toMatch(/^load asks for 10,000,000 connections, more than this machine/);
+  });
+});
