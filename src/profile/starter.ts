@@ -6,6 +6,8 @@
  * profile loader expands at run time.
  */
 
+import { wsUrlProblem } from './ws-url.js';
+
 export const STARTER_KINDS = ['supabase', 'realtime', 'phoenix'] as const;
 export type StarterKind = (typeof STARTER_KINDS)[number];
 
@@ -58,8 +60,11 @@ export function normaliseUrl(input: string): { url: string; hosted: boolean } {
   try {
     u = new URL(input);
   } catch {
+    // The commonest slip (a port past 65535) named, as `--url` and target.url name it.
+    const why = wsUrlProblem(input.replace(/^http(s?):/i, 'ws$1:'));
+    const detail = why?.startsWith('port ') ? `: ${why}` : '';
     throw new StarterError(
-      `"${input}" is not a URL: give the server's address, e.g. ws://127.0.0.1:4000/socket/websocket`,
+      `"${input}" is not a URL${detail}: give the server's address, e.g. ws://127.0.0.1:4000/socket/websocket`,
     );
   }
   const scheme = { 'ws:': 'ws', 'wss:': 'wss', 'http:': 'ws', 'https:': 'wss' }[u.protocol];
@@ -114,6 +119,8 @@ export function buildStarter(req: StarterRequest): Starter {
     throw new StarterError(
       '--private is a Supabase Realtime feature (RLS on realtime.messages); a Phoenix app authorises joins itself',
     );
+  if (req.topic !== undefined && req.topic.trim() === '')
+    throw new StarterError('--topic needs a topic name, e.g. room:lobby (it was empty)');
   if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby');
   if (req.topic)
     throw new StarterError(

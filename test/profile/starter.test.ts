@@ -47,6 +47,8 @@ describe('normaliseUrl', () => {
 
   it.each([
     ['not a url', /is not a URL/],
+    ['ws://127.0.0.1:99999/socket/websocket', /is not a URL: port "99999" is not a port number/],
+    ['http://localhost:70000/socket', /is not a URL: port "70000" is not a port number/],
     ['ftp://x/socket/websocket', /not WebSocket servers/],
     ['ws://127.0.0.1:4000/', /not a socket path/],
     ['ws://u:pw@127.0.0.1:4000/socket/websocket', /without credentials/],
@@ -58,6 +60,13 @@ describe('normaliseUrl', () => {
 });
 
 describe('buildStarter', () => {
+  it('refuses an empty --topic (the profile it wrote failed validate: "must not be empty")', () => {
+    const url = 'ws://127.0.0.1:4000/socket/websocket';
+    expect(() => buildStarter({ url, kind: 'phoenix', topic: '' })).toThrow(
+      '--topic needs a topic name, e.g. room:lobby (it was empty)',
+    );
+  });
+
   it('asks for the kind when the URL does not say, and refuses kinds that do not fit', () => {
     expect(() => buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket' })).toThrow(
       /--kind realtime .* --kind phoenix/,
