@@ -4,12 +4,18 @@
  * server failures.
  */
 import { REASON } from '../protocol/constants.js';
+import { FrameError } from '../protocol/frame.js';
 import type { ErrorClass } from '../result/result.js';
 
 export interface ClassifiedError {
   class: ErrorClass;
   /** One line, verbatim where the server gave words. */
   reason: string;
+  /**
+   * The error is a frame rtcap could not read: not a Phoenix frame (`malformed`), or a message
+   * over the client's limit (`oversized`). Counted in the step's frames too (load/step-counters).
+   */
+  frame?: 'malformed' | 'oversized';
 }
 
 const GENERATOR_CODES = new Set([
@@ -125,6 +131,50 @@ export function classifyClose(code: number, reason: string): ClassifiedError {
   if (code === 1006) return { class: 'network', reason: DROPPED_1006 };
   const r = oneLine(reason);
   return { class: 'server', reason: `closed by server: ${code}${r ? ` ${r}` : ''}` };
+}
+
+/**
+ * A frame that does not decode as a Phoenix frame (the socket stays open): why, and its first
+ * characters (of a binary frame, its size).
+ */
+export function classifyMalformedFrame(
+  e: unknown,
+  data: Buffer,
+  isBinary: boolean,
+): ClassifiedError {
+  const why = e instanceof FrameError ? e.message : String(e);
+  const sample = isBinary
+    ? `<${data.length} binary bytes>`
+    : oneLine(data.toString('utf8', 0, Math.min(60, data.length)));
+  return { class: 'protocol', reason: `malformed frame (${why}): ${sample}`, frame: 'malformed' };
+}
+
+/** ws's codes for a message over its maxPayload, or a length it cannot even hold. */
+const TOO_LARGE_CODES = new Set([
+  'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH',
+  'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH',
+]);
+
+/**
+ * A frame from the server that ws refused (its receiver's errors carry a `WS_ERR_` code), after
+ * which ws closes the connection itself (RFC 6455 §7.4.1): a message over the client's limit of
+ * `limitBytes` (1009, `oversized`), or a frame that is not valid WebSocket (1002 mostly,
+ * `malformed`). Named for what it is, never as a close by the server or a dropped connection.
+ * null: another error.
+ */
+export function classifyRefusedFrame(
+  err: Error & { code?: string },
+  limitBytes: number,
+): ClassifiedError | null {
+  const code = err.code ?? '';
+  if (!code.startsWith('WS_ERR_')) return null;
+  if (TOO_LARGE_CODES.has(code)) {
+    const limit = `${limitBytes.toLocaleString('en-US')} bytes`;
+    const reason = `frame too large (1009): a message over the client's limit of ${limit} was refused and the connection closed`;
+    return { class: 'protocol', reason, frame: 'oversized' };
+  }
+  const reason = `invalid WebSocket frame, refused and the connection closed: ${oneLine(err.message)}`;
+  return { class: 'protocol', reason, frame: 'malformed' };
 }
 
 export function classifyJoinError(response: unknown): ClassifiedError {

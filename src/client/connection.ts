@@ -7,7 +7,7 @@
  *
  * Hot path (onMessage): a delivery carrying rtcap's stamp is recognised from raw bytes
  * (scanStamp) and handed to the hooks without JSON parsing; every other frame takes the slow
- * path (decodeFrame, then onFrame).
+ * path (decodeFrame, then onFrame). A frame it cannot read is an error (client/classify).
  */
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
@@ -15,7 +15,6 @@ import {
   decodeFrame,
   encodeFrame,
   encodeUserBroadcastPush,
-  FrameError,
   type Frame,
 } from '../protocol/frame.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
@@ -24,10 +23,11 @@ import { nowMs } from '../measure/clock.js';
 import {
   classifyClose,
   classifyJoinError,
+  classifyMalformedFrame,
+  classifyRefusedFrame,
   classifyRefusedUpgrade,
   classifySocketError,
   classifyTlsFailure,
-  oneLine,
   replyReason,
   type ClassifiedError,
 } from './classify.js';
@@ -47,7 +47,7 @@ export interface ConnectionHooks {
   onStamp(c: Connection, stamp: Stamp, recvMs: number, bytes: number): void;
   onOpen(c: Connection): void;
   onJoined(c: Connection, topic: string, response: unknown, latencyMs: number): void;
-  /** Connect, join and channel failures, and unexpected closes. */
+  /** Connect, join and channel failures, unexpected closes, frames it could not read. */
   onError(
     c: Connection,
     e: ClassifiedError,
@@ -130,9 +130,16 @@ export class Connection {
     });
     ws.on('error', (err: Error) => {
       if (this.state === 'closed') return;
+      const refused = classifyRefusedFrame(err, MAX_PAYLOAD_BYTES);
       if (this.state === 'connecting')
         this.fail(tlsUp ? classifySocketError(err) : classifyTlsFailure(err), 'connect');
-      else this.hooks.onError(this, classifySocketError(err), 'socket');
+      else if (!refused) this.hooks.onError(this, classifySocketError(err), 'socket');
+      else {
+        // ws has sent its close (1009, 1002) and reads no more: the connection is gone now, not
+        // once the rest of the server's bytes have gone by, and the close that follows is no news.
+        this.hooks.onError(this, refused, 'frame');
+        this.markClosed(false);
+      }
     });
     ws.on('close', (code: number, reason: Buffer) => {
       if (this.state === 'closed') return;
@@ -338,15 +345,7 @@ export class Connection {
     try {
       frame = decodeFrame(data, isBinary, this.vsn, 'server');
     } catch (e) {
-      const why = e instanceof FrameError ? e.message : String(e);
-      const sample = isBinary
-        ? `<${data.length} binary bytes>`
-        : oneLine(data.toString('utf8', 0, Math.min(60, data.length)));
-      this.hooks.onError(
-        this,
-        { class: 'protocol', reason: `malformed frame (${why}): ${sample}` },
-        'frame',
-      );
+      this.hooks.onError(this, classifyMalformedFrame(e, data, isBinary), 'frame');
       return;
     }
     this.onFrame(frame);

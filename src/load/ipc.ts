@@ -9,7 +9,7 @@ import { encodeHistogram } from '../measure/histogram.js';
 import type { ReceiptsSnapshot } from '../measure/ledger.js';
 import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
-import type { RampJoins } from './step-counters.js';
+import type { FrameCounts, RampJoins } from './step-counters.js';
 import type { TlsOptions } from '../client/connection.js';
 import type { Segment } from './segment.js';
 import type { ReconnectGapSummary } from './reconnect-gap.js';
@@ -173,6 +173,8 @@ export interface StepCollected {
   sendBufferPeakBytes: number;
   /** Event-loop delay p99 over the steady window (since the send phase began). */
   lagP99Ms: number | null;
+  /** Frames received that rtcap could not use, by why (absent in older shards). */
+  frames?: FrameCounts;
 }
 
 export type FromWorker =

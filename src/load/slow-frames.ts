@@ -3,7 +3,8 @@
  * after protocol/stamp found none). Presence diffs and Postgres changes carry their stamps
  * under their own keys and go into the same ledger as broadcasts; presence_state snapshots
  * are counted by size; the system message confirming a Postgres Changes subscription marks
- * the member subscribed.
+ * the member subscribed. Every other frame is one rtcap could not use, counted by why
+ * (docs/FIGURES.md "Frames rtcap could not use"): nothing that arrived goes uncounted.
  */
 import type { MemberState, ReceiveLedger } from '../measure/ledger.js';
 import { recordMs } from '../measure/histogram.js';
@@ -21,7 +22,16 @@ export function recordSlowFrame(
   counters: StepCounters,
 ): boolean {
   switch (f.event) {
+    case EV.broadcast:
+      // A broadcast's stamp is read from its bytes whatever the frame's encoding (protocol/stamp
+      // scanStamp), so a broadcast here carries none that rtcap reads.
+      if (isNullBroadcast(f.payload)) counters.frames.nullPayload++;
+      else counters.frames.noStamp++;
+      return false;
     case EV.presenceDiff:
+      // A diff without stamped joins is rtcap's own traffic too (a track made on join, a
+      // leave): only a diff with no payload at all is one rtcap could not use.
+      if (f.payload === null || f.payload === undefined) counters.frames.nullPayload++;
       for (const s of readPresenceStamps(f.payload)) {
         ledger.record(member, s.stream, s.id, s.sentAtMs, recvMs, 0);
       }
@@ -36,7 +46,11 @@ export function recordSlowFrame(
     }
     case EV.postgresChanges: {
       const s = readChangeStamp(f.payload);
-      if (!s) return false;
+      if (!s) {
+        if (f.payload === null || f.payload === undefined) counters.frames.nullPayload++;
+        else counters.frames.noStamp++;
+        return false;
+      }
       ledger.record(member, s.stream, s.id, s.sentAtMs, recvMs, 0, member.subscribedAtMs);
       if (s.commitMs !== null) recordMs(counters.commitHist, recvMs - s.commitMs);
       return false;
@@ -50,5 +64,18 @@ export function recordSlowFrame(
       return true;
     }
   }
+  // Replies, phx_close and phx_error never come here (client/channel-frames).
+  counters.frames.unknownEvent++;
   return false;
+}
+
+/**
+ * A broadcast with nothing in it: its payload null (or absent), or Supabase's broadcast envelope
+ * (`{type: "broadcast", event, payload}`, docs/PROTOCOL.md §4.2) whose payload is.
+ */
+export function isNullBroadcast(payload: unknown): boolean {
+  if (payload === null || payload === undefined) return true;
+  if (typeof payload !== 'object') return false;
+  const p = payload as { type?: unknown; payload?: unknown };
+  return p.type === EV.broadcast && (p.payload === null || p.payload === undefined);
 }

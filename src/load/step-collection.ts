@@ -1,8 +1,8 @@
 /**
  * The step's whole measurement from one generator process (load/ipc StepCollected), as the
  * coordinator merges it: receipts, sends, membership, connection and join counts, errors,
- * acks, presence and the histograms. Pure: it copies what the process counted; the process
- * closes its pending acks and takes its snapshots before calling it.
+ * acks, presence, the frames it could not use and the histograms. Pure: it copies what the
+ * process counted; the process closes its pending acks and takes its snapshots before calling it.
  */
 import type { ReceiptsSnapshot } from '../measure/ledger.js';
 import { encodeHistogram } from '../measure/histogram.js';
@@ -68,5 +68,6 @@ export function stepCollected(s: StepCollectionInputs): StepCollected {
     commitLatencyHistogram: encodeHistogram(k.commitHist),
     sendBufferPeakBytes: k.sendBufferPeakBytes,
     lagP99Ms: s.lagP99Ms,
+    frames: { ...k.frames },
   };
 }

@@ -60,6 +60,27 @@ export interface StepCounters {
    * sender's connection was down (dropped, its reconnect not joined yet).
    */
   sendStats: { scheduled: number; unsent: number; connectionDown: number };
+  /** Frames received that rtcap could not use, by why. */
+  frames: FrameCounts;
+}
+
+/**
+ * Frames a receiving connection got and could not use (docs/FIGURES.md "Frames rtcap could not
+ * use"): Phoenix frames that carried nothing rtcap uses — a null payload, no stamp, an event
+ * rtcap does not handle (load/slow-frames) —, frames that are not Phoenix frames (`malformed`)
+ * and messages over the client's limit (`oversized`): client/connection reports those two as
+ * errors (countError). Fixed fields, so counting one is an increment.
+ */
+export interface FrameCounts {
+  nullPayload: number;
+  noStamp: number;
+  unknownEvent: number;
+  malformed: number;
+  oversized: number;
+}
+
+export function newFrameCounts(): FrameCounts {
+  return { nullPayload: 0, noStamp: 0, unknownEvent: 0, malformed: 0, oversized: 0 };
 }
 
 export interface RampJoins {
@@ -140,6 +161,7 @@ export function newStepCounters(): StepCounters {
     snapshots: { count: 0, bytes: 0, maxBytes: 0, entries: 0 },
     sendBufferPeakBytes: 0,
     sendStats: { scheduled: 0, unsent: 0, connectionDown: 0 },
+    frames: newFrameCounts(),
   };
 }
 
@@ -155,11 +177,13 @@ export function newSecondCounters(): SecondCounters {
 }
 
 /**
- * Counts an error in the step and in the second. Reasons are bounded so a storm of distinct
- * messages cannot grow the process: past the cap they pool under their class.
+ * Counts an error in the step and in the second (and, when it is a frame rtcap could not read, in
+ * the step's frames). Reasons are bounded so a storm of distinct messages cannot grow the
+ * process: past the cap they pool under their class.
  */
 export function countError(step: StepCounters, sec: SecondCounters, e: ClassifiedError): void {
   step.errorClasses[e.class]++;
+  if (e.frame) step.frames[e.frame]++;
   sec.errors++;
   let key = e.reason;
   if (!step.errors.has(key) && step.errors.size >= MAX_ERROR_REASONS)

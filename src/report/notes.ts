@@ -5,6 +5,7 @@
  */
 import type { Analysis } from '../model/analysis.js';
 import { fewSamplesNote } from './cells.js';
+import { framesNote } from './frame-notes.js';
 import { fmtInt, fmtMs, INCOMPLETE_LABEL } from '../model/format.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
@@ -89,7 +90,10 @@ function samplingNotes(result: RunResult): string[] {
   return notes;
 }
 
-/** One step's counts beside delivery: late or failed sends, reorders, duplicates, late joins. */
+/**
+ * One step's counts beside delivery: late or failed sends, reorders, duplicates, late joins, an
+ * outage, frames it could not use.
+ */
 function messageNotes(s: StepResult): string[] {
   const m = s.messages;
   if (!m) return [];
@@ -120,6 +124,8 @@ function messageNotes(s: StepResult): string[] {
     );
   const outage = outageNote(s);
   if (outage) notes.push(outage);
+  const frames = framesNote(s);
+  if (frames) notes.push(frames);
   return notes;
 }
 

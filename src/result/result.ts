@@ -8,6 +8,7 @@ export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 
 // A timeseries.ndjson line is part of the format too; its shape lives in a file of its own.
 export type { TimeseriesPoint } from './timeseries-point.js';
+import type { FrameFigures } from './frame-figures.js';
 
 /**
  * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never
@@ -167,6 +168,8 @@ export interface StepResult {
     /** Sends made while the generator's pending-ack state was full: never matched to a reply. */
     ack_untracked?: number;
   };
+  /** Frames its connections got and could not use (./frame-figures); absent in older results. */
+  frames?: FrameFigures;
   /** received / expected, counting each message once per member joined when it was sent. */
   delivery_rate: number | null;
   /** Send-to-first-receive, from the scheduled send time (no coordinated omission). */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { FrameError } from '../../src/protocol/frame.js';
 import {
   classifyClose,
   classifyJoinError,
+  classifyMalformedFrame,
+  classifyRefusedFrame,
   API_KEY_HINT,
   classifyRefusedUpgrade,
   classifySocketError,
@@ -134,6 +137,52 @@ describe('classifyClose', () => {
       class: 'server',
       reason: 'closed by server: 1000 a b',
     });
+  });
+});
+
+describe('frames rtcap could not read', () => {
+  it("a malformed frame says why and shows its start (a binary one's size)", () => {
+    const text = Buffer.from(`not json {\n${'z'.repeat(100)}`);
+    expect(classifyMalformedFrame(new FrameError('not JSON'), text, false)).toEqual({
+      class: 'protocol',
+      reason: `malformed frame (not JSON): not json { ${'z'.repeat(49)}`,
+      frame: 'malformed',
+    });
+    const bin = Buffer.from([9, 1, 2]);
+    expect(
+      classifyMalformedFrame(new FrameError('unknown binary frame kind 9'), bin, true),
+    ).toEqual({
+      class: 'protocol',
+      reason: 'malformed frame (unknown binary frame kind 9): <3 binary bytes>',
+      frame: 'malformed',
+    });
+  });
+
+  it.each(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH'])(
+    'ws refusing a message over its limit (%s) is "frame too large (1009)", with the limit',
+    (code) => {
+      const err = Object.assign(new RangeError('Max payload size exceeded'), { code });
+      expect(classifyRefusedFrame(err, 104_857_600)).toEqual({
+        class: 'protocol',
+        reason:
+          "frame too large (1009): a message over the client's limit of 104,857,600 bytes was refused and the connection closed",
+        frame: 'oversized',
+      });
+    },
+  );
+
+  it("ws refusing an invalid frame keeps ws's words; any other error is not a refused frame", () => {
+    const err = Object.assign(new RangeError('Invalid WebSocket frame: invalid opcode 3'), {
+      code: 'WS_ERR_INVALID_OPCODE',
+    });
+    expect(classifyRefusedFrame(err, 1000)).toEqual({
+      class: 'protocol',
+      reason:
+        'invalid WebSocket frame, refused and the connection closed: Invalid WebSocket frame: invalid opcode 3',
+      frame: 'malformed',
+    });
+    expect(classifyRefusedFrame(sysErr('ECONNRESET'), 1000)).toBeNull();
+    expect(classifyRefusedFrame(new Error('no code'), 1000)).toBeNull();
   });
 });
 

@@ -590,7 +590,11 @@ describe('Connection: malformed frames and failed connects', () => {
       {
         type: 'error',
         phase: 'frame',
-        error: { class: 'protocol', reason: 'malformed frame (not JSON): garbage{' },
+        error: {
+          class: 'protocol',
+          reason: 'malformed frame (not JSON): garbage{',
+          frame: 'malformed',
+        },
       },
       {
         type: 'error',
@@ -598,6 +602,7 @@ describe('Connection: malformed frames and failed connects', () => {
         error: {
           class: 'protocol',
           reason: 'malformed frame (v2 frame is not an array of 5): [null,null,"t"]',
+          frame: 'malformed',
         },
       },
       {
@@ -606,11 +611,50 @@ describe('Connection: malformed frames and failed connects', () => {
         error: {
           class: 'protocol',
           reason: 'malformed frame (unknown binary frame kind 9): <3 binary bytes>',
+          frame: 'malformed',
         },
       },
     ]);
     expect(c.state).toBe('open');
   });
+
+  it.each([
+    // A binary frame's header announcing MAX_PAYLOAD_BYTES + 1 bytes (a 64-bit length): ws refuses
+    // it from the header, before any payload.
+    [
+      'a message over the limit is "frame too large (1009)"',
+      Buffer.from([0x82, 127, 0, 0, 0, 0, 0x06, 0x40, 0x00, 0x01]),
+      {
+        class: 'protocol',
+        reason:
+          "frame too large (1009): a message over the client's limit of 104,857,600 bytes was refused and the connection closed",
+        frame: 'oversized',
+      },
+    ],
+    [
+      'an invalid WebSocket frame (reserved opcode 3) is named so',
+      Buffer.from([0x83, 0x00]),
+      {
+        class: 'protocol',
+        reason:
+          'invalid WebSocket frame, refused and the connection closed: Invalid WebSocket frame: invalid opcode 3',
+        frame: 'malformed',
+      },
+    ],
+  ])(
+    '%s: one error, then the close with none of its own (never "closed by server" or 1006)',
+    async (_what, bytes, error) => {
+      const server = await startServer(okJoinsAndHeartbeats);
+      const { c, rec, peer } = await open(server);
+      expect(c.fastReader).toBe(true);
+      // Written past the server's ws, as a server sending such a frame would.
+      (peer.ws as unknown as { _socket: import('node:net').Socket })._socket.write(bytes);
+      await until(() => rec.of('closed').length === 1, 3000);
+      expect(rec.of('error')).toEqual([{ type: 'error', phase: 'frame', error }]);
+      expect(rec.of('closed')).toEqual([{ type: 'closed', byUs: false }]);
+      expect(c.state).toBe('closed');
+    },
+  );
 
   it('a refused upgrade is classified with its status and body', async () => {
     const body = '{"error":"API key is missing"}';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newMemberState, ReceiveLedger, streamId } from '../../src/measure/ledger.js';
 import { EV } from '../../src/protocol/constants.js';
 import type { Frame } from '../../src/protocol/frame.js';
-import { recordSlowFrame } from '../../src/load/slow-frames.js';
+import { isNullBroadcast, recordSlowFrame } from '../../src/load/slow-frames.js';
 import { newStepCounters } from '../../src/load/step-counters.js';
 
 function frame(event: string, payload: unknown): Frame {
@@ -64,5 +64,68 @@ describe('the receive slow path', () => {
     expect(counters.subscribed).toBe(1);
     const failed = frame(EV.system, { extension: EV.postgresChanges, status: 'error' });
     expect(recordSlowFrame(newMemberState(), failed, 1, ledger, counters)).toBe(false);
+  });
+
+  it('counts, by why, every frame that carried nothing rtcap uses', () => {
+    const { ledger, member, counters } = setup();
+    const envelope = (payload: unknown) => ({ type: 'broadcast', event: 'bench', payload });
+    const frames = [
+      // A null payload: bare, a Supabase envelope's, an absent one; of a change, of a diff.
+      frame(EV.broadcast, null),
+      frame(EV.broadcast, envelope(null)),
+      frame(EV.broadcast, { type: 'broadcast', event: 'bench' }),
+      frame(EV.postgresChanges, null),
+      frame(EV.presenceDiff, null),
+      // No stamp: a broadcast's stamp is read from its bytes, so one here has none; a row
+      // without rtcap's body.
+      frame(EV.broadcast, envelope({ x: 1 })),
+      frame(EV.broadcast, 'text'),
+      frame(EV.postgresChanges, { data: { record: { body: 'hello' } } }),
+      // Events rtcap does not handle.
+      frame('rtcap_unknown', { a: 1 }),
+      frame('presence', null),
+    ];
+    for (const f of frames) expect(recordSlowFrame(member, f, 1000, ledger, counters)).toBe(false);
+    expect(counters.frames).toEqual({
+      nullPayload: 5,
+      noStamp: 3,
+      unknownEvent: 2,
+      malformed: 0,
+      oversized: 0,
+    });
+    expect(ledger.received).toBe(0);
+  });
+
+  it("counts none of the frames it uses, nor a diff of rtcap's own unstamped tracks and leaves", () => {
+    const { ledger, member, counters } = setup();
+    const join = { a: { metas: [{ online_at: '2026-01-01T00:00:00Z' }] } };
+    const message = 'Subscribed to PostgreSQL';
+    const frames = [
+      frame(EV.presenceDiff, { joins: join, leaves: {} }),
+      frame(EV.presenceDiff, { joins: {}, leaves: join }),
+      frame(EV.presenceState, {}),
+      frame(EV.system, { extension: EV.postgresChanges, status: 'ok', message }),
+      frame(EV.system, { extension: 'system', status: 'ok', message: 'other' }),
+    ];
+    for (const f of frames) recordSlowFrame(member, f, 1000, ledger, counters);
+    expect(counters.frames).toEqual({
+      nullPayload: 0,
+      noStamp: 0,
+      unknownEvent: 0,
+      malformed: 0,
+      oversized: 0,
+    });
+  });
+
+  it('a null broadcast: its payload, or its envelope payload, null or absent', () => {
+    expect(isNullBroadcast(null)).toBe(true);
+    expect(isNullBroadcast(undefined)).toBe(true);
+    expect(isNullBroadcast({ type: 'broadcast', event: 'e', payload: null })).toBe(true);
+    expect(isNullBroadcast({ type: 'broadcast', event: 'e' })).toBe(true);
+    expect(isNullBroadcast({ type: 'broadcast', event: 'e', payload: {} })).toBe(false);
+    // A Phoenix app's own payload (no envelope) is what it is.
+    expect(isNullBroadcast({ payload: null })).toBe(false);
+    expect(isNullBroadcast(0)).toBe(false);
+    expect(isNullBroadcast('')).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ describe("a step's collection", () => {
     k.presenceTracks.unacked = 2;
     k.presenceTracks.untracked = 1;
     k.sendBufferPeakBytes = 4096;
+    Object.assign(k.frames, { nullPayload: 3, noStamp: 2, unknownEvent: 1, malformed: 4 });
     recordMs(k.joinHist, 15);
     recordMs(k.ackHist, 3);
     recordMs(k.ackHist, 4);
@@ -55,6 +56,7 @@ describe("a step's collection", () => {
       presenceTracks: { unanswered: 2, untracked: 1 },
       sendBufferPeakBytes: 4096,
       lagP99Ms: 12,
+      frames: { nullPayload: 3, noStamp: 2, unknownEvent: 1, malformed: 4, oversized: 0 },
     });
     expect(c.errorClasses.server).toBe(2);
     expect(decodeHistogram(c.joinLatencyHistogram).totalCount).toBe(1);
@@ -62,5 +64,7 @@ describe("a step's collection", () => {
     // Copies, not the live counters the next step goes on counting into.
     k.acks.ok++;
     expect(c.acks.ok).toBe(7);
+    k.frames.noStamp++;
+    expect(c.frames?.noStamp).toBe(2);
   });
 });

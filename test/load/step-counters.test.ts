@@ -50,6 +50,34 @@ describe('step counters', () => {
     expect(s.errors).toBe(n);
   });
 
+  it("an error that is a frame rtcap could not read is counted in the step's frames too", () => {
+    const k = newStepCounters();
+    const s = newSecondCounters();
+    countError(k, s, {
+      class: 'protocol',
+      reason: 'malformed frame (not JSON): x',
+      frame: 'malformed',
+    });
+    countError(k, s, {
+      class: 'protocol',
+      reason: 'malformed frame (not JSON): y',
+      frame: 'malformed',
+    });
+    countError(k, s, { class: 'protocol', reason: 'frame too large (1009)', frame: 'oversized' });
+    countError(k, s, { class: 'server', reason: 'join timeout' });
+    expect(k.frames).toEqual({
+      nullPayload: 0,
+      noStamp: 0,
+      unknownEvent: 0,
+      malformed: 2,
+      oversized: 1,
+    });
+    expect(k.errorClasses.protocol).toBe(3);
+    // A new step counts its own.
+    expect(newStepCounters().frames).not.toBe(k.frames);
+    expect(newStepCounters().frames.malformed).toBe(0);
+  });
+
   it('countSnapshot sums bytes and entries and keeps the largest', () => {
     const k = newStepCounters();
     countSnapshot(k, 100, 2);

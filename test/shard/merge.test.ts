@@ -22,6 +22,7 @@ import {
 import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
+import { stepFrames } from '../../src/run/figures/frames.js';
 import { senderSegmentOf } from '../../src/load/segment.js';
 import type { SenderMachines } from '../../src/measure/aggregate.js';
 
@@ -239,6 +240,28 @@ describe('mergeShards', () => {
     expect(b.lost).toBeGreaterThan(0);
     expect(b.duplicates).toBeGreaterThan(0);
     expect(b.reordered).toBeGreaterThan(0);
+  });
+
+  it("sums the frames rtcap could not use over every segment's processes, through the wire", () => {
+    const withFrames = (segment: number) => {
+      const c = collectedOf(0, new ReceiveLedger(), sendLedger(segment), [interval()]);
+      c.frames = {
+        nullPayload: 1,
+        noStamp: 2,
+        unknownEvent: 3 * segment,
+        malformed: segment,
+        oversized: 1,
+      };
+      return c;
+    };
+    const merged = mergeShards(
+      [1, 0].map((s) => decodeShard(encodeShard(shardOf(s, withFrames(s))))),
+    );
+    expect(stepFrames(merged.steps[0].collected)).toEqual({
+      unrecognised: { null_payload: 2, no_stamp: 4, unknown_event: 3 },
+      malformed: 1,
+      oversized: 2,
+    });
   });
 
   it('keeps typed arrays, NaN and Infinity exact through encode and decode', () => {

@@ -4,8 +4,8 @@
  * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the
  * sender, refuse upgrades or every join after the first N, close every socket after a while,
  * answer with malformed frames, leave every Nth acked push unanswered, serve joins or broadcast
- * pushes from a queue at a fixed rate, or write every delivery through one queue at a fixed
- * rate (a serial writer).
+ * pushes from a queue at a fixed rate, write every delivery through one queue at a fixed
+ * rate (a serial writer), or write a test's own raw frames to each member that joins.
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -92,10 +92,26 @@ export interface TestServerOptions {
    */
   onFirstWrite?: (topic: string, payload: unknown, atMs: number) => void;
   /**
+   * Called once a join is accepted (after its ok reply and any binding confirmation), with a
+   * writer of raw frames to that member's socket: a string goes as a text frame, a Buffer as a
+   * binary one, exactly as given (frames rtcap cannot use, whose counts the test knows).
+   * `index` counts the accepted joins from 0.
+   */
+  onJoin?: (member: JoinedMember) => void;
+  /**
    * Address to listen on (default 127.0.0.1): a network namespace's own address in the
    * namespace harness (test/support/netns.ts).
    */
   host?: string;
+}
+
+/** A member just joined, as onJoin sees it. */
+export interface JoinedMember {
+  index: number;
+  topic: string;
+  vsn: Vsn;
+  /** Writes `data` as one frame (a string as text, a Buffer as binary) while the socket is open. */
+  send(data: string | Buffer): void;
 }
 
 interface Member {
@@ -318,6 +334,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
               },
             });
           }
+          opts.onJoin?.({
+            index: stats.joins - 1,
+            topic: f.topic,
+            vsn,
+            send: (data) => {
+              if (ws.readyState === ws.OPEN) ws.send(data);
+            },
+          });
         };
         if (!opts.joinsPerS) {
           accept();

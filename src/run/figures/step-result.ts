@@ -30,6 +30,7 @@ import { extraOf } from './step-extra.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';
 import { measureStep, type Measured } from './step-measure.js';
 import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
+import { stepFrames } from './frames.js';
 
 export type { StepInputs } from './step-inputs.js';
 export type { StepWindow } from './window.js';
@@ -59,6 +60,7 @@ export function buildStepResult(args: StepInputs): StepResult {
     complete: args.complete,
     connections: connectionsOf(args, m),
     messages: messagesOf(args, m),
+    frames: stepFrames(args.collected),
     delivery_rate: m.deliveryRate === null ? null : r6(m.deliveryRate),
     latency_ms: m.latency,
     latency_from_actual_send_ms: percentilesOf(m.figures.firstLatencyFromActual),
