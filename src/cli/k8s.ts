@@ -32,11 +32,17 @@ function k8sOptions(c: Argv) {
         describe: 'segments: generator pods, one per node',
       }),
     )
-    .option('image', {
-      type: 'string',
-      demandOption: true,
-      describe: 'container image with rtcap (see Dockerfile)',
-    })
+    .option(
+      'image',
+      checked(
+        'image',
+        matching(/^[^\s]+$/, 'a container image reference (e.g. ghcr.io/me/rtcap:1)'),
+        {
+          demandOption: true,
+          describe: 'container image with rtcap (see Dockerfile)',
+        },
+      ),
+    )
     .option(
       'url',
       checked('url', wsUrl, {

@@ -145,6 +145,11 @@ describe('usage errors exit 2 with one line, every command', () => {
       `rtcap: --out ${join(work, 'no', 'x.md')}: no directory ${join(work, 'no')} to write it in\n`,
     ],
     [
+      'k8s --image empty (it wrote pods with no image)',
+      ['k8s', builtin, '--agents', '2', '--image', '', '--url', 'ws://127.0.0.1:4000/socket'],
+      'rtcap: --image: needs a value (expected a container image reference (e.g. ghcr.io/me/rtcap:1))\n',
+    ],
+    [
       'serve --accept other',
       ['serve', '--accept', 'bogus'],
       'rtcap: --accept bogus: expected one of round-robin, shared\n',
