@@ -238,7 +238,8 @@ export function interruptible(): {
       process.stderr.write(
         '\nrtcap: stopping — writing what was measured (Ctrl-C again to quit at once)\n',
       );
-      ac.abort();
+      // The signal's name is the abort's reason: a step it cuts short says what cut it.
+      ac.abort(sig);
     } else {
       process.exit(SIGNAL_EXIT[sig]);
     }

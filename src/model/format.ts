@@ -5,6 +5,8 @@
  * never claims more than was measured (delivery 99.9996 % is not "100 %").
  */
 
+import type { CutShortPhase, StepCutShort } from '../result/result.js';
+
 export const DASH = '—';
 
 /**
@@ -12,6 +14,38 @@ export const DASH = '—';
  * it is never cited as capacity. Every renderer says it this way.
  */
 export const INCOMPLETE_LABEL = 'incomplete (cut short)';
+
+const PHASE_WORDS: Record<CutShortPhase, string> = {
+  ramp: 'in the ramp',
+  warmup: 'in the warm-up',
+  steady: 'in the steady window',
+  drain: 'in the drain',
+};
+
+/**
+ * What cut a step short and where: "cut short by SIGINT in the steady window", "cut short in the
+ * ramp: ramp did not finish within 610 s"; without a recorded cause (older results), "cut short".
+ */
+export function cutShortWords(cut: Pick<StepCutShort, 'by' | 'phase'> | undefined): string {
+  if (!cut) return 'cut short';
+  const where = PHASE_WORDS[cut.phase] ?? `in the ${cut.phase}`;
+  return /^SIG[A-Z]+$/.test(cut.by) || cut.by === 'an interrupt'
+    ? `cut short by ${cut.by} ${where}`
+    : `cut short ${where}: ${cut.by}`;
+}
+
+/**
+ * The incomplete label with its cause when the step records one: "incomplete (cut short by SIGINT
+ * in the steady window)"; INCOMPLETE_LABEL otherwise.
+ */
+export function incompleteLabel(cut: Pick<StepCutShort, 'by' | 'phase'> | undefined): string {
+  return cut ? `incomplete (${cutShortWords(cut)})` : INCOMPLETE_LABEL;
+}
+
+/** Whether a verdict reason is the incomplete label's line (with or without its cause). */
+export function isIncompleteReason(reason: string): boolean {
+  return reason.startsWith('incomplete (cut short');
+}
 
 function isNum(n: number | null | undefined): n is number {
   return typeof n === 'number' && Number.isFinite(n);

@@ -22,7 +22,12 @@ import type { Percentiles, StepResult } from '../result/result.js';
 export function verdictCell(step: StepResult, safe: SafeLines): string {
   const parts: string[] = [step.verdict];
   if (step.verdict === 'generator-bound') parts[0] = 'generator-bound — not server capacity';
-  if (step.verdict === 'inconclusive') parts[0] = 'inconclusive — nothing measured';
+  // A step cut short before it carried its load measured something (joins): not "nothing".
+  if (step.verdict === 'inconclusive')
+    parts[0] =
+      step.complete === false
+        ? 'inconclusive — not measured at its load'
+        : 'inconclusive — nothing measured';
   if (step.verdict === 'stable') {
     const over: string[] = [];
     if (step.server?.mem_pct != null && step.server.mem_pct >= safe.mem_pct)

@@ -8,8 +8,15 @@
 import { DEFAULT_SAFE_LINES, type SafeLines } from '../model/capacity.js';
 import { isLowerBound, limitRemedy, limitWords } from '../model/limit.js';
 import { limitContextOf, limitOfStep } from '../model/step-limit.js';
-import { fmtInt, fmtMs, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
-import { findKnee } from '../model/knee.js';
+import {
+  cutShortWords,
+  fmtInt,
+  fmtMs,
+  fmtRatioPct,
+  INCOMPLETE_LABEL,
+  isIncompleteReason,
+} from '../model/format.js';
+import { findKnee, type Knee } from '../model/knee.js';
 import { SERVER_WENT_AWAY } from '../model/verdict.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
@@ -49,9 +56,28 @@ function stepName(s: StepResult): string {
  */
 function reasonOf(s: StepResult): string {
   return (
-    s.verdict_reasons.find((x) => !x.startsWith('also:') && !x.startsWith(INCOMPLETE_LABEL)) ??
-    s.verdict
+    s.verdict_reasons.find((x) => !x.startsWith('also:') && !isIncompleteReason(x)) ?? s.verdict
   );
+}
+
+/**
+ * A step cut short with its cause recorded, that did not fail on its own (stable, inconclusive or
+ * generator-bound over the part that ran): "No step ran to its end: step 1 (…) was cut short by
+ * SIGINT in the steady window (stable over the part that ran: …), …".
+ */
+function cutShortSentence(failed: StepResult): string {
+  const over = `${failed.verdict} over the part that ran: ${reasonOf(failed)}`;
+  return `No step ran to its end: ${stepName(failed)} was ${cutShortWords(failed.cut_short)} (${over}), and a step cut short is never capacity.`;
+}
+
+/**
+ * What cut a step short that the sentence did not name, before its full stop: "; then step 3
+ * (…) was cut short by SIGINT in the ramp".
+ */
+function withCutShort(sentence: string, steps: readonly StepResult[], named: StepResult[]): string {
+  const cut = steps.find((s) => s.complete === false && s.cut_short && !named.includes(s));
+  if (!cut) return sentence;
+  return `${sentence.slice(0, -1)}; then ${stepName(cut)} was ${cutShortWords(cut.cut_short)}.`;
 }
 
 export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {
@@ -68,16 +94,50 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
       steps.find((s) => s.verdict !== 'stable') ??
       steps[0];
     const why = reasonOf(failed);
+    const cut = failed.complete === false ? failed.cut_short : undefined;
+    // A step that failed on its own (broken, degraded) says so, then what cut it short.
+    if (cut && failed.verdict !== 'broken' && failed.verdict !== 'degraded')
+      return withCutShort(cutShortSentence(failed), steps, [failed]);
     const what =
-      failed.complete === false ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
-    const aborted = r.abort_reason ? `; the run was aborted: ${r.abort_reason}` : '';
+      failed.complete === false && !cut ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
+    // A server that went away is the step's reason and what cut it short: said once.
+    const aborted = cut
+      ? why.startsWith(SERVER_WENT_AWAY) && cut.by.startsWith(SERVER_WENT_AWAY)
+        ? ', which ended the run'
+        : `; it was ${cutShortWords(cut)}`
+      : r.abort_reason
+        ? `; the run was ${r.status === 'interrupted' ? 'interrupted' : 'aborted'}: ${r.abort_reason}`
+        : '';
     if (failed.verdict === 'generator-bound') {
       const gone = steps.find((s) => reasonOf(s).startsWith(SERVER_WENT_AWAY));
       const then = gone ? `; then, in ${stepName(gone)}, ${reasonOf(gone)}` : aborted;
       return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${then}.`;
     }
-    return `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`;
+    return withCutShort(
+      `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`,
+      steps,
+      [failed],
+    );
   }
+  return withCutShort(safeHeadline(r, safe, knee, byIndex), steps, named(knee, byIndex));
+}
+
+/** The steps a sentence with a safe step names: the safe one, and the first failure above it. */
+function named(knee: Knee, byIndex: Map<number, StepResult>): StepResult[] {
+  return [knee.safe?.step, knee.first_unsafe?.step, knee.generator_bound_above[0]?.step].flatMap(
+    (i) => (i !== undefined && byIndex.has(i) ? [byIndex.get(i)!] : []),
+  );
+}
+
+/** The sentence of a run with a safe step: what it carried, and what limited it (or did not). */
+function safeHeadline(
+  r: RunResult,
+  safe: SafeLines,
+  knee: Knee,
+  byIndex: Map<number, StepResult>,
+): string {
+  const who = r.target.builtin ? 'The built-in server on this machine' : 'The server';
+  if (!knee.safe) return '';
 
   const best = byIndex.get(knee.safe.step)!;
   const at = `within the SLO (${sloText(r)}; step ${best.index}: p95 ${fmtMs(best.latency_ms?.p95)})`;
@@ -90,7 +150,9 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
     // A server that went away (killed, crashed) reached no limit of its load.
     if (why.startsWith(SERVER_WENT_AWAY))
       return `${who} carried ${carried(best, '≥ ')} ${at}; then ${why} in ${stepName(next)}, which was broken, so no limit was measured and this is a lower bound.`;
-    const what = `${stepName(next)} was ${next.verdict}${words.includes(why) ? '' : `: ${why}`}`;
+    const cut =
+      next.complete === false && next.cut_short ? ` (${cutShortWords(next.cut_short)})` : '';
+    const what = `${stepName(next)} was ${next.verdict}${cut}${words.includes(why) ? '' : `: ${why}`}`;
     if (isLowerBound(limit)) {
       return `${who} carried ${carried(best, '≥ ')} ${at}; what stopped the measurement: ${words} — ${what}; this is a lower bound on the server's own capacity${remedy ? ` (to measure further: ${remedy})` : ''}.`;
     }

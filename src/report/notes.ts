@@ -6,7 +6,7 @@
 import type { Analysis } from '../model/analysis.js';
 import { fewSamplesNote } from './cells.js';
 import { framesNote } from './frame-notes.js';
-import { fmtInt, fmtMs, INCOMPLETE_LABEL } from '../model/format.js';
+import { fmtInt, fmtMs, INCOMPLETE_LABEL, incompleteLabel } from '../model/format.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
 function list(steps: StepResult[], all?: readonly StepResult[]): string {
@@ -35,10 +35,21 @@ function statusNotes(result: RunResult): string[] {
   return notes;
 }
 
+/** A step cut short, what cut it and where, and what it kept. */
+function cutShortNote(s: StepResult): string {
+  const cut = s.cut_short!;
+  const kept = cut.collected
+    ? 'its figures cover only the part that ran (its messages: those due a second before the cut)'
+    : `its generator processes did not answer the collect within ${fmtInt(cut.collect_wait_ms / 1000)} s, so it keeps only what their per-second lines said (connections, errors)`;
+  return `Step ${s.index} is ${incompleteLabel(cut)}: ${kept}; no fit uses it and it is never cited as capacity.`;
+}
+
 /** Steps whose figures are not capacity: cut short, generator-bound, broken. */
 function stepVerdictNotes(steps: StepResult[]): string[] {
   const notes: string[] = [];
-  const incomplete = steps.filter((s) => s.complete === false);
+  const cut = steps.filter((s) => s.complete === false && s.cut_short);
+  for (const s of cut) notes.push(cutShortNote(s));
+  const incomplete = steps.filter((s) => s.complete === false && !s.cut_short);
   if (incomplete.length)
     notes.push(
       `${list(incomplete)} ${incomplete.length === 1 ? 'is' : 'are'} ${INCOMPLETE_LABEL}: ${incomplete.length === 1 ? 'its' : 'their'} figures cover only the part that ran; no fit uses ${incomplete.length === 1 ? 'it' : 'them'} and ${incomplete.length === 1 ? 'it is' : 'they are'} never cited as capacity.`,

@@ -9,6 +9,8 @@ export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 // A timeseries.ndjson line is part of the format too; its shape lives in a file of its own.
 export type { TimeseriesPoint } from './timeseries-point.js';
 import type { FrameFigures } from './frame-figures.js';
+import type { StepCutShort } from './cut-short.js';
+export type { CutShortPhase, StepCutShort } from './cut-short.js';
 
 /**
  * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never
@@ -89,6 +91,8 @@ export interface StepResult {
   window: { ramp_start: number; steady_start: number; steady_end: number; drain_end: number };
   /** False when the step was cut short (interrupt, abort); its figures cover what ran. */
   complete: boolean;
+  /** What cut it short and where (complete false); absent in complete steps and older results. */
+  cut_short?: StepCutShort;
   /** What a search (rtcap sweep, a campaign's search entry) knew of this step; absent otherwise. */
   search?: StepSearchMark;
   connections: {

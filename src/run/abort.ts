@@ -6,12 +6,36 @@
 import type { RunStatus } from '../result/result.js';
 
 export class Abort extends Error {
+  /**
+   * What cut the run short, as a step cut short by it records it (StepResult.cut_short.by): the
+   * signal of an interrupt ("SIGINT"), else the reason itself.
+   */
+  readonly by: string;
+
   constructor(
     readonly status: RunStatus,
     message: string,
+    by?: string,
   ) {
     super(message);
+    this.by = by ?? message;
   }
+}
+
+/** The signal a run's AbortSignal was aborted with ("SIGINT", "SIGTERM"; cli/shared), or null. */
+export function signalOf(signal: AbortSignal | undefined): string | null {
+  const r: unknown = signal?.reason;
+  return typeof r === 'string' && /^SIG[A-Z]+$/.test(r) ? r : null;
+}
+
+/** The abort of a run the user interrupted, naming the signal when it is known. */
+export function interruptAbort(signal: AbortSignal | undefined): Abort {
+  const sig = signalOf(signal);
+  return new Abort(
+    'interrupted',
+    `interrupted by the user (${sig ?? 'SIGINT/SIGTERM'})`,
+    sig ?? 'an interrupt',
+  );
 }
 
 export class AbortFunnel {
@@ -25,6 +49,11 @@ export class AbortFunnel {
 
   abort(status: RunStatus, why: string): void {
     this.rejectAbort(new Abort(status, why));
+  }
+
+  /** Ends the run with this abort (an interrupt's, which names its signal). */
+  abortWith(e: Abort): void {
+    this.rejectAbort(e);
   }
 
   /** `p`, unless the run is aborted first. */

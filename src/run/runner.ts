@@ -15,7 +15,7 @@ import { metricsUrlOf } from '../monitor/gauges.js';
 import { describeHost } from '../monitor/host.js';
 import { redactText } from '../redact/redact.js';
 import { SHARD_FILE, type ShardResources } from '../shard/format.js';
-import { Abort } from './abort.js';
+import { Abort, interruptAbort } from './abort.js';
 import { startPool, startShard } from './generator-start.js';
 import { describeLink } from '../link/link-config.js';
 import { setUpLink, type LinkSetup } from '../link/link-setup.js';
@@ -56,8 +56,7 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   ctx.save();
   opts.observer?.start?.(result);
   // Everything that can end the run early funnels into one abort.
-  const onSignal = () =>
-    ctx.funnel.abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
+  const onSignal = () => ctx.funnel.abortWith(interruptAbort(opts.signal));
   opts.signal?.addEventListener('abort', onSignal, { once: true });
   try {
     await conduct(ctx);

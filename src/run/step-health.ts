@@ -6,7 +6,10 @@
 import { refusedByServer } from '../model/step-limit.js';
 import type { SecondRecord } from './figures/timeline.js';
 import type { Phase } from './live-state.js';
-import { GENERATOR_ERRNO } from '../model/verdict.js';
+import { GENERATOR_ERRNO, SERVER_WENT_AWAY } from '../model/verdict.js';
+
+/** A drop without a close frame, as client/classify words it. */
+const DROPPED_WITHOUT_CLOSE = /without a close frame \(1006\)/;
 
 export interface StepHealthOptions {
   /**
@@ -73,11 +76,24 @@ export class StepHealth {
     const lost = `all ${this.joinedPeak.toLocaleString('en-US')} connections were lost`;
     // With load.reconnect a restarting server is ridden out: the run ends only once the
     // connections had the time to use up their attempts and none came back.
-    if (rideOutMs <= 0) return `${lost}: ${topError(this.errors)}`;
+    if (rideOutMs <= 0)
+      return this.wentAway()
+        ? `${SERVER_WENT_AWAY}: ${lost} without a close frame (1006)`
+        : `${lost}: ${topError(this.errors)}`;
     this.allLostSinceS ??= rec.point.t;
     if ((rec.point.t - this.allLostSinceS) * 1000 < rideOutMs) return null;
     const s = Math.round(rideOutMs / 1000).toLocaleString('en-US');
     return `${lost} and none reconnected within ${s} s (load.reconnect): ${topError(this.errors)}`;
+  }
+
+  /**
+   * Whether the step's connections were lost the way a killed server loses them: most of the
+   * drops without a close frame (1006: the TCP connection just ended; client/classify).
+   */
+  private wentAway(): boolean {
+    let dropped = 0;
+    for (const [reason, n] of this.errors) if (DROPPED_WITHOUT_CLOSE.test(reason)) dropped += n;
+    return dropped > 0 && dropped >= this.joinedPeak / 2;
   }
 
   /**

@@ -18,6 +18,7 @@ import { topError } from './step-health.js';
 import type { StepWindow } from './figures/window.js';
 import type { Timeline } from './figures/timeline.js';
 import type { StepTimes } from './segment-schedule.js';
+import type { StepCutShort } from '../result/result.js';
 
 export interface StepRun {
   window: StepWindow;
@@ -28,7 +29,19 @@ export interface StepRun {
   complete: boolean;
   /** Why the step (and the run) ended early. */
   abort: Abort | null;
+  /**
+   * What cut the step short, in which phase, and whether the processes answered the collect; null
+   * for a step that ran every phase.
+   */
+  cut: StepCutShort | null;
 }
+
+/**
+ * How long an abort waits for the processes' collect: an interrupted run must end within seconds;
+ * after any other abort (a ramp past its deadline, the server gone) loaded processes get longer,
+ * since without their answer the step keeps only what their per-second lines said.
+ */
+export const COLLECT_WAIT_MS = { interrupted: 5_000, aborted: 20_000 } as const;
 
 export interface StepRunner {
   pool: WorkerPool;
@@ -256,19 +269,29 @@ export async function runStepPhases(
     w.drainEnd = nowMs();
     complete = true;
     const collected = await r.funnel.race(r.pool.collect(i));
-    return { window: w, collected, inserts: run.insertResult, complete, abort: null };
+    return { window: w, collected, inserts: run.insertResult, complete, abort: null, cut: null };
   } catch (e) {
     if (!(e instanceof Abort)) throw e;
+    const phase = r.live.phase;
     w.rampEnd ||= nowMs();
     w.steadyStart ||= w.rampEnd;
     w.steadyEnd = Math.min(w.steadyEnd || nowMs(), nowMs());
     w.drainEnd = nowMs();
-    // Keep what the workers have, if they still answer.
-    const collected = await withinOrNull(r.pool.collect(i), 5000);
+    // Keep what the workers have, if they still answer; the step is kept either way.
+    const waitMs =
+      e.status === 'interrupted' ? COLLECT_WAIT_MS.interrupted : COLLECT_WAIT_MS.aborted;
+    const collected = await withinOrNull(r.pool.collect(i), waitMs);
+    if (collected === null)
+      r.log(
+        `step ${i + 1}: the generator processes did not answer the collect within ${waitMs / 1000} s: the step keeps what their per-second lines said`,
+      );
     if (run.inserts && !run.insertResult) {
       run.inserts.stop();
       run.insertResult = await withinOrNull(run.inserts.done, 5000);
     }
-    return { window: w, collected, inserts: run.insertResult, complete, abort: e };
+    const cut: StepCutShort | null = complete
+      ? null
+      : { by: e.by, phase, collected: collected !== null, collect_wait_ms: waitMs };
+    return { window: w, collected, inserts: run.insertResult, complete, abort: e, cut };
   }
 }

@@ -14,7 +14,7 @@ import {
 import type { ResourceSampler } from '../monitor/types.js';
 import type { RunResult } from '../result/result.js';
 import { errorLine, redactText } from '../redact/redact.js';
-import { Abort, type AbortFunnel } from './abort.js';
+import { Abort, interruptAbort, type AbortFunnel } from './abort.js';
 import type { RunWriter } from './output.js';
 import type { RunOptions } from './run-options.js';
 import { localServerOf, serverSamplerFor } from './samplers.js';
@@ -98,8 +98,7 @@ async function startTarget(
     logPath: writer.path('server.log'),
     signal: opts.signal,
   }).catch((e: unknown) => {
-    if (e instanceof StartCancelled)
-      throw new Abort('interrupted', 'interrupted by the user (SIGINT/SIGTERM)');
+    if (e instanceof StartCancelled) throw interruptAbort(opts.signal);
     throw new Abort('aborted', errorLine(e));
   });
   // exited only resolves (with why the server ended); it never rejects.

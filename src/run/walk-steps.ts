@@ -64,7 +64,9 @@ export async function walkSteps(args: WalkArgs): Promise<void> {
       state.abortReason = run.abort.message;
     }
     runner.timeline.flush();
-    if (run.collected) keepStep(args, i, plan, run, run.collected);
+    // A step cut short is kept whatever it got: with no answer from the processes, what their
+    // per-second lines said (StepResult.cut_short.collected false).
+    if (run.collected || run.cut) keepStep(args, i, plan, run, run.collected ?? []);
     stopOnThresholds(profile, result, state);
     args.save(
       state.status === 'running' &&
@@ -103,6 +105,7 @@ function keepStep(
     step: index,
     window: run.window,
     complete: run.complete,
+    ...(run.cut ? { cut: run.cut } : {}),
     collected,
     inserts: run.inserts?.sends ?? [],
     insertStats: run.inserts?.stats ?? null,

@@ -15,7 +15,7 @@ import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import type { HostSample } from '../monitor/host.js';
 import type { ServerBasis } from '../monitor/server-basis.js';
-import type { LinkRecord } from '../result/result.js';
+import type { LinkRecord, StepCutShort } from '../result/result.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */
@@ -39,6 +39,8 @@ export interface ShardStep {
   step: number;
   window: StepWindow;
   complete: boolean;
+  /** What cut the step short (complete false); absent in complete steps and older shards. */
+  cut?: StepCutShort;
   /** One entry per generator process of this segment. */
   collected: StepCollected[];
   /**

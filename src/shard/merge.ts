@@ -106,6 +106,16 @@ export function sumInsertStats(parts: ReadonlyArray<InsertStats | null>): Insert
 }
 
 /**
+ * What cut a merged step short: the first segment's cut, its collect unanswered when any segment's
+ * was (nothing then to merge but the per-second lines of those).
+ */
+function cutOf(parts: readonly ShardStep[]): Pick<ShardStep, 'cut'> {
+  const cuts = parts.flatMap((p) => (p.cut ? [p.cut] : []));
+  if (cuts.length === 0) return {};
+  return { cut: { ...cuts[0], collected: cuts.every((c) => c.collected) } };
+}
+
+/**
  * A step present in every shard is merged; a step some segment did not reach is kept as incomplete.
  */
 export function mergeShards(
@@ -136,6 +146,7 @@ export function mergeShards(
       step,
       window: unionWindow(present.map((p) => p.part.window)),
       complete: present.length === shards.length && present.every((p) => p.part.complete),
+      ...cutOf(present.map((p) => p.part)),
       collected,
       inserts: present.flatMap((p) => p.part.inserts ?? []),
       insertStats: sumInsertStats(present.map((p) => p.part.insertStats ?? null)),

@@ -76,6 +76,7 @@ export function shardStepResult(s: ShardStep, ctx: ShardStepContext): StepResult
     ...(host ? { hostSamples: host.hostSamples } : {}),
     workers: ctx.workers,
     complete: s.complete,
+    ...(s.cut ? { cut: s.cut } : {}),
     builtin: ctx.builtin,
     previousSteps: ctx.previousSteps.slice(),
     segments: ctx.segments,

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { headline } from '../../src/report/headline.js';
 import { EXIT, runBenchmark } from '../../src/run/runner.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
-import { INCOMPLETE_LABEL } from '../../src/model/format.js';
+import { isIncompleteReason } from '../../src/model/format.js';
 import { profileFrom } from '../support/profiles.js';
 import { startServeProcess } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -61,7 +61,7 @@ describe('the server killed with SIGKILL mid-step', () => {
     expect(r.steps).toHaveLength(2);
     const step = r.steps[1];
     expect(step.verdict).toBe('broken');
-    const first = step.verdict_reasons.find((x) => !x.startsWith(INCOMPLETE_LABEL));
+    const first = step.verdict_reasons.find((x) => !isIncompleteReason(x));
     expect(first).toMatch(
       /^the server went away: 20 of 20 connections dropped without a close frame \(1006\)$/,
     );

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cutShortWords,
+  incompleteLabel,
+  isIncompleteReason,
   fmtBytes,
   fmtInt,
   fmtMs,
@@ -59,5 +62,30 @@ describe('format', () => {
       expect(niceFloor(n)).toBeGreaterThanOrEqual(n * 0.95);
     }
     expect(niceFloor(26_798, 0.1)).toBe(25_000);
+  });
+});
+
+describe('a step cut short, in words', () => {
+  it('names a signal as "by", an abort reason after a colon, and the phase', () => {
+    expect(cutShortWords({ by: 'SIGINT', phase: 'steady' })).toBe(
+      'cut short by SIGINT in the steady window',
+    );
+    expect(cutShortWords({ by: 'ramp did not finish within 610 s', phase: 'ramp' })).toBe(
+      'cut short in the ramp: ramp did not finish within 610 s',
+    );
+    expect(incompleteLabel({ by: 'SIGTERM', phase: 'warmup' })).toBe(
+      'incomplete (cut short by SIGTERM in the warm-up)',
+    );
+    // Results written before the cause was recorded.
+    expect(incompleteLabel(undefined)).toBe('incomplete (cut short)');
+    expect(cutShortWords(undefined)).toBe('cut short');
+  });
+
+  it('recognises the label line with or without its cause', () => {
+    expect(isIncompleteReason('incomplete (cut short): figures cover only what ran')).toBe(true);
+    expect(isIncompleteReason('incomplete (cut short by SIGINT in the ramp): figures …')).toBe(
+      true,
+    );
+    expect(isIncompleteReason('delivery 100%')).toBe(false);
   });
 });

@@ -98,6 +98,51 @@ describe('headline', () => {
     );
   });
 
+  it('a step cut short by SIGINT says so, never "no step within the SLO" nor generator-bound', () => {
+    const r = ramp(['stable'], { complete: [false] });
+    r.status = 'interrupted';
+    r.abort_reason = 'interrupted by the user (SIGINT)';
+    r.steps[0].cut_short = {
+      by: 'SIGINT',
+      phase: 'steady',
+      collected: true,
+      collect_wait_ms: 5000,
+    };
+    r.steps[0].verdict_reasons = [
+      'incomplete (cut short by SIGINT in the steady window): figures cover only what ran',
+      'delivery 100%, p95 8.0 ms within SLO 200 ms',
+    ];
+    expect(headline(r)).toBe(
+      'No step ran to its end: step 1 (1,000 connections, 10,000 deliveries/s asked) was cut short by SIGINT in the steady window (stable over the part that ran: delivery 100%, p95 8.0 ms within SLO 200 ms), and a step cut short is never capacity.',
+    );
+  });
+
+  it('a step cut short above a stable one is named after what the run carried', () => {
+    const r = ramp(['stable', 'stable'], { complete: [true, false] });
+    r.steps[1].cut_short = { by: 'SIGINT', phase: 'ramp', collected: true, collect_wait_ms: 5000 };
+    expect(headline(r)).toMatch(
+      /no limit was reached, so this is a lower bound; then step 2 \(1,000 connections, 20,000 deliveries\/s asked\) was cut short by SIGINT in the ramp\.$/,
+    );
+  });
+
+  it('a server gone mid-step: broken, the server went away, said once', () => {
+    const gone = 'the server went away: all 20 connections were lost without a close frame (1006)';
+    const r = ramp(['broken'], { complete: [false] });
+    r.status = 'aborted';
+    r.abort_reason = gone;
+    r.steps[0].cut_short = { by: gone, phase: 'steady', collected: true, collect_wait_ms: 20000 };
+    r.steps[0].verdict_reasons = [
+      `incomplete (cut short in the steady window: ${gone}): figures cover only what ran`,
+      'the server went away: 20 of 20 connections dropped without a close frame (1006)',
+      '20 connections disconnected',
+    ];
+    const h = headline(r);
+    expect(h).toBe(
+      'The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (1,000 connections, 10,000 deliveries/s asked) was broken — the server went away: 20 of 20 connections dropped without a close frame (1006), which ended the run.',
+    );
+    expect(h).not.toMatch(/generator-bound|closed by server/);
+  });
+
   it('an external server is "the server", not "this machine"', () => {
     expect(headline(ramp(['stable'], { builtin: false }))).toMatch(/^The server carried ≥ 9,990/);
   });

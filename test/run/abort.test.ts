@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Abort, AbortFunnel, raceTimer, timeoutAfter, withinOrNull } from '../../src/run/abort.js';
+import {
+  Abort,
+  AbortFunnel,
+  interruptAbort,
+  raceTimer,
+  timeoutAfter,
+  withinOrNull,
+} from '../../src/run/abort.js';
 
 describe('abort funnel', () => {
   it('an abort ends every wait raced against it, with its status and reason', async () => {
@@ -30,5 +37,27 @@ describe('abort funnel', () => {
     expect(await withinOrNull(Promise.resolve(2), 10_000)).toBe(2);
     expect(timers()).toBe(before);
     expect(await raceTimer(new Promise(() => undefined), 5, 'grace over')).toBe('grace over');
+  });
+});
+
+describe('what cut the run short', () => {
+  it('an interrupt names the signal the CLI aborted with; any other abort, its reason', () => {
+    const ac = new AbortController();
+    ac.abort('SIGINT');
+    expect(interruptAbort(ac.signal)).toMatchObject({
+      status: 'interrupted',
+      message: 'interrupted by the user (SIGINT)',
+      by: 'SIGINT',
+    });
+    // A signal aborted without a name (a library's own AbortController).
+    const plain = new AbortController();
+    plain.abort();
+    expect(interruptAbort(plain.signal)).toMatchObject({
+      message: 'interrupted by the user (SIGINT/SIGTERM)',
+      by: 'an interrupt',
+    });
+    expect(new Abort('aborted', 'ramp did not finish within 610 s').by).toBe(
+      'ramp did not finish within 610 s',
+    );
   });
 });

@@ -43,6 +43,16 @@ describe('step health', () => {
     );
   });
 
+  it('connections all dropped without a close frame: the server went away', () => {
+    const h = new StepHealth();
+    const drop =
+      'connection dropped without a close frame (1006): the server went away or the network failed';
+    expect(h.check(sec(20, 20), 'steady', 20)).toBeNull();
+    expect(h.check(sec(0, 0, { [drop]: 20 }), 'steady', 20)).toBe(
+      'the server went away: all 20 connections were lost without a close frame (1006)',
+    );
+  });
+
   it('a second with none open after rtcap closed them itself (no disconnect) is no loss', () => {
     const h = new StepHealth();
     expect(h.check(sec(12, 12), 'drain', 12)).toBeNull();

@@ -300,6 +300,26 @@ describe('mergeShards', () => {
     );
   });
 
+  it('a step one segment cut short is cut short merged, its collect unanswered if any was', () => {
+    const c = collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()]);
+    const a = shardOf(0, c);
+    const b = shardOf(1, c);
+    b.steps[0] = {
+      ...b.steps[0],
+      complete: false,
+      cut: { by: 'SIGINT', phase: 'steady', collected: false, collect_wait_ms: 5000 },
+    };
+    const merged = mergeShards([a, b]).steps[0];
+    expect(merged.complete).toBe(false);
+    expect(merged.cut).toEqual({
+      by: 'SIGINT',
+      phase: 'steady',
+      collected: false,
+      collect_wait_ms: 5000,
+    });
+    expect(mergeShards([a, shardOf(1, c)]).steps[0].cut).toBeUndefined();
+  });
+
   it('refuses another format version', () => {
     const text = encodeShard(
       shardOf(0, collectedOf(0, new ReceiveLedger(), sendLedger(0), [interval()])),

@@ -55,6 +55,11 @@ export interface TestServerOptions {
    * reply carrying `reason`: a server that admits N joins and no more.
    */
   refuseJoinsAfter?: { joins: number; reason: string };
+  /**
+   * Answer the first N joins (counted over the server's life) and never any after them: a server
+   * whose joins stall, the sockets left open (counted in stats.joinsHeld).
+   */
+  holdJoinsAfter?: number;
   /** Drop exactly every Nth (message, recipient) delivery, counted over the whole server. */
   dropEvery?: number;
   /**
@@ -143,6 +148,8 @@ export interface TestServer {
     dropped: number;
     reordered: number;
     joins: number;
+    /** Joins never answered (holdJoinsAfter). */
+    joinsHeld: number;
     acks: number;
     ackSilences: number;
     presenceUpdates: number;
@@ -174,6 +181,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     dropped: 0,
     reordered: 0,
     joins: 0,
+    joinsHeld: 0,
     acks: 0,
     ackSilences: 0,
     presenceUpdates: 0,
@@ -282,6 +290,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
             event: EV.reply,
             payload: { status: 'error', response: { reason: opts.refuseJoinsAfter.reason } },
           });
+          return;
+        }
+        // A stalled server: joins past the first N are never answered (the socket stays open).
+        if (opts.holdJoinsAfter !== undefined && stats.joins >= opts.holdJoinsAfter) {
+          stats.joinsHeld++;
           return;
         }
         const cfg = (

@@ -24,17 +24,20 @@ function once<T>(child: ChildProcess, type: string, timeoutMs: number): Promise<
       () => fail(new Error(`test server: no ${type} in ${timeoutMs} ms`)),
       timeoutMs,
     );
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      fail(new Error(`test server exited (${code}) before ${type}`));
+    };
     const onMessage = (m: { type?: string }) => {
       if (m?.type !== type) return;
       clearTimeout(timer);
       child.off('message', onMessage);
+      // A test polling stats() must not pile up exit listeners.
+      child.off('exit', onExit);
       ok(m as T);
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`test server exited (${code}) before ${type}`));
-    });
+    child.once('exit', onExit);
   });
 }
 

@@ -7,7 +7,7 @@ import type { SendRecord } from '../../measure/aggregate.js';
 import type { StepCollected } from '../../load/ipc.js';
 import type { InsertStats } from '../../load/inserts.js';
 import type { Profile } from '../../profile/schema.js';
-import type { StepResult } from '../../result/result.js';
+import type { StepCutShort, StepResult } from '../../result/result.js';
 import type { StepPlan } from '../../scenarios/types.js';
 import type { ResourceSample } from '../../monitor/types.js';
 import type { GaugeSample } from '../../monitor/gauges.js';
@@ -40,6 +40,8 @@ export interface StepInputs {
   serverBasis?: ServerBasis;
   workers: number;
   complete: boolean;
+  /** What cut the step short (complete false); absent: a complete step, or its cause unknown. */
+  cut?: StepCutShort;
   builtin?: boolean;
   previousSteps?: readonly StepResult[];
   serverGauges?: readonly GaugeSample[];

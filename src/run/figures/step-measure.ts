@@ -7,7 +7,7 @@
 import type { SendRecord } from '../../measure/aggregate.js';
 import { percentilesOf } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
-import { kindOfStream, type TrafficKind } from '../../scenarios/types.js';
+import { kindOfStream, type StepPlan, type TrafficKind } from '../../scenarios/types.js';
 import { ackFigures } from '../../measure/ack-figures.js';
 import { joinFigures, joinOfferedRatio, joinsPerS } from '../../measure/join-figures.js';
 import { senderSegmentOf } from '../../load/segment.js';
@@ -25,13 +25,21 @@ import {
 import { generatorFigures } from './resources.js';
 import { hostFigures } from './host.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';
+import type { StepWindow } from './window.js';
+import { dueHorizon, dueOfSchedule, withinHorizon } from './cut-horizon.js';
 
 /** The step's figures by traffic kind, from every send (the processes' and the inserts). */
 function trafficOf(args: StepInputs) {
-  const { plan, collected, window: w } = args;
-  const byKey = mergeMemberships(collected);
+  const { plan, window: w } = args;
+  const byKey = mergeMemberships(args.collected);
   const membersAtSteady = membersAt(byKey, w.steadyStart);
-  const allSends: SendRecord[] = [...collected.flatMap((c) => c.sends), ...args.inserts];
+  const every: SendRecord[] = [...args.collected.flatMap((c) => c.sends), ...args.inserts];
+  // A step cut short: the messages due by its horizon (run/figures/cut-horizon), with theirs.
+  const horizon = dueHorizon(args.complete ? null : w.drainEnd);
+  const { sends: allSends, collected } =
+    horizon === null
+      ? { sends: every, collected: args.collected }
+      : withinHorizon(every, args.collected, horizon);
   const segments = args.segments ?? 1;
   const origin =
     segments > 1
@@ -51,6 +59,13 @@ function trafficOf(args: StepInputs) {
   return { membersAtSteady, allSends, origin, kinds, primary, figures: primary.figures };
 }
 
+/** Of a kind's whole schedule in the plan, the events due by `horizonMs`. */
+function dueOfKind(kind: TrafficKind, plan: StepPlan, w: StepWindow, horizonMs: number): number {
+  const t =
+    kind === 'broadcast' ? plan.broadcasts : kind === 'presence' ? plan.presence : plan.inserts;
+  return t ? dueOfSchedule(w.steadyStart, t.ratePerS, t.count, horizonMs) : 0;
+}
+
 /**
  * The joins and the offered ratio of each part of the load. Every part of the load is offered
  * load: a generator behind any kind's schedule, or the join schedule, is generator-bound, not
@@ -61,10 +76,15 @@ function offeredOf(args: StepInputs, kinds: FiguresByKind, allSends: SendRecord[
   const scheduledJoins = sumCollected(args, (c) => c.connections.scheduledJoins);
   const joins = joinFigures(args.collected);
   const parts: Record<string, number | null> = {};
+  // A step cut short is judged over the part of its schedule that ran (its sends are those due
+  // by the horizon already), never the whole of it: what it had no time to send is not the
+  // generator falling behind.
+  const horizon = dueHorizon(args.complete ? null : w.drainEnd);
   for (const kind of Object.keys(kinds) as TrafficKind[]) {
     const own = offeredInWindow(allSends, (stream) => kindOfStream(stream) === kind, w.steadyEnd);
+    const scheduled = scheduledOfKind(kind, plan, args.insertStats?.scheduled ?? 0);
     parts[kind] = sendOfferedRatio(
-      scheduledOfKind(kind, plan, args.insertStats?.scheduled ?? 0),
+      horizon === null ? scheduled : Math.min(scheduled, dueOfKind(kind, plan, w, horizon)),
       own,
     );
   }

@@ -12,8 +12,8 @@
 import { compactHistogram, percentilesOf } from '../../measure/histogram.js';
 import type { StepCollected } from '../../load/ipc.js';
 import { HISTOGRAM_LE_MS, type StepResult } from '../../result/result.js';
-import { decideVerdict, rampMs } from '../../model/verdict.js';
-import { INCOMPLETE_LABEL } from '../../model/format.js';
+import { decideVerdict, rampMs, type VerdictDecision } from '../../model/verdict.js';
+import { fmtInt, incompleteLabel } from '../../model/format.js';
 import { declaredBasis } from '../../monitor/server-basis.js';
 import { rejoinsPerS } from '../../measure/join-figures.js';
 import { drainBacklog, lastReceipts, stepRates } from './rates.js';
@@ -31,6 +31,7 @@ import { sumCollected, type StepInputs } from './step-inputs.js';
 import { measureStep, type Measured } from './step-measure.js';
 import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
 import { stepFrames } from './frames.js';
+import { unansweredStep } from './unanswered-step.js';
 
 export type { StepInputs } from './step-inputs.js';
 export type { StepWindow } from './window.js';
@@ -40,12 +41,12 @@ export type { InsertStats } from '../../load/inserts.js';
 export function buildStepResult(args: StepInputs): StepResult {
   const { profile, plan, window: w } = args;
   const m = measureStep(args);
-  const decision = verdictOf(args, m);
+  const decision = notAtItsLoad(args, m, verdictOf(args, m));
   const reasons = [...decision.reasons];
-  if (!args.complete) reasons.unshift(`${INCOMPLETE_LABEL}: figures cover only what ran`);
+  if (!args.complete) reasons.unshift(`${incompleteLabel(args.cut)}: figures cover only what ran`);
   const extra = extraOf(args, m);
   const samples = samplesInWindow(args.serverSamples, w);
-  return {
+  const step: StepResult = {
     index: plan.step + 1,
     label: plan.label,
     params: plan.params,
@@ -58,6 +59,7 @@ export function buildStepResult(args: StepInputs): StepResult {
       drain_end: w.drainEnd,
     },
     complete: args.complete,
+    ...(args.cut && !args.complete ? { cut_short: args.cut } : {}),
     connections: connectionsOf(args, m),
     messages: messagesOf(args, m),
     frames: stepFrames(args.collected),
@@ -94,6 +96,31 @@ export function buildStepResult(args: StepInputs): StepResult {
     error_classes: m.errorClasses,
     extra,
   };
+  // Processes that never answered the collect measured nothing that reached the coordinator but
+  // their per-second lines: the step says what those said.
+  return args.cut && !args.cut.collected ? unansweredStep(step, args) : step;
+}
+
+/** Whether the step was cut short in its ramp or warm-up, before any steady second. */
+function beforeSteady(args: StepInputs): boolean {
+  return !args.complete && (args.cut?.phase === 'ramp' || args.cut?.phase === 'warmup');
+}
+
+/**
+ * A step cut short before its steady window never carried its load: what would have been stable
+ * is inconclusive, saying how far the ramp got (failures found on the way still break it).
+ */
+function notAtItsLoad(args: StepInputs, m: Measured, d: VerdictDecision): VerdictDecision {
+  if (!beforeSteady(args) || d.verdict !== 'stable') return d;
+  const open = sumCollected(args, (c) => c.connections.openAtEnd - c.connections.joinedAtEnd);
+  const pending = open > 0 ? `, ${fmtInt(open)} open and not answered yet` : '';
+  return {
+    verdict: 'inconclusive',
+    reasons: [
+      `not measured at its load: ${fmtInt(m.membersAtSteady)} of ${fmtInt(args.plan.connections)} connections joined before the cut${pending}`,
+      ...d.reasons,
+    ],
+  };
 }
 
 /** The step's verdict from its measured figures, the profile's SLO and generator limits. */
@@ -105,6 +132,9 @@ function verdictOf(args: StepInputs, m: Measured) {
       deliveryRate: m.deliveryRate,
       latency: m.latency,
       connectionsTarget: plan.connections,
+      // A ramp cut short never reached the connections it did not join: only those that
+      // failed failed.
+      rampCutShort: !args.complete && args.cut?.phase === 'ramp',
       membersAtSteady: m.membersAtSteady,
       joinedInStep: m.joinedInStep,
       joinLatencyP95Ms: m.joinLatency.p95,
@@ -120,13 +150,16 @@ function verdictOf(args: StepInputs, m: Measured) {
       generator: m.generator,
       acks: m.ackRequested ? m.acks : null,
       presenceTracks: m.presenceTracks,
-      traffic: {
-        asked_per_s:
-          (plan.broadcasts?.ratePerS ?? 0) +
-          (plan.presence?.ratePerS ?? 0) +
-          (plan.inserts?.ratePerS ?? 0),
-        sent: m.allSends.length,
-      },
+      // A step cut short before its steady window asked for no traffic that could have been sent.
+      traffic: beforeSteady(args)
+        ? null
+        : {
+            asked_per_s:
+              (plan.broadcasts?.ratePerS ?? 0) +
+              (plan.presence?.ratePerS ?? 0) +
+              (plan.inserts?.ratePerS ?? 0),
+            sent: m.allSends.length,
+          },
     }),
     profile.slo,
     profile.generator,

@@ -23,6 +23,8 @@ export function verdictInputs(args: {
   deliveryRate: number | null;
   latency: Pick<Percentiles, 'p95' | 'p99'>;
   connectionsTarget: number;
+  /** The step was cut short in its ramp: members it had not joined yet are not failures. */
+  rampCutShort?: boolean;
   membersAtSteady: number;
   /** First joins made in this step's ramp. */
   joinedInStep: number;
@@ -50,7 +52,9 @@ export function verdictInputs(args: {
     latency_p99_ms: args.latency.p99,
     // A step measured with fewer members than it asked for is not the load it claims, even
     // when the missing ones failed in an earlier step (failures are not retried).
-    connections_failed: Math.max(args.failed, args.connectionsTarget - args.membersAtSteady),
+    connections_failed: args.rampCutShort
+      ? args.failed
+      : Math.max(args.failed, args.connectionsTarget - args.membersAtSteady),
     // Whether anyone could join at all (a refusing target is the server's answer, not the
     // generator's shortfall).
     connections_joined: Math.max(args.joinedInStep, args.membersAtSteady),

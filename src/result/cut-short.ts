@@ -1,0 +1,23 @@
+/** A step that ended early, as result.json says it (StepResult.cut_short): part of the format. */
+
+/** The phases a step can be cut short in (a timeseries.ndjson line's phase). */
+export type CutShortPhase = 'ramp' | 'warmup' | 'steady' | 'drain';
+
+/** What cut a step short, where, and whether its generator processes still answered. */
+export interface StepCutShort {
+  /**
+   * What cut it short, one line: the signal ("SIGINT", "SIGTERM") or the run's abort reason
+   * ("the server went away: …", "ramp did not finish within 610 s", …).
+   */
+  by: string;
+  /** The phase the step was in. */
+  phase: CutShortPhase;
+  /**
+   * False when the generator processes did not answer the collect in time: the step's
+   * connections and errors are then those of their per-second lines, and nothing else of it was
+   * measured.
+   */
+  collected: boolean;
+  /** How long the coordinator waited for the collect (ms). */
+  collect_wait_ms: number;
+}
