@@ -77,7 +77,12 @@ function cutShortSentence(failed: StepResult): string {
 function withCutShort(sentence: string, steps: readonly StepResult[], named: StepResult[]): string {
   const cut = steps.find((s) => s.complete === false && s.cut_short && !named.includes(s));
   if (!cut) return sentence;
-  return `${sentence.slice(0, -1)}; then ${stepName(cut)} was ${cutShortWords(cut.cut_short)}.`;
+  // A server that went away is what ended the run: said in its own words.
+  const why = reasonOf(cut);
+  const then = why.startsWith(SERVER_WENT_AWAY)
+    ? `; then, in ${stepName(cut)}, ${why}`
+    : `; then ${stepName(cut)} was ${cutShortWords(cut.cut_short)}`;
+  return `${sentence.slice(0, -1)}${then}.`;
 }
 
 export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {

@@ -143,6 +143,19 @@ describe('headline', () => {
     expect(h).not.toMatch(/generator-bound|closed by server/);
   });
 
+  it('a server gone in a step above one that failed first is named all the same', () => {
+    const gone = 'the server went away: all 20 connections were lost without a close frame (1006)';
+    const r = ramp(['degraded', 'broken'], { complete: [true, false] });
+    r.steps[1].cut_short = { by: gone, phase: 'steady', collected: true, collect_wait_ms: 20000 };
+    r.steps[1].verdict_reasons = [
+      `incomplete (cut short in the steady window: ${gone}): figures cover only what ran`,
+      'the server went away: 20 of 20 connections dropped without a close frame (1006)',
+    ];
+    expect(headline(r)).toMatch(
+      /was degraded — p95 260 ms > SLO 200 ms; then, in step 2 \(1,000 connections, 20,000 deliveries\/s asked\), the server went away: 20 of 20 connections dropped without a close frame \(1006\)\.$/,
+    );
+  });
+
   it('an external server is "the server", not "this machine"', () => {
     expect(headline(ramp(['stable'], { builtin: false }))).toMatch(/^The server carried ≥ 9,990/);
   });
