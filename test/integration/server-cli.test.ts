@@ -1,9 +1,10 @@
 /**
  * `rtcap serve` as a process (src/cli/serve.ts through src/cli/main.ts): the one-line ready
- * JSON that `rtcap run` reads, quota flags, config errors, and a clean SIGTERM shutdown.
+ * JSON that `rtcap run` reads, quota flags, config errors, a clean SIGTERM shutdown, and CPU
+ * profiles from every process of --workers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,16 +16,18 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-function serveProcess(args: string[]): {
+function serveProcess(
+  args: string[],
+  nodeFlags: string[] = [],
+): {
   child: ChildProcess;
   lines: string[];
   stderr: () => string;
   exit: Promise<number | null>;
 } {
   const script = `const { main } = await import(${JSON.stringify(new URL('../../src/cli/main.ts', import.meta.url).href)}); await main(${JSON.stringify(['serve', ...args])});`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const argv = [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script];
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: string[] = [];
   let err = '';
@@ -89,6 +92,29 @@ describe('rtcap serve', () => {
     await c.v2('phx_reply', 'hb');
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
+  });
+
+  it('writes a CPU profile of the primary and of every worker on SIGINT (node --cpu-prof)', async () => {
+    const dir = tempDir('rtcap-serve-prof-');
+    const p = serveProcess(
+      ['--port', '0', '--ready-json', '--no-database', '--workers', '2'],
+      ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    );
+    const ready = await readyLine(p);
+    const c = await RawClient.open(ready.port as number, { vsn: '2.0.0' });
+    c.send([null, 'hb', 'phoenix', 'heartbeat', {}]);
+    await c.v2('phx_reply', 'hb');
+    p.child.kill('SIGINT');
+    expect(await p.exit).toBe(0);
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; the loader's thread may write its own.
+    const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    const pids = new Set(profiles.map((f) => Number(f.split('.')[3])));
+    expect(pids.size).toBe(3);
+    expect(pids.has(p.child.pid!)).toBe(true);
+    for (const f of profiles) {
+      const prof = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { nodes: unknown[] };
+      expect(prof.nodes.length).toBeGreaterThan(0);
+    }
   });
 
   it('exits 2 with the field path on a bad config file', async () => {

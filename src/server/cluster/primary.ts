@@ -43,16 +43,19 @@ import {
 } from './messages.js';
 import { PrimaryDatabase } from './primary-db.js';
 import { MetricsGather } from './primary-metrics.js';
+import { profilerFlags } from './worker-flags.js';
 
 /** How long close() waits for a worker to stop after `shutdown` before killing it. */
 const WORKER_STOP_WAIT_MS = 10_000;
 
+/** The worker's entry and flags: the primary's profiler flags (worker-flags.ts), tsx from src. */
 function workerEntry(): { exec: string; execArgv: string[] } {
+  const profilers = profilerFlags(process.execArgv);
   const js = fileURLToPath(new URL('./worker-main.js', import.meta.url));
-  if (existsSync(js)) return { exec: js, execArgv: [] };
+  if (existsSync(js)) return { exec: js, execArgv: profilers };
   // Running from the TypeScript sources (tests, tsx): the workers need the same loader.
   const ts = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
-  return { exec: ts, execArgv: ['--import', 'tsx'] };
+  return { exec: ts, execArgv: [...profilers, '--import', 'tsx'] };
 }
 
 type ClusterOptions = ServerOptions & {
