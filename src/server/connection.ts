@@ -12,6 +12,7 @@ import {
   CLOSE,
   EV,
   KIND,
+  MAX_FRAME_BYTES,
   PHOENIX_TOPIC,
   REALTIME_TOPIC_PREFIX,
   REASON,
@@ -19,6 +20,8 @@ import {
 import { decodeBinary, decodeV1, decodeV2, FrameError } from '../protocol/frame.js';
 import type { Channel } from './channel.js';
 import { joinChannel } from './channel-join.js';
+import { ClientFrameReader } from './frame-reader.js';
+import { heartbeatReply } from './heartbeat.js';
 import type { ChannelSocket, Inbound, ServerContext, TenantRoom, Transport } from './rooms.js';
 import { replyFrame } from './wire.js';
 
@@ -37,6 +40,32 @@ function flushCorked(): void {
   flushScheduled = false;
   const list = corked.splice(0);
   for (const s of list) s.uncork();
+}
+
+/**
+ * Puts the server's own frame reader (frame-reader.ts) in place of ws's Receiver on a socket
+ * just upgraded. ws attached its `socketOnData` listener in the upgrade; nothing has been read
+ * through it yet, so taking it off loses no byte. At the first frame the reader does not handle
+ * the listener goes back, with those bytes, and ws reads the rest of the connection as usual.
+ * If this ws version does not look as expected, ws keeps reading: slower, never wrong.
+ */
+function readFramesOurselves(
+  socket: Duplex,
+  onMessage: (data: Buffer, isBinary: boolean) => void,
+): void {
+  const wsOnData = socket.listeners('data').find((f) => f.name === 'socketOnData') as
+    ((chunk: Buffer) => void) | undefined;
+  if (!wsOnData || socket.listenerCount('data') !== 1) return;
+  const reader = new ClientFrameReader(onMessage, MAX_FRAME_BYTES);
+  const onData = (chunk: Buffer) => {
+    const rest = reader.feed(chunk);
+    if (rest === null) return;
+    socket.removeListener('data', onData);
+    socket.on('data', wsOnData);
+    wsOnData.call(socket, rest);
+  };
+  socket.removeListener('data', wsOnData);
+  socket.on('data', onData);
 }
 
 export class Connection implements ChannelSocket<Channel>, Transport {
@@ -62,7 +91,10 @@ export class Connection implements ChannelSocket<Channel>, Transport {
     // ws keeps the TCP socket here; fan-out writes pre-framed frames to it directly (wire.ts).
     this.sock = (ws as unknown as { _socket: Duplex })._socket;
     tenant.connections.add(this);
-    ws.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
+    const receive = (data: Buffer, isBinary: boolean) => this.receive(data, isBinary);
+    readFramesOurselves(this.sock, receive);
+    // Frames ws reads itself: from the first one the reader hands back (close, ping, ...).
+    ws.on('message', receive);
     ws.on('close', () => this.onClosed());
     ws.on('error', (e) => ctx.log(`socket error: ${e.message}`));
   }
@@ -127,6 +159,8 @@ export class Connection implements ChannelSocket<Channel>, Transport {
   }
 
   private dispatch(data: Buffer, isBinary: boolean): Promise<void> | void {
+    const heartbeat = this.v2 && !isBinary ? heartbeatReply(data) : null;
+    if (heartbeat) return this.write(heartbeat);
     let f: Inbound | null;
     try {
       f = this.decode(data, isBinary);
