@@ -6,7 +6,7 @@
  */
 import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { PhaseClock } from '../run/runner.js';
-import type { SecondRecord } from '../run/figures/timeline.js';
+import type { SecondRecord } from '../figures/timeline.js';
 import { r1 } from '../util/round.js';
 
 /**

@@ -2,7 +2,7 @@
  * The drain after a step's last send: how long rtcap waits for messages and acks still in flight.
  */
 import { nowMs } from '../measure/clock.js';
-import type { Timeline } from './figures/timeline.js';
+import type { Timeline } from '../figures/timeline.js';
 
 /**
  * Ends at the first whole second after the sends with no receipt and no ack awaited (once

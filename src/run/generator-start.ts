@@ -16,7 +16,7 @@ import { profileHash, ShardRecorder } from '../shard/record.js';
 import { Abort, type AbortFunnel } from './abort.js';
 import type { RunOptions } from './run-options.js';
 import type { TargetSetup } from './target-setup.js';
-import type { Timeline } from './figures/timeline.js';
+import type { Timeline } from '../figures/timeline.js';
 
 /** Forks the generator processes and waits until every one has connected its settings. */
 export async function startPool(args: {

@@ -19,7 +19,7 @@ import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-clie
 import { compactHistogram, mergeEncoded } from '../measure/histogram.js';
 import type { StepResult, TimeseriesPoint } from '../result/result.js';
 import type { RunObserver } from './runner.js';
-import type { SecondRecord } from './figures/timeline.js';
+import type { SecondRecord } from '../figures/timeline.js';
 import { addCounts } from '../util/counts.js';
 
 /** Upper bounds of the latency buckets, in seconds (1 ms … 10 s). */

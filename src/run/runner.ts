@@ -36,7 +36,7 @@ import { reconnectGiveUpMs } from '../load/reconnect.js';
 import type { StepRunner } from './step-phases.js';
 import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
-import { Timeline } from './figures/timeline.js';
+import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
 import { probePathOf } from './recovery-paths.js';
 

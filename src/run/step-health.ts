@@ -4,7 +4,7 @@
  * connection end the run with the reason.
  */
 import { refusedByServer } from '../model/step-limit.js';
-import type { SecondRecord } from './figures/timeline.js';
+import type { SecondRecord } from '../figures/timeline.js';
 import type { Phase } from './live-state.js';
 import { GENERATOR_ERRNO, SERVER_WENT_AWAY } from '../model/verdict.js';
 

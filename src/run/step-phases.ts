@@ -15,8 +15,8 @@ import type { InsertRun } from '../load/inserts.js';
 import type { LivePhase } from './live-state.js';
 import { refusedByServer } from '../model/step-limit.js';
 import { topError } from './step-health.js';
-import type { StepWindow } from './figures/window.js';
-import type { Timeline } from './figures/timeline.js';
+import type { StepWindow } from '../figures/window.js';
+import type { Timeline } from '../figures/timeline.js';
 import type { StepTimes } from './segment-schedule.js';
 import type { StepCutShort } from '../result/result.js';
 

@@ -15,7 +15,7 @@
  *
  * A step with one component is that component's solo run; a later step with several reports
  * each component's latency beside its latest solo step's (MixedExtra.components, made by
- * run/figures/extra-mixed.ts).
+ * figures/extra-mixed.ts).
  */
 import type { Profile, Step } from '../profile/schema.js';
 import type { MixedComponent } from '../result/extra.js';

@@ -138,6 +138,6 @@ export interface Scenario {
   /** The seed-002 section this scenario regenerates. */
   seedSection: string;
   describe: string;
-  /** The step's plan; its figures of its own (StepResult.extra) are run/figures/extras.ts. */
+  /** The step's plan; its figures of its own (StepResult.extra) are figures/extras.ts. */
   plan(profile: Profile, step: number): StepPlan;
 }

@@ -4,11 +4,11 @@
  * (per stream and seq receive counts and first/last receive times, encoded HDR histograms,
  * send ledgers, membership, errors, acks) and every per-second SecondStats line — plus the
  * step windows and the identity of the run and segment. Local worker processes and
- * machines feed one merge path (./merge.ts → run/figures/step-result.ts and
- * run/figures/timeline.ts).
+ * machines feed one merge path (./merge.ts → figures/step-result.ts and
+ * figures/timeline.ts).
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';
-import type { StepWindow } from '../run/figures/window.js';
+import type { StepWindow } from '../figures/window.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertStats } from '../load/inserts.js';
 import type { ResourceSample } from '../monitor/types.js';

@@ -1,12 +1,12 @@
 /**
  * Merging shards: the segments of one run become what one coordinator with all their
  * generator processes would have collected — per step the StepCollected of every process,
- * and every per-second line — which run/figures/step-result.ts and run/figures/timeline.ts then
+ * and every per-second line — which figures/step-result.ts and figures/timeline.ts then
  * merge as they merge local processes. Shards of different runs, profiles or segment counts are
  * refused, and missing or repeated segments are named.
  */
 import type { SecondStats, StepCollected } from '../load/ipc.js';
-import type { StepWindow } from '../run/figures/window.js';
+import type { StepWindow } from '../figures/window.js';
 import type { InsertStats } from '../load/inserts.js';
 import {
   ShardError,

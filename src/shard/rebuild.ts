@@ -1,13 +1,13 @@
 /**
  * A run's result from its merged shards: the same step results, timeline, verdicts and
  * analysis a single coordinator would have built had it held every segment's processes —
- * run/figures/timeline merges the per-second lines, run/figures/step-result each step's
+ * figures/timeline merges the per-second lines, figures/step-result each step's
  * collections.
  */
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
-import { Timeline } from '../run/figures/timeline.js';
+import { Timeline } from '../figures/timeline.js';
 import { ALIGN_MARGIN_MS } from '../load/segment.js';
 import { clockOffsets } from './clock-offsets.js';
 import type { ShardStep } from './format.js';

@@ -2,17 +2,17 @@
  * The one way a step's result is built from what was collected: a
  * run's coordinator calls it with the ShardStep of its own processes (the very ShardStep its
  * shard records), `rtcap merge` with the ShardStep every segment's processes merged into
- * (./merge.ts). Both then go through run/figures/step-result with the same inputs: the collected
+ * (./merge.ts). Both then go through figures/step-result with the same inputs: the collected
  * parts, the inserts, the timeline's seconds, and the resources sampled beside the processes
  * (server, its gauges, the generator hosts).
  */
 import type { Profile } from '../profile/schema.js';
 import type { StepResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
-import { buildStepResult } from '../run/figures/step-result.js';
-import { hostFigures } from '../run/figures/host.js';
-import { linkLatencyShare } from '../run/figures/link-share.js';
-import type { Timeline } from '../run/figures/timeline.js';
+import { buildStepResult } from '../figures/step-result.js';
+import { hostFigures } from '../figures/host.js';
+import { linkLatencyShare } from '../figures/link-share.js';
+import type { Timeline } from '../figures/timeline.js';
 import type { ShardResources, ShardStep } from './format.js';
 
 export interface ShardStepContext {

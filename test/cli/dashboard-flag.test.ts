@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardPort, observeAll } from '../../src/cli/dashboard-flag.js';
 import type { RunObserver } from '../../src/run/runner.js';
-import type { SecondRecord } from '../../src/run/figures/timeline.js';
+import type { SecondRecord } from '../../src/figures/timeline.js';
 
 describe('dashboardPort', () => {
   it('takes nothing as any free port, a number as that port, and refuses the rest naming the flag', () => {

@@ -8,7 +8,7 @@ import type { SecondStats } from '../../src/load/ipc.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import type { CampaignState } from '../../src/run/campaign-state.js';
 import type { SweepRecord, SweepResult } from '../../src/run/sweep-record.js';
-import type { SecondRecord } from '../../src/run/figures/timeline.js';
+import type { SecondRecord } from '../../src/figures/timeline.js';
 import { DashboardFeed, MAX_LOG_LINES, MAX_SECONDS } from '../../src/dashboard/feed.js';
 import { loadRun } from '../fixtures/index.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { linkEmulationHere } from '../../src/link/link-setup.js';
-import type { LinkLatencyShare } from '../../src/run/figures/link-share.js';
+import type { LinkLatencyShare } from '../../src/figures/link-share.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
 import { profileFrom } from '../support/profiles.js';

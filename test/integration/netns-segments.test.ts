@@ -22,7 +22,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
-import type { LinkLatencyShare } from '../../src/run/figures/link-share.js';
+import type { LinkLatencyShare } from '../../src/figures/link-share.js';
 import { readShard } from '../../src/shard/read.js';
 import { NetnsTopology, SERVER_ADDRESS, netnsUnavailable } from '../support/netns.js';
 import { tempDir } from '../support/temp-dir.js';

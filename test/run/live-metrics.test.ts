@@ -9,7 +9,7 @@ import type { SecondStats } from '../../src/load/ipc.js';
 import type { StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { LiveMetrics } from '../../src/run/live-metrics.js';
 import { serveLiveMetrics } from '../../src/run/metrics-server.js';
-import type { SecondRecord } from '../../src/run/figures/timeline.js';
+import type { SecondRecord } from '../../src/figures/timeline.js';
 
 function worker(latenciesMs: number[], errorReasons: Record<string, number> = {}): SecondStats {
   const h = createHistogram();

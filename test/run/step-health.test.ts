@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StepHealth, topError } from '../../src/run/step-health.js';
-import type { SecondRecord } from '../../src/run/figures/timeline.js';
+import type { SecondRecord } from '../../src/figures/timeline.js';
 
 const sec = (
   joined: number,

@@ -7,8 +7,8 @@ import {
   type MemberState,
 } from '../../src/measure/ledger.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
-import { figuresByKind } from '../../src/run/figures/kinds.js';
-import { mergeMemberships, streamInfoOf } from '../../src/run/figures/membership.js';
+import { figuresByKind } from '../../src/figures/kinds.js';
+import { mergeMemberships, streamInfoOf } from '../../src/figures/membership.js';
 import { encodeReceipts, type StepCollected } from '../../src/load/ipc.js';
 import type { MemberInterval } from '../../src/measure/membership.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
@@ -22,7 +22,7 @@ import {
 import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
-import { stepFrames } from '../../src/run/figures/frames.js';
+import { stepFrames } from '../../src/figures/frames.js';
 import { senderSegmentOf } from '../../src/load/segment.js';
 import type { SenderMachines } from '../../src/measure/aggregate.js';
 

@@ -1,6 +1,6 @@
 /**
  * Profiles the scenario tests share: a scenario's plan tests (test/scenarios) and its figures'
- * tests (test/run/figures/extra-*) build their steps from the same ones.
+ * tests (test/figures/extra-*) build their steps from the same ones.
  */
 import { profileFrom } from './profiles.js';
 

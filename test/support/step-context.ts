@@ -7,8 +7,8 @@ import { emptyFigures, type MessageFigures } from '../../src/measure/aggregate.j
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { Profile } from '../../src/profile/schema.js';
 import type { TimeseriesPoint } from '../../src/result/result.js';
-import type { StepContext } from '../../src/run/figures/step-context.js';
-import type { SecondRecord } from '../../src/run/figures/timeline.js';
+import type { StepContext } from '../../src/figures/step-context.js';
+import type { SecondRecord } from '../../src/figures/timeline.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
 
 type DeepPartialCollected = Partial<Omit<StepCollected, 'connections' | 'sendStats' | 'acks'>> & {

@@ -1,9 +1,9 @@
 /**
  * A step of two traffic kinds whose true counts are known, for the tests of the step's
- * assembly (run/figures/step-result, step-measure, step-extra): two members of one topic, a
+ * assembly (figures/step-result, step-measure, step-extra): two members of one topic, a
  * broadcast stream and a presence stream, each message received once 5 ms after it was due.
  */
-import type { StepInputs } from '../../src/run/figures/step-inputs.js';
+import type { StepInputs } from '../../src/figures/step-inputs.js';
 import { getScenario } from '../../src/scenarios/index.js';
 import { fakeCollected, histogramOf } from './step-context.js';
 import { profileFrom } from './profiles.js';

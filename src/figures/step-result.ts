@@ -1,0 +1,210 @@
+/**
+ * Builds a StepResult from what the generator processes collected (and the coordinator's own
+ * inserts), the per-second timeline and the server samples of the step's windows. Every
+ * figure is measured; missing ones are null (docs/FIGURES.md "Measurement rules"). Each figure
+ * is made by one function of its own in this folder (docs/FIGURES.md holds their definitions);
+ * step-measure gathers them once per step and step-extra makes result.extra; this file decides
+ * the verdict, sums the processes' plain counts (connections, sends, receipts) and assembles the
+ * result. The headline figures are those of the step's primary traffic kind; a step carrying
+ * several kinds has each in extra.kinds. A run's coordinator and `rtcap merge` both reach it
+ * through shard/step-result.
+ */
+import { compactHistogram, percentilesOf } from '../measure/histogram.js';
+import type { StepCollected } from '../load/ipc.js';
+import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
+import { decideVerdict, rampMs, type VerdictDecision } from '../model/verdict.js';
+import { fmtInt, incompleteLabel } from '../model/format.js';
+import { declaredBasis } from '../monitor/server-basis.js';
+import { rejoinsPerS } from '../measure/join-figures.js';
+import { drainBacklog, lastReceipts, stepRates } from './rates.js';
+import {
+  databaseFigures,
+  openFilesField,
+  samplesInWindow,
+  serverFigures,
+  serverMemoryFields,
+} from './resources.js';
+import { r6 } from '../util/round.js';
+import { verdictInputs } from './verdict-inputs.js';
+import { extraOf } from './step-extra.js';
+import { sumCollected, type StepInputs } from './step-inputs.js';
+import { measureStep, type Measured } from './step-measure.js';
+import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
+import { stepFrames } from './frames.js';
+import { unansweredStep } from './unanswered-step.js';
+
+export type { StepInputs } from './step-inputs.js';
+export type { StepWindow } from './window.js';
+export type { KindFigures } from './kinds.js';
+export type { InsertStats } from '../load/inserts.js';
+
+export function buildStepResult(args: StepInputs): StepResult {
+  const { profile, plan, window: w } = args;
+  const m = measureStep(args);
+  const decision = notAtItsLoad(args, m, verdictOf(args, m));
+  const reasons = [...decision.reasons];
+  if (!args.complete) reasons.unshift(`${incompleteLabel(args.cut)}: figures cover only what ran`);
+  const extra = extraOf(args, m);
+  const samples = samplesInWindow(args.serverSamples, w);
+  const step: StepResult = {
+    index: plan.step + 1,
+    label: plan.label,
+    params: plan.params,
+    verdict: decision.verdict,
+    verdict_reasons: reasons,
+    window: {
+      ramp_start: w.rampStart,
+      steady_start: w.steadyStart,
+      steady_end: w.steadyEnd,
+      drain_end: w.drainEnd,
+    },
+    complete: args.complete,
+    ...(args.cut && !args.complete ? { cut_short: args.cut } : {}),
+    connections: connectionsOf(args, m),
+    messages: messagesOf(args, m),
+    frames: stepFrames(args.collected),
+    delivery_rate: m.deliveryRate === null ? null : r6(m.deliveryRate),
+    latency_ms: m.latency,
+    latency_from_actual_send_ms: percentilesOf(m.figures.firstLatencyFromActual),
+    delivery_latency_ms: percentilesOf(m.primary.deliveryHistogram),
+    fanout_span_ms: percentilesOf(m.figures.fanoutSpan),
+    latency_histogram_ms: compactHistogram(m.figures.firstLatency, HISTOGRAM_LE_MS),
+    rates: stepRates({
+      figures: m.figures,
+      sends: m.allSends,
+      primaryKind: plan.primaryKind,
+      window: w,
+      steadySeconds: args.steadySeconds,
+      stepSeconds: args.stepSeconds,
+      joinsPerS: m.joinsPerSecond,
+      rejoinsPerS: rejoinsPerS(m.joins.rejoins, w.drainEnd - w.rampStart, plan.reconnect !== null),
+      ackRequested: m.ackRequested,
+    }),
+    server: {
+      ...serverFigures(
+        samples,
+        args.serverBasis ?? declaredBasis(profile.target.instance),
+        args.serverSource,
+      ),
+      ...openFilesField(args.serverSamples, w),
+      ...serverMemoryFields(samples, args.serverIdleRssMb ?? null, m.membersAtSteady),
+    },
+    database: databaseFigures(samples),
+    drain: drainBacklog(lastReceipts(args.collected), w, args.stepSeconds),
+    generator: m.generator,
+    errors: m.errors,
+    error_classes: m.errorClasses,
+    extra,
+  };
+  // Processes that never answered the collect measured nothing that reached the coordinator but
+  // their per-second lines: the step says what those said.
+  return args.cut && !args.cut.collected ? unansweredStep(step, args) : step;
+}
+
+/** Whether the step was cut short in its ramp or warm-up, before any steady second. */
+function beforeSteady(args: StepInputs): boolean {
+  return !args.complete && (args.cut?.phase === 'ramp' || args.cut?.phase === 'warmup');
+}
+
+/**
+ * A step cut short before its steady window never carried its load: what would have been stable
+ * is inconclusive, saying how far the ramp got (failures found on the way still break it).
+ */
+function notAtItsLoad(args: StepInputs, m: Measured, d: VerdictDecision): VerdictDecision {
+  if (!beforeSteady(args) || d.verdict !== 'stable') return d;
+  const open = sumCollected(args, (c) => c.connections.openAtEnd - c.connections.joinedAtEnd);
+  const pending = open > 0 ? `, ${fmtInt(open)} open and not answered yet` : '';
+  return {
+    verdict: 'inconclusive',
+    reasons: [
+      `not measured at its load: ${fmtInt(m.membersAtSteady)} of ${fmtInt(args.plan.connections)} connections joined before the cut${pending}`,
+      ...d.reasons,
+    ],
+  };
+}
+
+/** The step's verdict from its measured figures, the profile's SLO and generator limits. */
+function verdictOf(args: StepInputs, m: Measured) {
+  const { profile, plan } = args;
+  return decideVerdict(
+    verdictInputs({
+      kinds: m.kinds,
+      deliveryRate: m.deliveryRate,
+      latency: m.latency,
+      connectionsTarget: plan.connections,
+      // A ramp cut short never reached the connections it did not join: only those that
+      // failed failed.
+      rampCutShort: !args.complete && args.cut?.phase === 'ramp',
+      membersAtSteady: m.membersAtSteady,
+      joinedInStep: m.joinedInStep,
+      joinLatencyP95Ms: m.joinLatency.p95,
+      joinRate: {
+        measured_per_s: m.joinsPerSecond,
+        offered_per_s: plan.joinRatePerS,
+        ramp_ms: rampMs(m.scheduledJoins, plan.joinRatePerS),
+      },
+      failed: m.failed,
+      disconnected: m.disconnected,
+      errors: m.errors,
+      errorClasses: m.errorClasses,
+      generator: m.generator,
+      acks: m.ackRequested ? m.acks : null,
+      presenceTracks: m.presenceTracks,
+      // A step cut short before its steady window asked for no traffic that could have been sent.
+      traffic: beforeSteady(args)
+        ? null
+        : {
+            asked_per_s:
+              (plan.broadcasts?.ratePerS ?? 0) +
+              (plan.presence?.ratePerS ?? 0) +
+              (plan.inserts?.ratePerS ?? 0),
+            sent: m.allSends.length,
+          },
+    }),
+    profile.slo,
+    profile.generator,
+  );
+}
+
+/** result.connections: opened, joined, failed and the joins' latency and schedule. */
+function connectionsOf(args: StepInputs, m: Measured): StepResult['connections'] {
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
+  const firstSteady = args.steadySeconds[0]?.point;
+  return {
+    target: args.plan.connections,
+    opened: firstSteady ? firstSteady.connections_open : sum((c) => c.connections.openAtEnd),
+    joined: m.membersAtSteady,
+    failed: m.failed,
+    disconnected: m.disconnected,
+    open_at_end: sum((c) => c.connections.openAtEnd),
+    join_latency_ms: m.joinLatency,
+    scheduled_joins: m.scheduledJoins,
+    first_joins: m.joins.rampJoined,
+    reconnect: reconnectGapOf(args.collected, args.plan.reconnect !== null),
+  };
+}
+
+/** result.messages: the primary kind's sends, receipts and acks. */
+function messagesOf(args: StepInputs, m: Measured): StepResult['messages'] {
+  const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
+  const changes = args.plan.primaryKind === 'changes';
+  const { figures, acks } = m;
+  return {
+    scheduled: changes ? (args.insertStats?.scheduled ?? 0) : sum((c) => c.sendStats.scheduled),
+    sent: figures.sent,
+    send_failed: figures.sendFailed,
+    not_sent_connection_down: sendsWhileDown(args.collected) || undefined,
+    late: changes ? (args.insertStats?.late ?? 0) : sum((c) => c.sendStats.late),
+    expected: figures.expected,
+    received: figures.received,
+    reordered: sum((c) => c.receipts.reordered),
+    duplicates: sum((c) => c.receipts.duplicates),
+    lost: figures.lost,
+    not_delivered_connection_down: figures.notDeliveredConnectionDown || undefined,
+    unexpected: sum((c) => c.receipts.unexpected + c.receipts.stale) + figures.excess,
+    acked: acks.acked,
+    unacked: acks.unacked,
+    ack_errors: acks.ackErrors,
+    ack_untracked: acks.untracked,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * A step cut short whose generator processes did not answer the collect in time (a loaded
+ * machine, a stalled ramp): nothing they measured reached the coordinator but their per-second
+ * lines. The step is kept with what those said — connections joined and open at its last second,
+ * the most open, errors by reason, disconnects, sends and receipts counted — and says that
+ * nothing else was measured; its verdict is inconclusive, never capacity.
+ */
+import { sumOf } from '../util/sum.js';
+import type { StepResult } from '../result/result.js';
+import { isIncompleteReason } from '../model/format.js';
+import type { StepInputs } from './step-inputs.js';
+
+/** The errors of the processes' per-second lines over the step, by reason. */
+function errorsOf(seconds: StepInputs['stepSeconds']): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const rec of seconds)
+    for (const w of rec.workers)
+      for (const [reason, n] of Object.entries(w.errorReasons ?? {}))
+        out[reason] = (out[reason] ?? 0) + n;
+  return out;
+}
+
+/** `step` (built from no collection) with what the per-second lines said, and why only that. */
+export function unansweredStep(step: StepResult, args: StepInputs): StepResult {
+  const seconds = args.stepSeconds.filter((r) => r.point.t * 1000 < args.window.drainEnd);
+  const last = seconds[seconds.length - 1]?.point;
+  const errors = errorsOf(seconds);
+  const errorCount = sumOf(seconds, (r) => r.point.errors);
+  const disconnects = sumOf(seconds, (r) => r.point.disconnects);
+  const waitS = (args.cut?.collect_wait_ms ?? 0) / 1000;
+  const joined = last?.joined ?? 0;
+  const open = last?.connections_open ?? 0;
+  const what =
+    `the generator processes did not answer the collect within ${waitS} s: connections and errors ` +
+    `are those of their per-second lines (${joined.toLocaleString('en-US')} joined, ` +
+    `${open.toLocaleString('en-US')} open at the last second); join latency, sends, delivery and ` +
+    'latency were not measured';
+  return {
+    ...step,
+    verdict: 'inconclusive',
+    verdict_reasons: [...step.verdict_reasons.filter(isIncompleteReason), what],
+    connections: {
+      ...step.connections,
+      opened: Math.max(0, ...seconds.map((r) => r.point.connections_open)),
+      joined,
+      open_at_end: open,
+      // Every error a process reported is a connection failing or one dropped.
+      failed: Math.max(0, errorCount - disconnects),
+      disconnected: disconnects,
+    },
+    messages: {
+      ...step.messages,
+      sent: sumOf(seconds, (r) => sumOf(r.workers, (w) => w.sent)),
+      received: sumOf(seconds, (r) => sumOf(r.workers, (w) => w.received)),
+    },
+    delivery_rate: null,
+    errors,
+  };
+}
