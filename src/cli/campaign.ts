@@ -22,7 +22,7 @@ import {
 import { makeRunId } from '../run/output.js';
 import { EXIT } from './exit-codes.js';
 import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';
-import { SweepError } from '../run/sweep.js';
+import { SweepError } from '../sweep/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import {

@@ -19,7 +19,7 @@ import { headline } from '../report/headline.js';
 import { renderTerminalSummary } from '../report/terminal.js';
 import { RunWriter } from '../run/output.js';
 import type { RunOptions } from '../run/runner.js';
-import { fmtDriver, stepsUpToKnee, sweepKneeOf, type SweepResult } from '../run/sweep.js';
+import { fmtDriver, stepsUpToKnee, sweepKneeOf, type SweepResult } from '../sweep/sweep.js';
 
 /** result.json as rtcap writes it: the run, and what sweep and thresholds add. */
 export type ResultFile = SweepResult & { thresholds?: ThresholdsRecord };

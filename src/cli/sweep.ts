@@ -1,6 +1,6 @@
 /**
  * `rtcap sweep PROFILE [--resume DIR]`: the profile's `sweep:` section drives one run whose
- * steps vary one driver, up to the knee (src/run/sweep.ts). Same artefacts and exit codes
+ * steps vary one driver, up to the knee (src/sweep/sweep.ts). Same artefacts and exit codes
  * as `rtcap run`; thresholds are judged on the steps up to the knee.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { EXIT } from './exit-codes.js';
 import { checked, dir, UsageError } from './flags.js';
-import { runSweep, sweepConfig, SweepError, type SweepResult } from '../run/sweep.js';
+import { runSweep, sweepConfig, SweepError, type SweepResult } from '../sweep/sweep.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import {
   benchmarkOptions,

@@ -18,7 +18,7 @@ export interface SearchStop {
   stop_kind?: string | null;
   stop_reason?: string | null;
   budget_s?: number | null;
-  /** The search stopped because the path it loads did not recover (run/sweep-record). */
+  /** The search stopped because the path it loads did not recover (sweep/record). */
   not_recovered?: {
     after_step: number;
     after_text: string;

@@ -18,7 +18,7 @@ import { type CampaignState, type EntryState, writeCampaignState } from './campa
 import { readResultFile } from './output.js';
 import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
 import { entrySweep } from './campaign-search.js';
-import { runSweep, sweepConfig } from './sweep.js';
+import { runSweep, sweepConfig } from '../sweep/sweep.js';
 
 /** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */
 export type EntryRunOptions = Omit<

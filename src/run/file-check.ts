@@ -18,7 +18,7 @@ import { loadYamlFile } from '../profile/yaml-file.js';
 import { entrySweep } from './campaign-search.js';
 import { hostRefusals } from './host-facts.js';
 import { planCampaign } from './campaign-state.js';
-import { sweepConfig, SweepError } from './sweep.js';
+import { sweepConfig, SweepError } from '../sweep/sweep.js';
 
 export const FILE_KINDS = ['profile', 'campaign', 'workload'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];

@@ -18,7 +18,7 @@ import {
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
-import type { SweepResult } from './sweep-record.js';
+import type { SweepResult } from '../sweep/record.js';
 import { isDiskFull, overwriteInPlace, RunDirWriteError, writeFailureOf } from './write-failure.js';
 import { describeHolder, liveHolder, LOCK_FILE, lockOutDir, OutDirLocked } from './out-lock.js';
 

@@ -38,7 +38,7 @@ import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
 import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
-import { probePathOf } from './recovery-paths.js';
+import { probePathOf } from '../sweep/recovery-paths.js';
 
 export { EXIT, type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
 
@@ -95,7 +95,7 @@ async function conduct(ctx: RunContext): Promise<void> {
   });
   const gen = planGenerator(ctx, target);
   const link = await startLink(ctx, gen, target);
-  // A search past its first step measures a ramp the server refused outright (run/sweep-plan
+  // A search past its first step measures a ramp the server refused outright (sweep/plan
   // stops on it, the rejection quoted) instead of ending the run.
   const health = new StepHealth({
     refusalIsAStep: () => opts.nextStep !== undefined && ctx.live.step > 0,

@@ -15,7 +15,7 @@ export interface StepHealthOptions {
   /**
    * Whether a ramp the server refused outright (every join failed, the most frequent reason in
    * the server's words) is a step's answer rather than a reason to stop: true in a search past
-   * its first step, whose planner stops on it with the rejection quoted (run/sweep-plan).
+   * its first step, whose planner stops on it with the rejection quoted (sweep/plan).
    */
   refusalIsAStep?: () => boolean;
 }

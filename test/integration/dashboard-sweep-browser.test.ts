@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SweepResult } from '../../src/run/sweep-record.js';
+import type { SweepResult } from '../../src/sweep/record.js';
 import { browserSkipped, guardedPage, liveSuite, until } from '../support/dashboard-browser.js';
 
 const skip = browserSkipped(

@@ -23,7 +23,7 @@ import type { CapacityRow } from '../../src/model/capacity.js';
 import { limitWords } from '../../src/model/limit.js';
 import { headline } from '../../src/report/headline.js';
 import type { RunResult } from '../../src/result/result.js';
-import { runSweep } from '../../src/run/sweep.js';
+import { runSweep } from '../../src/sweep/sweep.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';
 import { serve } from '../server/helpers.js';

@@ -6,7 +6,7 @@
 import { runArtifactHooks } from '../../src/cli/render.js';
 import type { Profile } from '../../src/profile/schema.js';
 import type { StepResult } from '../../src/result/result.js';
-import { runSweep } from '../../src/run/sweep.js';
+import { runSweep } from '../../src/sweep/sweep.js';
 
 export async function runTestSweep(
   profile: Profile,

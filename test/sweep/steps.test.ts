@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { findKnee } from '../../src/model/knee.js';
 import type { RunResult } from '../../src/result/result.js';
-import { SweepSteps } from '../../src/run/sweep-steps.js';
-import type { SweepRecord } from '../../src/run/sweep-record.js';
+import { SweepSteps } from '../../src/sweep/steps.js';
+import type { SweepRecord } from '../../src/sweep/record.js';
 import { makeRun, makeStep } from '../fixtures/index.js';
 import { profileFrom } from '../support/profiles.js';
 

@@ -9,12 +9,7 @@ import type { SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbePathKind } from './recovery-paths.js';
 import type { RecoveryRecord } from './recovery-probe.js';
-import {
-  sweepKnee,
-  type SweepHistoryItem,
-  type SweepPhase,
-  type SweepStopKind,
-} from './sweep-plan.js';
+import { sweepKnee, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './plan.js';
 
 /** What a step's judged percentile rested on, and what the search did about it. */
 export interface SweepSamples {
@@ -33,7 +28,7 @@ export interface SweepPoint {
   phase: SweepPhase;
   /** Duration (join rate: ramp) as a multiple of load.steps.0's; absent: 1. */
   scale?: number;
-  /** The recovery probe before the step (run/recovery-probe); absent when none ran. */
+  /** The recovery probe before the step (sweep/recovery-probe); absent when none ran. */
   recovery?: RecoveryRecord;
   samples?: SweepSamples | null;
 }
@@ -85,7 +80,7 @@ export interface SweepRecord {
 
 export type SweepResult = RunResult & { sweep?: SweepRecord };
 
-/** The sweep's steps so far as the planner reads them (run/sweep-plan). */
+/** The sweep's steps so far as the planner reads them (sweep/plan). */
 export function historyOf(
   record: SweepRecord,
   steps: readonly StepResult[],

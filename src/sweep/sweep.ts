@@ -1,11 +1,11 @@
 /**
  * `rtcap sweep`: one run whose steps vary one driver of `load.steps.0` — an explicit list of
- * values, or a search (run/sweep-plan: geometric growth, then bisection to the knee).
+ * values, or a search (sweep/plan: geometric growth, then bisection to the knee).
  *
  * The next value is a pure function of the steps measured so far (`planNextSweepStep`), so a
  * sweep resumed from its result.json continues exactly where it stopped, mid-bisection too:
  * the kept steps are handed to the runner as `previousSteps` and the search goes on from them.
- * Before each search step the recovery probe (run/recovery-probe) waits until the server is
+ * Before each search step the recovery probe (sweep/recovery-probe) waits until the server is
  * back to its baseline; a time budget (sweep.budget, a campaign entry's) stops the search
  * before a step that would end past it.
  */
@@ -13,16 +13,16 @@ import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile, Step, Sweep } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import { runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
+import { runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
 import {
   historyOf,
   kneeRecord,
   type SweepPoint,
   type SweepRecord,
   type SweepResult,
-} from './sweep-record.js';
-import { sweepMaxConnections, templateValue } from './sweep-spec.js';
-import { SweepSteps } from './sweep-steps.js';
+} from './record.js';
+import { sweepMaxConnections, templateValue } from './spec.js';
+import { SweepSteps } from './steps.js';
 
 export {
   planNextSweepStep,
@@ -31,15 +31,15 @@ export {
   type SweepHistoryItem,
   type SweepPhase,
   type SweepStopKind,
-} from './sweep-plan.js';
+} from './plan.js';
 export {
   fmtDriver,
   roundDriver,
   sweepMaxConnections,
   sweepStepSpec,
   templateValue,
-} from './sweep-spec.js';
-export * from './sweep-record.js';
+} from './spec.js';
+export * from './record.js';
 
 export class SweepError extends Error {
   constructor(message: string) {

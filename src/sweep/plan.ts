@@ -16,9 +16,9 @@ import { findKnee, nextBisectionValue, type Knee } from '../model/knee.js';
 import { isJudged } from '../model/verdict.js';
 import type { Sweep } from '../profile/schema.js';
 import type { StepResult, Verdict } from '../result/result.js';
-import { fmtDriver, roundDriver, type SweepPhase } from './sweep-spec.js';
+import { fmtDriver, roundDriver, type SweepPhase } from './spec.js';
 
-export type { SweepPhase } from './sweep-spec.js';
+export type { SweepPhase } from './spec.js';
 
 export interface SweepHistoryItem {
   value: number;
@@ -151,7 +151,7 @@ export function lengthenedScale(
 
 /**
  * The next step of a sweep, or why it stops. Pure: the same history always gives the same
- * answer. `maxScale`: how far a step may be lengthened for min_samples (sweep-spec).
+ * answer. `maxScale`: how far a step may be lengthened for min_samples (sweep/spec).
  */
 export function planNextSweepStep(
   cfg: Sweep,

@@ -5,7 +5,7 @@
 import { fmtInt } from '../model/format.js';
 import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
 
-/** How a sweep chose a step's value (sweep-plan decides; a step's spec records it). */
+/** How a sweep chose a step's value (sweep/plan decides; a step's spec records it). */
 export type SweepPhase =
   'explicit' | 'grow' | 'retry' | 'bisect' | 'lengthen' | 'step-down' | 'confirm';
 

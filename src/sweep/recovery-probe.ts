@@ -5,13 +5,13 @@
  * against: a step right after one past the knee reads broken at a load the server carries.
  *
  * A probe is one connection of its own on a topic of its own, a few round trips on the path
- * the search loads (run/recovery-paths: broadcasts to itself, presence tracks and their diffs,
+ * the search loads (sweep/recovery-paths: broadcasts to itself, presence tracks and their diffs,
  * inserts and their change events), each started once the previous one came back, beside the
  * connections the step left open. Recovered: every probe round trip came back and the median
  * latency is within latency_factor × the baseline's median + latency_margin_ms. Waiting is
  * bounded (max_wait). When it runs out with the path still carrying something, the step runs
  * marked `recovered: false` and is never the knee; when nothing came back at all, the path is
- * down (`path_down`) and the search stops there (run/sweep-steps).
+ * down (`path_down`) and the search stops there (sweep/steps).
  */
 import { TokenSource } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
@@ -19,7 +19,7 @@ import type { TokenConfig } from '../load/ipc.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
-import { QConn, type QuotaTarget } from './quotas/client.js';
+import { QConn, type QuotaTarget } from '../run/quotas/client.js';
 import {
   PROBE_ARRIVAL_WORDS,
   PROBE_PATH_WORDS,

@@ -15,7 +15,7 @@ import {
   SweepError,
   type SweepHistoryItem,
   type SweepResult,
-} from '../../src/run/sweep.js';
+} from '../../src/sweep/sweep.js';
 import { makeStep } from '../fixtures/index.js';
 import { profileFrom } from '../support/profiles.js';
 
