@@ -1,6 +1,6 @@
 /**
  * `rtcap campaign CAMPAIGN.yaml [--resume DIR]`: runs a campaign's profiles and sweeps in order
- * into one directory and builds the whole capacity table from them (src/run/campaign.ts).
+ * into one directory and builds the whole capacity table from them (src/campaign/campaign.ts).
  * Exit 0 when every entry completed, 2 on a campaign or profile error, 3 when an entry aborted
  * (the table is still written, with the reason in its rows), 130 when interrupted.
  */
@@ -12,13 +12,13 @@ import { campaignSchema, type Campaign } from '../profile/campaign.js';
 import { ProfileError } from '../profile/load.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
-import { loadEntries, runCampaign, type CampaignOutcome } from '../run/campaign.js';
+import { loadEntries, runCampaign, type CampaignOutcome } from '../campaign/campaign.js';
 import {
   planCampaign,
   readCampaignState,
   resumeState,
   type CampaignState,
-} from '../run/campaign-state.js';
+} from '../campaign/state.js';
 import { makeRunId } from '../run/output.js';
 import { EXIT } from './exit-codes.js';
 import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';

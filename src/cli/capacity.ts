@@ -12,7 +12,7 @@ import type { Argv } from 'yargs';
 import { checkLikeForLike } from '../capacity/like-for-like.js';
 import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
-import { loadSources, relativeTo, writeCapacityFiles } from '../run/capacity-output.js';
+import { loadSources, relativeTo, writeCapacityFiles } from '../campaign/capacity-output.js';
 import { makeRunId } from '../run/output.js';
 import { EXIT } from './exit-codes.js';
 import { checked, checkedPositional, dir, num, outDir } from './flags.js';

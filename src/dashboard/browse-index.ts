@@ -12,7 +12,7 @@ import type { CapacityFile } from '../capacity/types.js';
 import { findKnee } from '../model/knee.js';
 import { driverOf, headline } from '../report/headline.js';
 import type { RunResult, Verdict } from '../result/result.js';
-import { readCampaignState } from '../run/campaign-state.js';
+import { readCampaignState } from '../campaign/state.js';
 import { readResultFile } from '../run/output.js';
 import type { SweepResult } from '../sweep/sweep.js';
 

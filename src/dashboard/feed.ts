@@ -9,7 +9,7 @@
 import type { RunResult, StepResult } from '../result/result.js';
 import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
-import type { CampaignState } from '../run/campaign-state.js';
+import type { CampaignState } from '../campaign/state.js';
 import { sweepKneeOf, type SweepRecord, type SweepResult } from '../sweep/record.js';
 import {
   dashboardSecond,

@@ -7,7 +7,7 @@
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { RunResult } from '../result/result.js';
 import type { RunObserver } from '../run/runner.js';
-import type { CampaignState } from '../run/campaign-state.js';
+import type { CampaignState } from '../campaign/state.js';
 import { DashboardFeed, type EndView, type LiveCommand, type RunFiles } from './feed.js';
 import { SseHub } from './hub.js';
 import { filesIn, isRunFileName, serveRunFile } from './run-files.js';

@@ -15,9 +15,9 @@ import { inputJsonSchema } from '../profile/json-schema.js';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
 import { profileSchema } from '../profile/schema.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
-import { entrySweep } from './campaign-search.js';
+import { entrySweep } from '../campaign/search.js';
 import { hostRefusals } from './host-facts.js';
-import { planCampaign } from './campaign-state.js';
+import { planCampaign } from '../campaign/state.js';
 import { sweepConfig, SweepError } from '../sweep/sweep.js';
 
 export const FILE_KINDS = ['profile', 'campaign', 'workload'] as const;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SecondStats } from '../../src/load/ipc.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
-import type { CampaignState } from '../../src/run/campaign-state.js';
+import type { CampaignState } from '../../src/campaign/state.js';
 import type { SweepRecord, SweepResult } from '../../src/sweep/record.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';
 import { DashboardFeed, MAX_LOG_LINES, MAX_SECONDS } from '../../src/dashboard/feed.js';

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LiveSnapshot } from '../../src/dashboard/feed.js';
-import type { CampaignState } from '../../src/run/campaign-state.js';
+import type { CampaignState } from '../../src/campaign/state.js';
 import { startWithDashboard } from '../support/dashboard-browser.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -13,7 +13,7 @@ import type { CapacityFile } from '../../src/capacity/types.js';
 import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import { campaignSchema } from '../../src/profile/campaign.js';
 import { loadYamlFile } from '../../src/profile/yaml-file.js';
-import { loadEntries, runCampaign } from '../../src/run/campaign.js';
+import { loadEntries, runCampaign } from '../../src/campaign/campaign.js';
 import {
   planCampaign,
   readCampaignState,
@@ -21,7 +21,7 @@ import {
   writeCampaignState,
   type CampaignState,
   type EntryState,
-} from '../../src/run/campaign-state.js';
+} from '../../src/campaign/state.js';
 import type { RunOutcome } from '../../src/run/runner.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';

@@ -19,7 +19,7 @@ import {
 import { buildCapacityFile } from '../../src/capacity/table.js';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
 import type { RunResult } from '../../src/result/result.js';
-import { relativeTo, writeCapacityFiles } from '../../src/run/capacity-output.js';
+import { relativeTo, writeCapacityFiles } from '../../src/campaign/capacity-output.js';
 import { SEED_002_RUNS, loadRun, makeRun, makeStep } from '../fixtures/index.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CampaignState } from '../../src/run/campaign-state.js';
+import type { CampaignState } from '../../src/campaign/state.js';
 import { browserSkipped, guardedPage, liveSuite, until } from '../support/dashboard-browser.js';
 
 const skip = browserSkipped(

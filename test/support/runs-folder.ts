@@ -6,8 +6,8 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
-import type { CampaignState } from '../../src/run/campaign-state.js';
-import { writeCampaignCapacity } from '../../src/run/campaign.js';
+import type { CampaignState } from '../../src/campaign/state.js';
+import { writeCampaignCapacity } from '../../src/campaign/campaign.js';
 import { loadRun } from '../fixtures/index.js';
 import { tempDir } from './temp-dir.js';
 

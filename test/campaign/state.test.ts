@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ProfileError } from '../../src/profile/load.js';
 import { campaignSchema } from '../../src/profile/campaign.js';
 import { parseYamlFile } from '../../src/profile/yaml-file.js';
-import { planCampaign, resumeState } from '../../src/run/campaign-state.js';
-import { progressLine } from '../../src/run/campaign.js';
+import { planCampaign, resumeState } from '../../src/campaign/state.js';
+import { progressLine } from '../../src/campaign/campaign.js';
 
 const yaml = `name: quick
 entries:

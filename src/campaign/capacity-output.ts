@@ -10,7 +10,7 @@ import type { CapacityFile } from '../capacity/types.js';
 import { renderCapacityHtml } from '../report/capacity-html.js';
 import { renderCapacityMarkdown } from '../report/capacity.js';
 import type { RunResult } from '../result/result.js';
-import { readResultFile } from './output.js';
+import { readResultFile } from '../run/output.js';
 
 /**
  * Run directories under `dir`: itself when it holds result.json, else its subdirectories that do

@@ -14,10 +14,10 @@ import type { Campaign } from '../profile/campaign.js';
 import { ABORT_ON_FAIL_PREFIX } from '../model/thresholds.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { relativeTo, writeCapacityFiles } from './capacity-output.js';
-import { type CampaignState, type EntryState, writeCampaignState } from './campaign-state.js';
-import { readResultFile } from './output.js';
-import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from './runner.js';
-import { entrySweep } from './campaign-search.js';
+import { type CampaignState, type EntryState, writeCampaignState } from './state.js';
+import { readResultFile } from '../run/output.js';
+import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
+import { entrySweep } from './search.js';
 import { runSweep, sweepConfig } from '../sweep/sweep.js';
 
 /** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */

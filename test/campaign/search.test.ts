@@ -9,9 +9,9 @@ import { campaignSchema } from '../../src/profile/campaign.js';
 import { ProfileError } from '../../src/profile/errors.js';
 import { sweepSchema } from '../../src/profile/schema.js';
 import { parseYamlFile } from '../../src/profile/yaml-file.js';
-import { entrySweep } from '../../src/run/campaign-search.js';
-import { campaignBudgetLeftMs, entryBudgetMs } from '../../src/run/campaign.js';
-import { planCampaign } from '../../src/run/campaign-state.js';
+import { entrySweep } from '../../src/campaign/search.js';
+import { campaignBudgetLeftMs, entryBudgetMs } from '../../src/campaign/campaign.js';
+import { planCampaign } from '../../src/campaign/state.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const text = `name: s
