@@ -1,5 +1,5 @@
 /**
- * rtcap's exit codes, one table for every command (the README's table is this one). A code a
+ * rtcap's exit codes, one table for every command (docs/FAULTS.md's table is this one). A code a
  * command never returns is simply not used by it; no command gives one a second meaning.
  */
 export const EXIT = {

@@ -31,7 +31,7 @@ export const profileSchema = z
   .object({
     name: z.string().min(1).describe('name of the run, used in the run id'),
     description: z.string().optional().describe('free text about the run, copied into the report'),
-    scenario: z.enum(SCENARIOS).describe('what to measure; see README "Scenarios"'),
+    scenario: z.enum(SCENARIOS).describe('what to measure; see docs/SCENARIOS.md'),
     target: targetSchema
       .default(() => targetSchema.parse({}))
       .describe('the server under test and how to talk to it'),

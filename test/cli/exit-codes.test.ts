@@ -1,5 +1,5 @@
 /**
- * One exit-code table for every command (src/cli/exit-codes.ts, the README's table): usage
+ * One exit-code table for every command (src/cli/exit-codes.ts, the table of docs/FAULTS.md): usage
  * errors exit 2 everywhere, each with one line naming what was wrong. Through main(), in this
  * process, on real files; nothing here may start a run or a server.
  */
@@ -44,10 +44,10 @@ describe('the table', () => {
     });
   });
 
-  it('is the README table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is the table of docs/FAULTS.md', () => {
+    const faults = readFileSync(new URL('../../docs/FAULTS.md', import.meta.url), 'utf8');
     for (const code of Object.values(EXIT))
-      expect(readme).toMatch(new RegExp(`^\\| \`${code}\` \\|`, 'm'));
+      expect(faults).toMatch(new RegExp(`^\\| \`${code}\` \\|`, 'm'));
   });
 });
 

@@ -24,7 +24,7 @@ const read = (f: string): string => {
 /** A bare name of a reference file kept outside the repository (no folder before it). */
 const OUTSIDE = /(?<![\w/.-])(PROTOCOL|DESIGN|STYLE)\.md/g;
 const CITED = /docs\/PROTOCOL\.md §(\d+(?:\.\d+)?)/g;
-/** A section cited by its heading: `docs/FIGURES.md "Measurement rules"`, `README "Scenarios"`. */
+/** A section cited by its heading: `docs/FIGURES.md "Measurement rules"`, `README "Read more"`. */
 const HEADING_CITED = /(docs\/[A-Z-]+\.md|README(?:\.md)?),? "([^"]+)"/g;
 
 describe('references', () => {

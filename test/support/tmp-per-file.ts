@@ -4,9 +4,9 @@
  * running side by side never see each other's entries. When the file ends, anything named
  * rtcap-* still in it fails the file, named: a test removes what it makes (test/support/temp-dir
  * does it for directories made with tempDir), and an rtcap run or server a test started removes
- * its own. rtcap's caches (rtcap-pgtemplate-*, rtcap-pgbin-*: see README) are not leftovers: the
- * ones already in the real temp dir are linked in, so no file builds them again, and one a file
- * builds is moved out to the real temp dir for the next.
+ * its own. rtcap's caches (rtcap-pgtemplate-*, rtcap-pgbin-*: see docs/COMMANDS.md) are not
+ * leftovers: the ones already in the real temp dir are linked in, so no file builds them again,
+ * and one a file builds is moved out to the real temp dir for the next.
  */
 import {
   chmodSync,

@@ -1,0 +1,136 @@
+/**
+ * The README and docs/ read as one set of pages: the README stays a short user's path, every
+ * relative link reaches a file and every `#anchor` a heading of it, a heading cited by name
+ * (`FIGURES.md "A step cut short"`) is a heading of that file, and docs/PERFORMANCE.md's index
+ * says what its sections say.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const read = (f: string): string => readFileSync(join(ROOT, f), 'utf8');
+/** A page without its fenced code blocks and inline code: links and headings only in prose. */
+const prose = (text: string): string =>
+  text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+export function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Every anchor a page has: its headings' (a repeated one gets -1, -2, …) and `<a id>`s. */
+function anchorsOf(file: string): Set<string> {
+  const text = read(file).replace(/^```[\s\S]*?^```/gm, '');
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = slug(m[1].trim());
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  for (const m of text.matchAll(/<a id="([^"]+)"/g)) out.add(m[1]);
+  return out;
+}
+
+const headingsOf = (file: string): string[] =>
+  [...read(file).replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+    m[1].trim(),
+  );
+
+describe('the README', () => {
+  it('is a short path: at most 250 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(250);
+  });
+
+  it('keeps the two commands', () => {
+    const readme = read('README.md');
+    expect(readme).toContain('npm install && npx rtcap run profiles/quickstart.yaml');
+    expect(readme).toContain('npm test');
+  });
+});
+
+describe('links between pages', () => {
+  it('reach a file, and an anchor that file has', () => {
+    const bad: string[] = [];
+    for (const page of PAGES) {
+      for (const m of prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1];
+        if (/^[a-z]+:/.test(target)) continue; // http:, https:, mailto:
+        const [path, anchor] = target.split('#');
+        const file = path === '' ? page : relative(ROOT, resolve(ROOT, dirname(page), path));
+        if (!existsSync(join(ROOT, file))) bad.push(`${page}: ${target} (no file ${file})`);
+        else if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(file).has(anchor))
+          bad.push(`${page}: ${target} (no heading #${anchor} in ${file})`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('cite headings the cited page has (`FIGURES.md "Clocks and windows"`, from docs/)', () => {
+    const missing: string[] = [];
+    for (const page of PAGES.filter((p) => p.startsWith('docs/'))) {
+      // test/docs/references.test.ts checks the form with the docs/ folder; this one the bare name
+      for (const m of read(page).matchAll(/(?<![\w/])([A-Z][A-Z-]+\.md)\]?(?:\([^)]*\))?,? "([^"]+)"/g)) {
+        const file = `docs/${m[1]}`;
+        const words = m[2].replace(/\s*\n\s*/g, ' ');
+        if (!existsSync(join(ROOT, file))) missing.push(`${page}: ${m[1]} (no such page)`);
+        else if (!headingsOf(file).some((h) => h.startsWith(words)))
+          missing.push(`${page}: ${m[1]} "${words}"`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('docs/PERFORMANCE.md', () => {
+  const text = read('docs/PERFORMANCE.md');
+  const sections = new Map<string, string>();
+  const parts = text.split(/^(?=## )/m).slice(1);
+  for (const part of parts) sections.set(slug(part.split('\n')[0].slice(3).trim()), part);
+  const rows = [...text.matchAll(/^\| \[([^\]]+)\]\(#([^)]+)\) \| ([^|]*) \| ([^|]*) \|/gm)].map(
+    (m) => ({ name: m[1], anchor: m[2], command: m[3], figure: m[4] }),
+  );
+  /** The numbers of a figure as written (12,345 / 0.94 / 3.04×), thousands separators kept. */
+  const numbers = (s: string): string[] => s.match(/\d+(?:[,.]\d+)*/g) ?? [];
+
+  it('has an index row for every section and a section for every index row', () => {
+    expect(rows.length).toBeGreaterThan(10);
+    expect([...new Set(rows.map((r) => r.anchor))].sort()).toEqual([...sections.keys()].sort());
+  });
+
+  it("each index row's figure is its section's: every number in it appears there", () => {
+    const bad: string[] = [];
+    for (const row of rows) {
+      const section = sections.get(row.anchor) ?? '';
+      for (const n of numbers(row.figure)) {
+        const exact = new RegExp(`(?<![\\d,.])${n.replace(/[.]/g, '\\.')}(?![\\d]|[,.]\\d)`);
+        if (!exact.test(section)) bad.push(`${row.name}: ${n} is not in its section`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("each index row's command is a file that exists and is the one its section runs", () => {
+    const bad: string[] = [];
+    for (const row of rows) {
+      const section = sections.get(row.anchor) ?? '';
+      for (const m of row.command.matchAll(/(?<![\w/])((?:bench|profiles)\/[\w./-]+)/g)) {
+        if (!existsSync(join(ROOT, m[1]))) bad.push(`${row.name}: no file ${m[1]}`);
+        if (!section.includes(m[1])) bad.push(`${row.name}: its section does not run ${m[1]}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
