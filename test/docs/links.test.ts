@@ -21,7 +21,7 @@ const prose = (text: string): string =>
   text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/<[^>]+>/g, '')
@@ -129,6 +129,55 @@ describe('docs/PERFORMANCE.md', () => {
       for (const m of row.command.matchAll(/(?<![\w/])((?:bench|profiles)\/[\w./-]+)/g)) {
         if (!existsSync(join(ROOT, m[1]))) bad.push(`${row.name}: no file ${m[1]}`);
         if (!section.includes(m[1])) bad.push(`${row.name}: its section does not run ${m[1]}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
+/** A document a section number belongs to, named before it in its sentence. */
+const NAMED = /(?:docs\/)?(METHOD|PROTOCOL)\.md|RFC \d+/g;
+/** Where a sentence, a table cell or a paragraph starts, looking back from a `§`. */
+const SENTENCE_START = /[.!?:;]\s|\|\s|\n\s*\n|\n\s*[-*]\s/g;
+
+/** Each `§N` of a text with the document its sentence names before it (null: none). */
+interface Citation {
+  at: number;
+  section: string;
+  doc: string | null;
+}
+function sectionCitations(text: string): Citation[] {
+  const out: Citation[] = [];
+  for (const m of text.matchAll(/§(\d+(?:\.\d+)*)/g)) {
+    const before = text.slice(0, m.index);
+    let start = 0;
+    for (const s of before.matchAll(SENTENCE_START)) start = s.index + s[0].length;
+    const named = [...before.slice(start).matchAll(NAMED)];
+    const last = named.at(-1);
+    out.push({ at: m.index, section: m[1], doc: last ? (last[1] ?? 'RFC') : null });
+  }
+  return out;
+}
+
+describe('section numbers (§N) in the README and docs/', () => {
+  const method = read('docs/METHOD.md');
+  const sections = {
+    METHOD: new Set([...method.matchAll(/^## §(\d+)|\*\*§(\d+\.\d+)/gm)].map((m) => m[1] ?? m[2])),
+    PROTOCOL: new Set(
+      [...read('docs/PROTOCOL.md').matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((m) => m[1]),
+    ),
+  };
+
+  it('name their document in the sentence: docs/METHOD.md §7, docs/PROTOCOL.md §8.2', () => {
+    expect(sections.METHOD.has('7') && sections.METHOD.has('1.2')).toBe(true);
+    const bad: string[] = [];
+    for (const page of PAGES.filter((p) => !/docs\/(METHOD|PROTOCOL)\.md$/.test(p))) {
+      const text = read(page);
+      for (const c of sectionCitations(text)) {
+        const line = text.slice(0, c.at).split('\n').length;
+        if (c.doc === null) bad.push(`${page}:${line}: §${c.section} names no document`);
+        else if (c.doc !== 'RFC' && !sections[c.doc as 'METHOD' | 'PROTOCOL'].has(c.section))
+          bad.push(`${page}:${line}: ${c.doc}.md has no §${c.section}`);
       }
     }
     expect(bad).toEqual([]);

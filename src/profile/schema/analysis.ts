@@ -33,7 +33,7 @@ export const analysisSchema = z
       .positive()
       .optional()
       .describe(
-        "the tenant's max_presence_events_per_second, for the §5 quota arithmetic of presence steps; default: read from target.server.config when rtcap starts the built-in server",
+        "the tenant's max_presence_events_per_second, for the quota arithmetic of presence steps (docs/METHOD.md §5); default: read from target.server.config when rtcap starts the built-in server",
       ),
   })
   .strict();
