@@ -1,6 +1,6 @@
 /**
  * `rtcap quotas PROFILE`: checks each tenant quota the profile declares (its `quotas:`
- * section) below, above and back below the declared value (src/run/quotas/orchestrate.ts). Without
+ * section) below, above and back below the declared value (src/quotas/orchestrate.ts). Without
  * a URL the built-in server is started with the declared quotas. Writes quotas.json and
  * quotas.md; exit 0 when every quota is enforced as declared, 99 when one is not, 3 when the
  * checks could not run or a quota could not be shown either way (inconclusive), 2 for a usage or
@@ -12,8 +12,8 @@ import { renderTextTable } from '../report/table.js';
 import { EXIT } from './exit-codes.js';
 import { checked, cpuList, outDir, wsUrl } from './flags.js';
 import { quotasTable } from '../report/quotas.js';
-import { runQuotas } from '../run/quotas/orchestrate.js';
-import { QuotaAbort } from '../run/quotas/pool.js';
+import { runQuotas } from '../quotas/orchestrate.js';
+import { QuotaAbort } from '../quotas/pool.js';
 import { interruptible, loadProfileOrExit, log } from './shared.js';
 import { closeDashboard, dashboardOptions, dashboardOrExit } from './dashboard-flag.js';
 

@@ -1,6 +1,6 @@
 /**
  * The format of `rtcap quotas`' quotas.json (`rtcap.quotas/v1`): one row of evidence per quota
- * checked. Types only besides the quota names; run/quotas writes it, report/quotas renders it.
+ * checked. Types only besides the quota names; src/quotas writes it, report/quotas renders it.
  */
 
 export const QUOTA_NAMES = [

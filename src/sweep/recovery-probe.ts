@@ -19,7 +19,7 @@ import type { TokenConfig } from '../load/ipc.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
-import { QConn, type QuotaTarget } from '../run/quotas/client.js';
+import { QConn, type QuotaTarget } from '../quotas/client.js';
 import {
   PROBE_ARRIVAL_WORDS,
   PROBE_PATH_WORDS,

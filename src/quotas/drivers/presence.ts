@@ -1,10 +1,10 @@
-import { nowMs } from '../../../measure/clock.js';
-import { EV } from '../../../protocol/constants.js';
+import { nowMs } from '../../measure/clock.js';
+import { EV } from '../../protocol/constants.js';
 import { QConn } from '../client.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import type { QConnEvents } from '../client.js';
-import type { Quotas } from '../../../profile/schema.js';
+import type { Quotas } from '../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
 /**

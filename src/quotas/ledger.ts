@@ -3,8 +3,8 @@
  * (accepted), refusals with their verbatim reason, the load offered (events sent toward the
  * quota) and the actions a driver could not make (skipped). A phase's evidence is a window of it.
  */
-import { nowMs } from '../../measure/clock.js';
-import type { PhaseEvidence } from '../../result/quotas.js';
+import { nowMs } from '../measure/clock.js';
+import type { PhaseEvidence } from '../result/quotas.js';
 
 export interface Rejection {
   atMs: number;

@@ -6,8 +6,8 @@
  * never `pass` (a quota that admitted 50 % of its value has not been shown to admit 80 %).
  * A failure still fails: a refusal below at even less load than planned is a refusal below.
  */
-import type { Quotas } from '../../profile/schema.js';
-import type { PhaseEvidence, QuotaName, QuotaOutcome, QuotaRow } from '../../result/quotas.js';
+import type { Quotas } from '../profile/schema.js';
+import type { PhaseEvidence, QuotaName, QuotaOutcome, QuotaRow } from '../result/quotas.js';
 import { num, pct, QUOTA_REASONS, QUOTA_UNITS } from './vocabulary.js';
 
 export interface QuotaPhases {

@@ -2,13 +2,13 @@
  * max_channels_per_client: one socket joins channel after channel until refused; onset = channels
  * admitted.
  */
-import { nowMs } from '../../../measure/clock.js';
+import { nowMs } from '../../measure/clock.js';
 import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import { sleep } from '../../../util/sleep.js';
-import type { QuotaRow } from '../../../result/quotas.js';
+import { sleep } from '../../util/sleep.js';
+import type { QuotaRow } from '../../result/quotas.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 
 export async function checkChannels(o: QuotaCheckOptions, n: number): Promise<QuotaRow> {

@@ -19,20 +19,20 @@
  *   onset is the rate of the events the target counted over the window before the first
  *   refusal, from the client's own count of them.
  */
-import { TokenSource } from '../../client/auth.js';
-import { redactText } from '../../redact/redact.js';
-import type { Profile, Quotas } from '../../profile/schema.js';
-import { CONNECT_ERROR_BACKOFF_MS, REASON } from '../../protocol/constants.js';
-import { renderQuotasMarkdown } from '../../report/quotas.js';
-import { makeRunId, RunWriter } from '../output.js';
-import { startBuiltinServer, type BuiltinServer } from '../target.js';
+import { TokenSource } from '../client/auth.js';
+import { redactText } from '../redact/redact.js';
+import type { Profile, Quotas } from '../profile/schema.js';
+import { CONNECT_ERROR_BACKOFF_MS, REASON } from '../protocol/constants.js';
+import { renderQuotasMarkdown } from '../report/quotas.js';
+import { makeRunId, RunWriter } from '../run/output.js';
+import { startBuiltinServer, type BuiltinServer } from '../run/target.js';
 import {
   builtinConfigOf,
   checkMinting,
   socketOf,
   tlsOf,
   tokenConfigOf,
-} from '../target-connection.js';
+} from '../run/target-connection.js';
 import type { QuotaTarget } from './client.js';
 import { checkChannels } from './drivers/channels.js';
 import { eventsDriver } from './drivers/events.js';
@@ -43,14 +43,14 @@ import { checkRate } from './drivers/rate.js';
 import type { QuotaCheckOptions, RateDriver } from './drivers/types.js';
 import { checkUsers } from './drivers/users.js';
 import { Pool, QuotaAbort } from './pool.js';
-import { sleep } from '../../util/sleep.js';
+import { sleep } from '../util/sleep.js';
 import {
   QUOTA_NAMES,
   type QuotaName,
   type QuotaRow,
   type QuotaSettings,
   type QuotasReport,
-} from '../../result/quotas.js';
+} from '../result/quotas.js';
 import { declaredQuotas, num, reportOutcome } from './vocabulary.js';
 
 export interface CheckQuotasOptions extends QuotaCheckOptions {

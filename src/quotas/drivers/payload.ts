@@ -2,13 +2,13 @@
  * max_payload_size_in_kb: a payload just below, one just above, then bisection to the smallest
  * refused size (the target refuses a JSON payload over kb × 1000 + 500 bytes), then below again.
  */
-import { nowMs } from '../../../measure/clock.js';
-import { EV } from '../../../protocol/constants.js';
+import { nowMs } from '../../measure/clock.js';
+import { EV } from '../../protocol/constants.js';
 import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import type { QuotaRow } from '../../../result/quotas.js';
+import type { QuotaRow } from '../../result/quotas.js';
 import { num, pct } from '../vocabulary.js';
 import { type QuotaCheckOptions } from './types.js';
 

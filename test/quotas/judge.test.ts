@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeQuota, shortfall, type JudgeInput } from '../../../src/run/quotas/judge.js';
-import type { PhaseEvidence } from '../../../src/result/quotas.js';
+import { judgeQuota, shortfall, type JudgeInput } from '../../src/quotas/judge.js';
+import type { PhaseEvidence } from '../../src/result/quotas.js';
 
 const settings = { tolerance: 0.1, min_offered_ratio: 0.95 };
 const TOO_MANY = 'Too many joins per second';

@@ -3,13 +3,13 @@
  * rate counter long; the onset is the rate the target counted over the window before its first
  * refusal.
  */
-import { nowMs } from '../../../measure/clock.js';
+import { nowMs } from '../../measure/clock.js';
 import { judgeQuota } from '../judge.js';
-import { sleep } from '../../../util/sleep.js';
-import type { QuotaRow } from '../../../result/quotas.js';
+import { sleep } from '../../util/sleep.js';
+import type { QuotaRow } from '../../result/quotas.js';
 import { num, pct } from '../vocabulary.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
-import type { Quotas } from '../../../profile/schema.js';
+import type { Quotas } from '../../profile/schema.js';
 import { QUOTA_REASONS, QUOTA_UNITS } from '../vocabulary.js';
 import type { RateDriver } from './types.js';
 

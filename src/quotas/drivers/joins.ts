@@ -1,7 +1,7 @@
 import { QConn } from '../client.js';
 import { Ledger } from '../ledger.js';
 import { Pool, refusalOf } from '../pool.js';
-import type { Quotas } from '../../../profile/schema.js';
+import type { Quotas } from '../../profile/schema.js';
 import type { RateDriver } from './types.js';
 /**
  * max_joins_per_second. Joins: each act joins a fresh topic on an idle pooled socket and leaves it

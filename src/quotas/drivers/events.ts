@@ -1,8 +1,8 @@
-import { EV } from '../../../protocol/constants.js';
+import { EV } from '../../protocol/constants.js';
 import { QConn } from '../client.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import type { Quotas } from '../../../profile/schema.js';
+import type { Quotas } from '../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';
 /**

@@ -2,13 +2,13 @@
  * max_concurrent_users: user after user (a socket joined to one channel) until refused; onset =
  * users admitted.
  */
-import { nowMs } from '../../../measure/clock.js';
+import { nowMs } from '../../measure/clock.js';
 import { QConn } from '../client.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, refusalOf } from '../pool.js';
-import { sleep } from '../../../util/sleep.js';
-import type { QuotaRow } from '../../../result/quotas.js';
+import { sleep } from '../../util/sleep.js';
+import type { QuotaRow } from '../../result/quotas.js';
 import { joinPaceMs, type QuotaCheckOptions } from './types.js';
 export async function checkUsers(o: QuotaCheckOptions, n: number): Promise<QuotaRow> {
   const q = o.quotas;

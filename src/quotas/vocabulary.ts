@@ -4,14 +4,14 @@
  * check yields) is result/quotas.ts. Judging is in judge.ts, the load in drivers/, the order of
  * checks and the report in orchestrate.ts.
  */
-import type { Quotas } from '../../profile/schema.js';
-import { REASON } from '../../protocol/constants.js';
+import type { Quotas } from '../profile/schema.js';
+import { REASON } from '../protocol/constants.js';
 import {
   QUOTA_NAMES,
   type QuotaName,
   type QuotaOutcome,
   type QuotasReport,
-} from '../../result/quotas.js';
+} from '../result/quotas.js';
 
 /** The refusal each quota must produce (a substring of the verbatim reason). */
 export const QUOTA_REASONS: Record<QuotaName, string> = {

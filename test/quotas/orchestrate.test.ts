@@ -3,18 +3,18 @@
  * 100 ms (a 1.2 s window) and error replies not delayed, so a check takes seconds.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenSource } from '../../../src/client/auth.js';
-import { buildSocketUrl } from '../../../src/client/url.js';
-import { quotasSchema } from '../../../src/profile/schema.js';
-import type { QuotaTarget } from '../../../src/run/quotas/client.js';
-import { payloadOfSize } from '../../../src/run/quotas/drivers/payload.js';
-import { checkQuotas, type CheckQuotasOptions } from '../../../src/run/quotas/orchestrate.js';
-import type { QuotaRow } from '../../../src/result/quotas.js';
-import { QUOTA_REASONS } from '../../../src/run/quotas/vocabulary.js';
-import { renderQuotasMarkdown } from '../../../src/report/quotas.js';
-import { DEV_JWT_SECRET, type ServerConfigFile } from '../../../src/server/options.js';
-import type { RunningServer } from '../../../src/server/server.js';
-import { serve } from '../../server/helpers.js';
+import { TokenSource } from '../../src/client/auth.js';
+import { buildSocketUrl } from '../../src/client/url.js';
+import { quotasSchema } from '../../src/profile/schema.js';
+import type { QuotaTarget } from '../../src/quotas/client.js';
+import { payloadOfSize } from '../../src/quotas/drivers/payload.js';
+import { checkQuotas, type CheckQuotasOptions } from '../../src/quotas/orchestrate.js';
+import type { QuotaRow } from '../../src/result/quotas.js';
+import { QUOTA_REASONS } from '../../src/quotas/vocabulary.js';
+import { renderQuotasMarkdown } from '../../src/report/quotas.js';
+import { DEV_JWT_SECRET, type ServerConfigFile } from '../../src/server/options.js';
+import type { RunningServer } from '../../src/server/server.js';
+import { serve } from '../server/helpers.js';
 
 const TICK_MS = 100;
 let server: RunningServer | null = null;
