@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: the micro-benchmarks of rtcap's own hot paths, one after another, each in
- * its own process (no JIT state shared). They need nothing running and took 3½ minutes in all
- * on a busy 2-core machine (2026-11-30); their figures are ns per operation, to compare within
- * one run (shared machines are noisy).
+ * `npm run bench`: the micro-benchmarks of rtcap's own hot paths (frame reader, stamp scan and
+ * ledger, acked-send bookkeeping), one after another, each in its own process (no JIT state
+ * shared). They need nothing running and took 1½ minutes in all at load 5 on a 2-core machine
+ * (2026-12-02); their figures are ns per operation, to compare within one run (shared machines
+ * are noisy).
  *
  * The system benchmarks (generator ceiling, server fan-out, databases, 30k connections) take
  * minutes, start servers and take arguments: they are listed, with the commands and figures,
@@ -13,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const MICRO = ['hotpath.ts', 'ack-tracker.ts'];
+const MICRO = ['frame-reader.ts', 'hotpath.ts', 'ack-tracker.ts'];
 
 let failed = 0;
 for (const file of MICRO) {
