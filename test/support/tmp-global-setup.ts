@@ -19,12 +19,24 @@ declare module 'vitest' {
 
 const PREFIX = 'vtr-';
 
+/**
+ * Removes a killed run's parent, as far as it can: one it cannot remove (a mount a killed test
+ * left below it answers EBUSY) is named on stderr and left, and the run goes on.
+ */
+function removeLeftover(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`vitest setup: left ${dir} of a run that is gone: ${why}\n`);
+  }
+}
+
 export default function setup(project: TestProject): () => void {
   const root = tmpdir();
   for (const name of readdirSync(root).slice(0, 20_000)) {
     const pid = Number(/^vtr-(\d+)-/.exec(name)?.[1]);
-    if (pid && pid !== process.pid && !pidAlive(pid))
-      rmSync(join(root, name), { recursive: true, force: true });
+    if (pid && pid !== process.pid && !pidAlive(pid)) removeLeftover(join(root, name));
   }
   const parent = mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
   // The built-in server's Postgres runs as the postgres user when tests run as root: it must be
