@@ -1,5 +1,5 @@
 /**
- * Configuration advice, the table of seed 002 §8, computed from measurements.
+ * Configuration advice, the table of docs/METHOD.md §8, computed from measurements.
  * Each row names the setting, the value, the reason (with the measured figures) and the
  * steps it rests on. Rows appear only when the run measured what they need.
  */
@@ -12,7 +12,7 @@ import { num } from './metrics.js';
 export interface AdviceOptions {
   /** The join rate the operator wants to sustain (a red line, not a ceiling). */
   wanted_join_rate_per_s?: number | null;
-  /** Share of the pool's ceiling used as the red line (seed §4: 60/s of 125/s). */
+  /** Share of the pool's ceiling used as the red line (docs/METHOD.md §4: 60/s of 125/s). */
   join_headroom?: number;
 }
 
@@ -20,12 +20,12 @@ export type AdviceKey =
   'db_pool' | 'subs_pool_size' | 'max_events_per_second' | 'max_presence_events_per_second';
 
 /**
- * What a row of seed 002 §8 says, from one run (AdviceRow) or a campaign (capacity/types
+ * What a row of docs/METHOD.md §8 says, from one run (AdviceRow) or a campaign (capacity/types
  * ConfigTableRow).
  */
 export interface AdviceValue {
   key: AdviceKey;
-  /** Human name as the platform shows it (seed §8 first column). */
+  /** Human name as the platform shows it (docs/METHOD.md §8 first column). */
   setting: string;
   value: number | null;
   display: string;
@@ -51,10 +51,11 @@ function extra<T>(s: StepResult): Partial<T> {
 }
 
 /**
- * Pool size for a wanted join rate: rate ÷ headroom × check time. §4's ceiling is pool ÷ check
- * time, and seed 002 §7 row 7 keeps the join rate at about half of it (60/s of 125/s); sizing
- * the pool to exactly rate × check time would run it at 100 % busy, where §4 saw
- * IncreaseConnectionPool at 130/s against a 125/s ceiling. Headroom 1 gives the bare formula.
+ * Pool size for a wanted join rate: rate ÷ headroom × check time. docs/METHOD.md §4's ceiling is
+ * pool ÷ check time, and docs/METHOD.md §7 row 7 keeps the join rate at about half of it (60/s of
+ * 125/s); sizing the pool to exactly rate × check time would run it at 100 % busy, where
+ * docs/METHOD.md §4 saw IncreaseConnectionPool at 130/s against a 125/s ceiling. Headroom 1 gives
+ * the bare formula.
  */
 export function dbPoolForJoinRate(
   wantedPerS: number,
@@ -64,12 +65,12 @@ export function dbPoolForJoinRate(
   return Math.ceil(((wantedPerS / headroom) * checkMs) / 1000 - 1e-9);
 }
 
-/** §5: the per-topic update rate a presence quota allows: quota ÷ members. */
+/** docs/METHOD.md §5: the per-topic update rate a presence quota allows: quota ÷ members. */
 export function presenceUpdateRateLimit(quotaPerS: number, members: number): number {
   return quotaPerS / members;
 }
 
-/** §5: the quota one topic needs: members² × per-member update rate. */
+/** docs/METHOD.md §5: the quota one topic needs: members² × per-member update rate. */
 export function presenceQuotaNeeded(members: number, updatesPerMemberPerS: number): number {
   return members * members * updatesPerMemberPerS;
 }
@@ -163,7 +164,7 @@ function adviseMaxEvents(capacity: readonly CapacityRow[]): AdviceRow | null {
     capacity.find((r) => r.id === 'public_deliveries') ??
     capacity.find((r) => r.id === 'private_deliveries');
   // A deliveries row limited by memory comes from a connection sweep: memory follows
-  // connections, not deliveries (seed 002 §1.2: CPU follows deliveries, and not the number of
+  // connections, not deliveries (docs/METHOD.md §1.2: CPU follows deliveries, and not the number of
   // connections), so it says nothing about the quota.
   if (!row || row.value === null || row.limiting_factor === 'memory') return null;
   const q = quotaFrom(row);
@@ -194,7 +195,7 @@ function advisePresence(
   const q = quotaFrom(row);
   let { value, display } = q;
   let lower = q.lower;
-  // Presence events count against max_events_per_second too (seed §8).
+  // Presence events count against max_events_per_second too (docs/METHOD.md §8).
   let capped = '';
   if (maxEvents?.value != null && maxEvents.bound !== 'lower' && maxEvents.value < value) {
     value = maxEvents.value;
@@ -202,8 +203,8 @@ function advisePresence(
     lower = false;
     capped = `; capped at max_events_per_second ${fmtInt(maxEvents.value)}, which presence events also count against`;
   }
-  // §5: the quota divided by the members of a topic is that topic's update-rate limit; shown
-  // for the largest member count the run carried stably.
+  // docs/METHOD.md §5: the quota divided by the members of a topic is that topic's update-rate
+  // limit; shown for the largest member count the run carried stably.
   const stableMembers = steps
     .filter((s) => s.verdict === 'stable')
     .map((s) => num(extra<PresenceExtra>(s).members_per_topic))
@@ -271,7 +272,7 @@ function adviseSubsPool(steps: readonly StepResult[]): AdviceRow | null {
   };
 }
 
-/** The §8 table for a run: rows for what the run measured. */
+/** The docs/METHOD.md §8 table for a run: rows for what the run measured. */
 export function adviseConfig(
   steps: readonly StepResult[],
   capacity: readonly CapacityRow[],

@@ -1,6 +1,6 @@
 /**
- * Everything the model derives from a run, in one call: fits, knees, the §7 capacity table
- * and the §8 advice. The CLI may store it in RunResult.analysis; renderers recompute it from
+ * Everything the model derives from a run, in one call: fits, knees, the docs/METHOD.md §7 capacity
+ * table and the §8 advice. The CLI may store it in RunResult.analysis; renderers recompute it from
  * the steps, so a report rebuilt from result.json never trusts a stale analysis.
  */
 import type { RunResult, Verdict } from '../result/result.js';

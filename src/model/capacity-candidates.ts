@@ -126,7 +126,7 @@ export function noStableRow(
   };
 }
 
-/** Join rate: the pool's predicted ceiling with headroom (seed §4, §8). */
+/** Join rate: the pool's predicted ceiling with headroom (docs/METHOD.md §4, §8). */
 export function poolCandidate(steps: readonly StepResult[], headroom: number): Candidate | null {
   const ceilings = steps
     .map((s) => ({ s, c: poolOverCheckPerS(s) }))

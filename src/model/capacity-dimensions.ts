@@ -1,5 +1,5 @@
 /**
- * The dimensions of seed 002 §7's table: each row's driver (the load a step asked for), the
+ * The dimensions of docs/METHOD.md §7's table: each row's driver (the load a step asked for), the
  * measured figure reported as its capacity, its unit and the resource fit that may bound it.
  */
 import type { FitId } from './fit.js';
@@ -9,7 +9,7 @@ import type { StepMetricName } from './metrics.js';
 export type CapacityUnit = 'connections' | 'per_s' | 'bytes' | 'members' | 'subscribers';
 
 export interface CapacityDimension {
-  /** Row number in seed 002 §7. */
+  /** Row number in docs/METHOD.md §7. */
   no: number;
   id: string;
   label: string;
@@ -22,7 +22,7 @@ export interface CapacityDimension {
   fit?: FitId;
 }
 
-/** Seed 002 §7, one entry per row. */
+/** docs/METHOD.md §7, one entry per row. */
 export const CAPACITY_DIMENSIONS: readonly CapacityDimension[] = [
   {
     no: 1,

@@ -21,9 +21,10 @@ export function driverVaried(steps: readonly StepResult[], driver: StepMetricNam
 /**
  * Failed steps another dimension explains: the step did not go beyond what this driver
  * carried stably elsewhere in the run, and it did go beyond what another driver carried.
- * Seed §2.1: the 2,000 × 2 room step at 10,000 sends/s broke with 8,100 deliveries/s, below
- * the 17,200/s carried by the 500 × 8 step — its failure belongs to sends/s, not deliveries/s.
- * With no other dimension to blame, a failure always counts (a repeat that failed is not noise).
+ * docs/METHOD.md §2.1: the 2,000 × 2 room step at 10,000 sends/s broke with 8,100 deliveries/s,
+ * below the 17,200/s carried by the 500 × 8 step — its failure belongs to sends/s, not
+ * deliveries/s. With no other dimension to blame, a failure always counts (a repeat that failed is
+ * not noise).
  */
 export function attributedElsewhere(
   steps: readonly StepResult[],

@@ -9,7 +9,7 @@ import type { LimitingFactor, StepLimitContext } from './step-limit.js';
 import type { CapacityUnit } from './capacity-dimensions.js';
 
 export interface SafeLines {
-  /** Server CPU % of the instance's vCPUs. Seed §1.2: 70 %. */
+  /** Server CPU % of the instance's vCPUs. docs/METHOD.md §1.2: 70 %. */
   cpu_pct: number;
   /**
    * Server memory % of the instance's memory. docs/CAPACITY.md "One dimension in one run": 85 %.
@@ -19,7 +19,9 @@ export interface SafeLines {
 
 export const DEFAULT_SAFE_LINES: SafeLines = { cpu_pct: 70, mem_pct: 85 };
 
-/** Share of the predicted join ceiling used as the recommended join rate (seed §4, §8). */
+/**
+ * Share of the predicted join ceiling used as the recommended join rate (docs/METHOD.md §4, §8).
+ */
 export const DEFAULT_JOIN_HEADROOM = 0.5;
 
 /**
@@ -48,11 +50,11 @@ export interface CapacityOptions {
 }
 
 /**
- * What a row of seed 002 §7 says, whether from one run (CapacityRow) or a campaign's runs together
- * (capacity/types CapacityTableRow).
+ * What a row of docs/METHOD.md §7 says, whether from one run (CapacityRow) or a campaign's runs
+ * together (capacity/types CapacityTableRow).
  */
 export interface CapacityValue {
-  /** Row number in seed 002 §7. */
+  /** Row number in docs/METHOD.md §7. */
   no: number;
   id: string;
   dimension: string;

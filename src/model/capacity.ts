@@ -1,13 +1,14 @@
 /**
- * The recommended-capacity table of seed 002 §7, computed from a run.
+ * The recommended-capacity table of docs/METHOD.md §7, computed from a run.
  *
- * For each §7 dimension the run measured (its driver took at least two values on steps
- * that count as server evidence), the recommended value is the smaller of
+ * For each docs/METHOD.md §7 dimension the run measured (its driver took at least two values on
+ * steps that count as server evidence), the recommended value is the smaller of
  *   (a) where the fitted resource line crosses its safe line (CPU 70 %, memory 85 %), and
  *   (b) the highest stable step below the first degraded or broken one (knee.safe),
  * so it is never above a stable step actually measured (docs/CAPACITY.md "One dimension
  * in one run"). Join rate has a third bound: the predicted ceiling db_pool ÷ check time times a
- * headroom (seed §4: ceiling 125/s, red line 60/s; §8: 375/s → 180/s, about half).
+ * headroom (docs/METHOD.md §4: ceiling 125/s, red line 60/s; docs/METHOD.md §8: 375/s → 180/s,
+ * about half).
  */
 import type { StepResult } from '../result/result.js';
 import { FIT_SPECS, crossingX, fitSteps, isLinear, type FitResult } from './fit.js';
@@ -70,8 +71,9 @@ function chosenRow(
   const best = candidates.reduce((a, b) => (b.value < a.value ? b : a));
   const alternatives = candidates.filter((c) => c !== best).map((c) => c.evidence);
   const evidence = [best.evidence, ...alternatives.map((o) => `(also: ${o})`)].join(' ');
-  // A limit never reached is a lower bound, never printed as an upper one (seed §7 row 6).
-  // So is one this machine set (a cgroup's memory limit reached on the fitted line).
+  // A limit never reached is a lower bound, never printed as an upper one
+  // (docs/METHOD.md §7 row 6). So is one this machine set (a cgroup's memory limit reached on the
+  // fitted line).
   const lower = best.rule === 'highest stable (lower bound)' || isLowerBound(best.limit);
   return {
     value: best.value,
@@ -135,9 +137,9 @@ export function capacityRow(
 }
 
 /**
- * One row per §7 dimension of the run's scenario that the run measured. Scenarios without
- * §7 rows (mixed) give none; a run whose driver never varied gives none either, since one
- * load level shows no limit.
+ * One row per docs/METHOD.md §7 dimension of the run's scenario that the run measured. Scenarios
+ * without docs/METHOD.md §7 rows (mixed) give none; a run whose driver never varied gives none
+ * either, since one load level shows no limit.
  */
 export function capacityTable(
   run: LimitRun & { profile: { scenario: string }; steps: readonly StepResult[] },

@@ -6,7 +6,7 @@
  *   p95_ms{step:"20k conns"}        the step labelled so (quotes when the label has spaces)
  *   p95_ms{step:2,step:3}           either (a key given twice means "any of")
  *   p95_ms{scenario:presence}       only when the run is of that scenario
- *   capacity.public_connections     a row of the §7 capacity table, by its stable id
+ *   capacity.public_connections     a row of the docs/METHOD.md §7 capacity table, by its stable id
  *
  * Selectors narrow; they never widen. A step selector that matches no step of the run is not a
  * pass: the threshold then has nothing to judge and fails saying so (a typo must not turn a gate
@@ -23,7 +23,9 @@ export type FigureRef =
   | { kind: 'step'; metric: StepMetricName; steps: StepSelector[]; scenarios: string[] }
   | { kind: 'capacity'; row: string };
 
-/** The stable ids of the capacity rows (seed 002 §7), as capacity.json's `values` keys them. */
+/**
+ * The stable ids of the capacity rows (docs/METHOD.md §7), as capacity.json's `values` keys them.
+ */
 export const CAPACITY_ROW_IDS: readonly string[] = CAPACITY_DIMENSIONS.map((d) => d.id);
 
 export const CAPACITY_PREFIX = 'capacity.';

@@ -1,13 +1,14 @@
 /**
- * Linear fits of a server resource against a load driver (docs/CAPACITY.md; seed 002 §1.1, §1.2,
- * §4, §5). Least squares with R² from simple-statistics, printed as seed 002 §1.2 writes
- * its fit: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
+ * Linear fits of a server resource against a load driver (docs/CAPACITY.md; docs/METHOD.md §1.1,
+ * §1.2, §4, §5). Least squares with R² from simple-statistics, printed as docs/METHOD.md §1.2
+ * writes its fit: "CPU ≈ 6.5 % + 2.35 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  *
  * Which steps a fit uses: never generator-bound ones (they are not server capacity,
  * docs/VERDICTS.md), never incomplete ones, only those with both figures
  * present, and by default only `stable` ones. Degraded and broken steps are off the linear
- * part: the server is saturated and queueing (seed §1.2: CPU plateaus at 94.8 % while
- * deliveries climb from 40,000 to 45,800/s). Fitting the seed's six §1.2 points gives
+ * part: the server is saturated and queueing (docs/METHOD.md §1.2: CPU plateaus at 94.8 % while
+ * deliveries climb from 40,000 to 45,800/s). Fitting the seed's six docs/METHOD.md §1.2 points
+ * gives
  * 12.3 % + 2.01 pp (R² 0.96), a line that fits neither regime; its four stable points give
  * 5.5 % + 2.41 pp (R² 0.9995). `FitOptions.verdicts` widens the set when wanted.
  */
@@ -99,7 +100,7 @@ export interface FitSpec {
   scenarios: readonly string[];
 }
 
-/** The fits seed 002 makes (§1.1, §1.2, §2, §4, §5). */
+/** The fits seed 002 makes (docs/METHOD.md §1.1, §1.2, §2, §4, §5). */
 export const FIT_SPECS: Record<FitId, FitSpec> = {
   memory_vs_connections: {
     id: 'memory_vs_connections',
@@ -255,7 +256,7 @@ function fmtR2(r2: number): string {
 }
 
 /**
- * A formula as seed 002 §1.2 writes one:
+ * A formula as docs/METHOD.md §1.2 writes one:
  * "CPU ≈ 5.5 % + 2.41 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps)".
  * Two-point fits say so: their R² is 1 whatever the data. A fit with R² below
  * MIN_LINEAR_R2 is no formula: "CPU vs deliveries/s: no linear relation (R² 0.12 < 0.5, 4 steps)",

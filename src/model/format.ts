@@ -91,7 +91,7 @@ export function fmtRatioPct(ratio: number | null | undefined, decimals = 2): str
   return `${floored.toFixed(decimals)}%`;
 }
 
-/** Latency as seed 002 §2.1 prints it: "0.42 ms", "3.2 ms", "1,586 ms", "21.0 s". */
+/** Latency as docs/METHOD.md §2.1 prints it: "0.42 ms", "3.2 ms", "1,586 ms", "21.0 s". */
 export function fmtMs(ms: number | null | undefined): string {
   if (!isNum(ms)) return DASH;
   const a = Math.abs(ms);
@@ -108,7 +108,7 @@ export function fmtRate(perS: number | null | undefined): string {
   return `${fmtInt(perS)}/s`;
 }
 
-/** Bytes as seed 002 §3 prints sizes: 64 → "64 B", 1024 → "1 KB", 102400 → "100 KB". */
+/** Bytes as docs/METHOD.md §3 prints sizes: 64 → "64 B", 1024 → "1 KB", 102400 → "100 KB". */
 export function fmtBytes(bytes: number | null | undefined): string {
   if (!isNum(bytes)) return DASH;
   if (bytes < 1024) return `${fmtInt(bytes)} B`;

@@ -7,7 +7,7 @@
  *   delivery_rate -0.1pp fails where B's delivery rate is more than 0.1 percentage points below
  *   cpu_pct +5pp         ... server CPU more than 5 points above
  *   errors +0            any increase fails
- *   capacity.public_connections -10%   on the runs' §7 capacity rows
+ *   capacity.public_connections -10%   on the runs' docs/METHOD.md §7 capacity rows
  *
  * The sign says which way is a regression. A gate also takes the selectors of a threshold
  * (`p95_ms{step:3} +10%`), and an absolute threshold (`p95_ms < 200`) is judged on B alone.

@@ -1,8 +1,8 @@
 /**
  * The knee along one driver: steps ordered by the load they asked for, the
  * last stable step before the first broken one, and the bracket a sweep bisects. Seed 002
- * shows the failure order "latency first, then delivery" (§1.2, §7), so the first degraded
- * step is reported too; `safe` is the last stable step before anything went wrong, the
+ * shows the failure order "latency first, then delivery" (docs/METHOD.md §1.2, §7), so the first
+ * degraded step is reported too; `safe` is the last stable step before anything went wrong, the
  * highest value a capacity row may recommend.
  *
  * Generator-bound steps are skipped: they say nothing about the server. An incomplete
@@ -54,7 +54,8 @@ export interface KneeOptions {
   /**
    * Steps whose failure another driver explains (capacity.ts decides): left out of this
    * driver's knee and listed in `attributed_elsewhere`. A private-broadcast step with
-   * 10,000 sends/s but only 8,100 deliveries/s broke on sends, not on deliveries (seed §2.1).
+   * 10,000 sends/s but only 8,100 deliveries/s broke on sends, not on deliveries
+   * (docs/METHOD.md §2.1).
    */
   attributedElsewhere?: ReadonlySet<number>;
 }

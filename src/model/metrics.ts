@@ -34,7 +34,7 @@ export function errorCount(step: StepResult): number {
   return sumValues(step.errors);
 }
 
-/** Presence driver of §5: Σ over topics of members² × per-member update rate. */
+/** Presence driver of docs/METHOD.md §5: Σ over topics of members² × per-member update rate. */
 export function presenceLoad(step: StepResult): number | null {
   const e = extra<PresenceExtra>(step);
   const m = num(e.members_per_topic);
@@ -44,7 +44,7 @@ export function presenceLoad(step: StepResult): number | null {
   return topics * m * m * share;
 }
 
-/** Predicted join ceiling of §4: db_pool ÷ check time, per second. */
+/** Predicted join ceiling of docs/METHOD.md §4: db_pool ÷ check time, per second. */
 export function poolOverCheckPerS(step: StepResult): number | null {
   const e = extra<JoinRateExtra>(step);
   const predicted = num(e.predicted_ceiling_per_s);

@@ -1,9 +1,9 @@
 /**
- * A search speaks for one row: the §7 row whose figure its driver moves (a connections search of
- * public broadcast is row 1, its send_rate search row 3), the other drivers held at the row's
- * reference levels. A searched run's capacity table is that row alone — its own knee and its
- * own limit — never a row another driver merely rose with; and the row is there even when the
- * search measured fewer than two values: one stable step and then a generator-bound one is
+ * A search speaks for one row: the docs/METHOD.md §7 row whose figure its driver moves (a
+ * connections search of public broadcast is row 1, its send_rate search row 3), the other drivers
+ * held at the row's reference levels. A searched run's capacity table is that row alone — its own
+ * knee and its own limit — never a row another driver merely rose with; and the row is there even
+ * when the search measured fewer than two values: one stable step and then a generator-bound one is
  * "≥ X, generator-bound above", a first step already generator-bound says so with the figure
  * that tripped and the value it asked for. Pure.
  */
@@ -27,7 +27,7 @@ export interface SearchedRun {
   sweep?: { mode?: string; driver?: string } | null;
 }
 
-/** Scenario → sweep driver → the §7 row id the search measures. */
+/** Scenario → sweep driver → the docs/METHOD.md §7 row id the search measures. */
 const ROW_OF_SEARCH: Record<string, Record<string, string>> = {
   'broadcast-public': {
     connections: 'public_connections',

@@ -5,7 +5,8 @@
  * 1. the generator (a generator-bound step): its own OS limit first (EMFILE: its open-file
  *    limit; EADDRNOTAVAIL: ephemeral ports per source address — environment limits of rtcap's
  *    process, with the number when known), then CPU, event-loop lag, offered load, pending state;
- * 2. the server's memory, then CPU, at their safe lines (seed §1.1: memory is the first limit);
+ * 2. the server's memory, then CPU, at their safe lines (docs/METHOD.md §1.1: memory is the first
+ * limit);
  *    memory % of a cgroup limit below the instance's memory is an environment limit (the
  *    server process's memory cgroup, with its bytes), a lower bound;
  * 3. bandwidth (large messages the server could not send out);
@@ -229,7 +230,7 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
   if (mem !== null && mem >= ctx.safe.mem_pct) return memoryLimit(step.server?.basis, mem, ctx);
   if (cpu !== null && cpu >= ctx.safe.cpu_pct)
     return { kind: 'server-cpu', cpu_pct: cpu, safe_pct: ctx.safe.cpu_pct };
-  // Seed §3: at 100 KB the sender could not get messages out — egress, not receivers.
+  // docs/METHOD.md §3: at 100 KB the sender could not get messages out — egress, not receivers.
   if (
     (step.extra as Partial<PayloadSizeExtra> | undefined)?.failure_side === 'server-could-not-send'
   )
@@ -275,8 +276,8 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
 }
 
 /**
- * A row's limit as a short tag (older readers and the §8 advice compare it); `CapacityRow.limit`
- * is the whole limit, worded by model/limit's limitWords.
+ * A row's limit as a short tag (older readers and the docs/METHOD.md §8 advice compare it);
+ * `CapacityRow.limit` is the whole limit, worded by model/limit's limitWords.
  */
 export type LimitingFactor =
   | 'memory'
