@@ -1,8 +1,8 @@
 /**
- * One small chart per §7 row for the campaign's report.html: the steps of the run the row rests
- * on, its driver on x and what judged it on y — server memory % or CPU % where a resource fit
- * bounds the row, else first-receipt latency p95 — with the knee (the first step that was not
- * stable), the safe line (or the SLO) and the row's value marked, each linking to its run's
+ * One small chart per docs/METHOD.md §7 row for the campaign's report.html: the steps of the run
+ * the row rests on, its driver on x and what judged it on y — server memory % or CPU % where a
+ * resource fit bounds the row, else first-receipt latency p95 — with the knee (the first step that
+ * was not stable), the safe line (or the SLO) and the row's value marked, each linking to its run's
  * report. SVG by the run report's echarts SSR (report/charts/render). Pure: table and runs in,
  * SVG out.
  */
@@ -210,7 +210,10 @@ export function rowChart(
   return { id, no: row.no, title, svg, caption, href };
 }
 
-/** The twelve charts, in §7 order: each row's evidence run, else the first run of its scenario. */
+/**
+ * The twelve charts, in docs/METHOD.md §7 order: each row's evidence run, else the first run of its
+ * scenario.
+ */
 export function rowCharts(
   rows: readonly CapacityTableRow[],
   runs: ReadonlyMap<string, RunResult>,

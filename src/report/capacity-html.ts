@@ -1,6 +1,7 @@
 /**
  * report.html of a capacity table: one self-contained page (the run report's CSS, no script)
- * with all 12 §7 rows and 4 §8 rows; each row's evidence links to its run's report and charts.
+ * with all 12 docs/METHOD.md §7 rows and 4 §8 rows; each row's evidence links to its run's report
+ * and charts.
  */
 import type { CapacityFile, CapacityTableRow } from '../capacity/types.js';
 import { rowLimitWords } from '../model/limit.js';
@@ -19,7 +20,8 @@ function evidenceCell(r: CapacityTableRow): string {
 
 /**
  * `runs`: each source's result by its `dir` as the table names it; with them the page opens with
- * one chart per §7 row (report/capacity-charts), without them it is the tables alone.
+ * one chart per docs/METHOD.md §7 row (report/capacity-charts), without them it is the tables
+ * alone.
  */
 export function renderCapacityHtml(
   f: CapacityFile,

@@ -16,7 +16,7 @@ import type { Percentiles, StepResult } from '../result/result.js';
 /**
  * The verdict, with what a reader must know next to it: a generator-bound step is not
  * server capacity, an incomplete step covers only part of its window, and a stable step
- * over a safe line is near the limit (seed 002 §1.1 and §1.2 call
+ * over a safe line is near the limit (docs/METHOD.md §1.1 and §1.2 call
  * such steps "near the limit" and "safe line").
  */
 export function verdictCell(step: StepResult, safe: SafeLines): string {

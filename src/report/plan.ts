@@ -66,8 +66,8 @@ const instancesText = (p: InstancePlan | null) =>
   p === null ? '—' : p.instances === null ? 'none carries it' : String(p.instances);
 
 /**
- * The knobs: each setting that limits a row, today and with its §8 recommendation, the
- * instances either way, everything applied at once, and the change that saves the most.
+ * The knobs: each setting that limits a row, today and with its docs/METHOD.md §8 recommendation,
+ * the instances either way, everything applied at once, and the change that saves the most.
  */
 export function renderKnobsMarkdown(k: KnobAdvice, sizeText: string): string {
   if (k.knobs.length === 0) return '';

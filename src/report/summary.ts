@@ -1,7 +1,7 @@
 /**
  * summary.md: a header saying what was measured and how, the seed-002
- * tables of the run's scenario from measured values, every step in full, the §7 capacity
- * and §8 advice tables, errors by verbatim reason, and the notes that say which figures
+ * tables of the run's scenario from measured values, every step in full, the docs/METHOD.md §7
+ * capacity and §8 advice tables, errors by verbatim reason, and the notes that say which figures
  * not to trust. `buildSummary` gives the same content as data for the HTML report.
  */
 import {

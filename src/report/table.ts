@@ -14,7 +14,7 @@ export interface ReportTable {
   /** Per column; default left for the first, right for the rest. */
   align?: Align[];
   rows: string[][];
-  /** Lines printed under the table: fits, the §5 arithmetic, caveats. */
+  /** Lines printed under the table: fits, the docs/METHOD.md §5 arithmetic, caveats. */
   notes?: string[];
 }
 

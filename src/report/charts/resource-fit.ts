@@ -1,6 +1,6 @@
 /**
  * The run report's resource charts: a server resource against its driver, with the fitted line
- * and the safe line (seed 002 §1.1 memory vs connections, §1.2 CPU vs deliveries/s).
+ * and the safe line (docs/METHOD.md §1.1 memory vs connections, §1.2 CPU vs deliveries/s).
  */
 import type { EChartsOption } from 'echarts';
 import type { Analysis } from '../../model/analysis.js';
@@ -10,7 +10,9 @@ import type { RunResult } from '../../result/result.js';
 import { baseGrid, legend, renderSvg, type Chart } from './render.js';
 import { verdictScatter } from './steps.js';
 
-/** A resource against its driver with the fitted line and the safe line (seed §1.1, §1.2). */
+/**
+ * A resource against its driver with the fitted line and the safe line (docs/METHOD.md §1.1, §1.2).
+ */
 function resourceFitChart(
   id: string,
   result: RunResult,

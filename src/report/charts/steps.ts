@@ -1,7 +1,7 @@
 /**
- * Steps as points of a chart: the run's load axis (the §7 figure that varied most) and one
- * scatter series per verdict, generator-bound steps drawn apart (grey, hollow) and labelled as
- * not capacity; nulls are gaps, never zeros.
+ * Steps as points of a chart: the run's load axis (the docs/METHOD.md §7 figure that varied most)
+ * and one scatter series per verdict, generator-bound steps drawn apart (grey, hollow) and labelled
+ * as not capacity; nulls are gaps, never zeros.
  */
 import { CAPACITY_DIMENSIONS } from '../../model/capacity-dimensions.js';
 import { STEP_METRICS, type StepMetricName } from '../../model/metrics.js';
@@ -24,8 +24,8 @@ const VERDICT_LABEL: Record<Verdict, string> = {
 };
 
 /**
- * The load axis of the run: the §7 figure that varied most; with one step (or nothing
- * varied), the scenario's first figure that was measured; else the step number.
+ * The load axis of the run: the docs/METHOD.md §7 figure that varied most; with one step (or
+ * nothing varied), the scenario's first figure that was measured; else the step number.
  */
 export function primaryDriver(result: RunResult): { metric: StepMetricName | null; label: string } {
   let best: { metric: StepMetricName; label: string; n: number } | null = null;

@@ -1,4 +1,7 @@
-/** Seed 002 §2: private broadcast — §2.1 sends × deliveries by topology, §2.2 connections. */
+/**
+ * docs/METHOD.md §2: private broadcast — docs/METHOD.md §2.1 sends × deliveries by topology, §2.2
+ * connections.
+ */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { deliveryCell, stepName, verdictCell } from '../cells.js';
 import type { BroadcastPrivateExtra } from '../../result/extra.js';
@@ -30,7 +33,7 @@ export const broadcastPrivate: ScenarioSection = {
       align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<BroadcastPrivateExtra>;
-        // Seed 002 §2.1 adds p95 in brackets where it, not p50, shows the trouble
+        // docs/METHOD.md §2.1 adds p95 in brackets where it, not p50, shows the trouble
         // ("93 ms (p95 6.4 s)").
         const p95 = s.latency_ms?.p95;
         const p50 =

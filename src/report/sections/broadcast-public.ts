@@ -1,4 +1,6 @@
-/** Seed 002 §1: public broadcast — §1.1 connections and §1.2 deliveries tables. */
+/**
+ * docs/METHOD.md §1: public broadcast — docs/METHOD.md §1.1 connections and §1.2 deliveries tables.
+ */
 import { fmtPct, fmtRate } from '../../model/format.js';
 import { latencyTriple, verdictCell } from '../cells.js';
 import { connectionsTable, fitNotes } from './common.js';

@@ -10,7 +10,7 @@ export function fitNotes(ctx: SectionContext, ids: readonly FitId[]): string[] {
   return ctx.analysis.fits.filter((f) => ids.includes(f.spec.id)).map((f) => f.text);
 }
 
-/** Seed §1.1 / §2.2: connections | server memory | delivery | verdict. */
+/** docs/METHOD.md §1.1 / §2.2: connections | server memory | delivery | verdict. */
 export function connectionsTable(ctx: SectionContext, id: string, title: string): ReportTable {
   const safe = ctx.analysis.safe_lines;
   return {
@@ -83,7 +83,7 @@ export function stepsTable(ctx: SectionContext): ReportTable {
   };
 }
 
-/** Megabytes per second as seed 002 §3 writes egress: "114 MiB/s ≈ 956 Mbps". */
+/** Megabytes per second as docs/METHOD.md §3 writes egress: "114 MiB/s ≈ 956 Mbps". */
 export function egressCell(mibPerS: number | null | undefined): string {
   if (mibPerS == null) return '—';
   const mbps = (mibPerS * 1024 * 1024 * 8) / 1e6;

@@ -1,6 +1,6 @@
 /**
- * Seed 002 §4: connection and authorisation rate — join success per join rate, with the pool's
- * ceiling.
+ * docs/METHOD.md §4: connection and authorisation rate — join success per join rate, with the
+ * pool's ceiling.
  */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { deliveryCell, verdictCell } from '../cells.js';
@@ -14,7 +14,7 @@ function successCell(e: Partial<JoinRateExtra>, joined: number, target: number):
   if (attempts === 0) return '—';
   if (ok === attempts) return '100%';
   const rejected = e.join_rejected ?? attempts - ok;
-  // Seed §4 writes both shapes: "15,998 / 16,000" and "58.3% rejected (9,330 failures)".
+  // docs/METHOD.md §4 writes both shapes: "15,998 / 16,000" and "58.3% rejected (9,330 failures)".
   return `${fmtInt(ok)} / ${fmtInt(attempts)} (${sharePct(rejected / attempts)} rejected)`;
 }
 
@@ -102,7 +102,7 @@ export const joinRate: ScenarioSection = {
             fmtRate(s.rates?.joins_per_s ?? null),
             fmtMs(s.connections.join_latency_ms?.p95 ?? null),
             successCell(e, s.connections.joined, s.connections.target),
-            // Seed 002 §4 at 130/s: every join accepted, and nothing delivered.
+            // docs/METHOD.md §4 at 130/s: every join accepted, and nothing delivered.
             deliveryCell(s),
             topReason(e.rejections_by_reason),
             recoveryCell(e),

@@ -1,6 +1,6 @@
 /**
- * Mixed load: each component's latency against its solo run (seed §6: CDC 2.6 s → 15 s under mixed
- * load).
+ * Mixed load: each component's latency against its solo run (docs/METHOD.md §6: CDC 2.6 s → 15 s
+ * under mixed load).
  */
 import { fmtMs, fmtRate, fmtRatioPct } from '../../model/format.js';
 import { stepName } from '../cells.js';

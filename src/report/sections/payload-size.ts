@@ -1,4 +1,4 @@
-/** Seed 002 §3: payload size — delivery, fan-out span and egress per payload. */
+/** docs/METHOD.md §3: payload size — delivery, fan-out span and egress per payload. */
 import { fmtBytes, fmtInt, fmtMs } from '../../model/format.js';
 import { deliveryCell, verdictCell } from '../cells.js';
 import type { PayloadSizeExtra } from '../../result/extra.js';
@@ -40,15 +40,16 @@ export const payloadSize: ScenarioSection = {
       align: ['right', 'left', 'right', 'right', 'right', 'left'],
       rows: ctx.result.steps.map((s) => {
         const e = s.extra as Partial<PayloadSizeExtra>;
-        // Seed 002 §3 writes "only 3 of 5 sent": when sends did not leave, say how many did before
-        // the rate.
+        // docs/METHOD.md §3 writes "only 3 of 5 sent": when sends did not leave, say how many did
+        // before the rate.
         const m = s.messages;
         const short =
           m && m.scheduled > 0 && m.sent < m.scheduled
             ? `only ${fmtInt(m.sent)}/${fmtInt(m.scheduled)} sent; `
             : '';
         // ws accepts a send into its buffer even when the server does not read, so a growing
-        // buffer, not the sent count, is what shows "the server could not send" (§3).
+        // buffer, not the sent count, is what shows "the server could not send"
+        // (docs/METHOD.md §3).
         const buffered = e.send_buffer_peak_bytes
           ? ` (send buffer peak ${fmtBytes(e.send_buffer_peak_bytes)})`
           : '';

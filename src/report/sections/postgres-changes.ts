@@ -1,5 +1,6 @@
 /**
- * Seed 002 §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller peak.
+ * docs/METHOD.md §6: Postgres Changes — subscriptions, reconciliation, delivery over rounds, poller
+ * peak.
  */
 import { fmtInt, fmtMs, fmtRate } from '../../model/format.js';
 import { latencyTriple, stepName, verdictCell } from '../cells.js';

@@ -1,4 +1,4 @@
-/** Seed 002 §5: presence — members per topic × update share, and the quota arithmetic. */
+/** docs/METHOD.md §5: presence — members per topic × update share, and the quota arithmetic. */
 import { presenceUpdateRateLimit } from '../../model/advice.js';
 import type { SafeLines } from '../../model/capacity-row.js';
 import { presenceLoad } from '../../model/metrics.js';
@@ -10,12 +10,12 @@ import type { ReportTable } from '../table.js';
 import { fitNotes } from './common.js';
 import type { ScenarioSection, SectionContext } from './types.js';
 
-/** Member counts of the seed's §5 quota table. */
+/** Member counts of docs/METHOD.md §5 quota table. */
 const SEED_MEMBERS = [8, 200, 1000, 10_000];
 
 const presenceExtra = (s: StepResult) => s.extra as Partial<PresenceExtra>;
 
-/** Seed 002 §5's result column: rate, p50, errors, then whatever gave way. */
+/** docs/METHOD.md §5's result column: rate, p50, errors, then whatever gave way. */
 function resultCell(s: StepResult, safe: SafeLines): string {
   const e = presenceExtra(s);
   const bits = [
@@ -44,7 +44,10 @@ function resultCell(s: StepResult, safe: SafeLines): string {
   return bits.join(', ');
 }
 
-/** One step's row: members, what ran, load, result, verdict and the §5 quota arithmetic. */
+/**
+ * One step's row: members, what ran, load, result, verdict and the docs/METHOD.md §5 quota
+ * arithmetic.
+ */
 function stepRow(s: StepResult, safe: SafeLines): string[] {
   const e = presenceExtra(s);
   const share =
@@ -77,7 +80,7 @@ function stepsTable(ctx: SectionContext): ReportTable {
   return {
     id: 's5-presence',
     title: '5 Presence',
-    // The last two columns put the §5 arithmetic next to the measurement.
+    // The last two columns put the docs/METHOD.md §5 arithmetic next to the measurement.
     columns: [
       'members per topic',
       'scenario',

@@ -15,7 +15,7 @@ export interface SectionContext {
 
 export interface ScenarioSection {
   scenario: string;
-  /** Heading naming the seed-002 section, e.g. "Public broadcast (seed 002 §1)". */
+  /** Heading naming the seed-002 section, e.g. "Public broadcast (docs/METHOD.md §1)". */
   title: string;
   tables(ctx: SectionContext): ReportTable[];
   /** Scenario-specific caveats for the Notes list. */

@@ -1,4 +1,4 @@
-/** Seed 002 §7 row 6: sends with no receivers — the highest send rate and where it stops. */
+/** docs/METHOD.md §7 row 6: sends with no receivers — the highest send rate and where it stops. */
 import { fmtInt, fmtPct, fmtRate } from '../../model/format.js';
 import { verdictCell } from '../cells.js';
 import type { WriteOnlyExtra } from '../../result/extra.js';
