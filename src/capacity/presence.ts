@@ -1,14 +1,14 @@
 /**
- * Presence members per topic from the quota arithmetic of seed 002 §5: one topic may update at
- * most quota ÷ members times a second, so a topic that must update `topic_updates_per_s` times
+ * Presence members per topic from the quota arithmetic of docs/METHOD.md §5: one topic may update
+ * at most quota ÷ members times a second, so a topic that must update `topic_updates_per_s` times
  * a second may have at most quota ÷ topic_updates_per_s members (at quota 1,000/s: 5 updates/s
- * → 200 members, the seed's §7 row 11). The row shows it beside the measured knee and keeps
+ * → 200 members, docs/METHOD.md §7 row 11). The row shows it beside the measured knee and keeps
  * the lower (docs/CAPACITY.md).
  */
 
-/** Seed §5's table is worked at a quota of 1,000/s. */
+/** docs/METHOD.md §5's table is worked at a quota of 1,000/s. */
 export const DEFAULT_PRESENCE_QUOTA_PER_S = 1000;
-/** The topic update rate behind §7's "≤ 200" at 1,000/s. */
+/** The topic update rate behind docs/METHOD.md §7's "≤ 200" at 1,000/s. */
 export const DEFAULT_TOPIC_UPDATES_PER_S = 5;
 
 export interface PresenceArithmetic {

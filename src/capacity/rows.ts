@@ -1,6 +1,6 @@
 /**
- * The §7 rows of a capacity table from several runs. Each dimension takes the runs of its
- * scenario; each run gives its own row by the per-run rules (model/capacity.ts); the table
+ * The docs/METHOD.md §7 rows of a capacity table from several runs. Each dimension takes the runs
+ * of its scenario; each run gives its own row by the per-run rules (model/capacity.ts); the table
  * keeps the lowest value, since a recommendation must hold for every run that measured it, and
  * never one at or above a step another run found not stable. Rows with no value say why.
  */
@@ -150,8 +150,8 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
   }
   // A dimension measured on its own speaks for it; one that rose together with another row's
   // driver (a connection sweep also raises deliveries/s) may be showing the other's limit
-  // (seed 002 §1.2: CPU follows deliveries, not the number of connections), so it is used only
-  // when nothing else is.
+  // (docs/METHOD.md §1.2: CPU follows deliveries, not the number of connections), so it is used
+  // only when nothing else is.
   const alone = withValue.filter((c) => c.row.covaries_with.length === 0);
   const pool = alone.length > 0 ? alone : withValue;
   const chosen = pool.reduce((a, b) => (b.row.value < a.row.value ? b : a));
@@ -206,7 +206,7 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
   };
 }
 
-/** All 12 rows, in §7 order, before the presence and two-driver rules (table.ts). */
+/** All 12 rows, in docs/METHOD.md §7 order, before the presence and two-driver rules (table.ts). */
 export function assembleRows(
   sources: readonly Source[],
   rows: Map<Source, CapacityRow[]>,

@@ -1,5 +1,5 @@
 /**
- * The whole capacity table from several runs: the 12 rows of seed 002 §7 with the
+ * The whole capacity table from several runs: the 12 rows of docs/METHOD.md §7 with the
  * presence quota rule and the private-broadcast joint bound, and the 4 rows of §8. Pure: runs
  * in, capacity.json out. docs/CAPACITY.md states every rule used here.
  */
@@ -34,10 +34,14 @@ import {
 export interface TableOptions {
   safe_lines?: Partial<SafeLines>;
   /**
-   * The presence quota of §5's arithmetic; default: the presence run's tenant quota, else 1,000/s.
+   * The presence quota of docs/METHOD.md §5's arithmetic; default: the presence run's tenant quota,
+   * else 1,000/s.
    */
   presence_quota_per_s?: number;
-  /** Updates per second one topic must be allowed (§5: 5/s at 1,000/s gives 200 members). */
+  /**
+   * Updates per second one topic must be allowed (docs/METHOD.md §5: 5/s at 1,000/s gives 200
+   * members).
+   */
   topic_updates_per_s?: number;
   now?: Date;
 }
@@ -53,7 +57,9 @@ function presenceQuotaOf(sources: readonly Source[]): number | null {
   return null;
 }
 
-/** Row 11: the measured knee and the §5 quota arithmetic, the lower kept, both shown. */
+/**
+ * Row 11: the measured knee and the docs/METHOD.md §5 quota arithmetic, the lower kept, both shown.
+ */
 export function applyPresenceQuota(
   row: CapacityTableRow,
   quotaPerS: number,
@@ -149,7 +155,10 @@ const CONFIG_KEYS: { key: AdviceKey; setting: string; needs: string }[] = [
   },
 ];
 
-/** The §8 rows: pool advice from the runs that measured the pools, quotas from the table's rows. */
+/**
+ * The docs/METHOD.md §8 rows: pool advice from the runs that measured the pools, quotas from the
+ * table's rows.
+ */
 export function assembleConfig(
   sources: readonly Source[],
   chosen: Map<string, { source: Source; row: CapacityRow }>,

@@ -1,5 +1,5 @@
 /**
- * Private broadcast is bounded by two drivers at once (seed 002 §2.1): sends/s (authorisation
+ * Private broadcast is bounded by two drivers at once (docs/METHOD.md §2.1): sends/s (authorisation
  * and the per-send write) and deliveries/s (fan-out). One line per driver cannot separate
  * them when a step moves both, so CPU is fitted on both together by least squares,
  *   CPU ≈ a + b·sends/s + c·deliveries/s,
@@ -186,7 +186,7 @@ export function withinJointBound(fit: TwoDriverFit, safe: number, x1: number, x2
 }
 
 /**
- * The fit and its joint bound as one sentence, as seed 002 §1.2 writes a fit (pp per 1000/s):
+ * The fit and its joint bound as one sentence, as docs/METHOD.md §1.2 writes a fit (pp per 1000/s):
  * "CPU ≈ 5.0 % + 3.00 pp × sends/s ÷ 1000 + 2.00 pp × deliveries/s ÷ 1000 (R² 0.99, 4 steps);
  *  joint bound at 70 %: 3.00 × sends/s + 2.00 × deliveries/s (÷ 1000) ≤ 65.0".
  */

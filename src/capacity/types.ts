@@ -1,5 +1,5 @@
 /**
- * capacity.json (`rtcap.capacity/v1`): the whole seed 002 §7 table (12 rows) and §8 table
+ * capacity.json (`rtcap.capacity/v1`): the whole docs/METHOD.md §7 table (12 rows) and §8 table
  * (4 rows) assembled from several runs — a campaign's, or runs made separately
  * (`rtcap capacity DIR...`). Every row has a value with its rule and evidence, or the reason
  * it has none. Row ids are stable keys: `values.public_connections` is what thresholds and
