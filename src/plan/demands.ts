@@ -1,6 +1,6 @@
 /**
- * A workload as demands on the capacity table's §7 rows: what each row's dimension asks of the
- * servers, and whether it can be spread across instances.
+ * A workload as demands on the capacity table's docs/METHOD.md §7 rows: what each row's dimension
+ * asks of the servers, and whether it can be spread across instances.
  */
 import type { Workload } from './workload.js';
 
@@ -106,7 +106,7 @@ function joinAndSizeDemands(w: Workload): Demand[] {
   return out;
 }
 
-/** Postgres Changes of one tenant: one poller serves it (seed §6), so nothing shards. */
+/** Postgres Changes of one tenant: one poller serves it (docs/METHOD.md §6), so nothing shards. */
 function cdcDemands(w: Workload): Demand[] {
   const c = w.postgres_changes;
   if (!c) return [];
@@ -126,7 +126,10 @@ function cdcDemands(w: Workload): Demand[] {
   ];
 }
 
-/** Presence: members of one topic (not split) and deliveries, members² × rate per topic (§5). */
+/**
+ * Presence: members of one topic (not split) and deliveries, members² × rate per topic
+ * (docs/METHOD.md §5).
+ */
 function presenceDemands(w: Workload): Demand[] {
   const p = w.presence;
   if (!p) return [];
@@ -146,7 +149,10 @@ function presenceDemands(w: Workload): Demand[] {
   ];
 }
 
-/** The workload as a demand on each §7 row it touches (rows it does not touch are left out). */
+/**
+ * The workload as a demand on each docs/METHOD.md §7 row it touches (rows it does not touch are
+ * left out).
+ */
 export function demandsOf(w: Workload): Demand[] {
   return [
     ...connectionDemands(w),

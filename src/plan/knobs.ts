@@ -2,7 +2,7 @@
  * The planner turns knobs (docs/CAPACITY.md "Rows a setting limits"): where a row of the table is
  * set by a server setting (capacity/setting-limits: the authorisation pool db_pool for joins, the
  * presence quota for members per topic), the workload is planned with today's setting and again
- * with the seed 002 §8 recommendation applied, one setting at a time and all together, and the
+ * with docs/METHOD.md §8 recommendation applied, one setting at a time and all together, and the
  * change that saves the most instances is named. Pure: table and workload in, plans out.
  */
 import type { CapacityFile, CapacityTableRow, SettingLimit } from '../capacity/types.js';
@@ -15,7 +15,7 @@ export interface KnobPlan {
   setting: string;
   row: string;
   today: number;
-  /** The setting with the §8 rule applied; null when the table cannot size it. */
+  /** The setting with the docs/METHOD.md §8 rule applied; null when the table cannot size it. */
   recommended: number | null;
   /** How the recommendation was sized, or why there is none. */
   why: string;
@@ -40,8 +40,8 @@ export interface KnobAdvice {
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
 /**
- * The §8 value for a setting: db_pool sized for the workload's joins per tenant, quotas from the
- * table.
+ * The docs/METHOD.md §8 value for a setting: db_pool sized for the workload's joins per tenant,
+ * quotas from the table.
  */
 function recommend(
   lim: SettingLimit,
