@@ -1,12 +1,12 @@
 /**
- * Seed 002 §2: private broadcast. Connections join private topics (authorised by RLS, one
+ * docs/METHOD.md §2: private broadcast. Connections join private topics (authorised by RLS, one
  * JWT per user: role + sub) as rooms × members; each room sends at `room_send_rate`, its
  * messages taken in turn by its members, so every member is a sender and a stream of its own.
  *
  * Expected per message: the other members of its room joined at its scheduled time (the
  * sender too with load.self) — rooms × (members − 1) × messages per room when all joined.
  * Drivers: sends/s (authorisation and dispatch), deliveries/s = sends/s × (members − 1)
- * (fan-out), and connections (§2.2, memory).
+ * (fan-out), and connections (docs/METHOD.md §2.2, memory).
  *
  * Connection i is member i mod members of room ⌊i / members⌋, so steps with the same members
  * per room grow or shrink by whole rooms on the same connections; a step with another

@@ -1,7 +1,7 @@
 /**
- * Seed 002 §1: public broadcast. Every connection joins one topic; one sender (connection 0)
- * sends at the step's rate for the steady duration. Drivers: connections (§1.1, memory) and
- * deliveries/s = send rate × receivers (§1.2, CPU).
+ * docs/METHOD.md §1: public broadcast. Every connection joins one topic; one sender (connection 0)
+ * sends at the step's rate for the steady duration. Drivers: connections (docs/METHOD.md §1.1,
+ * memory) and deliveries/s = send rate × receivers (§1.2, CPU).
  */
 import type { Profile } from '../profile/schema.js';
 import { countAt, reconnectPolicy } from './common.js';

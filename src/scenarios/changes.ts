@@ -18,7 +18,10 @@ export function defaultInsertSql(profile: Profile): string {
   return `insert into ${q(profile.changes.schema)}.${q(profile.changes.table)} (room_id, body, sent_at) values ($1, $2, $3)`;
 }
 
-/** The binding a subscriber joins with (§7.2): with `filtered`, `<filter_column>=eq.<room>`. */
+/**
+ * The binding a subscriber joins with (docs/PROTOCOL.md §7.2): with `filtered`,
+ * `<filter_column>=eq.<room>`.
+ */
 export function changesBinding(
   profile: Profile,
   room: number,
@@ -49,7 +52,7 @@ export function changesPerRound(rooms: number, filtered: boolean): number {
 }
 
 /**
- * The rows of a step (seed 002 §6 delivers four rounds): whole rounds at `ratePerS` over the
+ * The rows of a step (docs/METHOD.md §6 delivers four rounds): whole rounds at `ratePerS` over the
  * steady state. Filtered: room r's rows are stream r; unfiltered: rows take INSERT_LANES streams in
  * turn. `roomId` ($1) is the row's room either way.
  */

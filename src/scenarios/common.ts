@@ -32,7 +32,9 @@ export function privateTopic(profile: Profile, name: string): string {
   return `${REALTIME_TOPIC_PREFIX}${profile.private.topic_prefix}${name}`;
 }
 
-/** Claims of connection `conn`'s own access_token: one user per connection (seed §2, §4). */
+/**
+ * Claims of connection `conn`'s own access_token: one user per connection (docs/METHOD.md §2, §4).
+ */
 export function userClaims(profile: Profile, conn: number): Record<string, unknown> {
   return { role: profile.private.role, sub: `${profile.private.sub_prefix}${conn}` };
 }

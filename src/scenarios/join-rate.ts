@@ -1,10 +1,11 @@
 /**
- * Seed 002 §4: connection and authorisation rate. Each step opens its own fresh connections
+ * docs/METHOD.md §4: connection and authorisation rate. Each step opens its own fresh connections
  * (the previous step's are closed first) at its join rate, every one joining the step's
  * private topic (`<private.topic_prefix>s<step>`, e.g. `slow-s3`) with its own JWT, so each
  * join costs one RLS read check on the server's authorisation pool (docs/PROTOCOL.md §6.2). Past
  * db_pool ÷ check time the pool's queue overflows and the server refuses every check for its
- * error window: `IncreaseConnectionPool: Please increase your connection pool size` (§6.4).
+ * error window: `IncreaseConnectionPool: Please increase your connection pool size`
+ * (docs/PROTOCOL.md §6.4).
  *
  * Figures: join attempts (first attempts + reconnects with load.reconnect's backoff and
  * jitter), successes, rejections by the server's verbatim reason, other failures (timeouts,
@@ -22,7 +23,7 @@
  *
  * With `send_rate`, connection 0 of the step broadcasts on the step's topic during the steady
  * window: a private write needs a check on the same pool, so a tripped pool shows as
- * delivery 0 (seed 002 §4 at 130/s: nothing delivered).
+ * delivery 0 (docs/METHOD.md §4 at 130/s: nothing delivered).
  */
 import type { Profile } from '../profile/schema.js';
 import { countAt, privateTopic, reconnectPolicy, userClaims } from './common.js';

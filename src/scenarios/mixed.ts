@@ -1,5 +1,5 @@
 /**
- * Mixed load (seed 002 §6: under mixed load with broadcast and Presence, change latency
+ * Mixed load (docs/METHOD.md §6: under mixed load with broadcast and Presence, change latency
  * degrades about 5.8 times):
  * broadcast, presence and Postgres Changes on the same connections, each step carrying the
  * `components` it names. Every connection joins its room's topic with presence on (tracked at

@@ -1,9 +1,9 @@
 /**
- * Seed 002 §3: payload size. Public broadcast as §1 — every connection on one topic, one
- * sender (connection 0) at a fixed rate — with one payload size per step (64 B, 1 KB, 10 KB,
- * 100 KB). Expected per message: the members joined at its scheduled time, minus the sender.
+ * docs/METHOD.md §3: payload size. Public broadcast as docs/METHOD.md §1 — every connection on one
+ * topic, one sender (connection 0) at a fixed rate — with one payload size per step (64 B, 1 KB, 10
+ * KB, 100 KB). Expected per message: the members joined at its scheduled time, minus the sender.
  *
- * When delivery falls short, the step says which side failed (seed 002 §3: a bandwidth limit
+ * When delivery falls short, the step says which side failed (docs/METHOD.md §3: a bandwidth limit
  * shows as the sender failing to send, not as receivers losing messages): sends that did not
  * leave — scheduled but not sent, sitting in the sender's socket buffer, unacknowledged or
  * acknowledged late with load.ack — are "the server could not send"; a sender side that kept
@@ -24,7 +24,7 @@ export function planPayloadSize(profile: Profile, step: number): StepPlan {
   };
 }
 
-/** 64 B, 1 KB, 100 KB, 1.5 MB (seed 002 §3's spelling of sizes). */
+/** 64 B, 1 KB, 100 KB, 1.5 MB (docs/METHOD.md §3's spelling of sizes). */
 export function bytesLabel(bytes: number): string {
   const trim = (v: number) => String(Number(v.toFixed(1)));
   if (bytes < 1024) return `${bytes} B`;

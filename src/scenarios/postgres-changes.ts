@@ -1,5 +1,5 @@
 /**
- * Seed 002 §6: Postgres Changes. N subscribers join room topics with one `postgres_changes`
+ * docs/METHOD.md §6: Postgres Changes. N subscribers join room topics with one `postgres_changes`
  * binding each (with `filtered`, `<filter_column>=eq.<room>`), under a token whose claims let
  * the table's RLS show them the rows (changes.claims). The server confirms each subscription
  * with a `system` "Subscribed to PostgreSQL" message: that confirmation is what makes a

@@ -1,5 +1,5 @@
 /**
- * Seed 002 §5: presence. Connections fill rooms of `members` (one topic each, presence on,
+ * docs/METHOD.md §5: presence. Connections fill rooms of `members` (one topic each, presence on,
  * one presence key per connection); each tracks right after joining, as apps do, so every
  * join downloads the topic's presence_state and fans a diff out. In the steady state a share
  * of the members sends an update (`track` with a stamped meta) every second, in turn, and the
@@ -7,11 +7,11 @@
  * included: Phoenix.Presence sends the diff with Phoenix.PubSub.local_broadcast, whose `from`
  * is :none, so the dispatcher's `pid == from` skip never matches (phoenix lib/phoenix/presence.ex
  * handle_info → local_broadcast; supabase/realtime RealtimeWeb.Presence uses the same with its
- * MessageDispatcher). Seed §5 agrees: 12,670 deliveries/s at 1,600 updates/s with 8 members is
- * ≈ 7.9 per update, not 7.
+ * MessageDispatcher). docs/METHOD.md §5 agrees: 12,670 deliveries/s at 1,600 updates/s with 8
+ * members is ≈ 7.9 per update, not 7.
  *
  * Expected per update = members of its topic joined at the update's scheduled time.
- * Driver: members² × update rate (seed 002 §5: quota needed = members² × update
+ * Driver: members² × update rate (docs/METHOD.md §5: quota needed = members² × update
  * rate), printed next to
  * the tenant's max_presence_events_per_second and quota ÷ members, the update rate a topic is
  * allowed.
@@ -22,7 +22,10 @@ import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
 import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
 import { r3 } from '../util/round.js';
 
-/** Share of members updating per second when a step names none (seed §5's first row: 10 %). */
+/**
+ * Share of members updating per second when a step names none (docs/METHOD.md §5's first row: 10
+ * %).
+ */
 export const DEFAULT_UPDATE_SHARE = 0.1;
 
 export function planPresence(profile: Profile, step: number): StepPlan {

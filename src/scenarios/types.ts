@@ -92,8 +92,8 @@ export interface JoinConfig {
   presenceEnabled?: boolean;
   /**
    * Track a presence right after the join, as realtime-js apps do (subscribe, then track): the
-   * topic's presence_state grows with its members and each join fans a diff out (seed §5).
-   * The meta carries no stamp, so it is never counted as a measured update.
+   * topic's presence_state grows with its members and each join fans a diff out
+   * (docs/METHOD.md §5). The meta carries no stamp, so it is never counted as a measured update.
    */
   presenceTrackOnJoin?: boolean;
   postgresChanges?: Array<{ event: string; schema: string; table: string; filter?: string }>;

@@ -1,5 +1,5 @@
 /**
- * Seed 002 §7 row 6: write only — sends with no receivers. Each connection is a sender
+ * docs/METHOD.md §7 row 6: write only — sends with no receivers. Each connection is a sender
  * alone on its own topic (`<target.topic>-w<i>`, `self: false`), and the step's send rate is
  * spread round-robin over them, so the server takes every message and delivers none:
  * expected is 0 per message (the only member is the sender). With load.ack the server
