@@ -17,7 +17,9 @@ export interface LatencySummaryMs {
   p99: number | null;
 }
 
-/** §2 private broadcast: rooms × members topologies, RLS-authorised joins and sends. */
+/**
+ * docs/METHOD.md §2 private broadcast: rooms × members topologies, RLS-authorised joins and sends.
+ */
 export interface BroadcastPrivateExtra {
   /** Number of private topics. Seed: 500 or 2,000. */
   rooms: number;
@@ -33,14 +35,16 @@ export interface BroadcastPrivateExtra {
   join_reply_ms?: LatencySummaryMs | null;
 }
 
-/** §3 payload size: one payload size per step at a fixed rate and connection count. */
+/**
+ * docs/METHOD.md §3 payload size: one payload size per step at a fixed rate and connection count.
+ */
 export interface PayloadSizeExtra {
   /** Peak bytes waiting in the sender's socket (ws bufferedAmount): growth means the
-   *  server is not reading, i.e. "the server could not send" (seed 002 §3). */
+   *  server is not reading, i.e. "the server could not send" (docs/METHOD.md §3). */
   send_buffer_peak_bytes: number | null;
   /** Ack round trip (load.ack), the other sign of a server that cannot keep up. */
   ack_latency_ms: LatencySummaryMs | null;
-  /** Which side failed when delivery fell short (seed 002 §3: the sender failing
+  /** Which side failed when delivery fell short (docs/METHOD.md §3: the sender failing
    *  to send, not receivers losing messages):
    *  sends not leaving / buffers growing / acks late, versus receivers losing messages. */
   failure_side: 'server-could-not-send' | 'receivers-lost' | null;
@@ -48,7 +52,9 @@ export interface PayloadSizeExtra {
   sender_evidence?: string[];
 }
 
-/** §4 connection and authorisation rate: private joins at a fixed join rate per step. */
+/**
+ * docs/METHOD.md §4 connection and authorisation rate: private joins at a fixed join rate per step.
+ */
 export interface JoinRateExtra {
   /** First attempts plus reconnects: succeeded + rejected + failed_other + pending. */
   join_attempts: number;
@@ -62,7 +68,7 @@ export interface JoinRateExtra {
   /** Rejections by verbatim reason, e.g. "IncreaseConnectionPool: Please increase ...". */
   rejections_by_reason: Record<string, number>;
   /** Seconds from the first rejection to the first full second with a successful join and
-   *  without a rejection (§4: 30 s window). */
+   *  without a rejection (docs/METHOD.md §4: 30 s window). */
   first_rejection_to_recovery_s: number | null;
   /** null: nothing was rejected; false: rejections and no recovery before the step ended. */
   recovered?: boolean | null;
@@ -70,7 +76,7 @@ export interface JoinRateExtra {
   db_pool: number | null;
   /** Median time of one authorisation check in ms (seed: 80 ms). */
   auth_check_ms_p50: number | null;
-  /** db_pool ÷ check time, the ceiling §4 predicts (10 ÷ 80 ms ≈ 125/s). */
+  /** db_pool ÷ check time, the ceiling docs/METHOD.md §4 predicts (10 ÷ 80 ms ≈ 125/s). */
   predicted_ceiling_per_s: number | null;
   /** Highest successful joins/s held for a full second in this step. */
   measured_ceiling_per_s: number | null;
@@ -80,29 +86,41 @@ export interface JoinRateExtra {
   join_reply_ms?: LatencySummaryMs | null;
 }
 
-/** §5 presence: members per topic × share of members updating per second. */
+/** docs/METHOD.md §5 presence: members per topic × share of members updating per second. */
 export interface PresenceExtra {
   members_per_topic: number;
   topics: number;
-  /** Share of members sending a presence update each second: 0.1 = seed 002 §5's 10 %. */
+  /** Share of members sending a presence update each second: 0.1 = docs/METHOD.md §5's 10 %. */
   update_share_per_s: number;
   /** track() calls per second, all topics together. */
   presence_updates_per_s: number | null;
-  /** presence_diff messages delivered per second, all members together (§5 "12,670/s"). */
+  /**
+   * presence_diff messages delivered per second, all members together (docs/METHOD.md §5
+   * "12,670/s").
+   */
   presence_deliveries_per_s: number | null;
   /** Update to receipt at the other members. */
   presence_latency_ms: LatencySummaryMs | null;
-  /** Bytes of the presence_state snapshot per member (§5: 174 KB per member at 10,000). */
+  /**
+   * Bytes of the presence_state snapshot per member (docs/METHOD.md §5: 174 KB per member at
+   * 10,000).
+   */
   snapshot_bytes_per_member: number | null;
   /** Presence-specific errors (rate limited, too many clients per channel). */
   presence_errors: number | null;
-  /** The tenant's max_presence_events_per_second, for the §5 quota arithmetic. */
+  /** The tenant's max_presence_events_per_second, for the docs/METHOD.md §5 quota arithmetic. */
   presence_quota_per_s: number | null;
-  /** Σ over topics of members² × per-member update rate: what the quota must cover (§5). */
+  /**
+   * Σ over topics of members² × per-member update rate: what the quota must cover
+   * (docs/METHOD.md §5).
+   */
   presence_quota_needed_per_s?: number | null;
   /** Updates per second in one topic (members × update share). */
   topic_updates_per_s?: number | null;
-  /** quota ÷ members: the update rate one topic may have at the whole quota (§5 table). */
+  /**
+   * quota ÷ members: the update rate one topic may have at the whole quota (docs/METHOD.md §5
+   * table).
+   */
   allowed_topic_updates_per_s?: number | null;
   /** Mean bytes of the presence_state snapshots received at join, and per presence entry. */
   snapshot_bytes_mean?: number | null;
@@ -113,7 +131,7 @@ export interface PresenceExtra {
   presence_track_replies?: number;
 }
 
-/** §6 Postgres Changes: N subscribers, rows inserted in rounds. */
+/** docs/METHOD.md §6 Postgres Changes: N subscribers, rows inserted in rounds. */
 export interface PostgresChangesExtra {
   subscribers: number;
   /** Subscriptions the server confirmed ("Subscribed to PostgreSQL" system messages). */
@@ -123,7 +141,7 @@ export interface PostgresChangesExtra {
   deliveries_expected: number;
   deliveries_received: number;
   deliveries_missing: number;
-  /** Longest poll of the server's change poller, when the server exposes it (seed 002 §6:
+  /** Longest poll of the server's change poller, when the server exposes it (docs/METHOD.md §6:
    *  the poller peak). */
   poll_ms_max: number | null;
   /** Largest lag of the change poller behind the database, when the server exposes it. */
@@ -140,7 +158,7 @@ export interface PostgresChangesExtra {
   filtered: boolean | null;
 }
 
-/** §7 row 6 write-only: sends with no receivers. */
+/** docs/METHOD.md §7 row 6 write-only: sends with no receivers. */
 export interface WriteOnlyExtra {
   /** Acks received per second (load.ack). */
   acked_per_s: number | null;

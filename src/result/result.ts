@@ -47,7 +47,9 @@ export interface CompactHistogram {
   counts: number[];
 }
 
-/** Default bucket bounds: 1-2-5 steps from 1 ms to 60 s, covering seed 002 §1.2's 21 s p50. */
+/**
+ * Default bucket bounds: 1-2-5 steps from 1 ms to 60 s, covering docs/METHOD.md §1.2's 21 s p50.
+ */
 export const HISTOGRAM_LE_MS: readonly number[] = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000,
 ];
