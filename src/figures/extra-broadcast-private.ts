@@ -1,6 +1,6 @@
 /**
- * §2 private broadcast's figures (StepResult.extra): the topology, joins and sends refused by RLS,
- * the join reply latency.
+ * docs/METHOD.md §2 private broadcast's figures (StepResult.extra): the topology, joins and sends
+ * refused by RLS, the join reply latency.
  */
 import type { BroadcastPrivateExtra } from '../result/extra.js';
 import { stepErrors } from './errors.js';
@@ -10,8 +10,8 @@ import type { StepContext } from './step-context.js';
 export function broadcastPrivateExtra(ctx: StepContext): BroadcastPrivateExtra {
   const p = ctx.plan.params;
   let denied = 0;
-  // RLS refusals of joins; a refused write is dropped without a reply (§4.1), so it shows as
-  // lost.
+  // RLS refusals of joins; a refused write is dropped without a reply (docs/PROTOCOL.md §4.1), so
+  // it shows as lost.
   for (const [reason, n] of stepErrors(ctx.collected))
     if (reason.includes('Unauthorized: ')) denied += n;
   return {

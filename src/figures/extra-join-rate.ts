@@ -1,8 +1,8 @@
 /**
- * §4 connection and authorisation rate's figures (StepResult.extra): join attempts, successes,
- * rejections by the server's verbatim reason, recovery after the first rejection, the pool ceiling
- * predicted (db_pool ÷ check time) beside the one measured. scenarios/join-rate.ts says how the
- * check time is read from the join replies.
+ * docs/METHOD.md §4 connection and authorisation rate's figures (StepResult.extra): join attempts,
+ * successes, rejections by the server's verbatim reason, recovery after the first rejection, the
+ * pool ceiling predicted (db_pool ÷ check time) beside the one measured. scenarios/join-rate.ts
+ * says how the check time is read from the join replies.
  */
 import type { Profile } from '../profile/schema.js';
 import type { JoinRateExtra } from '../result/extra.js';
@@ -51,7 +51,7 @@ export function joinSeconds(seconds: readonly SecondRecord[]): JoinSecond[] {
 
 /**
  * Seconds from the first second with a rejection to the first later second with a successful
- * join and no rejection (seed 002 §4: the server recovers
+ * join and no rejection (docs/METHOD.md §4: the server recovers
  * by itself after a 30 s window). `recovered` is null when nothing was
  * rejected, false when no such second came before the step ended.
  */

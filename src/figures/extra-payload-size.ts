@@ -1,7 +1,7 @@
 /**
- * §3 payload size's figures (StepResult.extra): when delivery fell short, which side failed —
- * sends that did not leave the sender ("the server could not send") or receivers that came up
- * short — with the sender-side signs behind it.
+ * docs/METHOD.md §3 payload size's figures (StepResult.extra): when delivery fell short, which side
+ * failed — sends that did not leave the sender ("the server could not send") or receivers that came
+ * up short — with the sender-side signs behind it.
  */
 import type { PayloadSizeExtra } from '../result/extra.js';
 import { sumOf } from '../util/sum.js';

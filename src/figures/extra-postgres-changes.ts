@@ -1,7 +1,7 @@
 /**
- * §6 Postgres Changes' figures (StepResult.extra): subscription reconciliation (confirmed vs
- * subscribers), deliveries per round, latency from the insert and from the commit, the poller's
- * peak from the server's gauges.
+ * docs/METHOD.md §6 Postgres Changes' figures (StepResult.extra): subscription reconciliation
+ * (confirmed vs subscribers), deliveries per round, latency from the insert and from the commit,
+ * the poller's peak from the server's gauges.
  */
 import { steadySeconds } from '../measure/steady-seconds.js';
 import { gaugeMax } from '../monitor/gauges.js';
@@ -53,7 +53,7 @@ export function postgresChangesExtra(ctx: StepContext): PostgresChangesExtra {
     deliveries_expected: f?.expected ?? 0,
     deliveries_received: f?.received ?? 0,
     deliveries_missing: f?.lost ?? 0,
-    // Sampled once a second from the server's gauge of its last poll (seed 002 §6:
+    // Sampled once a second from the server's gauge of its last poll (docs/METHOD.md §6:
     // the poller peak).
     poll_ms_max: gaugeMax(
       ctx.serverGauges,

@@ -1,7 +1,7 @@
 /**
- * §5 presence's figures (StepResult.extra): updates and presence_diff deliveries per second,
- * their latency, snapshot sizes, presence errors, and the members² × rate quota arithmetic beside
- * the tenant's max_presence_events_per_second.
+ * docs/METHOD.md §5 presence's figures (StepResult.extra): updates and presence_diff deliveries per
+ * second, their latency, snapshot sizes, presence errors, and the members² × rate quota arithmetic
+ * beside the tenant's max_presence_events_per_second.
  */
 import type { Profile } from '../profile/schema.js';
 import type { PresenceExtra } from '../result/extra.js';
@@ -25,8 +25,8 @@ export function presenceQuota(profile: Profile, builtin: boolean): number | null
 }
 
 /**
- * §5's arithmetic for a layout: deliveries/s the quota must cover, and the per-topic update rate it
- * allows.
+ * docs/METHOD.md §5's arithmetic for a layout: deliveries/s the quota must cover, and the per-topic
+ * update rate it allows.
  */
 export function quotaArithmetic(
   layout: Pick<RoomLayout, 'rooms' | 'members'>,
@@ -38,7 +38,7 @@ export function quotaArithmetic(
     /** Σ over topics of members² × per-member update rate. */
     needed_per_s: layout.rooms * layout.members * layout.members * share,
     topic_updates_per_s: topicUpdatesPerS,
-    /** quota ÷ members: one topic's update rate at the whole quota (seed §5 table). */
+    /** quota ÷ members: one topic's update rate at the whole quota (docs/METHOD.md §5 table). */
     allowed_topic_updates_per_s:
       quotaPerS === null || layout.members === 0 ? null : quotaPerS / layout.members,
   };
@@ -61,7 +61,8 @@ export function presenceExtra(ctx: StepContext): PresenceExtra {
     snaps.entries += s.entries;
     snaps.maxBytes = Math.max(snaps.maxBytes, s.maxBytes);
   }
-  // Every error naming presence: refused tracks and channels closed by a presence limit (§5.1).
+  // Every error naming presence: refused tracks and channels closed by a presence limit
+  // (docs/PROTOCOL.md §5.1).
   let presenceErrors = 0;
   for (const c of ctx.collected)
     for (const [reason, n] of Object.entries(c.errors))

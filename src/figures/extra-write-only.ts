@@ -1,6 +1,6 @@
 /**
- * §7 row 6 write-only's figures (StepResult.extra): acknowledged sends per second and, per step,
- * what stopped the send rate rising.
+ * docs/METHOD.md §7 row 6 write-only's figures (StepResult.extra): acknowledged sends per second
+ * and, per step, what stopped the send rate rising.
  */
 import { ackedPerS } from '../measure/ack-figures.js';
 import type { WriteOnlyExtra } from '../result/extra.js';

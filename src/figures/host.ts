@@ -2,7 +2,7 @@
  * The generator host over a step's steady window (StepResult.generator.host): mean CPU %,
  * load average and memory in use, and the mean bytes per second its network interfaces sent
  * and received — the generator host's egress, which the payload-size scenario shows beside the
- * application-level egress (seed §3: at large payloads the sender's link is the limit).
+ * application-level egress (docs/METHOD.md §3: at large payloads the sender's link is the limit).
  */
 import type { HostSample } from '../monitor/host.js';
 import type { StepResult } from '../result/result.js';
