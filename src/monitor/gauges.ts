@@ -1,6 +1,6 @@
 /**
  * Scrapes named gauges from a server's Prometheus endpoint once a second, for figures a
- * scenario reports beside its own measurements — e.g. the Postgres Changes poller of seed 002
+ * scenario reports beside its own measurements — e.g. the Postgres Changes poller of docs/METHOD.md
  * §6 (its poller peak). The built-in server serves them at /metrics (src/server/metrics.ts); a
  * server without them gives no samples, and the figure is then null, never 0.
  */
