@@ -67,8 +67,8 @@ export interface CheckQuotasOptions extends QuotaCheckOptions {
  */
 export async function checkQuotas(opts: CheckQuotasOptions): Promise<QuotaRow[]> {
   const rows: QuotaRow[] = [];
-  // Joins the target counted: every attempt it did not refuse for the join rate (§8.2: counted when
-  // it passes that check).
+  // Joins the target counted: every attempt it did not refuse for the join rate
+  // (docs/PROTOCOL.md §8.2: counted when it passes that check).
   const joinTimes: number[] = [];
   let rateWindowFilled = false;
   const o: QuotaCheckOptions = {
