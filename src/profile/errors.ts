@@ -1,4 +1,5 @@
 /** ProfileError: every problem of a profile, one line each, in file order. */
+import { clipLongRuns } from '../redact/redact.js';
 
 export interface ProfileProblem {
   /** The profile's path (or "profile" for text without one), or `--set <arg>`. */
@@ -15,9 +16,12 @@ export interface ProfileProblem {
   setIndex: number | null;
 }
 
+/** One line; a value or key longer than a line is shortened (redact/redact.ts clipLongRuns). */
 export function formatProblem(p: ProfileProblem): string {
   const where = p.line === null ? p.source : `${p.source}:${p.line}:${p.col ?? 1}`;
-  return p.field === null ? `${where}: ${p.message}` : `${where}: ${p.field}: ${p.message}`;
+  return clipLongRuns(
+    p.field === null ? `${where}: ${p.message}` : `${where}: ${p.field}: ${p.message}`,
+  );
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type PathSegment,
   type Schema,
 } from './introspect.js';
-import { looksSecretName, looksSecretValue, redactAt } from './secrets.js';
+import { isUnquotedPlace, looksSecretValue, redactAt } from './secrets.js';
 import { REDACTED } from '../redact/redact.js';
 import { closestKey } from './suggest.js';
 
@@ -129,11 +129,11 @@ export function problemsFromIssues(
       continue;
     }
     // showValue prints no contents of a list or map, so only scalars need redacting.
-    // A value under a credential-like name, or that reads as a credential, is never echoed either.
+    // A value where credentials go, or that reads as a credential, is never echoed either.
     const masked =
       value !== null &&
       value !== undefined &&
-      (looksSecretName(String(path[path.length - 1] ?? '')) || looksSecretValue(value));
+      (isUnquotedPlace(root, path) || looksSecretValue(value));
     const shown =
       typeof value === 'object' && value !== null
         ? value
@@ -178,7 +178,7 @@ export function problemsFromIssues(
         // zod already reports the one branch that matched the type; this is "no branch matched".
         const s = schemaAt(root, path);
         if (s !== null && metaOf(s).kind === 'duration')
-          message = `not a duration: ${showValue(value)} (${DURATION_HINT})`;
+          message = `not a duration: ${showValue(shown)} (${DURATION_HINT})`;
         else message = `expected ${s ? typeLabel(s) : 'another type'}${got}`;
         break;
       }

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { DURATION_STRING_PATTERN } from './duration.js';
 import { profileSchema } from './schema.js';
 
-/** rtcap's own `.meta()` keys (env, secret, kind): loader hints, not JSON Schema keywords. */
-const RTCAP_META_KEYS = ['env', 'secret', 'kind'] as const;
+/** rtcap's own `.meta()` keys: loader hints, not JSON Schema keywords. */
+const RTCAP_META_KEYS = ['env', 'secret', 'unquoted', 'kind'] as const;
 
 /** A `${VAR}` reference as src/profile/secrets.ts expands it. */
 const ENV_REFERENCE = '\\$\\{[^}]*\\}';

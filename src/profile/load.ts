@@ -16,7 +16,7 @@ import { profileSchema, type Profile } from './schema.js';
 import { REDACTED, redactText, registerSecrets } from '../redact/redact.js';
 import {
   expandEnv,
-  looksSecretName,
+  isUnquotedPlace,
   looksSecretValue,
   redact,
   redactAt,
@@ -90,29 +90,31 @@ const startsWith = (path: readonly PathSegment[], prefix: readonly PathSegment[]
   prefix.length <= path.length && prefix.every((seg, i) => String(seg) === String(path[i]));
 
 /**
- * The argument as it may be printed: a secret value set on the command line is not echoed —
- * a field the schema marks secret, and also a mistyped one (`target.auth.api_key`) or any
- * value that reads as a credential, since a typo is exactly when the schema cannot tell.
+ * The argument as it may be printed: a value is not echoed where a credential goes (under
+ * target.auth, target.database_url, target.metrics_*, a credential-like key, or a mistyped key
+ * whose nearest field is one of those), nor when it reads as a credential; decided by the
+ * path, since a typo is exactly when the schema cannot tell and "hunter2" looks like nothing.
  */
 function echoSet(arg: string, path: readonly string[] | null, value: unknown): string {
   if (path === null) {
-    // Not path=value: whatever follows a credential-like word is hidden.
-    const masked = /key|secret|token|passw|jwt|auth/i.test(arg)
-      ? arg.replace(/([=:]).*$/, `$1${REDACTED}`)
-      : arg;
-    return redactText(masked);
+    const eq = arg.indexOf('=');
+    const argPath = eq > 0 ? arg.slice(0, eq).split('.') : null;
+    // Not a usable path=value: whatever follows a credential-like word or place is hidden.
+    const masked =
+      /key|secret|token|passw|jwt|auth/i.test(arg) ||
+      (argPath !== null && isUnquotedPlace(profileSchema, argPath));
+    return redactText(masked ? arg.replace(/([=:]).*$/, `$1${REDACTED}`) : arg);
   }
+  const hidden = `${path.join('.')}=${REDACTED}`;
+  if (value === null || value === undefined) return arg;
+  if (isUnquotedPlace(profileSchema, path)) return hidden;
   const shown = redactAt(profileSchema, path, value);
   if (JSON.stringify(shown) !== JSON.stringify(value))
     return `${path.join('.')}=${typeof shown === 'string' ? shown : REDACTED}`;
-  if (
-    value !== null &&
-    value !== undefined &&
-    (path.some(looksSecretName) || looksSecretValue(value))
-  ) {
+  if (looksSecretValue(value)) {
     // Hidden from every later line too (the terminal redaction), not only from this one.
     if (typeof value === 'string' || typeof value === 'number') registerSecrets([String(value)]);
-    return `${path.join('.')}=${REDACTED}`;
+    return hidden;
   }
   return arg;
 }
@@ -125,7 +127,8 @@ export function parseProfile(
   const { doc, lineCounter } = parseYamlDocument(text, source);
 
   const sets = opts.sets ?? [];
-  const { applied, problems: setProblems } = applySets(doc, sets);
+  const unquoted = (path: string[]): boolean => isUnquotedPlace(profileSchema, path);
+  const { applied, problems: setProblems } = applySets(doc, sets, unquoted);
   // An override that could not be applied is reported, and validation still runs without it so
   // the other problems show up in the same pass.
   const problems: ProfileProblem[] = setProblems.map((p) => ({

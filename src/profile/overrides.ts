@@ -65,9 +65,13 @@ const isEmpty = (n: unknown): boolean =>
 
 const isIndex = (seg: string): boolean => /^(0|[1-9]\d*)$/.test(seg);
 
-function describeNode(n: unknown): string {
+function describeNode(n: unknown, quote: boolean): string {
   if (isScalar(n))
-    return n.value === null ? 'empty' : `${typeof n.value} ${JSON.stringify(n.value)}`;
+    return n.value === null
+      ? 'empty'
+      : quote
+        ? `${typeof n.value} ${JSON.stringify(n.value)}`
+        : `a ${typeof n.value}`;
   if (isSeq(n)) return 'a list';
   if (isMap(n)) return 'a map';
   return 'not a map';
@@ -82,6 +86,7 @@ function applyOne(
   doc: Document,
   path: string[],
   value: unknown,
+  unquoted: (path: string[]) => boolean,
 ): { root: string[] } | { error: string; at: string[] } {
   if (isEmpty(doc.contents)) doc.contents = new YAMLMap();
   let node: unknown = doc.contents;
@@ -144,7 +149,7 @@ function applyOne(
       }
     } else {
       return {
-        error: `is ${describeNode(node)}, not a map; cannot set "${seg}" inside it`,
+        error: `is ${describeNode(node, !unquoted(parentPath))}, not a map; cannot set "${seg}" inside it`,
         at: parentPath,
       };
     }
@@ -154,10 +159,13 @@ function applyOne(
 
 /**
  * Applies the overrides in order (a later one wins); returns what each touched, or the problems.
+ * A value already in the document is quoted in a problem unless `unquoted` says its path is
+ * where a credential goes.
  */
 export function applySets(
   doc: Document,
   args: readonly string[],
+  unquoted: (path: string[]) => boolean = () => false,
 ): { applied: SetOverride[]; problems: SetProblem[] } {
   const applied: SetOverride[] = [];
   const problems: SetProblem[] = [];
@@ -167,7 +175,7 @@ export function applySets(
       problems.push({ arg, argPath: null, path: [], value: undefined, message: parsed.error });
       continue;
     }
-    const result = applyOne(doc, parsed.path, parsed.value);
+    const result = applyOne(doc, parsed.path, parsed.value, unquoted);
     if ('error' in result)
       problems.push({
         arg,

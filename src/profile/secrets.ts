@@ -7,10 +7,12 @@ import {
   childSchema,
   fieldInfo,
   kindOf,
+  objectShape,
   typeSchema,
   type PathSegment,
   type Schema,
 } from './introspect.js';
+import { closestKey } from './suggest.js';
 
 export interface PathProblem {
   path: PathSegment[];
@@ -149,6 +151,50 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
   return s !== null ? redact(value, s) : value;
 }
 
+/** A field whose values a message never quotes: a secret one, or one marked `unquoted`. */
+function isHiddenField(schema: Schema): boolean {
+  const m = fieldInfo(schema).meta;
+  return m.unquoted === true || m.secret === 'value' || m.secret === 'keys';
+}
+
+const firstWord = (key: string): string => key.toLowerCase().split(/[-_]/)[0];
+
+/**
+ * Whether a key the schema does not know stands where a credential goes: its did-you-mean is
+ * a hidden field (`metrics_tokn` → metrics_token), or it shares its first word with one
+ * (`database_ur`, `metrics_tokn_x`).
+ */
+function nearHiddenField(shape: Record<string, Schema>, key: string): boolean {
+  const hidden = Object.keys(shape).filter((k) => isHiddenField(shape[k]));
+  const suggestion = closestKey(key, Object.keys(shape));
+  return (
+    (suggestion !== null && hidden.includes(suggestion)) ||
+    closestKey(firstWord(key), hidden.map(firstWord)) !== null
+  );
+}
+
+/**
+ * Whether the value at `path` must never be quoted in a message, decided by where it stands,
+ * not by how it looks: at or under a secret or `unquoted` field (target.auth, target.database_url,
+ * target.metrics_*), under a credential-like name, or under a mistyped key whose nearest field
+ * is one of those. A typo is exactly when the schema cannot say what a value is, and a short
+ * password such as "hunter2" looks like nothing.
+ */
+export function isUnquotedPlace(root: Schema, path: readonly PathSegment[]): boolean {
+  if (path.some((seg) => typeof seg === 'string' && looksSecretName(seg))) return true;
+  let s: Schema = root;
+  for (const seg of path) {
+    const child = childSchema(s, seg);
+    if (child === null) {
+      const shape = objectShape(typeSchema(s));
+      return shape !== null && nearHiddenField(shape, String(seg));
+    }
+    if (isHiddenField(child)) return true;
+    s = child;
+  }
+  return false;
+}
+
 /**
  * A field name that reads as a credential, even one the schema does not know (`api_key`,
  * `anon_key`).
@@ -156,7 +202,7 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
 export function looksSecretName(name: string): boolean {
   return (
     isCredentialKey(name) ||
-    /(^|_)(api|anon|service|access|private)?_?key$|secret|(^|_)token$|passw|jwt|credential|bearer/i.test(
+    /(^|_)(api|anon|service|access|private)?_?key$|secret|(^|_)token$|passw|jwt|credential|bearer|(^|_)auth(_|$)/i.test(
       name,
     )
   );

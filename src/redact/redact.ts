@@ -7,7 +7,9 @@
  * Two nets: patterns (user:pass@ in any URL, credential-named query parameters, JWT-shaped
  * strings, Bearer tokens, `password=` in libpq strings) catch secrets rtcap was never told
  * about; the exact values it was told about (profile secret fields, --url, token files, the
- * built-in server's JWT secret) are hidden wherever they turn up, whatever surrounds them.
+ * built-in server's JWT secret) are hidden wherever they turn up, whatever surrounds them, when
+ * they are distinctive enough not to be a word of a name (isDistinctiveSecret); a short or
+ * word-like one is hidden where it stands, by the patterns and the profile's structure.
  */
 
 export const REDACTED = '***';
@@ -72,10 +74,16 @@ const known = new Set<string>();
 let knownSorted: string[] = [];
 
 /**
- * Shorter values are not hidden verbatim: replacing every "ab" in a report would garble it (the
- * patterns still apply).
+ * Only a value that cannot be a word of anything else rtcap writes is hidden verbatim wherever it
+ * turns up: 20 characters or more, or 12 or more with a capital or a symbol. A short or
+ * word-like secret ("postgres" as a database password) would otherwise become "***" inside the
+ * scenario postgres-changes and every run id that names it; such a value is hidden where it
+ * stands instead (the URL's password, the secret fields, a header's value: the patterns above
+ * and the profile's structural redaction).
  */
-export const MIN_KNOWN_SECRET_LENGTH = 4;
+export function isDistinctiveSecret(value: string): boolean {
+  return value.length >= 20 || (value.length >= 12 && /[^a-z0-9_-]/.test(value));
+}
 
 /** Adds values to hide wherever they appear, in the forms they take in URLs and JSON too. */
 export function registerSecrets(values: Iterable<string | null | undefined>): void {
@@ -83,7 +91,7 @@ export function registerSecrets(values: Iterable<string | null | undefined>): vo
   for (const v of values) {
     if (typeof v !== 'string') continue;
     const s = v.trim();
-    if (s.length < MIN_KNOWN_SECRET_LENGTH) continue;
+    if (!isDistinctiveSecret(s)) continue;
     for (const form of [s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)]) {
       if (!known.has(form)) {
         known.add(form);
@@ -122,8 +130,22 @@ export function redactText(text: string): string {
   return redactPatterns(out);
 }
 
+/** The most of one value (a run of text without spaces) a message quotes. */
+export const MAX_QUOTED_CHARS = 200;
+
+/**
+ * `text` with every run of more than `max` non-space characters cut to its first `max` and a
+ * count of the rest: a 120 KB --set value or URL is named, not echoed whole.
+ */
+export function clipLongRuns(text: string, max = MAX_QUOTED_CHARS): string {
+  return text.replace(
+    new RegExp(`\\S{${max + 1},}`, 'g'),
+    (run) => `${run.slice(0, max)}… (${run.length - max} more characters)`,
+  );
+}
+
 /** An error's message, redacted, as one line: what a user is shown when something fails. */
 export function errorLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  return redactText(msg.split('\n').find((l) => l.trim()) ?? msg).trim();
+  return clipLongRuns(redactText(msg.split('\n').find((l) => l.trim()) ?? msg).trim());
 }

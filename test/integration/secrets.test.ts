@@ -116,6 +116,56 @@ describe('secrets are never written', () => {
   );
 
   it(
+    'a short, word-like secret is hidden where it stands, never as a word of names',
+    { timeout: 150_000 },
+    async () => {
+      // postgres://postgres:postgres@… once made every "postgres" in the output "***": run id
+      // 20261202-171356-***-changes-quick, scenario ***-changes.
+      const out = join(work, 'word-like');
+      const profile = join(work, 'word-like.yaml');
+      writeFileSync(
+        profile,
+        [
+          'name: postgres-check',
+          'scenario: broadcast-public',
+          'target:',
+          '  vsn: "1.0.0"',
+          '  topic: realtime:bench',
+          '  headers: { X-Session-Secret: hunter2 }',
+          '  metrics_token: hunter2',
+          '  database_url: postgres://postgres:postgres@127.0.0.1:1/postgres',
+          '  server: { database: false }',
+          'load:',
+          '  join_rate: 50',
+          '  warmup: 0s',
+          '  drain: 1s',
+          '  steps:',
+          '    - { connections: 2, send_rate: 2, duration: 1s }',
+          '',
+        ].join('\n'),
+      );
+      const r = await rtcap(['run', profile, '--out', out, '--no-progress']);
+      expect(r.output).toMatch(/joined 2\/2/);
+      expect(r.code).toBe(0);
+      const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
+        run_id: string;
+        profile: { name: string; resolved: { target: { database_url: string } } };
+      };
+      expect(result.run_id).toMatch(/-postgres-check$/);
+      expect(result.profile.name).toBe('postgres-check');
+      expect(result.profile.resolved.target.database_url).toBe(
+        'postgres://postgres:***@127.0.0.1:1/postgres',
+      );
+      for (const text of [r.output, ...filesUnder(out).map((f) => f.text)]) {
+        expect(text).not.toContain('***-check');
+        expect(text).not.toContain('hunter2');
+        expect(text).not.toContain('postgres:postgres@');
+      }
+      expect(r.output).toContain('postgres-check');
+    },
+  );
+
+  it(
     'an external target with user:pass and secret query parameters in --url, and a token file',
     { timeout: 120_000 },
     async () => {

@@ -643,6 +643,53 @@ load:
     ]);
   });
 
+  it('masks any value set where a credential goes, by its place, however plain it looks', () => {
+    const secrets = ['hunter2', 'Tr0ub4dor&3xyz', 'pw4db'];
+    const message = parseError(MINIMAL, {
+      sets: [
+        'target.metrics_tokn=hunter2',
+        'target.auth.apikey_typo=hunter2',
+        'target.database_ur=postgres://u:pw4db@h/db',
+        'target.metrics_url=hunter2',
+        'target.databse=hunter2',
+        'target.database_url=[hunter2',
+      ],
+    });
+    for (const s of secrets) expect(message).not.toContain(s);
+    expect(message.split('\n')).toEqual([
+      '--set target.metrics_tokn=***: target.metrics_tokn: unknown field (did you mean "metrics_token"?)',
+      expect.stringMatching(
+        /^--set target\.auth\.apikey_typo=\*\*\*: target\.auth\.apikey_typo: unknown field/,
+      ),
+      '--set target.database_ur=***: target.database_ur: unknown field (did you mean "database_url"?)',
+      '--set target.metrics_url=***: target.metrics_url: must be a URL (got "***")',
+      expect.stringMatching(/^--set target\.databse=\*\*\*: target\.databse: unknown field/),
+      expect.stringMatching(/^--set target\.database_url=\*\*\*: value is not valid YAML/),
+    ]);
+    // A map given a plain string: once, not twice.
+    expect(parseError(MINIMAL, { sets: ['target.auth=Tr0ub4dor&3xyz'] })).toBe(
+      '--set target.auth=***: target.auth: expected a map (got "***")',
+    );
+  });
+
+  it('masks a secret in the file where it stands when a --set reaches into it', () => {
+    const text = `${MINIMAL}target:\n  auth: { jwt_secret: hunter2 }\n`;
+    expect(parseError(text, { sets: ['target.auth.jwt_secret.x=1'] })).toBe(
+      '--set target.auth.jwt_secret.x=***: target.auth.jwt_secret: is a string, not a map; cannot set "x" inside it',
+    );
+    // A mistyped field in the file: the value is not quoted either.
+    expect(parseError(`${MINIMAL}target:\n  auth: hunter2\n`)).toBe(
+      `${P}:7:9: target.auth: expected a map (got "***")`,
+    );
+  });
+
+  it('quotes at most 200 characters of a value or key', () => {
+    const big = 'a'.repeat(120_000);
+    const message = parseError(MINIMAL, { sets: [`name=[${big}`, `load.x${big}=1`] });
+    expect(message.length).toBeLessThan(1_000);
+    expect(message).toContain('… (');
+  });
+
   it('names the variable of an empty expansion, and says how a shell variable ends up empty', () => {
     const text = `${MINIMAL}target:\n  url: \${URL}\n`;
     expect(parseError(text, { env: { URL: '' } })).toBe(

@@ -4,6 +4,7 @@ import {
   clearSecrets,
   errorLine,
   isCredentialKey,
+  isDistinctiveSecret,
   redactText,
   redactUrl,
   registerSecrets,
@@ -76,17 +77,43 @@ describe('redactText', () => {
   });
 
   it('hides registered values verbatim, in URL-encoded and JSON-escaped forms too', () => {
-    registerSecrets(['a b"c/d', 'plain-secret-value', null, undefined, 'ab']);
-    expect(redactText('x plain-secret-value y')).toBe('x *** y');
-    expect(redactText(`u=${encodeURIComponent('a b"c/d')}`)).toBe('u=***');
-    expect(redactText(JSON.stringify({ k: 'a b"c/d' }))).toBe('{"k":"***"}');
+    registerSecrets(['a b"c/d Xy12', 'plain-secret-value-long', null, undefined, 'ab']);
+    expect(redactText('x plain-secret-value-long y')).toBe('x *** y');
+    expect(redactText(`u=${encodeURIComponent('a b"c/d Xy12')}`)).toBe('u=***');
+    expect(redactText(JSON.stringify({ k: 'a b"c/d Xy12' }))).toBe('{"k":"***"}');
     // Too short to hide verbatim without garbling other text.
     expect(redactText('abc ab')).toBe('abc ab');
   });
 
   it('hides the longer of two overlapping secrets whole', () => {
-    registerSecrets(['secret', 'secret-and-more']);
-    expect(redactText('v=secret-and-more')).toBe('v=***');
+    registerSecrets(['Secret-1234', 'Secret-1234-and-more']);
+    expect(redactText('v=Secret-1234-and-more')).toBe('v=***');
+  });
+
+  it('never hides a short or word-like secret as a word of other text, only where it stands', () => {
+    // postgres://postgres:postgres@… once made the run id 20261202-171356-***-changes-quick.
+    const url = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+    registerSecrets([...urlSecrets(url), 'hunter2', 'my-db-password']);
+    const text = `run 20261202-171356-postgres-changes-quick, scenario postgres-changes, ${url}`;
+    expect(redactText(text)).toBe(
+      'run 20261202-171356-postgres-changes-quick, scenario postgres-changes, ' +
+        'postgres://postgres:***@127.0.0.1:5432/postgres',
+    );
+    expect(redactText('hunter2 my-db-password')).toBe('hunter2 my-db-password');
+    // Distinctive ones are hidden wherever they turn up.
+    registerSecrets(['Tr0ub4dor&3xyz', 'a-long-lowercase-secret-value']);
+    expect(redactText('x Tr0ub4dor&3xyz a-long-lowercase-secret-value')).toBe('x *** ***');
+  });
+
+  it.each([
+    ['postgres', false],
+    ['hunter2', false],
+    ['bench-password', false],
+    ['Kq7-SECRET-zz81', true],
+    ['Tr0ub4dor&3xyz', true],
+    ['super-secret-jwt-token-with-at-least-32-characters-long', true],
+  ])('isDistinctiveSecret(%s) is %s', (value, expected) => {
+    expect(isDistinctiveSecret(value)).toBe(expected);
   });
 
   it('leaves other text alone', () => {
@@ -119,6 +146,14 @@ describe('urlSecrets', () => {
 });
 
 describe('errorLine', () => {
+  it('quotes at most 200 characters of any value', () => {
+    const big = 'a'.repeat(120_000);
+    const line = errorLine(new Error(`--server-cpus ${big} is not a CPU list`));
+    expect(line).toBe(
+      `--server-cpus ${'a'.repeat(200)}… (119800 more characters) is not a CPU list`,
+    );
+  });
+
   it('is the first line of the message, redacted', () => {
     expect(errorLine(new Error('\nconnect to postgres://a:b2c3@h failed\n    at x (y.js:1)'))).toBe(
       'connect to postgres://a:***@h failed',

@@ -23,6 +23,12 @@ export type FieldMeta = {
    * `keys` the values under credential-like keys (Authorization, apikey, x-api-key, *secret*, ...).
    */
   secret?: 'value' | 'url' | 'keys';
+  /**
+   * No value at or under the field is quoted in a message, whatever it looks like: a place
+   * where credentials go (the auth map, the database and metrics endpoints), so a typo there
+   * (`auth: hunter2`, `database_ur`) is as likely a credential as the field itself.
+   */
+  unquoted?: boolean;
   /** `duration`: a duration string or seconds, parsed to milliseconds. */
   kind?: 'duration';
 };

@@ -187,7 +187,8 @@ export const targetSchema = z
       .optional()
       .describe(
         'how connections authenticate; the built-in server gets minted tokens automatically',
-      ),
+      )
+      .meta(meta({ unquoted: true })),
     tls: tlsSchema
       .optional()
       .describe('wss:// targets: trust (ca), client certificate (cert, key), or insecure'),
@@ -201,7 +202,8 @@ export const targetSchema = z
       .string()
       .url()
       .optional()
-      .describe('Prometheus endpoint of the server to sample CPU and memory from'),
+      .describe('Prometheus endpoint of the server to sample CPU and memory from')
+      .meta(meta({ unquoted: true })),
     metrics_token: z
       .string()
       .optional()
@@ -213,7 +215,7 @@ export const targetSchema = z
       .describe(
         "PostgreSQL URL of the server's database, for scenarios that insert rows (postgres-changes, mixed) against a server rtcap did not start. `${ENV_VAR}` expanded; the password is never printed.",
       )
-      .meta(meta({ env: true, secret: 'url' })),
+      .meta(meta({ env: true, secret: 'url', unquoted: true })),
     join_timeout: duration
       .default(10_000)
       .describe('a join without reply after this long counts as failed'),
