@@ -3,7 +3,8 @@
  * and `JwtVerification`): clean the token, peek claims and header, pick a signer from the
  * header (`typ: "JWT"` and an HS* alg against the tenant secret), verify the signature, then
  * `exp > now`, then the required `role` (a string) and `exp` claims. Each failure kind maps to
- * the exact text of a refused connect (§1.5), a join error (§3.2) and a channel shutdown (§3.5).
+ * the exact text of a refused connect (docs/PROTOCOL.md §1.5), a join error (§3.2) and a channel
+ * shutdown (§3.5).
  *
  * A verified token's claims are cached by token string: every join re-confirms the socket
  * token, and a benchmark opens thousands of sockets with the same token. Expiry is
@@ -124,7 +125,8 @@ export class TokenVerifier {
 function checkClaims(claims: Record<string, unknown>, nowMs: number): TokenResult {
   const nowS = Math.floor(nowMs / 1000);
   const exp = claims.exp;
-  // Joken validates `exp > now` only when the claim is present; decimals are rounded (§1.4).
+  // Joken validates `exp > now` only when the claim is present; decimals are rounded
+  // (docs/PROTOCOL.md §1.4).
   if (typeof exp === 'number') {
     const expS = Math.round(exp);
     if (!(expS > nowS)) return { ok: false, kind: 'expired', secondsAgo: nowS - expS };
@@ -139,7 +141,7 @@ function checkClaims(claims: Record<string, unknown>, nowMs: number): TokenResul
   return { ok: true, claims, expS: Math.round(exp) };
 }
 
-/** HTTP status and `{"error": ...}` text of a refused upgrade (§1.5). */
+/** HTTP status and `{"error": ...}` text of a refused upgrade (docs/PROTOCOL.md §1.5). */
 export function connectRefusal(f: TokenFailure): { status: number; error: string } {
   switch (f.kind) {
     case 'malformed':
@@ -157,7 +159,7 @@ export function connectRefusal(f: TokenFailure): { status: number; error: string
   }
 }
 
-/** `response.reason` of a refused join (§3.2). */
+/** `response.reason` of a refused join (docs/PROTOCOL.md §3.2). */
 export function joinRefusal(f: TokenFailure): string {
   switch (f.kind) {
     case 'malformed':
@@ -175,7 +177,10 @@ export function joinRefusal(f: TokenFailure): string {
   }
 }
 
-/** `system` message that closes a channel whose token failed a re-check or refresh (§3.5). */
+/**
+ * `system` message that closes a channel whose token failed a re-check or refresh
+ * (docs/PROTOCOL.md §3.5).
+ */
 export function shutdownMessage(f: TokenFailure): string {
   switch (f.kind) {
     case 'malformed':

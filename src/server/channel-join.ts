@@ -32,7 +32,7 @@ export async function joinChannel(conn: ChannelConn, f: Inbound): Promise<void> 
   const cfg = parseJoinPayload(f.payload, subtopic);
   const admission = admissionRefusal(conn, cfg);
   if (admission) return fail(admission);
-  // access_token (or user_token) unless absent or an opaque `sb_` key (§3.1).
+  // access_token (or user_token) unless absent or an opaque `sb_` key (docs/PROTOCOL.md §3.1).
   const token =
     cfg.accessToken !== null && !cfg.accessToken.startsWith('sb_') ? cfg.accessToken : conn.token;
   const verified = await conn.tenant.verifier.verify(token);
@@ -93,8 +93,8 @@ function admissionRefusal(conn: ChannelConn, cfg: JoinConfig): Refusal | null {
 }
 
 /**
- * A private channel's read permissions (§6.2), set on the channel; the refusal when it may read
- * neither broadcast nor presence, or when the check itself failed.
+ * A private channel's read permissions (docs/PROTOCOL.md §6.2), set on the channel; the refusal
+ * when it may read neither broadcast nor presence, or when the check itself failed.
  */
 async function authorizeJoinRead(ch: Channel): Promise<string | null> {
   try {

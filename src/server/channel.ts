@@ -1,7 +1,8 @@
 /**
  * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (docs/PROTOCOL.md
- * §3–§7). The join's checks (§3.2) are channel-join.ts; events are handled as `handle_in`
- * does; a shutdown pushes a `system` error and then `phx_close` (§3.5).
+ * §3–§7). The join's checks (docs/PROTOCOL.md §3.2) are channel-join.ts; events are handled as
+ * `handle_in` does; a shutdown pushes a `system` error and then `phx_close`
+ * (docs/PROTOCOL.md §3.5).
  *
  * Async work (JWT verification, RLS checks) is serialised per channel, as a channel process
  * handles one message at a time; the public broadcast path stays synchronous.
@@ -23,7 +24,10 @@ import type {
 } from './rooms.js';
 import { bodyBytes, closeFrame, Outgoing, pushFrame, replyFrame, type OutBody } from './wire.js';
 
-/** The join timer re-checks the token every min(5 min, exp - now) (§1.5 last paragraph). */
+/**
+ * The join timer re-checks the token every min(5 min, exp - now) (docs/PROTOCOL.md §1.5 last
+ * paragraph).
+ */
 const CONFIRM_TOKEN_MAX_MS = 5 * 60_000;
 
 /** The socket a channel is joined on. */
@@ -34,16 +38,22 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   readonly subtopic: string;
   readonly key: string;
   closed = false;
-  /** Delivery-time read gates (§6.2); always true on public channels. */
+  /** Delivery-time read gates (docs/PROTOCOL.md §6.2); always true on public channels. */
   readBroadcast = true;
   readPresence = true;
-  /** Lazily checked write permissions of a private channel (§6.2), cached for its lifetime. */
+  /**
+   * Lazily checked write permissions of a private channel (docs/PROTOCOL.md §6.2), cached for its
+   * lifetime.
+   */
   writeBroadcast: boolean | null = null;
   writePresence: boolean | null = null;
   presenceEnabled: boolean;
   /** The join's presence key, or a UUID made when presence first needs one. */
   private ownPresenceKey: string | null;
-  /** The last tracked presence payload (a repeated identical track is a no-op, §5.1). */
+  /**
+   * The last tracked presence payload (a repeated identical track is a no-op,
+   * docs/PROTOCOL.md §5.1).
+   */
   trackedJson: string | null = null;
   pg: PgBinding[] = [];
   claims: Record<string, unknown> = {};
@@ -112,7 +122,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
       case EV.accessToken:
         return this.enqueue(() => this.refreshToken(f.payload));
       default:
-        // `handle_in(type, ...)`: counted as an event, no reply (§8.2).
+        // `handle_in(type, ...)`: counted as an event, no reply (docs/PROTOCOL.md §8.2).
         this.tenant.events.add(1);
     }
   }
@@ -141,8 +151,8 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
       try {
         this.writeBroadcast = await db.authorizeWrite(this.authContext(), 'broadcast');
       } catch (e) {
-        // Write-check errors are only logged; the message is dropped and nothing is replied (§4.1,
-        // §6.4).
+        // Write-check errors are only logged; the message is dropped and nothing is replied
+        // (docs/PROTOCOL.md §4.1, §6.4).
         this.ctx.log(
           `write check on ${this.topic} failed: ${errorCode(e) ?? (e as Error).message}`,
         );
@@ -152,10 +162,11 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.broadcast(f);
   }
 
-  /** BroadcastHandler.handle (§4.1). */
+  /** BroadcastHandler.handle (docs/PROTOCOL.md §4.1). */
   private broadcast(f: Inbound): void {
     if (this.closed) return;
-    // A denied private write is neither counted nor answered, even with ack (§4.1).
+    // A denied private write is neither counted nor answered, even with ack
+    // (docs/PROTOCOL.md §4.1).
     if (this.cfg.isPrivate && this.writeBroadcast !== true) return;
     const tenant = this.tenant;
     tenant.events.add(1);
@@ -185,7 +196,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     if (this.cfg.ack && !this.closed) this.reply(f.ref, 'ok', {});
   }
 
-  /** §3.4: no reply; an invalid token or revoked read closes the channel. */
+  /** docs/PROTOCOL.md §3.4: no reply; an invalid token or revoked read closes the channel. */
   private async refreshToken(payload: unknown): Promise<void> {
     const token =
       payload && typeof payload === 'object'
@@ -222,7 +233,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.scheduleConfirm(verified.expS);
   }
 
-  /** Re-checks the token at min(5 min, its expiry) (§1.5). */
+  /** Re-checks the token at min(5 min, its expiry) (docs/PROTOCOL.md §1.5). */
   scheduleConfirm(expS: number): void {
     if (this.confirmTimer) clearTimeout(this.confirmTimer);
     const inMs = Math.max(0, Math.min(CONFIRM_TOKEN_MAX_MS, expS * 1000 - Date.now()));
@@ -239,7 +250,10 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
 
   // ------------------------------------------------------------------ presence hooks
 
-  /** Pushes `presence_state` unless the tenant presence rate is over its limit (§5.2, §8.2). */
+  /**
+   * Pushes `presence_state` unless the tenant presence rate is over its limit
+   * (docs/PROTOCOL.md §5.2, §8.2).
+   */
   syncPresence(): void {
     if (this.closed || !this.readPresence) return;
     if (!this.ctx.presence.allowEvent(this.tenant))
@@ -247,7 +261,9 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.push(EV.presenceState, this.ctx.presence.state(this.tenant, this.key));
   }
 
-  /** The per-channel client presence window (`limit_client_presence_event`, §5.1). */
+  /**
+   * The per-channel client presence window (`limit_client_presence_event`, docs/PROTOCOL.md §5.1).
+   */
   takePresenceCall(nowMs: number): boolean {
     const max = this.tenant.config.max_client_presence_events_per_window;
     if (max === null) return true;
@@ -280,14 +296,17 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     if (!this.closed) this.conn.write(pushFrame(this.v2, this.joinRef, this.topic, event, payload));
   }
 
-  /** `system` messages carry the subtopic as `channel` (§3.3). */
+  /** `system` messages carry the subtopic as `channel` (docs/PROTOCOL.md §3.3). */
   pushSystem(extension: string, status: 'ok' | 'error', message: string): void {
     this.push(EV.system, { extension, status, message, channel: this.subtopic });
   }
 
   // ------------------------------------------------------------------ endings
 
-  /** `shutdown_response`: system error, then the channel stops normally → phx_close (§3.5). */
+  /**
+   * `shutdown_response`: system error, then the channel stops normally → phx_close
+   * (docs/PROTOCOL.md §3.5).
+   */
   shutdown(message: string): void {
     if (this.closed) return;
     this.ctx.stats.channelShutdowns++;
@@ -295,7 +314,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.close();
   }
 
-  /** phx_leave: ok reply, then phx_close with ref = join_ref (§2.5). */
+  /** phx_leave: ok reply, then phx_close with ref = join_ref (docs/PROTOCOL.md §2.5). */
   leave(ref: string | null): void {
     if (this.closed) return;
     this.reply(ref, 'ok', {});
@@ -309,7 +328,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     this.teardown();
   }
 
-  /** An abnormal exit: phx_error with `channel_crash` (§2.5). */
+  /** An abnormal exit: phx_error with `channel_crash` (docs/PROTOCOL.md §2.5). */
   crash(): void {
     if (this.closed) return;
     this.conn.write(

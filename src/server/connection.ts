@@ -70,7 +70,7 @@ function readFramesOurselves(
 
 export class Connection implements ChannelSocket<Channel>, Transport {
   readonly channels = new Map<string, Channel>();
-  /** Counted in the tenant's users (joined at least one channel, §8.2). */
+  /** Counted in the tenant's users (joined at least one channel, docs/PROTOCOL.md §8.2). */
   counted = false;
   closed = false;
   lastInboundMs = Date.now();
@@ -83,9 +83,9 @@ export class Connection implements ChannelSocket<Channel>, Transport {
     readonly tenant: TenantRoom,
     readonly ctx: ServerContext,
     readonly v2: boolean,
-    /** The socket-level token (`x-api-key` or `apikey`, §1.2). */
+    /** The socket-level token (`x-api-key` or `apikey`, docs/PROTOCOL.md §1.2). */
     readonly token: string,
-    /** Upgrade request headers, passed to RLS as `request.headers` (§6.2). */
+    /** Upgrade request headers, passed to RLS as `request.headers` (docs/PROTOCOL.md §6.2). */
     readonly headers: Record<string, string>,
   ) {
     // ws keeps the TCP socket here; fan-out writes pre-framed frames to it directly (wire.ts).
@@ -101,7 +101,7 @@ export class Connection implements ChannelSocket<Channel>, Transport {
 
   /**
    * Writes a complete WebSocket frame. A socket that lets too much queue up is killed, as Phoenix
-   * kills a transport over its max heap (§1.2).
+   * kills a transport over its max heap (docs/PROTOCOL.md §1.2).
    */
   write(frame: Buffer): void {
     if (this.closed) return;
@@ -166,7 +166,7 @@ export class Connection implements ChannelSocket<Channel>, Transport {
       f = this.decode(data, isBinary);
     } catch (e) {
       // InvalidMessageError: logged as MalformedWebSocketMessage, frame dropped, socket kept
-      // (§2.1).
+      // (docs/PROTOCOL.md §2.1).
       if (!(e instanceof FrameError)) throw e;
       this.ctx.stats.malformedFrames++;
       return;
@@ -181,7 +181,8 @@ export class Connection implements ChannelSocket<Channel>, Transport {
     if (!this.v2) throw new FrameError('binary frame on a vsn 1.0.0 socket');
     const b = decodeBinary(data, 'client');
     if (b.kind === KIND.userBroadcastPush) {
-      // A kind-3 push is a `broadcast` event carrying the user event and raw payload (§2.3).
+      // A kind-3 push is a `broadcast` event carrying the user event and raw payload
+      // (docs/PROTOCOL.md §2.3).
       return {
         joinRef: b.joinRef || null,
         ref: b.ref || null,
@@ -205,7 +206,7 @@ export class Connection implements ChannelSocket<Channel>, Transport {
     throw new FrameError(`binary kind ${b.kind} from a client`);
   }
 
-  /** Phoenix.Socket `handle_in` (§2.4–§2.6). */
+  /** Phoenix.Socket `handle_in` (docs/PROTOCOL.md §2.4–§2.6). */
   private route(f: Inbound): Promise<void> | void {
     if (f.topic === PHOENIX_TOPIC && f.event === EV.heartbeat) {
       this.write(replyFrame(this.v2, null, f.ref, PHOENIX_TOPIC, 'ok', {}));
@@ -237,13 +238,13 @@ export class Connection implements ChannelSocket<Channel>, Transport {
         );
       return;
     }
-    // A missing join_ref is accepted; a different one is stale and ignored (§2.6).
+    // A missing join_ref is accepted; a different one is stale and ignored (docs/PROTOCOL.md §2.6).
     if (f.joinRef !== null && f.joinRef !== ch.joinRef) return;
     if (f.event === EV.leave) return ch.leave(f.ref);
     ch.handleIn(f);
   }
 
-  /** `%Broadcast{event: "disconnect"}`: the transport stops (§2.5). */
+  /** `%Broadcast{event: "disconnect"}`: the transport stops (docs/PROTOCOL.md §2.5). */
   disconnect(): void {
     this.close(CLOSE.normal);
   }

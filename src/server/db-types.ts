@@ -48,11 +48,11 @@ export function isRetryable(e: unknown): boolean {
 
 export interface StartDatabaseOptions {
   databaseUrl?: string;
-  /** Authorization pool size (`db_pool`, §6.3). */
+  /** Authorization pool size (`db_pool`, docs/PROTOCOL.md §6.3). */
   dbPool: number;
-  /** Subscription-insert pool (`subs_pool_size`, §6.3). */
+  /** Subscription-insert pool (`subs_pool_size`, docs/PROTOCOL.md §6.3). */
   subsPoolSize: number;
-  /** Window of the authorization-error counter (§6.4: 30 × 1 s). */
+  /** Window of the authorization-error counter (docs/PROTOCOL.md §6.4: 30 × 1 s). */
   authErrorWindowMs?: number;
   log?: (line: string) => void;
   [key: string]: unknown;

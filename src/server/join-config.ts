@@ -24,7 +24,7 @@ export interface JoinConfig {
   presenceEnabled: boolean;
   isPrivate: boolean;
   postgresChanges: PostgresChangeParams[];
-  /** `config` present: the new API (§7.3 last bullet). */
+  /** `config` present: the new API (docs/PROTOCOL.md §7.3 last bullet). */
   newApi: boolean;
   accessToken: string | null;
 }
@@ -42,7 +42,10 @@ function obj(v: unknown): Record<string, unknown> | null {
     : null;
 }
 
-/** `event` is `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*` (§7.2). */
+/**
+ * `event` is `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*`
+ * (docs/PROTOCOL.md §7.2).
+ */
 function normalizeEvent(v: unknown): string {
   const e = typeof v === 'string' ? v.toUpperCase() : '*';
   return e === 'INSERT' || e === 'UPDATE' || e === 'DELETE' ? e : '*';
@@ -74,7 +77,7 @@ export function parseJoinPayload(payload: unknown, subtopic: string): JoinConfig
       out.postgresChanges.push(toParams(m));
     }
   } else if (subtopic !== '' && p.config === undefined && hasOldApiShape(subtopic)) {
-    // Old API: `realtime:schema:table:filter` (§3.1 "Old API").
+    // Old API: `realtime:schema:table:filter` (docs/PROTOCOL.md §3.1 "Old API").
     const [schema, table, filter] = splitParts(subtopic);
     const raw: Record<string, unknown> = { schema };
     if (table !== undefined) raw.table = table;
@@ -115,8 +118,8 @@ function toParams(m: Record<string, unknown>): PostgresChangeParams {
 }
 
 /**
- * The binding id echoed in the join reply and carried in `ids` (§3.2): Realtime uses
- * `:erlang.phash2(params)`, an integer in [0, 2^27). Any stable hash of the params with
+ * The binding id echoed in the join reply and carried in `ids` (docs/PROTOCOL.md §3.2): Realtime
+ * uses `:erlang.phash2(params)`, an integer in [0, 2^27). Any stable hash of the params with
  * that range routes identically; this one hashes a canonical JSON of the map.
  */
 export function bindingId(raw: Record<string, unknown>): number {

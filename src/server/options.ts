@@ -164,19 +164,22 @@ export function loadServerConfigFile(path: string): ServerConfigFile {
 
 /** Timing knobs; tests shrink them so a quota's window passes in a second. */
 export interface ServerTimings {
-  /** Phoenix transport idle timeout (§1.2). */
+  /** Phoenix transport idle timeout (docs/PROTOCOL.md §1.2). */
   idleTimeoutMs: number;
-  /** Sleep before a refused upgrade (§1.5). */
+  /** Sleep before a refused upgrade (docs/PROTOCOL.md §1.5). */
   connectErrorBackoffMs: number;
-  /** Sleep before an error join reply (§3.2). */
+  /** Sleep before an error join reply (docs/PROTOCOL.md §3.2). */
   channelErrorBackoffMs: number;
-  /** RateCounter tick; Supabase: 5 s with 12 buckets (§8.1). */
+  /** RateCounter tick; Supabase: 5 s with 12 buckets (docs/PROTOCOL.md §8.1). */
   rateTickMs: number;
   rateBuckets: number;
-  /** Authorization-error counter: 1 s tick, 30 buckets, sum (§6.4). */
+  /** Authorization-error counter: 1 s tick, 30 buckets, sum (docs/PROTOCOL.md §6.4). */
   authErrorTickMs: number;
   authErrorBuckets: number;
-  /** Retry delay after a retryable Postgres Changes subscription error (§3.3: random 5–10 s). */
+  /**
+   * Retry delay after a retryable Postgres Changes subscription error (docs/PROTOCOL.md §3.3:
+   * random 5–10 s).
+   */
   pgRetryMinMs: number;
   pgRetryMaxMs: number;
 }
@@ -209,14 +212,15 @@ export interface ServerOptions {
   config?: ServerConfigFile;
   timings?: Partial<ServerTimings>;
   /**
-   * `false` runs without Postgres (private channels and Postgres Changes then fail as §3.2
-   * documents).
+   * `false` runs without Postgres (private channels and Postgres Changes then fail as
+   * docs/PROTOCOL.md §3.2 documents).
    */
   database?: false | DatabaseOptions;
   /** A started database to use (tests); the server does not stop it. */
   db?: import('./db-types.js').ServerDb;
   /**
-   * Bytes queued on one socket after which it is killed, like a transport over its max heap (§1.2).
+   * Bytes queued on one socket after which it is killed, like a transport over its max heap
+   * (docs/PROTOCOL.md §1.2).
    */
   maxBufferedBytes?: number;
   /** Diagnostics sink; default: stderr. */

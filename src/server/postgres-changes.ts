@@ -1,11 +1,12 @@
 /**
  * Postgres Changes on the channel side (docs/PROTOCOL.md §7): subscription rows are created
  * through the db seam after the join reply, the `system` "Subscribed to PostgreSQL" (or
- * the error text of §3.3) follows, and each change is delivered once per subscribed
- * channel with every matching binding id in `ids` (§7.3).
+ * the error text of docs/PROTOCOL.md §3.3) follows, and each change is delivered once per
+ * subscribed channel with every matching binding id in `ids` (§7.3).
  *
  * Deliveries count toward the tenant's db-events counter (subscription ids per change);
- * while it is tripped changes are skipped silently, as the poller does (§7.1 step 5).
+ * while it is tripped changes are skipped silently, as the poller does (docs/PROTOCOL.md §7.1 step
+ * 5).
  */
 import { EV, REASON } from '../protocol/constants.js';
 import { isRetryable, type ChangeEvent, type ServerDb } from './db-types.js';
@@ -13,7 +14,10 @@ import type { ChangesChannel, ChangesRoom, ServerContext } from './rooms.js';
 import { frameText, messageText } from './wire.js';
 
 export interface ChangesTimings {
-  /** Retry delay after a retryable subscription error: random in [min, max] (§3.3: 5–10 s). */
+  /**
+   * Retry delay after a retryable subscription error: random in [min, max] (docs/PROTOCOL.md §3.3:
+   * 5–10 s).
+   */
   pgRetryMinMs: number;
   pgRetryMaxMs: number;
 }
@@ -42,7 +46,7 @@ export class ChangesHub implements ChangesRoom {
     void this.subscribe(ch, db);
   }
 
-  /** access_token refresh: re-subscribe with the new claims (§3.4 step 4). */
+  /** access_token refresh: re-subscribe with the new claims (docs/PROTOCOL.md §3.4 step 4). */
   resubscribe(ch: ChangesChannel): void {
     const db = this.ctx().db;
     if (!db) return;
@@ -86,7 +90,7 @@ export class ChangesHub implements ChangesRoom {
     } catch (e) {
       if (ch.closed) return;
       ch.pushSystem(EV.postgresChanges, 'error', (e as Error).message);
-      // Malformed params are final; database errors are retried (§3.3).
+      // Malformed params are final; database errors are retried (docs/PROTOCOL.md §3.3).
       if (isRetryable(e)) {
         const t = this.timings();
         const waitMs = t.pgRetryMinMs + Math.random() * (t.pgRetryMaxMs - t.pgRetryMinMs);
@@ -121,7 +125,8 @@ export class ChangesHub implements ChangesRoom {
       const counter = ch.tenant.dbEvents;
       if (counter.tripped) continue;
       counter.add(ids.length);
-      // Old-API joins get the change type as event and the bare data as payload (§7.3).
+      // Old-API joins get the change type as event and the bare data as payload
+      // (docs/PROTOCOL.md §7.3).
       const text = ch.cfg.newApi
         ? messageText(
             ch.v2,

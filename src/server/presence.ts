@@ -60,7 +60,10 @@ export class PresenceHub implements PresenceRoom {
 
   constructor(private readonly ctx: () => ServerContext) {}
 
-  /** `limit_presence_event`: refused while `avg > limit`, otherwise counted (§5.1, §8.2). */
+  /**
+   * `limit_presence_event`: refused while `avg > limit`, otherwise counted (docs/PROTOCOL.md §5.1,
+   * §8.2).
+   */
   allowEvent(tenant: TenantRoom): boolean {
     const lim = tenant.config.max_presence_events_per_second;
     if (lim !== null && tenant.presence.value > lim) return false;
@@ -78,7 +81,7 @@ export class PresenceHub implements PresenceRoom {
     return out;
   }
 
-  /** PresenceHandler.handle (§5.1). */
+  /** PresenceHandler.handle (docs/PROTOCOL.md §5.1). */
   async handle(ch: PresenceChannel, f: Inbound): Promise<void> {
     const payload = obj(f.payload);
     if (!payload || typeof payload.event !== 'string') return ch.reply(f.ref, 'ok', {});

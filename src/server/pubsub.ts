@@ -6,7 +6,9 @@
  * same name never see each other's messages (docs/PROTOCOL.md §3.1).
  */
 
-/** Which read permission a fan-out needs (§6.2 "Read permission at delivery time"). */
+/**
+ * Which read permission a fan-out needs (docs/PROTOCOL.md §6.2 "Read permission at delivery time").
+ */
 export type Gate = 'broadcast' | 'presence' | 'none';
 
 export function pubsubKey(tenantId: string, subtopic: string, isPrivate: boolean): string {

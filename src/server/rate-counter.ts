@@ -6,8 +6,8 @@
  * `avg ≥ limit` and stays tripped until a later tick sees `avg < limit`: a trip lasts at
  * least one tick and typically until the whole window has cooled.
  *
- * The authorization-error counter of §6.4, which tests the window's sum instead, is
- * server/db/rate-counter.ts's ErrorWindow.
+ * The authorization-error counter of docs/PROTOCOL.md §6.4, which tests the window's sum instead,
+ * is server/db/rate-counter.ts's ErrorWindow.
  *
  * Ticks are driven from outside (`tick()`), so one timer serves every counter of a tenant
  * and, with `--workers`, the primary can tick with counts summed over all workers.

@@ -2,7 +2,7 @@
  * REST broadcast (docs/PROTOCOL.md §4.3 batch, §4.4 single). Delivered frames are identical to a
  * WebSocket-originated broadcast; the caller is not a subscriber, so nobody is excluded.
  * Each accepted message counts +1 toward max_events_per_second, plus one per recipient in
- * the fan-out (§8.2).
+ * the fan-out (docs/PROTOCOL.md §8.2).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENCODING, EV, REALTIME_TOPIC_PREFIX } from '../protocol/constants.js';
@@ -56,7 +56,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-/** `Authorization: Bearer` wins over the `apikey` header (§4.3). */
+/** `Authorization: Bearer` wins over the `apikey` header (docs/PROTOCOL.md §4.3). */
 function requestToken(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '');
@@ -128,7 +128,10 @@ function overSize(tenant: Tenant, bytes: number): boolean {
   return kb !== null && bytes > kb * 1000 + 500;
 }
 
-/** Write policy for a private REST message, checked with the caller's JWT (§4.3, §6.2). */
+/**
+ * Write policy for a private REST message, checked with the caller's JWT (docs/PROTOCOL.md §4.3,
+ * §6.2).
+ */
 async function canWrite(
   ctx: RestCtx,
   subtopic: string,
@@ -162,7 +165,7 @@ function fanout(ctx: RestCtx, subtopic: string, isPrivate: boolean, body: OutBod
   );
 }
 
-/** §4.3. */
+/** docs/PROTOCOL.md §4.3. */
 async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): Promise<void> {
   const { tenant } = ctx;
   const limit = tenant.config.max_events_per_second;
@@ -229,7 +232,9 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
   send(res, 202, undefined, rateHeaders);
 }
 
-/** §4.4: JSON or raw bytes, delivered as a user broadcast (kind 4 to v2 sockets). */
+/**
+ * docs/PROTOCOL.md §4.4: JSON or raw bytes, delivered as a user broadcast (kind 4 to v2 sockets).
+ */
 async function broadcastSingle(
   ctx: RestCtx,
   res: ServerResponse,

@@ -34,7 +34,10 @@ export interface Transport {
   close(code: number, reason?: string): void;
 }
 
-/** A joined channel as its tenant's fan-out sees it (§6.2: the delivery-time read gates). */
+/**
+ * A joined channel as its tenant's fan-out sees it (docs/PROTOCOL.md §6.2: the delivery-time read
+ * gates).
+ */
 export interface Subscriber {
   readonly v2: boolean;
   readonly topic: string;
@@ -76,19 +79,21 @@ export interface ChannelSocket<C> extends FrameSink, Transport {
   readonly v2: boolean;
   readonly tenant: TenantRoom;
   readonly ctx: ServerContext;
-  /** The socket-level token (`x-api-key` or `apikey`, §1.2). */
+  /** The socket-level token (`x-api-key` or `apikey`, docs/PROTOCOL.md §1.2). */
   readonly token: string;
-  /** Upgrade request headers, passed to RLS as `request.headers` (§6.2). */
+  /** Upgrade request headers, passed to RLS as `request.headers` (docs/PROTOCOL.md §6.2). */
   readonly headers: Record<string, string>;
   readonly closed: boolean;
   readonly channels: Map<string, C>;
-  /** Counted in the tenant's users (joined at least one channel, §8.2). */
+  /** Counted in the tenant's users (joined at least one channel, docs/PROTOCOL.md §8.2). */
   counted: boolean;
-  /** `%Broadcast{event: "disconnect"}`: the transport stops (§2.5). */
+  /** `%Broadcast{event: "disconnect"}`: the transport stops (docs/PROTOCOL.md §2.5). */
   disconnect(): void;
 }
 
-/** A channel as presence sees it: its tracked state, permissions and replies (§5). */
+/**
+ * A channel as presence sees it: its tracked state, permissions and replies (docs/PROTOCOL.md §5).
+ */
 export interface PresenceChannel extends Subscriber {
   readonly key: string;
   readonly presenceKey: string;
@@ -99,7 +104,10 @@ export interface PresenceChannel extends Subscriber {
   /** presence.read was evaluated (at join, or by the first track on a private channel). */
   presenceReadChecked: boolean;
   writePresence: boolean | null;
-  /** The last tracked presence payload (a repeated identical track is a no-op, §5.1). */
+  /**
+   * The last tracked presence payload (a repeated identical track is a no-op,
+   * docs/PROTOCOL.md §5.1).
+   */
   trackedJson: string | null;
   authContext(): AuthContext;
   reply(ref: string | null, status: 'ok' | 'error', response: unknown): void;
@@ -107,7 +115,10 @@ export interface PresenceChannel extends Subscriber {
   syncPresence(): void;
 }
 
-/** One `postgres_changes` binding of a join, with the subscription made for it (§7). */
+/**
+ * One `postgres_changes` binding of a join, with the subscription made for it
+ * (docs/PROTOCOL.md §7).
+ */
 export interface PgBinding {
   id: number;
   subscriptionId: string;
@@ -118,7 +129,10 @@ export interface PgBinding {
   filter?: string;
 }
 
-/** A channel as Postgres Changes sees it: its bindings, claims and system replies (§7). */
+/**
+ * A channel as Postgres Changes sees it: its bindings, claims and system replies
+ * (docs/PROTOCOL.md §7).
+ */
 export interface ChangesChannel {
   readonly v2: boolean;
   readonly topic: string;
@@ -134,7 +148,10 @@ export interface ChangesChannel {
 
 /** Presence as a channel calls it (presence.ts). */
 export interface PresenceRoom {
-  /** `limit_presence_event`: refused while over the limit, otherwise counted (§5.1, §8.2). */
+  /**
+   * `limit_presence_event`: refused while over the limit, otherwise counted (docs/PROTOCOL.md §5.1,
+   * §8.2).
+   */
   allowEvent(tenant: TenantRoom): boolean;
   /** The full state of a topic, grouped by key. */
   state(tenant: TenantRoom, key: string): Record<string, { metas: Record<string, unknown>[] }>;
@@ -166,7 +183,7 @@ export interface ServerContext {
   /** The tenant database, when it started. */
   db: ServerDb | null;
   dbState: DbState;
-  /** SIGTERM received: new joins get `RealtimeRestarting` (§3.2 check 1). */
+  /** SIGTERM received: new joins get `RealtimeRestarting` (docs/PROTOCOL.md §3.2 check 1). */
   shuttingDown: boolean;
   log(line: string): void;
 }

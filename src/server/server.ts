@@ -42,8 +42,8 @@ import type { Tenant } from './tenant.js';
 import { TenantRegistry } from './tenants.js';
 
 /**
- * Phoenix kills a transport over 50 MB of heap (§1.2); a socket with this much unsent is treated
- * the same.
+ * Phoenix kills a transport over 50 MB of heap (docs/PROTOCOL.md §1.2); a socket with this much
+ * unsent is treated the same.
  */
 const DEFAULT_MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
 
@@ -98,7 +98,8 @@ export class RealtimeServer implements ServerContext, ServerState {
       ? (createTlsServer(readTlsFiles(opts.tls), onRequest) as unknown as Server)
       : createServer(onRequest);
     // perMessageDeflate off: frames are pre-built once per message and written as they are
-    // (wire.ts). Realtime sets validate_utf8 false and max_frame_size 5,000,000 (§1.2).
+    // (wire.ts). Realtime sets validate_utf8 false and max_frame_size 5,000,000
+    // (docs/PROTOCOL.md §1.2).
     this.wss = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
@@ -195,7 +196,7 @@ export class RealtimeServer implements ServerContext, ServerState {
       .end(JSON.stringify({ errors: { detail: 'Not Found' } }));
   }
 
-  /** `UserSocket.connect/3` checks, in order (§1.5). */
+  /** `UserSocket.connect/3` checks, in order (docs/PROTOCOL.md §1.5). */
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', ignoreError);
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -203,7 +204,8 @@ export class RealtimeServer implements ServerContext, ServerState {
       return writeHttp(socket, 404, '');
     }
     const vsn = url.searchParams.get('vsn') ?? VSN_1;
-    // An unsupported vsn fails serializer negotiation before the user connect: a bare 403 (§1.2).
+    // An unsupported vsn fails serializer negotiation before the user connect: a bare 403
+    // (docs/PROTOCOL.md §1.2).
     if (vsn !== VSN_1 && vsn !== VSN_2) return writeHttp(socket, 403, '');
     const refuse = async (status: number, error: string) => {
       this.stats.connectionsRefused++;
@@ -279,7 +281,7 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
-/** A refused upgrade: the HTTP response Phoenix's error_handler sends (§1.5). */
+/** A refused upgrade: the HTTP response Phoenix's error_handler sends (docs/PROTOCOL.md §1.5). */
 function writeHttp(socket: Duplex, status: number, body: string): void {
   if (socket.destroyed) return;
   const type = body ? 'content-type: application/json; charset=utf-8\r\n' : '';

@@ -12,7 +12,7 @@ export class Stats {
   changesDelivered = 0;
   malformedFrames = 0;
   channelShutdowns = 0;
-  /** `access_token` pushes that carried a new token and were verified (§3.4). */
+  /** `access_token` pushes that carried a new token and were verified (docs/PROTOCOL.md §3.4). */
   tokenRefreshes = 0;
   slowConsumersKilled = 0;
   /**

@@ -91,8 +91,9 @@ export class Tenant implements TenantRoom {
    * The fastlane (MessageDispatcher.dispatch): the sender's channel is skipped (`from`),
    * each frame is encoded at most once per serializer, and the only per-recipient work is
    * the socket write. Broadcast deliveries count +1 each toward events and presence diffs
-   * toward presence events (§4.2, §5.2); while the events limit is tripped every
-   * recipient channel is then shut down with `Too many messages per second` (§8.2).
+   * toward presence events (docs/PROTOCOL.md §4.2, §5.2); while the events limit is tripped every
+   * recipient channel is then shut down with `Too many messages per second`
+   * (docs/PROTOCOL.md §8.2).
    */
   deliverLocal(key: string, out: Outgoing, from: Subscriber | null, gate: Gate): number {
     const g = this.groups.get(key);

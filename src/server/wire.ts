@@ -8,8 +8,9 @@
  * perMessageDeflate off writes its own frames synchronously with `socket.write` too
  * (ws/lib/sender.js `sendFrame`), so frames written here never interleave with its own.
  *
- * v1 frames carry no join_ref (§2.1); v2 frames are `[join_ref, ref, topic, event, payload]`
- * (§2.2); user broadcasts to v2 sockets are binary kind 4 (§2.3).
+ * v1 frames carry no join_ref (docs/PROTOCOL.md §2.1); v2 frames are `[join_ref, ref, topic, event,
+ * payload]` (docs/PROTOCOL.md §2.2); user broadcasts to v2 sockets are binary kind 4
+ * (docs/PROTOCOL.md §2.3).
  */
 import { ENCODING, EV } from '../protocol/constants.js';
 import { encodeBinaryBroadcast, encodeUserBroadcast } from '../protocol/frame.js';
@@ -70,7 +71,8 @@ export function messageText(
 }
 
 /**
- * `phx_reply` (§2.5). `response` is usually an object; an ack's size error is a bare string (§4.1).
+ * `phx_reply` (docs/PROTOCOL.md §2.5). `response` is usually an object; an ack's size error is a
+ * bare string (docs/PROTOCOL.md §4.1).
  */
 export function replyFrame(
   v2: boolean,
@@ -92,7 +94,7 @@ export function replyFrame(
   );
 }
 
-/** A channel push: the join's join_ref and `ref: null` (§2.2). */
+/** A channel push: the join's join_ref and `ref: null` (docs/PROTOCOL.md §2.2). */
 export function pushFrame(
   v2: boolean,
   joinRef: string | null,
@@ -103,12 +105,12 @@ export function pushFrame(
   return frameText(messageText(v2, joinRef, null, topic, event, j(payload)));
 }
 
-/** `phx_close` carries ref = join_ref (§2.5). */
+/** `phx_close` carries ref = join_ref (docs/PROTOCOL.md §2.5). */
 export function closeFrame(v2: boolean, joinRef: string | null, topic: string): Buffer {
   return frameText(messageText(v2, joinRef, joinRef, topic, EV.close, '{}'));
 }
 
-/** A user broadcast that arrived as binary kind 3 (§2.3). */
+/** A user broadcast that arrived as binary kind 3 (docs/PROTOCOL.md §2.3). */
 export interface UserPayload {
   event: string;
   encoding: number;
@@ -125,9 +127,9 @@ export type OutBody =
 const textDecoder = new TextDecoder();
 
 /**
- * A fanned-out message (fastlane: join_ref and ref null, §2.2), encoded lazily at most once
- * per serializer. `null` means that serializer cannot carry it and the member gets nothing,
- * as MessageDispatcher drops what `fastlane!` cannot encode.
+ * A fanned-out message (fastlane: join_ref and ref null, docs/PROTOCOL.md §2.2), encoded lazily at
+ * most once per serializer. `null` means that serializer cannot carry it and the member gets
+ * nothing, as MessageDispatcher drops what `fastlane!` cannot encode.
  */
 export class Outgoing {
   private f1: Buffer | null | undefined;
@@ -159,7 +161,8 @@ export class Outgoing {
           }),
         );
       }
-      // UserBroadcast.convert_to_json_broadcast: v1 cannot carry binary user payloads (§2.3).
+      // UserBroadcast.convert_to_json_broadcast: v1 cannot carry binary user payloads
+      // (docs/PROTOCOL.md §2.3).
       if (b.user.encoding !== ENCODING.json) return null;
       const text = textDecoder.decode(b.user.bytes);
       try {
@@ -188,8 +191,8 @@ export class Outgoing {
 }
 
 /**
- * Approximate `:erlang.external_size` of a payload for the size limit (§4.1): its JSON or byte
- * length.
+ * Approximate `:erlang.external_size` of a payload for the size limit (docs/PROTOCOL.md §4.1): its
+ * JSON or byte length.
  */
 export function bodyBytes(b: OutBody): number {
   if ('json' in b) return Buffer.byteLength(b.json);

@@ -9,7 +9,7 @@
  * - presence operations: every worker keeps the replicated state and fans out diffs locally;
  * - rate counters: workers send their counts once per flush interval; the primary owns the
  *   instance-wide RateCounters, ticks them and sends the trip state back, so quotas are
- *   instance-wide (§8.1 counts per node; one rtcap instance is one node);
+ *   instance-wide (docs/PROTOCOL.md §8.1 counts per node; one rtcap instance is one node);
  * - the database: only the primary runs it (primary-db.ts); workers call it through a proxy
  *   (remote-db.ts), and each change is routed to the worker owning its subscription ids;
  * - /metrics: the primary gathers every registry as JSON and sums them (primary-metrics.ts).

@@ -83,7 +83,7 @@ function columnValues(
   return m;
 }
 
-/** The row as filters see it: new row, or for DELETE the old one (§7.1 step 4). */
+/** The row as filters see it: new row, or for DELETE the old one (docs/PROTOCOL.md §7.1 step 4). */
 function filterValues(change: DecodedChange): Map<string, string | null> {
   if (change.type === 'DELETE')
     return columnValues(change, change.oldTuple, change.oldKind === 'K');
@@ -103,7 +103,8 @@ function oldRecordValues(change: DecodedChange): Map<string, string | null> | nu
   if (change.type === 'INSERT') return null;
   if (change.oldTuple) return columnValues(change, change.oldTuple, change.oldKind === 'K');
   // UPDATE without an old tuple (key unchanged, default identity): the key from the new row,
-  // which is what wal2json's `identity` carries and §7.3's `old_record: {"id": 1}` shows.
+  // which is what wal2json's `identity` carries and docs/PROTOCOL.md §7.3's `old_record: {"id": 1}`
+  // shows.
   return columnValues(change, change.newTuple, true);
 }
 

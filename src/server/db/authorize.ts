@@ -112,7 +112,7 @@ export class Authorizer {
     });
   }
 
-  /** Pool checkout, BEGIN, body, ROLLBACK; error accounting of §6.4. */
+  /** Pool checkout, BEGIN, body, ROLLBACK; error accounting of docs/PROTOCOL.md §6.4. */
   private async inTransaction<T>(body: (c: pg.Client) => Promise<T>): Promise<T> {
     const { pool, errors, queueTargetMs } = this.opts;
     if (errors.tripped) throw new AuthorizationError('increase_connection_pool');

@@ -3,11 +3,11 @@
  *
  * - AuthorizationError: `increase_connection_pool` becomes the join reason
  *   `IncreaseConnectionPool: Please increase your connection pool size` (docs/PROTOCOL.md §6.4);
- *   `db_error` is a policy query that failed (§3.2 "Realtime was unable to connect to the
- *   project database").
+ *   `db_error` is a policy query that failed (docs/PROTOCOL.md §3.2 "Realtime was unable to
+ *   connect to the project database").
  * - SubscriptionError: `.message` is the exact `postgres_changes` system-message text of
- *   §3.3; `.retryable` says whether the channel retries after 5–10 s (DB trouble) or not
- *   (malformed params).
+ *   docs/PROTOCOL.md §3.3; `.retryable` says whether the channel retries after 5–10 s (DB
+ *   trouble) or not (malformed params).
  */
 
 export type AuthorizationErrorCode = 'increase_connection_pool' | 'db_error';
@@ -30,7 +30,10 @@ export class SubscriptionError extends Error {
   }
 }
 
-/** The system-message text when the subscription pool's timeout counter is tripped (§6.4). */
+/**
+ * The system-message text when the subscription pool's timeout counter is tripped
+ * (docs/PROTOCOL.md §6.4).
+ */
 export const TOO_MANY_DB_TIMEOUTS = '{:error, "Too many database timeouts"}';
 
 /** A pool checkout that waited longer than the queue target (DBConnection `queue_timeout`). */

@@ -151,7 +151,7 @@ async function startPools(
   return { authPool, subsPool };
 }
 
-/** §6.4: 1 s tick × 30 buckets, sum, limit = pool size; one window per pool. */
+/** docs/PROTOCOL.md §6.4: 1 s tick × 30 buckets, sum, limit = pool size; one window per pool. */
 function startErrorWindows(
   opts: DatabaseOptions,
   sizes: { dbPool: number; subsPoolSize: number },

@@ -19,9 +19,10 @@
  *   `room-*`, `bench*`: broadcast + presence read and write; `readonly-*`: read only;
  *   `user-<sub>`: read and write for the JWT whose `sub` matches; `slow-*`: read and write,
  *   each check first sleeping `rtcap_bench.settings.slow_policy_ms` (once per check
- *   transaction) so the authorisation ceiling pool ÷ check time is measurable (§6.4);
- *   anything else: denied.
- * - `realtime.rtcap_visible(jsonb)`: the per-subscriber RLS probe of the poller (§7.1 step 4).
+ *   transaction) so the authorisation ceiling pool ÷ check time is measurable
+ *   (docs/PROTOCOL.md §6.4); anything else: denied.
+ * - `realtime.rtcap_visible(jsonb)`: the per-subscriber RLS probe of the poller
+ * (docs/PROTOCOL.md §7.1 step 4).
  */
 import type pg from 'pg';
 

@@ -45,14 +45,17 @@ export interface DecodedChange {
   oldKind?: 'K' | 'O';
   /** Microseconds since 2000-01-01 UTC. */
   commitTimeUs: bigint;
-  /** Size of the change message: the "WAL record" size Error 413 compares against (§7.1). */
+  /**
+   * Size of the change message: the "WAL record" size Error 413 compares against
+   * (docs/PROTOCOL.md §7.1).
+   */
   sizeBytes: number;
 }
 
 /** Postgres epoch (2000-01-01) in Unix milliseconds. */
 const PG_EPOCH_MS = 946_684_800_000;
 
-/** §7.3: UTC, millisecond precision, `YYYY-MM-DDTHH:MI:SS.MSZ`. */
+/** docs/PROTOCOL.md §7.3: UTC, millisecond precision, `YYYY-MM-DDTHH:MI:SS.MSZ`. */
 export function formatCommitTimestamp(commitTimeUs: bigint): string {
   const ms = Number(commitTimeUs / 1000n) + PG_EPOCH_MS;
   return new Date(ms).toISOString();

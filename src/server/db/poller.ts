@@ -157,7 +157,7 @@ export class Poller {
     }
   }
 
-  /** One poll; returns the delay before the next one (§7.1 cadence). */
+  /** One poll; returns the delay before the next one (docs/PROTOCOL.md §7.1 cadence). */
   private async pollOnce(c: pg.Client): Promise<number> {
     const { pollIntervalMs } = this.opts;
     const t0 = performance.now();

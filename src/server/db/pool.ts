@@ -3,7 +3,7 @@
  * (docs/PROTOCOL.md §6.3): `size` connections opened up front, callers queue FIFO for a
  * checkout, and a checkout that waits longer than the queue target fails with
  * PoolTimeoutError (DBConnection's `queue_timeout`) — the event the authorization and
- * subscription error counters count (§6.4).
+ * subscription error counters count (docs/PROTOCOL.md §6.4).
  *
  * Simplification: DBConnection's queue_target/queue_interval pair (drop queued checkouts
  * only once the queue has been slow for a whole interval) is reduced to a plain per-checkout

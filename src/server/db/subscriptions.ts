@@ -5,8 +5,8 @@
  * database, not retryable), then inserts one `realtime.subscription` row per matching
  * publication table through the subscription pool (`subs_pool_size` connections). The
  * row's trigger validates the filter columns and values; its exceptions come back in the
- * §3.3 text `Unable to subscribe to changes with given parameters. An exception happened
- * ...`. A pool checkout timeout or a lost connection counts one error in a 30 s window
+ * docs/PROTOCOL.md §3.3 text `Unable to subscribe to changes with given parameters. An exception
+ * happened ...`. A pool checkout timeout or a lost connection counts one error in a 30 s window
  * whose limit is the pool size; that failure and every subscribe while the window is
  * tripped are refused with `{:error, "Too many database timeouts"}` (retryable).
  *
@@ -67,7 +67,9 @@ export interface EntitySubscriptions {
   other: Set<Subscription>;
 }
 
-/** §7.2: `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*`. */
+/**
+ * docs/PROTOCOL.md §7.2: `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*`.
+ */
 export function actionFilter(event: unknown): ActionFilter {
   const e = typeof event === 'string' ? event.toUpperCase() : '*';
   return e === 'INSERT' || e === 'UPDATE' || e === 'DELETE' ? e : '*';
@@ -147,7 +149,7 @@ export class SubscriptionRegistry {
 
   /**
    * Subscribers of `relid` whose action and filters match a change whose filter-relevant
-   * values are `values` (the new row, or the old row for DELETE: §7.1 step 4).
+   * values are `values` (the new row, or the old row for DELETE: docs/PROTOCOL.md §7.1 step 4).
    */
   matching(
     relid: number,
@@ -198,7 +200,7 @@ const INSERT_SQL = {
       where a.attrelid = x.entity and a.attname = any($5::text[])) as types`,
 };
 
-/** Supabase's `params_to_log`, part of the §3.3 error text. */
+/** Supabase's `params_to_log`, part of the docs/PROTOCOL.md §3.3 error text. */
 function paramsToLog(
   action: ActionFilter,
   schema: string,
