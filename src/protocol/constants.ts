@@ -9,7 +9,7 @@ export const VSN_2 = '2.0.0';
 export type Vsn = typeof VSN_1 | typeof VSN_2;
 export const VSNS: readonly Vsn[] = [VSN_1, VSN_2];
 
-/** Phoenix control events (§2.5) and Supabase channel events (§3–§7). */
+/** Phoenix control events (docs/PROTOCOL.md §2.5) and Supabase channel events (§3–§7). */
 export const EV = {
   join: 'phx_join',
   leave: 'phx_leave',
@@ -29,11 +29,11 @@ export const EV = {
 export const PHOENIX_TOPIC = 'phoenix';
 export const REALTIME_TOPIC_PREFIX = 'realtime:';
 
-/** Socket paths (§1.1). */
+/** Socket paths (docs/PROTOCOL.md §1.1). */
 export const SOCKET_PATH = '/socket/websocket';
 export const GATEWAY_SOCKET_PATH = '/realtime/v1/websocket';
 
-/** Timeouts (§2.4, §1.2, §3.2). */
+/** Timeouts (docs/PROTOCOL.md §2.4, §1.2, §3.2). */
 export const HEARTBEAT_INTERVAL_MS = 25_000; // realtime-js CONNECTION_TIMEOUTS.HEARTBEAT_INTERVAL
 export const SERVER_IDLE_TIMEOUT_MS = 60_000; // Phoenix transport idle timeout
 export const JOIN_TIMEOUT_MS = 10_000; // client push timeout
@@ -41,7 +41,7 @@ export const CONNECT_ERROR_BACKOFF_MS = 2_000;
 export const CHANNEL_ERROR_BACKOFF_MS = 5_000;
 export const MAX_FRAME_BYTES = 5_000_000;
 
-/** v2 binary frame kinds (§2.3). */
+/** v2 binary frame kinds (docs/PROTOCOL.md §2.3). */
 export const KIND = {
   push: 0,
   reply: 1,
@@ -61,7 +61,7 @@ export const CLOSE = {
   serviceRestart: 1012,
 } as const;
 
-/** Exact reason strings (§1.5, §3.2, §3.5, §8.2). */
+/** Exact reason strings (docs/PROTOCOL.md §1.5, §3.2, §3.5, §8.2). */
 export const REASON = {
   unmatchedTopic: 'unmatched topic',
   topicNameRequired: 'TopicNameRequired: You must provide a topic name',
@@ -105,13 +105,13 @@ export const REASON = {
     'UnableToConnectToProject: Realtime was unable to connect to the project database',
   joinDbInitializing: 'InitializingProjectConnection: Connecting to the project database',
   joinRestarting: 'RealtimeRestarting: Realtime is restarting, please standby',
-  /** The error reply of a failed presence push (§5.1). */
+  /** The error reply of a failed presence push (docs/PROTOCOL.md §5.1). */
   presencePayloadNotMap: 'Presence track payload must be a map',
-  // channel shutdown messages (§3.5) beyond the rate limits below
+  // channel shutdown messages (docs/PROTOCOL.md §3.5) beyond the rate limits below
   noLongerPermitted: (subtopic: string) =>
     `You no longer have permission to read from this Channel topic: ${subtopic}`,
   dbUnavailable: 'Realtime was unable to connect to the project database',
-  // system shutdown messages (§3.5)
+  // system shutdown messages (docs/PROTOCOL.md §3.5)
   tooManyMessages: 'Too many messages per second',
   tooManyPresenceMessages: 'Too many presence messages per second',
   clientPresenceRateLimit: 'Client presence rate limit exceeded',

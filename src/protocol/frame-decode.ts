@@ -27,11 +27,12 @@ function jsonObject(text: string, notJson: string, notObject: string): Record<st
   return obj as Record<string, unknown>;
 }
 
-// ---------------------------------------------------------------- v1: JSON objects (§2.1)
+// ---------------------------------------------------------------- v1: JSON objects
+// (docs/PROTOCOL.md §2.1)
 
 export function decodeV1(text: string): Frame {
   const o = jsonObject(text, 'not JSON', 'v1 frame is not a JSON object');
-  // The server requires topic, event, payload and ref to be present (§2.1).
+  // The server requires topic, event, payload and ref to be present (docs/PROTOCOL.md §2.1).
   for (const key of ['topic', 'event', 'payload', 'ref'] as const) {
     if (!(key in o)) throw new FrameError(`v1 frame lacks "${key}"`);
   }
@@ -46,7 +47,8 @@ export function decodeV1(text: string): Frame {
   };
 }
 
-// ---------------------------------------------------------------- v2: JSON arrays (§2.2)
+// ---------------------------------------------------------------- v2: JSON arrays
+// (docs/PROTOCOL.md §2.2)
 
 export function decodeV2(text: string): Frame {
   let arr: unknown;
@@ -55,7 +57,7 @@ export function decodeV2(text: string): Frame {
   } catch {
     throw new FrameError('not JSON');
   }
-  // The server accepts arrays of at least five elements (§2.2).
+  // The server accepts arrays of at least five elements (docs/PROTOCOL.md §2.2).
   if (!Array.isArray(arr) || arr.length < 5) throw new FrameError('v2 frame is not an array of 5');
   const [joinRef, ref, topic, event, payload] = arr as unknown[];
   if (typeof topic !== 'string' || typeof event !== 'string')
@@ -63,7 +65,8 @@ export function decodeV2(text: string): Frame {
   return { joinRef: refOrNull(joinRef), ref: refOrNull(ref), topic, event, payload };
 }
 
-// ---------------------------------------------------------------- v2 binary (§2.3)
+// ---------------------------------------------------------------- v2 binary
+// (docs/PROTOCOL.md §2.3)
 
 class Reader {
   pos = 0;
@@ -177,7 +180,7 @@ export function decodeBinary(buf: Uint8Array, from: 'client' | 'server'): Binary
 
 /**
  * The broadcast payload a client sees for a kind 3/4 frame: realtime-js decodes kind 4 into
- * `{type:"broadcast", event, payload, meta?}` (§2.3).
+ * `{type:"broadcast", event, payload, meta?}` (docs/PROTOCOL.md §2.3).
  */
 export function userBroadcastPayload(f: {
   userEvent: string;

@@ -7,10 +7,11 @@ import { FrameError, type Frame, type UserBroadcast } from './frame-types.js';
 
 const textEncoder = new TextEncoder();
 
-// ---------------------------------------------------------------- v1: JSON objects (§2.1)
+// ---------------------------------------------------------------- v1: JSON objects
+// (docs/PROTOCOL.md §2.1)
 
 /**
- * Client → server frames carry `join_ref`; server → client frames never do (§2.1).
+ * Client → server frames carry `join_ref`; server → client frames never do (docs/PROTOCOL.md §2.1).
  */
 export function encodeV1(frame: Frame, from: 'client' | 'server'): string {
   if (from === 'client') {
@@ -30,13 +31,15 @@ export function encodeV1(frame: Frame, from: 'client' | 'server'): string {
   });
 }
 
-// ---------------------------------------------------------------- v2: JSON arrays (§2.2)
+// ---------------------------------------------------------------- v2: JSON arrays
+// (docs/PROTOCOL.md §2.2)
 
 export function encodeV2(frame: Frame): string {
   return JSON.stringify([frame.joinRef, frame.ref, frame.topic, frame.event, frame.payload]);
 }
 
-// ---------------------------------------------------------------- v2 binary (§2.3)
+// ---------------------------------------------------------------- v2 binary
+// (docs/PROTOCOL.md §2.3)
 
 function field(s: string, name: string): Uint8Array {
   const b = textEncoder.encode(s);
@@ -69,7 +72,10 @@ function metadataField(b: UserBroadcast): Uint8Array {
   return field(m && Object.keys(m).length ? JSON.stringify(m) : '', 'metadata');
 }
 
-/** Kind 3: the user-broadcast push current realtime-js sends for every `broadcast` (§2.3). */
+/**
+ * Kind 3: the user-broadcast push current realtime-js sends for every `broadcast`
+ * (docs/PROTOCOL.md §2.3).
+ */
 export function encodeUserBroadcastPush(
   b: UserBroadcast & { joinRef: string | null; ref: string | null },
 ): Uint8Array {
@@ -85,7 +91,10 @@ export function encodeUserBroadcastPush(
   );
 }
 
-/** Kind 4: what the server fans out to v2 subscribers when the sender used kind 3 (§2.3). */
+/**
+ * Kind 4: what the server fans out to v2 subscribers when the sender used kind 3
+ * (docs/PROTOCOL.md §2.3).
+ */
 export function encodeUserBroadcast(b: UserBroadcast): Uint8Array {
   const topic = field(b.topic, 'topic');
   const ev = field(b.userEvent, 'user event');
