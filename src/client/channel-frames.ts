@@ -60,7 +60,7 @@ export function channelFailure(
 
 /**
  * phx_close and phx_error carry the join's ref (v2: `[join_ref, join_ref, ...]`; v1 has no
- * join_ref field, so the ref stands for it, §2.5). One for an older join is stale.
+ * join_ref field, so the ref stands for it, docs/PROTOCOL.md §2.5). One for an older join is stale.
  */
 function isCurrentJoin(f: Frame, joinRef: string): boolean {
   const ref = f.joinRef ?? f.ref;

@@ -182,7 +182,8 @@ export function classifyJoinError(response: unknown): ClassifiedError {
 }
 
 /**
- * The reason of an error phx_reply: `{reason}` or a bare string (§4.1 ack errors), else the JSON.
+ * The reason of an error phx_reply: `{reason}` or a bare string (docs/PROTOCOL.md §4.1 ack errors),
+ * else the JSON.
  */
 export function replyReason(response: unknown): string {
   if (typeof response === 'string') return response;

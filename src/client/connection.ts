@@ -251,7 +251,8 @@ export class Connection {
 
   /**
    * Called by the worker's heartbeat scheduler. A heartbeat still unanswered when the next
-   * is due closes the socket with 1000 "heartbeat timeout", as the clients do (§2.4).
+   * is due closes the socket with 1000 "heartbeat timeout", as the clients do
+   * (docs/PROTOCOL.md §2.4).
    */
   heartbeat(): void {
     if (this.state !== 'open') return;

@@ -13,7 +13,8 @@ export interface UrlOptions {
 
 export function buildSocketUrl(base: string, opts: UrlOptions): string {
   const u = new URL(base);
-  // Phoenix defaults to 1.0.0 when vsn is absent (§1.2); send it anyway so the choice is explicit.
+  // Phoenix defaults to 1.0.0 when vsn is absent (docs/PROTOCOL.md §1.2); send it anyway so the
+  // choice is explicit.
   for (const [k, v] of Object.entries(opts.params ?? {})) u.searchParams.set(k, v);
   // Set after the params: a `vsn` among them must not override the serializer rtcap speaks.
   u.searchParams.set('vsn', opts.vsn ?? VSN_1);
