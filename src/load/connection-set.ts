@@ -2,8 +2,8 @@
  * The connections one generator process holds, with what each was opened for (its topic,
  * scheduled time, step, tokens, attempt) and where it is in its life: joining (join sent, no
  * answer yet), subscribing (joined with a postgres_changes binding, "Subscribed to
- * PostgreSQL" not in yet: the ramp waits for them, as seed §6 reconciles before the rounds),
- * member (joined, not left), closed. The worker counts; this set keeps the states and the
+ * PostgreSQL" not in yet: the ramp waits for them, as docs/METHOD.md §6 reconciles before the
+ * rounds), member (joined, not left), closed. The worker counts; this set keeps the states and the
  * live counts (open, joined) consistent.
  */
 import type { Connection } from '../client/connection.js';

@@ -1,5 +1,5 @@
 /**
- * The coordinator's database loader (Postgres Changes, seed 002 §6): inserts rows at a fixed
+ * The coordinator's database loader (Postgres Changes, docs/METHOD.md §6): inserts rows at a fixed
  * rate on the open-model schedule through a small pg pool, each row carrying its stream and
  * sequence ("stream:seq" in `body`) and its scheduled time (`sent_at`), so receivers can match
  * and time it. Failed inserts are counted, never counted as sent.

@@ -37,7 +37,7 @@ export function recordSlowFrame(
       }
       return false;
     case EV.presenceState: {
-      // Seed §5 (a 174 KB snapshot per member): the state a joining member downloads.
+      // docs/METHOD.md §5 (a 174 KB snapshot per member): the state a joining member downloads.
       const bytes = JSON.stringify(f.payload ?? {}).length;
       const p = f.payload;
       const entries = p && typeof p === 'object' ? Object.keys(p).length : 0;

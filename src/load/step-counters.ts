@@ -39,7 +39,10 @@ export interface StepCounters {
   subscribed: number;
   /** Scheduled join time → ok reply. */
   joinHist: Histogram;
-  /** phx_join push → ok reply: on private channels, mostly the RLS read check (§6.2). */
+  /**
+   * phx_join push → ok reply: on private channels, mostly the RLS read check
+   * (docs/PROTOCOL.md §6.2).
+   */
   joinReplyHist: Histogram;
   /** Acked broadcasts: scheduled send time → ack. */
   ackHist: Histogram;
@@ -195,8 +198,8 @@ export function countError(step: StepCounters, sec: SecondCounters, e: Classifie
 }
 
 /**
- * Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys (seed 002 §5
- * reports the snapshot size per member).
+ * Records a presence_state snapshot of `bytes` JSON bytes and `entries` presence keys
+ * (docs/METHOD.md §5 reports the snapshot size per member).
  */
 export function countSnapshot(step: StepCounters, bytes: number, entries: number): void {
   const s = step.snapshots;

@@ -1,8 +1,8 @@
 /**
  * Keeps the tokens of joined channels from expiring, as realtime-js does when supabase-js
  * renews its session: a channel whose token rtcap minted gets a fresh one by an `access_token`
- * push (PROTOCOL §3.4; no reply) when half of its token's lifetime is left. Without it a run
- * longer than the token lifetime would see the server close every channel with "Token has
+ * push (docs/PROTOCOL.md §3.4; no reply) when half of its token's lifetime is left. Without it a
+ * run longer than the token lifetime would see the server close every channel with "Token has
  * expired" and report that as the server's loss. Tokens from a file or a fixed apikey cannot
  * be renewed: they are never tracked here.
  */

@@ -157,7 +157,10 @@ export interface ReadStamp {
   sentAtMs: number;
 }
 
-/** Stamps of the joins of a presence_diff (an update arrives as a join plus a leave, §5.2). */
+/**
+ * Stamps of the joins of a presence_diff (an update arrives as a join plus a leave,
+ * docs/PROTOCOL.md §5.2).
+ */
 export function readPresenceStamps(payload: unknown): ReadStamp[] {
   const joins = (payload as { joins?: Record<string, { metas?: unknown[] }> } | null)?.joins;
   if (!joins || typeof joins !== 'object') return [];
@@ -178,8 +181,8 @@ export function readPresenceStamps(payload: unknown): ReadStamp[] {
 }
 
 /**
- * The stamp of a Postgres change (§7.3): the loader writes `body` = "stream:seq" and
- * `sent_at` = scheduled insert time (epoch ms); commit_timestamp gives the server-side view.
+ * The stamp of a Postgres change (docs/PROTOCOL.md §7.3): the loader writes `body` = "stream:seq"
+ * and `sent_at` = scheduled insert time (epoch ms); commit_timestamp gives the server-side view.
  */
 export function readChangeStamp(
   payload: unknown,
