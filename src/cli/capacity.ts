@@ -1,5 +1,5 @@
 /**
- * `rtcap capacity DIR...`: the whole capacity table (seed 002 §7 and §8) from runs and sweeps
+ * `rtcap capacity DIR...`: the whole capacity table (docs/METHOD.md §7 and §8) from runs and sweeps
  * made separately, refused when they are not like for like (docs/CAPACITY.md). Writes
  * capacity.json, capacity.md and report.html into --out (default: the one directory given,
  * when it is a campaign directory; else reports/capacity-<time>/). `--fail-on` thresholds on

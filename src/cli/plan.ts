@@ -1,8 +1,8 @@
 /**
  * `rtcap plan [--capacity capacity.json ...] --workload WORKLOAD.yaml`: instances of the measured
  * size a workload needs, the binding dimension, headroom and arithmetic, and — where a setting
- * limits a row — the plan with its §8 recommendation applied; with tables of several sizes,
- * capacity against size and up vs out. Without --capacity it reads the newest
+ * limits a row — the plan with its docs/METHOD.md §8 recommendation applied; with tables of several
+ * sizes, capacity against size and up vs out. Without --capacity it reads the newest
  * reports/<dir>/capacity.json and says which. Exit 0 when the workload can be carried (with
  * today's settings or the recommended ones), 4 when no instance count carries it, 2 on a file error
  * (src/cli/exit-codes.ts).
