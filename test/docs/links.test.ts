@@ -4,6 +4,7 @@
  * (`FIGURES.md "A step cut short"`) is a heading of that file, and docs/PERFORMANCE.md's index
  * says what its sections say.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -159,27 +160,58 @@ function sectionCitations(text: string): Citation[] {
   return out;
 }
 
-describe('section numbers (§N) in the README and docs/', () => {
-  const method = read('docs/METHOD.md');
-  const sections = {
-    METHOD: new Set([...method.matchAll(/^## §(\d+)|\*\*§(\d+\.\d+)/gm)].map((m) => m[1] ?? m[2])),
-    PROTOCOL: new Set(
-      [...read('docs/PROTOCOL.md').matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((m) => m[1]),
-    ),
-  };
+/** The sections each numbered document has. */
+const SECTIONS = {
+  METHOD: new Set(
+    [...read('docs/METHOD.md').matchAll(/^## §(\d+)|\*\*§(\d+\.\d+)/gm)].map((m) => m[1] ?? m[2]),
+  ),
+  PROTOCOL: new Set(
+    [...read('docs/PROTOCOL.md').matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((m) => m[1]),
+  ),
+};
+
+/** What is wrong with the § citations of a text: none named, or a section the document lacks. */
+function badCitations(name: string, text: string): string[] {
+  const bad: string[] = [];
+  for (const c of sectionCitations(text)) {
+    const line = text.slice(0, c.at).split('\n').length;
+    if (c.doc === null) bad.push(`${name}:${line}: §${c.section} names no document`);
+    else if (c.doc !== 'RFC' && !SECTIONS[c.doc as 'METHOD' | 'PROTOCOL'].has(c.section))
+      bad.push(`${name}:${line}: ${c.doc}.md has no §${c.section}`);
+  }
+  return bad;
+}
+
+/**
+ * The comments of a source file as prose, line for line: comment markers dropped, code lines
+ * empty (so a comment's sentences end where it does). Strings are left out: report headings
+ * and messages are output, their wording pinned by the report goldens.
+ */
+function commentsOf(source: string): string {
+  return source
+    .split('\n')
+    .map((line) => {
+      const whole = /^\s*(?:\/\*\*?|\*\/?|\/\/)\s?(.*)$/.exec(line);
+      if (whole) return whole[1];
+      const trailing = /\s\/\/\s(.*)$/.exec(line);
+      return trailing ? trailing[1] : '';
+    })
+    .join('\n');
+}
+
+describe('section numbers (§N)', () => {
 
   it('name their document in the sentence: docs/METHOD.md §7, docs/PROTOCOL.md §8.2', () => {
-    expect(sections.METHOD.has('7') && sections.METHOD.has('1.2')).toBe(true);
-    const bad: string[] = [];
-    for (const page of PAGES.filter((p) => !/docs\/(METHOD|PROTOCOL)\.md$/.test(p))) {
-      const text = read(page);
-      for (const c of sectionCitations(text)) {
-        const line = text.slice(0, c.at).split('\n').length;
-        if (c.doc === null) bad.push(`${page}:${line}: §${c.section} names no document`);
-        else if (c.doc !== 'RFC' && !sections[c.doc as 'METHOD' | 'PROTOCOL'].has(c.section))
-          bad.push(`${page}:${line}: ${c.doc}.md has no §${c.section}`);
-      }
-    }
-    expect(bad).toEqual([]);
+    expect(SECTIONS.METHOD.has('7') && SECTIONS.METHOD.has('1.2')).toBe(true);
+    const pages = PAGES.filter((p) => !/docs\/(METHOD|PROTOCOL)\.md$/.test(p));
+    expect(pages.flatMap((page) => badCitations(page, read(page)))).toEqual([]);
+  });
+
+  it('in src/ comments name their document too (docs/METHOD.md §5, docs/PROTOCOL.md §6.2)', () => {
+    const sources = execFileSync('git', ['ls-files', 'src'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts') && existsSync(join(ROOT, f)));
+    expect(sources.length).toBeGreaterThan(100);
+    expect(sources.flatMap((f) => badCitations(f, commentsOf(read(f))))).toEqual([]);
   });
 });
