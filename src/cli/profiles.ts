@@ -2,7 +2,7 @@
  * The files rtcap reads, for editors and CI: `rtcap schema [--kind profile|campaign|workload]`
  * prints a JSON Schema (generated from the zod schema, src/profile/json-schema.ts) and
  * `rtcap validate FILE…` checks profiles, campaigns (with every entry's profile) and workloads
- * exactly as the commands that read them do, without running anything (src/run/file-check.ts):
+ * exactly as the commands that read them do, without running anything (src/validate/file-check.ts):
  * the same line-numbered errors, exit 2 when any file has one. A `${VAR}` not set here is
  * named, not refused; what `rtcap run` would refuse on this host (no netem for a link's loss, a
  * generator this machine cannot hold) is a warning on stderr, exit 0: a fact of the host, not of
@@ -10,7 +10,7 @@
  */
 import type { Argv } from 'yargs';
 import { jsonSchemaText } from '../profile/json-schema.js';
-import { checkFile, FILE_KINDS, fileJsonSchema } from '../run/file-check.js';
+import { checkFile, FILE_KINDS, fileJsonSchema } from '../validate/file-check.js';
 import { EXIT } from './exit-codes.js';
 import { checked, oneOf } from './flags.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Argv } from 'yargs';
 import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
-import { thresholdProblems } from '../run/file-check.js';
+import { thresholdProblems } from '../validate/file-check.js';
 import type { RunObserver, RunOutcome } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';
 import { EXIT } from './exit-codes.js';

@@ -80,7 +80,7 @@ export interface FileCheck {
   /** `${VAR}`s not set here, each with the field it is in: "${RTCAP_URL} (target.url)". */
   unset: string[];
   /**
-   * What `rtcap run` would refuse on this host (run/host-facts), one line each: warnings, not
+   * What `rtcap run` would refuse on this host (validate/host-facts), one line each: warnings, not
    * problems — the file is good, this machine lacks netem or the room.
    */
   hostRefusals: string[];

@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/profile/load.js';
-import { hostRefusals } from '../../src/run/host-facts.js';
+import { hostRefusals } from '../../src/validate/host-facts.js';
 import { hostCannotHoldWhy } from '../../src/run/generator-setup.js';
 
 const QUICKSTART = join(resolve(import.meta.dirname, '../..'), 'profiles/quickstart.yaml');

@@ -9,7 +9,7 @@ import { isLoopbackHost } from '../client/url.js';
 import { linkRefusal } from '../link/link-setup.js';
 import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';
-import { hostCannotHoldWhy } from './generator-setup.js';
+import { hostCannotHoldWhy } from '../run/generator-setup.js';
 
 /** One line for each refusal `rtcap run` would make of this profile on this host. */
 export function hostRefusals(profile: Profile): string[] {
