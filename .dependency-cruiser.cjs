@@ -86,15 +86,8 @@ module.exports = {
       name: 'nothing-imports-cli',
       comment: 'cli wires the rest together; nothing below it imports it',
       severity: 'error',
-      from: { path: '^src/', pathNot: [folder('cli'), folder('dashboard')] },
+      from: { path: '^src/', pathNot: folder('cli') },
       to: { path: folder('cli') },
-    },
-    {
-      name: 'dashboard-imports-only-cli-render',
-      comment: 'the live page renders report.html as `rtcap report` does, through cli/render only',
-      severity: 'error',
-      from: { path: folder('dashboard') },
-      to: { path: folder('cli'), pathNot: '^src/cli/render[.]ts$' },
     },
     {
       name: 'dashboard-never-imports-the-server',

@@ -14,7 +14,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readResultFile } from '../src/cli/report.js';
-import { writeArtifacts } from '../src/cli/render.js';
+import { writeArtifacts } from '../src/artefacts/render.js';
 import { launchChromium } from './support/browser.js';
 import { tempDir } from '../test/support/temp-dir.js';
 

@@ -12,7 +12,7 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { evaluateFailOn, parseFailOn, type GateSide } from '../model/gates.js';
 import { ThresholdError } from '../model/thresholds.js';
 import type { RunResult } from '../result/result.js';
-import { capacityValues } from './render.js';
+import { capacityValues } from '../artefacts/render.js';
 import { EXIT } from './exit-codes.js';
 import { checked, checkedPositional, outFile, runDir } from './flags.js';
 import { readResultFile } from './report.js';

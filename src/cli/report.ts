@@ -14,7 +14,7 @@ import { checkedPositional, runDir } from './flags.js';
 export function readResultFile(pathOrDir: string): ResultFile | string {
   return readResult<ResultFile>(pathOrDir);
 }
-import { terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import { terminalSummary, writeArtifacts, type ResultFile } from '../artefacts/render.js';
 import { chartWidth, log } from './shared.js';
 
 export function reportCommand(y: Argv): Argv {

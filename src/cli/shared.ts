@@ -11,7 +11,12 @@ import { redactText } from '../redact/redact.js';
 import { EXIT } from './exit-codes.js';
 import { checked, cpuList, int, outDir, port, wsUrl } from './flags.js';
 import { prepareOutDir } from '../run/output.js';
-import { runArtifactHooks, terminalSummary, writeArtifacts, type ResultFile } from './render.js';
+import {
+  runArtifactHooks,
+  terminalSummary,
+  writeArtifacts,
+  type ResultFile,
+} from '../artefacts/render.js';
 import { dashboardOptions } from './dashboard-flag.js';
 
 export const log = (line: string) => process.stderr.write(`${redactText(line)}\n`);

@@ -7,7 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { readTimeseries, reportHtml, summaryMarkdown, type ResultFile } from '../cli/render.js';
+import {
+  readTimeseries,
+  reportHtml,
+  summaryMarkdown,
+  type ResultFile,
+} from '../artefacts/render.js';
 import { readResultFile } from '../run/output.js';
 import { redactText } from '../redact/redact.js';
 import { send } from './server.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { readResultFile } from '../../src/cli/report.js';
-import type { ResultFile } from '../../src/cli/render.js';
+import type { ResultFile } from '../../src/artefacts/render.js';
 import { loadRun } from '../fixtures/index.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapacityFile } from '../../src/capacity/types.js';
-import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/artefacts/render.js';
 import { campaignSchema } from '../../src/profile/campaign.js';
 import { loadYamlFile } from '../../src/profile/yaml-file.js';
 import { loadEntries, runCampaign } from '../../src/campaign/campaign.js';

@@ -17,7 +17,7 @@ import {
   openOffline,
 } from '../../bench/support/browser.js';
 import { buildCapacityFile } from '../../src/capacity/table.js';
-import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { writeArtifacts, type ResultFile } from '../../src/artefacts/render.js';
 import type { RunResult } from '../../src/result/result.js';
 import { relativeTo, writeCapacityFiles } from '../../src/campaign/capacity-output.js';
 import { SEED_002_RUNS, loadRun, makeRun, makeStep } from '../fixtures/index.js';

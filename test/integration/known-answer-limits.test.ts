@@ -18,7 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArtifactHooks } from '../../src/cli/render.js';
+import { runArtifactHooks } from '../../src/artefacts/render.js';
 import type { CapacityRow } from '../../src/model/capacity.js';
 import { limitWords } from '../../src/model/limit.js';
 import { headline } from '../../src/report/headline.js';

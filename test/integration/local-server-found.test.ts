@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArtifactHooks } from '../../src/cli/render.js';
+import { runArtifactHooks } from '../../src/artefacts/render.js';
 import { readOpenFilesLimit } from '../../src/monitor/os-limits.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { DEV_JWT_SECRET } from '../../src/server/options.js';

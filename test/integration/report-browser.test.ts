@@ -17,7 +17,7 @@ import {
   launchChromium,
   openOffline,
 } from '../../bench/support/browser.js';
-import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { writeArtifacts, type ResultFile } from '../../src/artefacts/render.js';
 import { loadRun } from '../fixtures/index.js';
 import { tempDir } from '../support/temp-dir.js';
 

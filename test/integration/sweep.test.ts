@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { runArtifactHooks, writeArtifacts, type ResultFile } from '../../src/artefacts/render.js';
 import { runSweep, type SweepResult } from '../../src/sweep/sweep.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';

@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResultFile } from '../../src/cli/report.js';
-import { writeArtifacts } from '../../src/cli/render.js';
+import { writeArtifacts } from '../../src/artefacts/render.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

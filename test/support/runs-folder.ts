@@ -5,7 +5,7 @@
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeArtifacts, type ResultFile } from '../../src/cli/render.js';
+import { writeArtifacts, type ResultFile } from '../../src/artefacts/render.js';
 import type { CampaignState } from '../../src/campaign/state.js';
 import { writeCampaignCapacity } from '../../src/campaign/campaign.js';
 import { loadRun } from '../fixtures/index.js';

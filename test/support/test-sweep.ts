@@ -3,7 +3,7 @@
  * artefacts written, its log on stderr under SWEEP_DEBUG, and one line of every step's driver
  * value, verdict and first reason, for the assertions' messages.
  */
-import { runArtifactHooks } from '../../src/cli/render.js';
+import { runArtifactHooks } from '../../src/artefacts/render.js';
 import type { Profile } from '../../src/profile/schema.js';
 import type { StepResult } from '../../src/result/result.js';
 import { runSweep } from '../../src/sweep/sweep.js';

@@ -1,5 +1,5 @@
 /**
- * The artefacts every command writes from a result (src/cli/render.ts): the analysis stored
+ * The artefacts every command writes from a result (src/artefacts/render.ts): the analysis stored
  * in result.json, summary.md and report.html from the timeseries on disk, thresholds, and a
  * sweep's table. From fixtures: no sockets.
  */
@@ -14,7 +14,7 @@ import {
   terminalSummary,
   writeArtifacts,
   type ResultFile,
-} from '../../src/cli/render.js';
+} from '../../src/artefacts/render.js';
 import { loadRun } from '../fixtures/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
