@@ -204,7 +204,7 @@ async function runCampaignEntries(args: CampaignArgs, p: PreparedCampaign): Prom
 export function campaignCommand(y: Argv): Argv {
   return y.command(
     'campaign [campaign]',
-    'run a campaign of profiles and sweeps into one directory and build the whole capacity table (seed §7 + §8)',
+    'run a campaign of profiles and sweeps into one directory and build the whole capacity table (docs/METHOD.md §7 + §8)',
     campaignOptions,
     async (args) => {
       const prepared = await prepareCampaign(args);

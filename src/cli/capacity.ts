@@ -40,7 +40,7 @@ export function tableOptionOptions<T>(c: Argv<T>) {
       'presence-quota',
       checked('presence-quota', num(0, 1e9), {
         describe:
-          "presence quota of the §5 arithmetic (default: the presence run's tenant quota, else 1,000/s)",
+          "presence quota of the docs/METHOD.md §5 arithmetic (default: the presence run's tenant quota, else 1,000/s)",
       }),
     )
     .option(
@@ -71,7 +71,7 @@ export function tableOptionsFrom(a: {
 export function capacityCommand(y: Argv): Argv {
   return y.command(
     'capacity <dirs..>',
-    'the whole capacity table (seed §7 + §8) from run, sweep or campaign directories measured like for like',
+    'the whole capacity table (docs/METHOD.md §7 + §8) from run, sweep or campaign directories measured like for like',
     (c) =>
       tableOptionOptions(c)
         .positional(

@@ -65,7 +65,7 @@ export const campaignAnalysisSchema = z
       .positive()
       .optional()
       .describe(
-        "presence quota of the §5 members arithmetic (default: the presence run's tenant quota, else 1,000/s)",
+        "presence quota of the docs/METHOD.md §5 members arithmetic (default: the presence run's tenant quota, else 1,000/s)",
       ),
     topic_updates_per_s: z
       .number()
