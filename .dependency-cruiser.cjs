@@ -18,8 +18,9 @@ const MAY_IMPORT = {
   client: ['protocol', 'measure', 'redact', 'result'],
   measure: ['protocol', 'result'],
   monitor: ['redact', 'result'],
-  scenarios: ['profile', 'protocol', 'measure', 'load', 'result'],
-  load: ['client', 'measure', 'scenarios', 'protocol', 'profile', 'redact', 'result'],
+  scenarios: ['profile', 'protocol', 'measure', 'load', 'generator', 'result'],
+  generator: ['client', 'measure', 'scenarios', 'protocol', 'profile', 'redact', 'result'],
+  load: ['generator', 'client', 'measure', 'scenarios', 'protocol', 'profile', 'redact', 'result'],
   model: ['result'],
   capacity: ['model', 'result'],
   plan: ['capacity', 'model', 'result'],
@@ -27,6 +28,7 @@ const MAY_IMPORT = {
   // server/options.ts: the built-in server's config schema and defaults, so a figure that needs
   // what that server enforces (db_pool, the presence quota) reads it instead of restating it.
   figures: [
+    'generator',
     'load',
     'measure',
     'model',
@@ -38,6 +40,7 @@ const MAY_IMPORT = {
     'server/options.ts',
   ],
   shard: [
+    'generator',
     'load',
     'measure',
     'monitor',

@@ -1,11 +1,11 @@
 /**
- * Micro-benchmark of the acked-send path's bookkeeping (load/ack-tracker): one pending ack
+ * Micro-benchmark of the acked-send path's bookkeeping (generator/ack-tracker): one pending ack
  * opened, bound to its push ref and settled by the reply, with `inFlight` acks pending
  * (rate × ack latency), and the timeout sweep over acks that never come back. ns per acked
  * send on this machine, best of 5 rounds; compare within one run (shared, noisy machines).
  * Run: npx tsx bench/ack-tracker.ts
  */
-import { AckTracker, newAckCounts } from '../src/load/ack-tracker.js';
+import { AckTracker, newAckCounts } from '../src/generator/ack-tracker.js';
 
 function bench(name: string, n: number, setup: () => (i: number) => void): number {
   let best = Infinity;

@@ -5,7 +5,7 @@
  * the generator's join config), opened 50 at a time; once all have joined (or failed) it prints
  * {"joined":N,"failed":F}. From its join on, each connection heartbeats every `intervalMs`,
  * spread evenly over the interval: a tick every TICK_MS heartbeats one slot of connections, as
- * the generator's once-a-second scheduler does with its slots (load/worker-timers.ts), only
+ * the generator's once-a-second scheduler does with its slots (generator/worker-timers.ts), only
  * finer. As in the generator, a heartbeat still unanswered when the next is due closes its
  * connection.
  *

@@ -3,7 +3,7 @@
  */
 import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
-import { parseSegment, type Segment } from '../load/segment.js';
+import { parseSegment, type Segment } from '../generator/segment.js';
 import { EXIT } from './exit-codes.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { checked, isoTime, type Rule } from './flags.js';

@@ -13,7 +13,8 @@ export interface ClassifiedError {
   reason: string;
   /**
    * The error is a frame rtcap could not read: not a Phoenix frame (`malformed`), or a message
-   * over the client's limit (`oversized`). Counted in the step's frames too (load/step-counters).
+   * over the client's limit (`oversized`). Counted in the step's frames too
+   * (generator/step-counters).
    */
   frame?: 'malformed' | 'oversized';
 }

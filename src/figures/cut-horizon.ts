@@ -5,9 +5,9 @@
  * counting it would make the cut read as the generator falling behind (offered) or the server
  * losing messages (lost). Joins are not cut: a join not yet due counts as on time already.
  */
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { SendRecord } from '../measure/aggregate.js';
-import { OFFERED_GRACE_MS, OpenSchedule } from '../load/schedule.js';
+import { OFFERED_GRACE_MS, OpenSchedule } from '../generator/schedule.js';
 
 /** The horizon of a step cut short at `cutAtMs`; null for a step that ran whole. */
 export function dueHorizon(cutAtMs: number | null): number | null {

@@ -3,7 +3,7 @@
  * inserts.
  */
 import type { ErrorClass } from '../result/result.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { addCounts } from '../util/counts.js';
 
 export interface StepErrors {

@@ -2,7 +2,7 @@
  * Pieces the scenarios' figures (StepResult.extra, ./extras.ts) share: a latency summary, the
  * step's join replies, when a sender's socket holds a backlog, a latency in words.
  */
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import {
   mergeEncoded,
   percentilesOf,

@@ -4,7 +4,7 @@
  * is, over the processes of a machine and the segments of a split run. A process that reported
  * none (a shard written before these counts) adds nothing.
  */
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { FrameFigures } from '../result/frame-figures.js';
 
 export function stepFrames(collected: ReadonlyArray<Pick<StepCollected, 'frames'>>): FrameFigures {

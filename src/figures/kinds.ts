@@ -20,7 +20,7 @@ import {
   pickPercentiles,
   type Histogram,
 } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { kindOfStream, TRAFFIC_KINDS, type TrafficKind } from '../scenarios/types.js';
 import { r6 } from '../util/round.js';
 

@@ -4,7 +4,7 @@
  * This says how many were left out of latency, so a reader can judge the sample.
  */
 import type { MessageFigures } from '../measure/aggregate.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { sumOf } from '../util/sum.js';
 
 export interface LatencyScopeFigures {

@@ -1,6 +1,6 @@
 /** Latency histograms the generator processes recorded, merged over processes. */
 import { mergeEncoded, type Histogram } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 
 export interface StepHistograms {
   /** Join latency from the scheduled join time. */

@@ -3,7 +3,7 @@
  * A ratio under the generator limit's min_offered_ratio makes the step generator-bound.
  */
 import type { SendRecord } from '../measure/aggregate.js';
-import { OFFERED_GRACE_MS } from '../load/schedule.js';
+import { OFFERED_GRACE_MS } from '../generator/schedule.js';
 import type { StepPlan, TrafficKind } from '../scenarios/types.js';
 import { r3 } from '../util/round.js';
 

@@ -4,8 +4,8 @@
  * one connection was down, and the gap from the first drop to the last rejoin — a server
  * restarted mid-step, ridden out. Absent when the step does not reconnect or nothing dropped.
  */
-import type { StepCollected } from '../load/ipc.js';
-import { mergeReconnectGaps } from '../load/reconnect-gap.js';
+import type { StepCollected } from '../generator/ipc.js';
+import { mergeReconnectGaps } from '../generator/reconnect-gap.js';
 import type { StepResult } from '../result/result.js';
 
 export function reconnectGapOf(

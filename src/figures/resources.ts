@@ -2,7 +2,7 @@
  * Server, database and generator resources over the steady window (StepResult.server, .database,
  * .generator).
  */
-import type { SecondStats } from '../load/ipc.js';
+import type { SecondStats } from '../generator/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { ServerBasis } from '../monitor/server-basis.js';
 import type { StepResult } from '../result/result.js';

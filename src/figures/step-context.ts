@@ -3,7 +3,7 @@
  * the generator processes collected, the figures by traffic kind, the step's seconds and the
  * server's gauges. ./step-result.ts builds it once per step.
  */
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { InsertStats } from '../load/inserts.js';
 import type { Histogram } from '../measure/histogram.js';
 import type { GaugeSample } from '../monitor/gauges.js';

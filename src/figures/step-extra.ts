@@ -3,7 +3,7 @@
  * several, and the scenario's own figures (figures/extras).
  */
 import { percentilesOf, pickPercentiles } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { kindOfStream, type TrafficKind } from '../scenarios/types.js';
 import { kindSummary, type KindFigures } from './kinds.js';
 import { offeredInWindow } from './offered.js';

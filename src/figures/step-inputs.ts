@@ -4,7 +4,7 @@
  * only, and the one sum of a plain count over the processes.
  */
 import type { SendRecord } from '../measure/aggregate.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { InsertStats } from '../load/inserts.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepCutShort, StepResult } from '../result/result.js';
@@ -48,7 +48,7 @@ export interface StepInputs {
   /** The generator host, one sample a second (monitor/host). */
   hostSamples?: readonly HostSample[];
   /**
-   * Segments the run was split into (load/segment; absent: 1). With more than one, latency
+   * Segments the run was split into (generator/segment; absent: 1). With more than one, latency
    * uses only receipts whose sender ran on the receiver's machine (counts use all).
    */
   segments?: number;

@@ -6,11 +6,11 @@
  */
 import type { SendRecord } from '../measure/aggregate.js';
 import { percentilesOf } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { kindOfStream, type StepPlan, type TrafficKind } from '../scenarios/types.js';
 import { ackFigures } from '../measure/ack-figures.js';
 import { joinFigures, joinOfferedRatio, joinsPerS } from '../measure/join-figures.js';
-import { senderSegmentOf } from '../load/segment.js';
+import { senderSegmentOf } from '../generator/segment.js';
 import { mergeErrors } from './errors.js';
 import { deliveryRateOf, figuresByKind, primaryOf, type FiguresByKind } from './kinds.js';
 import { mergeHistograms } from './latency.js';

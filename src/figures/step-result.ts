@@ -10,7 +10,7 @@
  * through shard/step-result.
  */
 import { compactHistogram, percentilesOf } from '../measure/histogram.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
 import { decideVerdict, rampMs, type VerdictDecision } from '../model/verdict.js';
 import { fmtInt, incompleteLabel } from '../model/format.js';

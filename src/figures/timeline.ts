@@ -5,7 +5,7 @@
  */
 import { mergeEncoded, percentilesOf } from '../measure/histogram.js';
 import { SlidingMean } from '../measure/sliding.js';
-import type { SecondStats } from '../load/ipc.js';
+import type { SecondStats } from '../generator/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { TimeseriesPoint } from '../result/result.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';

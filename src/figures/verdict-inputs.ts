@@ -41,7 +41,7 @@ export function verdictInputs(args: {
   joinRate: NonNullable<VerdictInput['join_rate']>;
   /** Null when the step asked for no acks. */
   acks: AckFigures | null;
-  /** Presence tracks unanswered and untracked (load/ack-tracker); absent: none sent. */
+  /** Presence tracks unanswered and untracked (generator/ack-tracker); absent: none sent. */
   presenceTracks?: { unanswered: number; untracked: number } | null;
   /** What the step's plan asked per second (every traffic kind) and what was sent. */
   traffic?: VerdictInput['traffic'];

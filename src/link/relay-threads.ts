@@ -5,7 +5,7 @@
  * exit on the lost IPC channel).
  */
 import { Worker } from 'node:worker_threads';
-import { distEntry } from '../load/paths.js';
+import { distEntry } from '../util/paths.js';
 import type { RelayOptions } from './relay.js';
 import type { FromRelayThread } from './relay-thread.js';
 

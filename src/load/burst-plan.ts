@@ -5,7 +5,7 @@
  * 50 ms lag limit of a healthy generator, so its latency figures became rtcap's own queueing.
  *
  * The plan knows every connection's topic and which process owns it (connection c in segment
- * c mod N, then local process ⌊(c mod N·W) ÷ N⌋: load/segment), so the largest burst per
+ * c mod N, then local process ⌊(c mod N·W) ÷ N⌋: generator/segment), so the largest burst per
  * process is counted exactly, not assumed even. With `workers: auto` the coordinator adds
  * processes until no process holds BURST_MEMBERS_PER_PROCESS members of one broadcast topic,
  * up to one process per generator core (more processes than cores share a core and absorb
@@ -13,7 +13,7 @@
  * Pure: plans in, numbers and sentences out.
  */
 import type { StepPlan } from '../scenarios/types.js';
-import { WHOLE, type Segment } from './segment.js';
+import { WHOLE, type Segment } from '../generator/segment.js';
 
 /**
  * Members of one broadcast topic per generator process from which a burst is too large to absorb

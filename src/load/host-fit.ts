@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { freemem } from 'node:os';
-import { MAX_LOOPBACK_ADDRESSES } from './limits.js';
+import { MAX_LOOPBACK_ADDRESSES } from '../generator/limits.js';
 
 /**
  * The least a generator process holds per idle connection (measured: 5.9 KB at 300,000 with the
@@ -159,7 +159,7 @@ export interface HostFitAsk {
    * listed, or 1: the kernel's default address towards one server address); 0: planned.
    */
   listedAddresses: number;
-  /** Ports one source address gives (load/limits portsPerAddressOf); Infinity: unknown. */
+  /** Ports one source address gives (generator/limits portsPerAddressOf); Infinity: unknown. */
   portsPerAddress: number;
   /**
    * Ports each connection takes on those addresses: 2 when a link relay dials from the same

@@ -11,8 +11,8 @@ import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertTraffic } from '../scenarios/types.js';
 import { StreamOrderedInserts } from './insert-queue.js';
 import { InsertRecord, type InsertStats } from './insert-record.js';
-import { OpenSchedule } from './schedule.js';
-import { changeBody } from './traffic.js';
+import { OpenSchedule } from '../generator/schedule.js';
+import { changeBody } from '../generator/traffic.js';
 
 export type { InsertStats } from './insert-record.js';
 

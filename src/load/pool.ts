@@ -5,8 +5,8 @@
  */
 import { fork, execFileSync, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import type { FromWorker, SecondStats, StepCollected, ToWorker } from './ipc.js';
-import { distEntry } from './paths.js';
+import type { FromWorker, SecondStats, StepCollected, ToWorker } from '../generator/ipc.js';
+import { distEntry } from '../util/paths.js';
 import { SpawnFailed } from './spawn-failed.js';
 import { testSpawnFault } from './test-spawn-fault.js';
 import { addCounts } from '../util/counts.js';
@@ -61,7 +61,7 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
 
   /** Forks the processes one after the other, until all are started or one cannot be. */
   private async spawnAll(): Promise<void> {
-    const entry = distEntry('load/worker-main.js');
+    const entry = distEntry('generator/worker-main.js');
     // A stop asked for meanwhile (an interrupt) ends the loop: stop() then stops those started.
     for (let w = 0; w < this.size && !this.stopRequested; w++) {
       try {

@@ -97,7 +97,7 @@ export function emptyFigures(): MessageFigures {
 
 /**
  * One send record per stream: a stream sent from several processes (relay senders of a split
- * run, load/segment) has each seq in exactly one of them, the others holding a gap there
+ * run, generator/segment) has each seq in exactly one of them, the others holding a gap there
  * (sched 0, actual NaN).
  */
 export function mergeSendRecords(sends: readonly SendRecord[]): SendRecord[] {

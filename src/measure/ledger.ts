@@ -82,7 +82,7 @@ class Grow {
 /**
  * Whose receipts a segment's latency may use: only those whose sender ran on this
  * machine, since other machines' clocks differ. `senderOf(local)`: the segment sending a local
- * stream, or SENDER_BY_SEQ when seq mod segments says (load/segment).
+ * stream, or SENDER_BY_SEQ when seq mod segments says (generator/segment).
  */
 export interface LatencyScope {
   segment: number;

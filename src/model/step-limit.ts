@@ -49,7 +49,7 @@ export interface StepLimitContext {
 }
 
 /**
- * Errors the server put in words (client/classify, load/worker): an error reply to a join
+ * Errors the server put in words (client/classify, generator/worker): an error reply to a join
  * ("join: " in results transcribed from the seed), a refused upgrade, a close frame (1006 is no
  * close frame at all: the TCP connection just ended), a channel error, a refused send or track.
  */

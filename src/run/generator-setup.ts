@@ -6,10 +6,10 @@ import {
   portsPerAddressOf,
   readLimits,
   type GeneratorPlan,
-} from '../load/limits.js';
+} from '../generator/limits.js';
 import { planBurstWorkers } from '../load/burst-plan.js';
 import { hostFitProblem, readHostRoom } from '../load/host-fit.js';
-import type { Segment } from '../load/segment.js';
+import type { Segment } from '../generator/segment.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { RunResult } from '../result/result.js';
 

@@ -3,8 +3,8 @@
  * per-second lines fed to the timeline, and — for one segment of a run split over machines — the
  * shard that records them, with the wait for the segments' common start.
  */
-import type { SecondStats } from '../load/ipc.js';
-import type { GeneratorPlan } from '../load/limits.js';
+import type { SecondStats } from '../generator/ipc.js';
+import type { GeneratorPlan } from '../generator/limits.js';
 import { WorkerPool } from '../load/pool.js';
 import { SpawnFailed } from '../load/spawn-failed.js';
 import { youngGenerationArgs } from '../load/young-generation.js';

@@ -71,7 +71,7 @@ export interface RunOptions {
    */
   freshConnections?: (r: RunResult, index: number) => boolean;
   /**
-   * This machine's segment of a run split over several (load/segment): its processes own only
+   * This machine's segment of a run split over several (generator/segment): its processes own only
    * the segment's connections and senders, and it writes shard.json for `rtcap merge`.
    * `startAtMs`: every segment starts its first step at this wall-clock time.
    */

@@ -7,9 +7,9 @@
  */
 import { isLoopbackHost } from '../client/url.js';
 import { burstWarning } from '../load/burst-plan.js';
-import type { GeneratorPlan } from '../load/limits.js';
+import type { GeneratorPlan } from '../generator/limits.js';
 import { pin, type WorkerPool } from '../load/pool.js';
-import { insertSegmentOf } from '../load/segment.js';
+import { insertSegmentOf } from '../generator/segment.js';
 import { nowMs } from '../measure/clock.js';
 import { metricsUrlOf } from '../monitor/gauges.js';
 import { describeHost } from '../monitor/host.js';
@@ -32,7 +32,7 @@ import { contextOf, type RunContext, type Started } from './run-context.js';
 import type { RunState } from './run-result.js';
 import { segmentSchedule } from './segment-schedule.js';
 import { StepHealth } from './step-health.js';
-import { reconnectGiveUpMs } from '../load/reconnect.js';
+import { reconnectGiveUpMs } from '../generator/reconnect.js';
 import type { StepRunner } from './step-phases.js';
 import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';

@@ -5,7 +5,7 @@
  * Each step gets its planned ramp, a margin for slow joins, warm-up, the steady window and
  * the longest drain, then the next starts.
  */
-import { ALIGN_MARGIN_MS } from '../load/segment.js';
+import { ALIGN_MARGIN_MS } from '../generator/segment.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 

@@ -43,7 +43,7 @@ export class StepHealth {
   /** Takes one second of the timeline; returns why the run must stop, or null. */
   /**
    * `rideOutMs`: how long a step whose connections were all lost waits for one to reconnect
-   * (load.reconnect, load/reconnect reconnectGiveUpMs); 0 ends the run at once.
+   * (load.reconnect, generator/reconnect reconnectGiveUpMs); 0 ends the run at once.
    */
   check(rec: SecondRecord, phase: Phase, targetConnections: number, rideOutMs = 0): string | null {
     for (const wkr of rec.workers) {

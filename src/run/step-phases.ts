@@ -6,7 +6,7 @@
  */
 import { nowMs } from '../measure/clock.js';
 import type { WorkerPool } from '../load/pool.js';
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
@@ -58,7 +58,7 @@ export interface StepRunner {
   current: number;
   /**
    * The local insert streams whose rows this coordinator inserts (a segmented run: its share,
-   * load/segment insertSegmentOf).
+   * generator/segment insertSegmentOf).
    */
   insertsMine: (localStream: number) => boolean;
   /**

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { publicJwksOf, TokenSource } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
 import { buildSocketUrl } from '../client/url.js';
-import type { TokenConfig } from '../load/ipc.js';
+import type { TokenConfig } from '../generator/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import { readTokenFile } from '../client/auth.js';
 import { registerSecrets } from '../redact/redact.js';

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binEntry } from '../load/paths.js';
+import { binEntry } from '../util/paths.js';
 import { pin } from '../load/pool.js';
 import { registerSecrets, urlSecrets } from '../redact/redact.js';
 import {

@@ -3,7 +3,7 @@
  * step's phases (run/step-phases), its result built by the one function `rtcap merge` uses too
  * (shard/step-result), the log line, the thresholds that may stop the run, result.json saved.
  */
-import type { GeneratorPlan } from '../load/limits.js';
+import type { GeneratorPlan } from '../generator/limits.js';
 import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';

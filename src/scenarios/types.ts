@@ -42,7 +42,7 @@ export interface ConnectionTraffic {
   /**
    * Any connection may send a message in its sender's place (every connection joins the same
    * topic with the same config): a run split into N segments has connection seq mod N send
-   * it, so every segment has senders of its own (load/segment).
+   * it, so every segment has senders of its own (generator/segment).
    */
   relay?: boolean;
 }
@@ -72,7 +72,7 @@ export interface StreamInfo {
   excludeSender: boolean;
   /**
    * The connection that sends this stream in the one-machine plan (before any relay); null:
-   * rows the coordinator inserts. Tells a receipt's sending segment (load/segment).
+   * rows the coordinator inserts. Tells a receipt's sending segment (generator/segment).
    */
   sender: number | null;
 }

@@ -10,7 +10,7 @@
  * `--start-at` schedule, which each segment reads on its own clock: an offset beyond the
  * schedule's margin means a segment's joins or sends ran off the others'.
  */
-import type { StepCollected } from '../load/ipc.js';
+import type { StepCollected } from '../generator/ipc.js';
 import type { SegmentClockOffset } from '../result/result.js';
 import { r1 } from '../util/round.js';
 

@@ -7,7 +7,7 @@
  * machines feed one merge path (./merge.ts → figures/step-result.ts and
  * figures/timeline.ts).
  */
-import type { SecondStats, StepCollected } from '../load/ipc.js';
+import type { SecondStats, StepCollected } from '../generator/ipc.js';
 import type { StepWindow } from '../figures/window.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertStats } from '../load/inserts.js';
@@ -45,7 +45,7 @@ export interface ShardStep {
   collected: StepCollected[];
   /**
    * Rows this segment's coordinator inserted (Postgres Changes; each insert stream is one
-   * segment's, load/segment insertSegmentOf).
+   * segment's, generator/segment insertSegmentOf).
    */
   inserts?: SendRecord[];
   insertStats?: InsertStats | null;

@@ -5,7 +5,7 @@
  * merge as they merge local processes. Shards of different runs, profiles or segment counts are
  * refused, and missing or repeated segments are named.
  */
-import type { SecondStats, StepCollected } from '../load/ipc.js';
+import type { SecondStats, StepCollected } from '../generator/ipc.js';
 import type { StepWindow } from '../figures/window.js';
 import type { InsertStats } from '../load/inserts.js';
 import {

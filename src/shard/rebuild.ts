@@ -8,7 +8,7 @@ import type { Profile } from '../profile/schema.js';
 import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
 import { getScenario } from '../scenarios/index.js';
 import { Timeline } from '../figures/timeline.js';
-import { ALIGN_MARGIN_MS } from '../load/segment.js';
+import { ALIGN_MARGIN_MS } from '../generator/segment.js';
 import { clockOffsets } from './clock-offsets.js';
 import type { ShardStep } from './format.js';
 import type { MergedShards } from './merge.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import os from 'node:os';
-import type { SecondStats } from '../load/ipc.js';
+import type { SecondStats } from '../generator/ipc.js';
 import {
   SHARD_FORMAT,
   SHARD_VERSION,

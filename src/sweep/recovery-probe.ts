@@ -15,7 +15,7 @@
  */
 import { TokenSource } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
-import type { TokenConfig } from '../load/ipc.js';
+import type { TokenConfig } from '../generator/ipc.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
@@ -184,7 +184,7 @@ export function probeFailure(sample: ProbeSample, path: ProbePathKind): string {
 
 /**
  * Postgres Changes: the probe joins with a user's token carrying the subscribers' claims, as
- * the step's subscribers do (load/token-renewal), so the table's row-level security shows it
+ * the step's subscribers do (generator/token-renewal), so the table's row-level security shows it
  * its rows; undefined when no user token can be had (an API key only: the socket's is used).
  */
 function userTokens(

@@ -4,7 +4,7 @@
  * runs while it runs, and a new run (a campaign's next entry) starts afresh.
  */
 import { describe, expect, it } from 'vitest';
-import type { SecondStats } from '../../src/load/ipc.js';
+import type { SecondStats } from '../../src/generator/ipc.js';
 import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import type { CampaignState } from '../../src/campaign/state.js';
 import type { SweepRecord, SweepResult } from '../../src/sweep/record.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stepFrames } from '../../src/figures/frames.js';
-import { newFrameCounts } from '../../src/load/step-counters.js';
+import { newFrameCounts } from '../../src/generator/step-counters.js';
 
 describe("a step's frames rtcap could not use", () => {
   it("sums every process's counts; one that reported none (an older shard) adds nothing", () => {

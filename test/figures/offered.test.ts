@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OFFERED_GRACE_MS } from '../../src/load/schedule.js';
+import { OFFERED_GRACE_MS } from '../../src/generator/schedule.js';
 import {
   offeredByPart,
   offeredInWindow,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LINE_GRACE_S, Timeline, type SecondRecord } from '../../src/figures/timeline.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
-import type { SecondStats } from '../../src/load/ipc.js';
+import type { SecondStats } from '../../src/generator/ipc.js';
 
 function second(
   worker: number,

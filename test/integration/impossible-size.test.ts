@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLimits } from '../../src/load/limits.js';
+import { readLimits } from '../../src/generator/limits.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -128,7 +128,8 @@ describe('3 segments merged', () => {
         expect(shards.map((s) => s.steps[i].collected[0].connections.scheduledJoins)).toEqual(
           i === 0 ? [10, 10, 10] : [5, 5, 5],
         );
-        // Each segment sent its share of the 10 messages (relay senders, load/segment: seq mod 3).
+        // Each segment sent its share of the 10 messages (relay senders, generator/segment:
+        // seq mod 3).
         expect(shards.map((s) => s.steps[i].collected[0].sendStats.sent)).toEqual([4, 3, 3]);
         const scope = step.extra.latency_scope as {
           receipts_other_machine: number;

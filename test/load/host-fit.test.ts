@@ -7,7 +7,7 @@ import {
   type HostFitAsk,
   type HostRoom,
 } from '../../src/load/host-fit.js';
-import { MAX_LOOPBACK_ADDRESSES } from '../../src/load/limits.js';
+import { MAX_LOOPBACK_ADDRESSES } from '../../src/generator/limits.js';
 
 const room: HostRoom = {
   memAvailableMb: 4096,

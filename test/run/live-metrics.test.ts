@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
-import type { SecondStats } from '../../src/load/ipc.js';
+import type { SecondStats } from '../../src/generator/ipc.js';
 import type { StepResult, TimeseriesPoint } from '../../src/result/result.js';
 import { LiveMetrics } from '../../src/run/live-metrics.js';
 import { serveLiveMetrics } from '../../src/run/metrics-server.js';

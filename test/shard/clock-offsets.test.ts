@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StepCollected } from '../../src/load/ipc.js';
+import type { StepCollected } from '../../src/generator/ipc.js';
 import { clockOffsets } from '../../src/shard/clock-offsets.js';
 
 /** A process's collection holding only first receipt times: `first[seq]`, NaN = not received. */

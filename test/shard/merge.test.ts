@@ -9,7 +9,7 @@ import {
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { figuresByKind } from '../../src/figures/kinds.js';
 import { mergeMemberships, streamInfoOf } from '../../src/figures/membership.js';
-import { encodeReceipts, type StepCollected } from '../../src/load/ipc.js';
+import { encodeReceipts, type StepCollected } from '../../src/generator/ipc.js';
 import type { MemberInterval } from '../../src/measure/membership.js';
 import type { StepPlan } from '../../src/scenarios/types.js';
 import {
@@ -23,7 +23,7 @@ import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
 import { stepFrames } from '../../src/figures/frames.js';
-import { senderSegmentOf } from '../../src/load/segment.js';
+import { senderSegmentOf } from '../../src/generator/segment.js';
 import type { SenderMachines } from '../../src/measure/aggregate.js';
 
 const STEP = 0;

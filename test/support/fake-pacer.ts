@@ -1,5 +1,5 @@
 /** A virtual clock and timer queue for drivers' unit tests: time moves only when run. */
-import type { Pacer } from '../../src/load/pacer.js';
+import type { Pacer } from '../../src/generator/pacer.js';
 
 export class FakePacer implements Pacer {
   private timers: Array<{ at: number; seq: number; fn: () => void }> = [];

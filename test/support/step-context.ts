@@ -2,7 +2,7 @@
  * A StepContext built from parts, for testing a scenario's `extra()` without sockets: what
  * generator processes would have collected, the per-second timeline and the message figures.
  */
-import type { SecondStats, StepCollected } from '../../src/load/ipc.js';
+import type { SecondStats, StepCollected } from '../../src/generator/ipc.js';
 import { emptyFigures, type MessageFigures } from '../../src/measure/aggregate.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { Profile } from '../../src/profile/schema.js';

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createHistogram, decodeHistogram, recordMs } from '../../src/measure/histogram.js';
+import {
+  nextSecondDelayMs,
+  SECOND_TICK_OFFSET_MS,
+  SecondClock,
+  secondLine,
+} from '../../src/generator/second-report.js';
+
+describe('the per-second line', () => {
+  it('fires just after the next wall-clock second begins', () => {
+    expect(nextSecondDelayMs(10_000)).toBe(1000 + SECOND_TICK_OFFSET_MS);
+    expect(nextSecondDelayMs(10_995)).toBe(5 + SECOND_TICK_OFFSET_MS);
+  });
+
+  it('names the second that just ended, never the same one twice', () => {
+    const clock = new SecondClock();
+    expect(clock.secondEnded(10_005)).toBe(9);
+    // A timer that fired early (still in second 10) names the next second, not 9 again.
+    expect(clock.secondEnded(10_990)).toBe(10);
+    expect(clock.secondEnded(12_004)).toBe(11);
+    expect(clock.secondEnded(14_004)).toBe(13);
+  });
+
+  it('carries what the second counted and its latency histogram', () => {
+    const histogram = createHistogram();
+    recordMs(histogram, 12);
+    recordMs(histogram, 40);
+    const line = secondLine({
+      worker: 2,
+      t: 99,
+      open: 10,
+      joined: 9,
+      counted: { joins: 3, errors: 1, disconnects: 1, errorReasons: new Map([['boom', 1]]) },
+      sent: 50,
+      acked: 48,
+      acksPending: 2,
+      receipts: { received: 400, receivedByKind: [400, 0, 0], bytes: 25_600, histogram },
+      health: { cpuPct: 12, lagP99Ms: 3, lagMaxMs: 4, rssMb: 80 },
+    });
+    expect(line).toMatchObject({
+      type: 'second',
+      worker: 2,
+      t: 99,
+      open: 10,
+      joined: 9,
+      joins: 3,
+      sent: 50,
+      acked: 48,
+      acksPending: 2,
+      received: 400,
+      receivedByKind: [400, 0, 0],
+      bytes: 25_600,
+      errors: 1,
+      disconnects: 1,
+      errorReasons: { boom: 1 },
+      health: { cpuPct: 12, lagP99Ms: 3, lagMaxMs: 4, rssMb: 80 },
+    });
+    expect(decodeHistogram(line.histogram).totalCount).toBe(2);
+  });
+});
