@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import { processTree } from '../src/monitor/proc.js';
-import { DEV_JWT_SECRET } from '../src/server/options.js';
+import { DEV_JWT_SECRET } from '../src/builtin/config.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {

@@ -23,7 +23,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { SignJWT } from 'jose';
 import { readProcStat } from '../src/monitor/proc.js';
-import { DEV_JWT_SECRET } from '../src/server/options.js';
+import { DEV_JWT_SECRET } from '../src/builtin/config.js';
 import { option } from './support/cli.js';
 
 const connections = Number(option('connections', '1000'));

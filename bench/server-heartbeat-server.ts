@@ -12,12 +12,12 @@ import { pathToFileURL } from 'node:url';
 import { childControl, say } from './support/child-control.js';
 
 type ServerModule = typeof import('../src/server/server.js');
-type OptionsModule = typeof import('../src/server/options.js');
+type OptionsModule = typeof import('../src/builtin/config.js');
 
 const root = resolve(process.argv[2] ?? '.');
 const load = (path: string): Promise<unknown> => import(pathToFileURL(join(root, path)).href);
 const { startServer } = (await load('src/server/server.ts')) as ServerModule;
-const { DEV_JWT_SECRET } = (await load('src/server/options.ts')) as OptionsModule;
+const { DEV_JWT_SECRET } = (await load('src/builtin/config.ts')) as OptionsModule;
 
 const server = await startServer({
   port: 0,

@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { DEV_JWT_SECRET } from '../src/server/options.js';
+import { DEV_JWT_SECRET } from '../src/builtin/config.js';
 import { printSummary, summariseProfile } from './support/cpu-profile.js';
 
 const args = process.argv.slice(2);

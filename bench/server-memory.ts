@@ -17,7 +17,7 @@ import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import { DEV_JWT_SECRET } from '../src/server/options.js';
+import { DEV_JWT_SECRET } from '../src/builtin/config.js';
 import { startServer } from '../src/server/server.js';
 
 const args = process.argv.slice(2);

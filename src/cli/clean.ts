@@ -3,12 +3,12 @@
  * template, staged Postgres binaries) and every leftover of a run that is gone (a run killed
  * with SIGKILL: its private directory, its Postgres data) — and keeps what a live run uses.
  * — and an emulated link's network namespace left by a run that is gone (src/link/netem).
- * The judgement is src/server/db/leftovers.ts's, the same a run's own clean-up uses.
+ * The judgement is src/builtin/pg-leftovers.ts's, the same a run's own clean-up uses.
  */
 import os from 'node:os';
 import type { Argv } from 'yargs';
 import { removeDeadLinkNamespaces } from '../link/netem.js';
-import { cleanTemp } from '../server/db/leftovers.js';
+import { cleanTemp } from '../builtin/pg-leftovers.js';
 
 export function cleanCommand(y: Argv): Argv {
   return y.command(

@@ -14,9 +14,8 @@ import {
   loadServerConfigFile,
   parseServerConfig,
   type ServerConfigFile,
-  type ServerOptions,
-  type ServerTimings,
-} from '../server/options.js';
+} from '../builtin/config.js';
+import { type ServerOptions, type ServerTimings } from '../server/options.js';
 import { startServer } from '../server/server.js';
 import { loadJwks } from '../server/jwks.js';
 import { EXIT } from './exit-codes.js';

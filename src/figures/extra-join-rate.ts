@@ -6,7 +6,7 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { JoinRateExtra } from '../result/extra.js';
-import { firstTenantLimits } from '../server/options.js';
+import { firstTenantLimits } from '../builtin/config.js';
 import { r1 } from '../util/round.js';
 import { sumOf } from '../util/sum.js';
 import { stepErrors } from './errors.js';

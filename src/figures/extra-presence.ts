@@ -6,7 +6,7 @@
 import type { Profile } from '../profile/schema.js';
 import type { PresenceExtra } from '../result/extra.js';
 import type { RoomLayout } from '../scenarios/rooms.js';
-import { firstTenantLimits } from '../server/options.js';
+import { firstTenantLimits } from '../builtin/config.js';
 import { steadySeconds } from '../measure/steady-seconds.js';
 import { r3 } from '../util/round.js';
 import { latencySummary } from './extra-common.js';

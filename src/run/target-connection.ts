@@ -7,7 +7,7 @@ import type { TokenConfig } from '../generator/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import { readTokenFile } from '../client/auth.js';
 import { registerSecrets } from '../redact/redact.js';
-import { DEV_JWT_SECRET } from '../server/options.js';
+import { DEV_JWT_SECRET } from '../builtin/config.js';
 
 /** The built-in server signs with its own secret unless the profile brings a key or token. */
 export function tokenConfigOf(profile: Profile, builtin: boolean): TokenConfig {

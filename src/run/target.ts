@@ -19,9 +19,9 @@ import {
   removeLeftover,
   RUN_PREFIX,
   writeOwner,
-} from '../server/db/leftovers.js';
-import { PG_ROOT_PARENT_ENV } from '../server/db/root-parent.js';
-import { DEV_JWT_SECRET } from '../server/options.js';
+} from '../builtin/pg-leftovers.js';
+import { PG_ROOT_PARENT_ENV } from '../builtin/pg-root-parent.js';
+import { DEV_JWT_SECRET } from '../builtin/config.js';
 import { ServerProcess, StartCancelled, type ReadyMessage } from './server-process.js';
 
 export { StartCancelled };
@@ -189,7 +189,7 @@ function takeDatabaseUrl(urlFile: string): string | null {
  * Removes what runs that are gone left under the temp directory: a coordinator killed with
  * SIGKILL cannot remove its private directory (the server's config with its JWT secret, a
  * 40 MB Postgres cluster), so every run start removes every `rtcap-run-*` and `rtcap-pg-*`
- * whose owner is dead, and every cache build whose builder is (server/db/leftovers judges
+ * whose owner is dead, and every cache build whose builder is (builtin/pg-leftovers judges
  * which; a Postgres still running from one is stopped first). Returns the paths removed.
  */
 export async function removeDeadRunLeftovers(): Promise<string[]> {

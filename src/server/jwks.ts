@@ -5,7 +5,7 @@
  * refused rather than loaded.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, type Jwks } from './options.js';
+import { ConfigError, type Jwks } from '../builtin/config.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 

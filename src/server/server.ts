@@ -27,12 +27,8 @@ import type { DbState, ServerContext, Transport } from './rooms.js';
 import { Stats } from './stats.js';
 import { databaseOptions, loadDatabase, type ServerDb } from './db-types.js';
 import { Metrics } from './metrics.js';
-import {
-  DEFAULT_TIMINGS,
-  resolveTenants,
-  type ServerOptions,
-  type ServerTimings,
-} from './options.js';
+import { resolveTenants } from '../builtin/config.js';
+import { DEFAULT_TIMINGS, type ServerOptions, type ServerTimings } from './options.js';
 import { ChangesHub } from './postgres-changes.js';
 import { PresenceHub } from './presence.js';
 import { intern } from './intern.js';

@@ -3,7 +3,8 @@
  * transports counted as users, and the PubSub groups (pubsub.ts) its channels subscribe to.
  */
 import { TokenVerifier } from './auth.js';
-import type { TenantConfig, ServerTimings } from './options.js';
+import type { TenantConfig } from '../builtin/config.js';
+import type { ServerTimings } from './options.js';
 import type { Gate } from './pubsub.js';
 import { RateCounter } from './rate-counter.js';
 import type { Subscriber, TenantRoom, Transport } from './rooms.js';

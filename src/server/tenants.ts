@@ -4,7 +4,8 @@
  * (tenant "127") and `localhost` work out of the box; with a list, unknown labels are
  * "Tenant not found".
  */
-import type { ResolvedTenants, ServerTimings } from './options.js';
+import type { ResolvedTenants } from '../builtin/config.js';
+import type { ServerTimings } from './options.js';
 import { Tenant } from './tenant.js';
 
 export function tenantIdFromHost(host: string | undefined): string {

@@ -16,7 +16,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { BIN, startServeProcess } from '../support/rtcap-process.js';
 import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
 import { tempDir } from '../support/temp-dir.js';

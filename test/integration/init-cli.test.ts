@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { tempDir } from '../support/temp-dir.js';
 

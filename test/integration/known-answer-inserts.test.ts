@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { INSERT_LANES } from '../../src/scenarios/changes.js';
 import { runScenario } from '../support/scenario-run.js';

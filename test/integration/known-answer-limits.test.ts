@@ -25,7 +25,7 @@ import { headline } from '../../src/report/headline.js';
 import type { RunResult } from '../../src/result/result.js';
 import { runSweep } from '../../src/sweep/sweep.js';
 import type { RunningServer } from '../../src/server/server.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { serve } from '../server/helpers.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';

@@ -19,7 +19,7 @@ import { limitWords } from '../../src/model/limit.js';
 import { probePathOf } from '../../src/sweep/recovery-paths.js';
 import { probeOnce } from '../../src/sweep/recovery-probe.js';
 import { TokenSource } from '../../src/client/auth.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { runTestSweep } from '../support/test-sweep.js';
 import { profileFrom } from '../support/profiles.js';

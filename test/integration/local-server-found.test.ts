@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/artefacts/render.js';
 import { readOpenFilesLimit } from '../../src/monitor/os-limits.js';
 import { runBenchmark } from '../../src/run/runner.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { profileFrom } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MixedComponent, MixedExtra } from '../../src/result/extra.js';
 import type { StepResult } from '../../src/result/result.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { expectConsistentStep, runScenario } from '../support/scenario-run.js';
 import { profileFrom } from '../support/profiles.js';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WriteOnlyExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';

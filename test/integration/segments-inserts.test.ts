@@ -7,7 +7,7 @@
  * process, one shared --start-at.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { readShard } from '../../src/shard/read.js';

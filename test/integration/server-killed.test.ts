@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headline } from '../../src/report/headline.js';
 import { EXIT, runBenchmark } from '../../src/run/runner.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { isIncompleteReason } from '../../src/model/format.js';
 import { profileFrom } from '../support/profiles.js';
 import { startServeProcess } from '../support/rtcap-process.js';

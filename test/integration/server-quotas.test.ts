@@ -4,7 +4,7 @@
  * 100 ms (12 buckets: a 1.2 s window) so a window passes in a test.
  */
 import { describe, expect, it } from 'vitest';
-import type { ServerConfigFile } from '../../src/server/options.js';
+import type { ServerConfigFile } from '../../src/builtin/config.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { RawClient, refusedUpgrade, serve, token } from '../server/helpers.js';
 

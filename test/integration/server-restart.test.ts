@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderSummaryMarkdown } from '../../src/report/summary.js';
 import { EXIT, runBenchmark } from '../../src/run/runner.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { profileFrom } from '../support/profiles.js';
 import { startServeProcess } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';

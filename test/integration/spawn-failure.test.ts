@@ -14,7 +14,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isCache } from '../../src/server/db/leftovers.js';
+import { isCache } from '../../src/builtin/pg-leftovers.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');

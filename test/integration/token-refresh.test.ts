@@ -7,7 +7,7 @@
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { serverCounters } from '../support/server-metrics.js';

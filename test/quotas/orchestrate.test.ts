@@ -12,7 +12,7 @@ import { checkQuotas, type CheckQuotasOptions } from '../../src/quotas/orchestra
 import type { QuotaRow } from '../../src/result/quotas.js';
 import { QUOTA_REASONS } from '../../src/quotas/vocabulary.js';
 import { renderQuotasMarkdown } from '../../src/report/quotas.js';
-import { DEV_JWT_SECRET, type ServerConfigFile } from '../../src/server/options.js';
+import { DEV_JWT_SECRET, type ServerConfigFile } from '../../src/builtin/config.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';
 

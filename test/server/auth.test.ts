@@ -6,7 +6,7 @@ import {
   shutdownMessage,
   TokenVerifier,
 } from '../../src/server/auth.js';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { token } from './helpers.js';
 
 const v = new TokenVerifier(DEV_JWT_SECRET);

@@ -4,7 +4,7 @@
  */
 import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import { DEV_JWT_SECRET } from '../../src/server/options.js';
+import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import type { ServerOptions } from '../../src/server/options.js';
 

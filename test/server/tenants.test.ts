@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMINGS, resolveTenants } from '../../src/server/options.js';
+import { resolveTenants } from '../../src/builtin/config.js';
+import { DEFAULT_TIMINGS } from '../../src/server/options.js';
 import { TenantRegistry, tenantIdFromHost } from '../../src/server/tenants.js';
 
 describe('tenant from Host (§1.3)', () => {

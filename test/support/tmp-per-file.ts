@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
-import { isCache } from '../../src/server/db/leftovers.js';
+import { isCache } from '../../src/builtin/pg-leftovers.js';
 import { sleep } from '../../src/util/sleep.js';
 import { removeTempDirs } from './temp-dir.js';
 

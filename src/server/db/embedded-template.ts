@@ -20,7 +20,7 @@ import {
   stopInstance,
   USER,
 } from './embedded-instance.js';
-import { TEMPLATE_PREFIX, writeOwner } from './leftovers.js';
+import { TEMPLATE_PREFIX, writeOwner } from '../../builtin/pg-leftovers.js';
 import { DEFAULT_PUBLICATION, migrate, migrationSql } from './migration.js';
 
 /** Old templates (another migration or PostgreSQL version) not used for an hour. */

@@ -33,8 +33,13 @@ import {
   type Instance,
 } from './embedded-instance.js';
 import { ensureTemplate } from './embedded-template.js';
-import { PG_ROOT_PARENT_ENV } from './root-parent.js';
-import { leftovers, PG_ROOT_PREFIX, removeLeftover, writeOwner } from './leftovers.js';
+import { PG_ROOT_PARENT_ENV } from '../../builtin/pg-root-parent.js';
+import {
+  leftovers,
+  PG_ROOT_PREFIX,
+  removeLeftover,
+  writeOwner,
+} from '../../builtin/pg-leftovers.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -75,7 +80,7 @@ export interface EmbeddedHandle {
 
 /**
  * Removes data roots left by rtcap processes that died without stopping their cluster
- * (SIGKILL, a crashed test worker): the `pg` leftovers of src/server/db/leftovers.ts, whose
+ * (SIGKILL, a crashed test worker): the `pg` leftovers of src/builtin/pg-leftovers.ts, whose
  * recorded owner is gone; a postmaster still running from one is stopped first.
  */
 export async function reapOrphans(log?: (s: string) => void): Promise<number> {

@@ -16,8 +16,8 @@ import {
   removeLeftover,
   tempEntries,
   writeOwner,
-} from '../../../src/server/db/leftovers.js';
-import { tempDir } from '../../support/temp-dir.js';
+} from '../../src/builtin/pg-leftovers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const work = tempDir('rtcap-leftovers-test-');
 const started: ChildProcess[] = [];

@@ -8,7 +8,7 @@ import {
   loadServerConfigFile,
   parseServerConfig,
   resolveTenants,
-} from '../../src/server/options.js';
+} from '../../src/builtin/config.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('tenant config', () => {

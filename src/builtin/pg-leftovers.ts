@@ -19,8 +19,8 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pidAlive } from '../../util/pid-alive.js';
-import { sleep } from '../../util/sleep.js';
+import { pidAlive } from '../util/pid-alive.js';
+import { sleep } from '../util/sleep.js';
 
 export const RUN_PREFIX = 'rtcap-run-';
 export const PG_ROOT_PREFIX = 'rtcap-pg-';
