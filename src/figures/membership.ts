@@ -49,6 +49,6 @@ export function streamInfoOf(
   };
   return (stream) => {
     const s = plan.streamInfo(stream);
-    return { membership: membershipOf(s.key), self: !s.excludeSender };
+    return { membership: membershipOf(s.key), self: !s.excludeSender, sender: s.sender };
   };
 }

@@ -170,7 +170,7 @@ export class ConnectionSet<C extends HeldConnection> {
       const { joinedAtMs, subscribedAtMs } = c.member;
       if (c.state === 'open') openAtEnd++;
       if (joinedAtMs > 0 && m.leftAtMs === Infinity) joinedAtEnd++;
-      const dropped = m.dropped ? { dropped: true } : {};
+      const dropped = m.dropped ? { dropped: true, conn: c.index } : {};
       if (joinedAtMs > 0)
         (membership[m.topic] ??= []).push({ joinedAtMs, leftAtMs: m.leftAtMs, ...dropped });
       if (m.changesKey && subscribedAtMs > 0) {

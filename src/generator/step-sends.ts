@@ -11,6 +11,10 @@ import { nowMs } from '../measure/clock.js';
 import { recordMs } from '../measure/histogram.js';
 import { streamId } from '../measure/ledger.js';
 import type { Profile } from '../profile/schema.js';
+import {
+  AFTER_FIRST_BINARY_PUSH,
+  BINARY_PUSH_CLOSE_WITHIN_MS,
+} from '../result/binary-push-close.js';
 import { AckTracker } from './ack-tracker.js';
 import type { StepCounters } from './step-counters.js';
 import type { TrafficTag } from './traffic-driver.js';
@@ -24,6 +28,8 @@ export class StepSends {
   private sender: BenchSender | null = null;
   private presenceSender: PresenceSender | null = null;
   private counters: StepCounters | null = null;
+  /** When each connection made its first binary broadcast push. */
+  private readonly firstBinaryPush = new WeakMap<Connection, number>();
 
   constructor(
     ackTimeoutMs: number,
@@ -57,6 +63,8 @@ export class StepSends {
       tag === 'broadcast'
         ? this.sendBroadcast(c, topic, stream, seq, due)
         : this.sendTrack(c, due, (id) => this.presenceSender!.send(c, topic, stream, seq, due, id));
+    if (ok && tag === 'broadcast' && this.sender!.binary && !this.firstBinaryPush.has(c))
+      this.firstBinaryPush.set(c, nowMs());
     const buffered = c.ws?.bufferedAmount ?? 0;
     const k = this.counters!;
     if (buffered > k.sendBufferPeakBytes) k.sendBufferPeakBytes = buffered;
@@ -85,6 +93,22 @@ export class StepSends {
     if (ok) this.acks.bind(ackId, c.lastRef);
     else this.acks.cancel(ackId);
     return ok;
+  }
+
+  /** When `c` made its first binary broadcast push (clock.nowMs), if it made one. */
+  firstBinaryPushOf(c: Connection): number | undefined {
+    return this.firstBinaryPush.get(c);
+  }
+
+  /**
+   * A close of `c` by the server (`e`), named as the answer to its first binary broadcast push
+   * when it came within a second of it: a server that cannot read binary frames.
+   */
+  nameClose(c: Connection, e: ClassifiedError, now: number): ClassifiedError {
+    const at = this.firstBinaryPushOf(c);
+    if (at === undefined || now - at > BINARY_PUSH_CLOSE_WITHIN_MS) return e;
+    if (!e.reason.startsWith('closed by server')) return e;
+    return { ...e, reason: `${e.reason} ${AFTER_FIRST_BINARY_PUSH}` };
   }
 
   /**

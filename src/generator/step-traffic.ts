@@ -43,14 +43,17 @@ export function stepTrafficRun(p: StepTrafficParts): TrafficRun {
     send: (tag, conn, stream, seq, dueMs) => {
       const c = conns.get(conn);
       const m = c && meta.get(c);
-      // A sender dropped and not back yet (load.reconnect): not sent, counted as such.
-      const down = c !== undefined && c.member.joinedAtMs > 0 && m!.leftAtMs !== Infinity;
+      // A sender dropped and not back yet (load.reconnect), or gone for good in an earlier step
+      // (its record already reported and forgotten by the set): not sent, counted as such.
+      const down =
+        c !== undefined && c.member.joinedAtMs > 0 && (m === undefined || m.leftAtMs !== Infinity);
       if (down) p.stats.connectionDown++;
       const ok =
         c !== undefined &&
+        m !== undefined &&
         !down &&
         c.member.joinedAtMs > 0 &&
-        sends.send(c, m!.topic, p.currentStep(), tag, stream, seq, dueMs);
+        sends.send(c, m.topic, p.currentStep(), tag, stream, seq, dueMs);
       p.sends.record(stream, seq, dueMs, ok ? nowMs() : NaN);
       return ok;
     },

@@ -34,7 +34,8 @@ export function usesBinaryBroadcast(profile: Profile): boolean {
 
 export class BenchSender {
   private readonly encoder: StampEncoder;
-  private readonly binary: boolean;
+  /** Broadcasts go as v2 binary kind-3 frames. */
+  readonly binary: boolean;
   private readonly dialect: 'supabase' | 'phoenix';
   private readonly pushEvent: string;
   private readonly userEvent: string;

@@ -340,7 +340,7 @@ export class GeneratorWorker implements ConnectionHooks {
   }
 
   onError(c: Connection, e: ClassifiedError, phase: ErrorPhase): void {
-    this.countError(e);
+    this.countError(phase === 'socket' ? this.stepSends.nameClose(c, e, nowMs()) : e);
     if (phase !== 'frame' && this.set.leaveSubscribing(c)) this.ramps.settle();
     if (phase === 'connect' || phase === 'join') {
       this.counters.failed++;

@@ -33,6 +33,8 @@ export interface StreamInfo {
   membership: Membership;
   /** Does the sender receive its own messages (then it counts as a recipient). */
   self: boolean;
+  /** The connection that sends the stream, when known: its own drop explains no miss. */
+  sender?: number | null;
 }
 
 /**
@@ -216,7 +218,8 @@ export function aggregateMessages(
       const due = Math.max(0, info.self ? members : members - 1);
       const counted = Math.min(got, due);
       // Misses at members dropped right after the send: not delivered, the connection was down.
-      const dropped = info.membership.droppedIn(sched, sched + DOWN_GRACE_MS);
+      const except = info.self ? null : (info.sender ?? null);
+      const dropped = info.membership.droppedIn(sched, sched + DOWN_GRACE_MS, except);
       const down = Math.min(due - counted, dropped);
       const expected = due - down;
       out.notDeliveredConnectionDown += down;

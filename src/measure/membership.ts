@@ -9,12 +9,19 @@ export interface MemberInterval {
   leftAtMs: number;
   /** It left because the server or the network dropped it (not closed by rtcap). */
   dropped?: boolean;
+  /**
+   * The connection's global index, kept with a drop: a sender dropped right after its own
+   * message is not a recipient that missed it.
+   */
+  conn?: number;
 }
 
 export class Membership {
   private readonly joins: Float64Array;
   private readonly leaves: Float64Array;
   private readonly drops: Float64Array;
+  /** The drop times of each connection whose drop was reported with its index. */
+  private readonly dropsOf = new Map<number, number[]>();
 
   constructor(intervals: MemberInterval[]) {
     this.joins = Float64Array.from(intervals.map((i) => i.joinedAtMs)).sort();
@@ -24,11 +31,23 @@ export class Membership {
     this.drops = Float64Array.from(
       intervals.filter((i) => i.dropped && Number.isFinite(i.leftAtMs)).map((i) => i.leftAtMs),
     ).sort();
+    for (const i of intervals) {
+      if (!i.dropped || i.conn === undefined || !Number.isFinite(i.leftAtMs)) continue;
+      const times = this.dropsOf.get(i.conn);
+      if (times) times.push(i.leftAtMs);
+      else this.dropsOf.set(i.conn, [i.leftAtMs]);
+    }
   }
 
-  /** Members dropped (not closed by rtcap) after `from` and at or before `to`. */
-  droppedIn(from: number, to: number): number {
-    return upperBound(this.drops, to) - upperBound(this.drops, from);
+  /**
+   * Members dropped (not closed by rtcap) after `from` and at or before `to`, connection
+   * `except` (a sender that does not receive its own message) not counted.
+   */
+  droppedIn(from: number, to: number, except: number | null = null): number {
+    const all = upperBound(this.drops, to) - upperBound(this.drops, from);
+    if (except === null) return all;
+    const own = this.dropsOf.get(except) ?? [];
+    return all - own.filter((t) => t > from && t <= to).length;
   }
 
   /** Members joined at or before `t` and not yet gone at `t`. */

@@ -2,6 +2,7 @@
  * The second class of a verdict, broken (docs/VERDICTS.md): a message, a send, a presence
  * track, a join or a socket the server failed; and the server that went away mid-step.
  */
+import { AFTER_FIRST_BINARY_PUSH, BINARY_PUSH_ADVICE } from '../result/binary-push-close.js';
 import { fmtInt, fmtRatioPct } from './format.js';
 import type { VerdictInput, VerdictSlo } from './verdict-input.js';
 
@@ -44,9 +45,27 @@ function joinFailureReason(input: VerdictInput, slo: VerdictSlo): string | null 
   return `joins ${fmtRatioPct(success)} succeeded < SLO ${fmtRatioPct(need)} (${fmtInt(input.connections_failed)} failed or rejected)`;
 }
 
+/**
+ * Senders the server closed right after their first binary broadcast push (load/step-sends
+ * names such closes): the server cannot read binary frames; what to set, or null.
+ */
+export function binaryPushReason(input: VerdictInput): string | null {
+  let n = 0;
+  for (const [reason, count] of Object.entries(input.errors ?? {}))
+    if (reason.includes(AFTER_FIRST_BINARY_PUSH)) n += count;
+  if (n === 0) return null;
+  const who = n === 1 ? 'a sender right after its' : `${fmtInt(n)} senders right after their`;
+  return `the server closed ${who} first binary broadcast push (it cannot read binary frames): ${BINARY_PUSH_ADVICE}`;
+}
+
 /** Every way the step failed its function: messages, sends, joins, sockets, server-side errors. */
 export function brokenReasons(input: VerdictInput, slo: VerdictSlo): string[] {
-  const out = [...deliveryReasons(input, slo), ...unansweredReasons(input)];
+  const binary = binaryPushReason(input);
+  const out = [
+    ...(binary ? [binary] : []),
+    ...deliveryReasons(input, slo),
+    ...unansweredReasons(input),
+  ];
   const joins = joinFailureReason(input, slo);
   if (joins !== null) out.push(joins);
   if (input.connections_disconnected > 0) {

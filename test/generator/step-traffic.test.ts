@@ -54,7 +54,7 @@ function parts(plan: Partial<StepPlan>, over: Partial<StepTrafficParts> = {}) {
     done: () => undefined,
     ...over,
   };
-  return { run: stepTrafficRun(p), made, recorded };
+  return { run: stepTrafficRun(p), made, recorded, set, stats: p.stats };
 }
 
 describe("a step's send phase on a process's connections", () => {
@@ -87,5 +87,21 @@ describe("a step's send phase on a process's connections", () => {
       [8, NaN],
       [9, NaN],
     ]);
+  });
+
+  it('a sender the server closed in an earlier step is down, not a crash, once the set forgot it', () => {
+    const { run, made, recorded, set, stats } = parts({ broadcasts: traffic(1) });
+    const sender = set.byIndex.get(0)!;
+    // Closed by the server in step 0; reported at the end of steps 0 and 1, then forgotten.
+    set.endMembership(sender, true);
+    sender.state = 'closed';
+    set.endOfStep(0);
+    set.endOfStep(1);
+    expect(set.meta.has(sender)).toBe(false);
+    expect(set.byIndex.get(0)).toBe(sender);
+    expect(run.send('broadcast', 0, 1, 10, 150)).toBe(false);
+    expect(made).toEqual([]);
+    expect(recorded.map((r) => [r.seq, r.actual])).toEqual([[10, NaN]]);
+    expect(stats.connectionDown).toBe(1);
   });
 });

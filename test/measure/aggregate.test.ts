@@ -88,6 +88,23 @@ describe('aggregateMessages: expected', () => {
     expect(f).toMatchObject({ expected: 4, received: 1, lost: 3, notDeliveredConnectionDown: 2 });
   });
 
+  it("a sender dropped right after its own message explains no receiver's miss", () => {
+    // Sender 0 dropped by the server at 1,010, just after its message at 1,000; members 1-3
+    // stayed and received nothing: 3 lost, none of them "connection down".
+    const m = new Membership([
+      { joinedAtMs: 0, leftAtMs: 1_010, dropped: true, conn: 0 },
+      { joinedAtMs: 0, leftAtMs: Infinity },
+      { joinedAtMs: 0, leftAtMs: Infinity },
+      { joinedAtMs: 0, leftAtMs: Infinity },
+    ]);
+    const sends = [send(0, [1_000], [1_000])];
+    const f = aggregateMessages(sends, [], () => ({ membership: m, self: false, sender: 0 }));
+    expect(f).toMatchObject({ expected: 3, received: 0, lost: 3, notDeliveredConnectionDown: 0 });
+    // A sender that receives its own messages is one of the recipients its drop explains.
+    const own = aggregateMessages(sends, [], () => ({ membership: m, self: true, sender: 0 }));
+    expect(own).toMatchObject({ expected: 3, lost: 3, notDeliveredConnectionDown: 1 });
+  });
+
   it('a seq never scheduled (gap) is neither sent nor failed', () => {
     const m = members(0, 0, 0);
     const f = aggregateMessages([send(0, [1000, 0, 1020], [1000, NaN, 1020])], [], info(m));

@@ -53,4 +53,17 @@ describe('Membership.droppedIn', () => {
     expect(m.droppedIn(500, 1000)).toBe(1);
     expect(m.droppedIn(0, 1000)).toBe(2);
   });
+
+  it('leaves out the drops of one connection when asked (a sender and its own message)', () => {
+    const m = new Membership([
+      { joinedAtMs: 0, leftAtMs: 500, dropped: true, conn: 7 },
+      { joinedAtMs: 600, leftAtMs: 800, dropped: true, conn: 7 },
+      { joinedAtMs: 0, leftAtMs: 900, dropped: true, conn: 3 },
+    ]);
+    expect(m.droppedIn(0, 1000)).toBe(3);
+    expect(m.droppedIn(0, 1000, 7)).toBe(1);
+    expect(m.droppedIn(600, 1000, 7)).toBe(1);
+    expect(m.droppedIn(0, 1000, 3)).toBe(2);
+    expect(m.droppedIn(0, 1000, 5)).toBe(3);
+  });
 });

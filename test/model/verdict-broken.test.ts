@@ -43,6 +43,30 @@ describe('brokenReasons', () => {
     ]);
   });
 
+  it('senders closed right after their first binary push come first, with what to set', () => {
+    const closed = 'closed by server: 1011 right after its first binary broadcast push';
+    const advice = 'set target.binary_broadcast: false or target.vsn: "1.0.0"';
+    const input = {
+      delivery_rate: 0,
+      messages_lost: 9,
+      connections_disconnected: 1,
+      error_classes: { server: 1, network: 0, generator: 0, protocol: 0 },
+      errors: { [closed]: 1 },
+    };
+    expect(broken(input)).toEqual([
+      `the server closed a sender right after its first binary broadcast push (it cannot read binary frames): ${advice}`,
+      'delivery 0.00% < SLO 100% (9 lost)',
+      '1 connections disconnected',
+      '1 server-class error',
+    ]);
+    expect(broken({ ...input, errors: { [closed]: 2, 'closed by server: 1011': 1 } })[0]).toBe(
+      `the server closed 2 senders right after their first binary broadcast push (it cannot read binary frames): ${advice}`,
+    );
+    expect(broken({ ...input, errors: { 'closed by server: 1011': 1 } })[0]).toBe(
+      'delivery 0.00% < SLO 100% (9 lost)',
+    );
+  });
+
   it('lost messages break only when every message must arrive', () => {
     expect(broken({ messages_lost: 2 })).toEqual(['2 messages lost']);
     expect(broken({ messages_lost: 2 }, { ...slo, delivery_rate: 0.99 })).toEqual([]);

@@ -3,9 +3,10 @@
  * every delivery by a fixed time, drop a fixed share of deliveries (by hash, or exactly every
  * Nth), deliver every Nth message of a sender after its successor (reorder), echo to the
  * sender, refuse upgrades or every join after the first N, close every socket after a while,
- * answer with malformed frames, leave every Nth acked push unanswered, serve joins or broadcast
- * pushes from a queue at a fixed rate, write every delivery through one queue at a fixed
- * rate (a serial writer), or write a test's own raw frames to each member that joins.
+ * close a sender at its first binary push, answer with malformed frames, leave every Nth acked
+ * push unanswered, serve joins or broadcast pushes from a queue at a fixed rate, write every
+ * delivery through one queue at a fixed rate (a serial writer), or write a test's own raw frames
+ * to each member that joins.
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -36,6 +37,11 @@ export interface TestServerOptions {
   refuse?: { status: number; body: string };
   /** Close every socket this long after the first broadcast arrived. */
   closeAllAfterMs?: number;
+  /**
+   * Close the socket of any member that pushes a binary broadcast with this code, the push not
+   * delivered: Supabase Realtime v2.28 (vsn 2.0.0 cannot decode a binary push; close 1011).
+   */
+  closeOnBinaryPush?: number;
   /** Answer joins with garbage instead of a reply. */
   malformed?: boolean;
   /** Topic prefix that may be joined (others get "unmatched topic"). */
@@ -155,6 +161,8 @@ export interface TestServer {
     presenceUpdates: number;
     presenceUpdateDiffs: number;
     trackSilences: number;
+    /** Sockets closed at a binary push (closeOnBinaryPush). */
+    closedOnBinaryPush: number;
   };
   close(): Promise<void>;
 }
@@ -187,6 +195,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     presenceUpdates: 0,
     presenceUpdateDiffs: 0,
     trackSilences: 0,
+    closedOnBinaryPush: 0,
   };
   let attempts = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -240,6 +249,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       let f: Frame;
       let binaryPayload: { userEvent: string; payload: Uint8Array } | null = null;
       try {
+        if (isBinary && opts.closeOnBinaryPush !== undefined) {
+          stats.closedOnBinaryPush++;
+          ws.close(opts.closeOnBinaryPush, 'cannot decode a binary push');
+          return;
+        }
         if (isBinary) {
           const b = decodeBinary(data, 'client');
           if (b.kind !== 3) return;
