@@ -16,7 +16,8 @@ import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { relativeTo, writeCapacityFiles } from './capacity-output.js';
 import { type CampaignState, type EntryState, writeCampaignState } from './state.js';
 import { readResultFile } from '../run/output.js';
-import { EXIT, runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
+import { runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
+import { EXIT } from '../util/exit-codes.js';
 import { entrySweep } from './search.js';
 import { runSweep, sweepConfig } from '../sweep/sweep.js';
 

@@ -20,7 +20,7 @@ import {
   type CampaignState,
 } from '../campaign/state.js';
 import { makeRunId } from '../run/output.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';
 import { SweepError } from '../sweep/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';

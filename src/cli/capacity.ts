@@ -14,7 +14,7 @@ import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadSources, relativeTo, writeCapacityFiles } from '../campaign/capacity-output.js';
 import { makeRunId } from '../run/output.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, dir, num, outDir } from './flags.js';
 import {
   evaluateOnRun,

@@ -13,7 +13,7 @@ import { evaluateFailOn, parseFailOn, type GateSide } from '../model/gates.js';
 import { ThresholdError } from '../model/thresholds.js';
 import type { RunResult } from '../result/result.js';
 import { capacityValues } from '../artefacts/render.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, outFile, runDir } from './flags.js';
 import { readResultFile } from './report.js';
 import { log } from './shared.js';

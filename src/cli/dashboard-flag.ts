@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import type { LiveDashboard } from '../dashboard/live.js';
 import type { LiveCommand } from '../dashboard/feed.js';
 import type { RunObserver } from '../run/runner.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from '../util/exit-codes.js';
 import { redactText } from '../redact/redact.js';
 import { checked, int, UsageError } from './flags.js';
 

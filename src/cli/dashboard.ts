@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, port } from './flags.js';
 
 export function dashboardCommand(y: Argv): Argv {

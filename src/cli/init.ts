@@ -7,7 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { buildStarter, STARTER_KINDS, StarterError } from '../profile/starter.js';
-import { EXIT } from '../run/runner.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, oneOf, outFile } from './flags.js';
 
 /** The flags of `rtcap init`: the server's URL, its kind, channels, topic and the file. */

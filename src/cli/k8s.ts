@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { k8sManifests, kubectlCommands, manifestsYaml } from '../k8s/manifests.js';
 import { SecretPlacementError, splitSecrets, type SplitSecrets } from '../k8s/secrets.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, file, int, matching, outFile, wsUrl } from './flags.js';
 import { loadProfileOrExit, refuseUnsharedTarget } from './shared.js';
 

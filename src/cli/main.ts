@@ -1,9 +1,9 @@
 /**
  * rtcap's command line: parses arguments and calls the library (docs/ARCHITECTURE.md "Code rules":
- * thin CLI). Exit codes: one table for every command, src/cli/exit-codes.ts.
+ * thin CLI). Exit codes: one table for every command, src/util/exit-codes.ts.
  */
 import yargs, { type Argv } from 'yargs';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { UsageError } from './flags.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';

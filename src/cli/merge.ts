@@ -5,7 +5,7 @@
  */
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { Profile } from '../profile/schema.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, exists, outDir } from './flags.js';
 import { prepareOutDir, RunWriter } from '../run/output.js';
 import { SHARD_FILE, ShardError, type Shard } from '../shard/format.js';

@@ -5,7 +5,7 @@
  * sizes, capacity against size and up vs out. Without --capacity it reads the newest
  * reports/<dir>/capacity.json and says which. Exit 0 when the workload can be carried (with
  * today's settings or the recommended ones), 4 when no instance count carries it, 2 on a file error
- * (src/cli/exit-codes.ts).
+ * (src/util/exit-codes.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
@@ -17,7 +17,7 @@ import { newestCapacityFile } from '../plan/newest-capacity.js';
 import { adviseScaling } from '../plan/scaling.js';
 import { workloadSchema, type Workload } from '../plan/workload.js';
 import { renderKnobsMarkdown, renderPlanMarkdown, renderScalingMarkdown } from '../report/plan.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, file, fileOrDirWith } from './flags.js';
 
 /** Where `rtcap campaign` writes by default (relative to the working directory). */

@@ -11,7 +11,7 @@
 import type { Argv } from 'yargs';
 import { jsonSchemaText } from '../profile/json-schema.js';
 import { checkFile, FILE_KINDS, fileJsonSchema } from '../validate/file-check.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, oneOf } from './flags.js';
 
 export function schemaCommand(y: Argv): Argv {

@@ -9,7 +9,7 @@
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { QuotasReport } from '../result/quotas.js';
 import { renderTextTable } from '../report/table.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, cpuList, outDir, wsUrl } from './flags.js';
 import { quotasTable } from '../report/quotas.js';
 import { runQuotas } from '../quotas/orchestrate.js';

@@ -4,7 +4,7 @@
  */
 import { linkRefusal } from '../link/link-setup.js';
 import type { Profile } from '../profile/schema.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 
 /** True after printing why the link is refused (exit code 2 set). */
 export function refuseLink(profile: Profile): boolean {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { readResultFile as readResult } from '../run/output.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checkedPositional, runDir } from './flags.js';
 
 /** result.json of a run directory (or the file itself), or why not. */

@@ -4,7 +4,7 @@
 import type { Argv } from 'yargs';
 import { runBenchmark } from '../run/runner.js';
 import { parseSegment, type Segment } from '../generator/segment.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { checked, isoTime, type Rule } from './flags.js';
 import {

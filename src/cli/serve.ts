@@ -18,7 +18,7 @@ import {
 import { type ServerOptions, type ServerTimings } from '../server/options.js';
 import { startServer } from '../server/server.js';
 import { loadJwks } from '../server/jwks.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, file, fileOrHttpUrl, int, oneOf, outFile, port, UsageError } from './flags.js';
 
 /** The most server processes `--workers` may ask for. */

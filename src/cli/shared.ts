@@ -8,7 +8,7 @@ import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.j
 import { thresholdProblems } from '../validate/file-check.js';
 import type { RunObserver, RunOutcome } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, cpuList, int, outDir, port, wsUrl } from './flags.js';
 import { prepareOutDir } from '../run/output.js';
 import {

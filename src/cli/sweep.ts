@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../util/exit-codes.js';
 import { checked, dir, UsageError } from './flags.js';
 import { runSweep, sweepConfig, SweepError, type SweepResult } from '../sweep/sweep.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';

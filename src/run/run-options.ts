@@ -105,5 +105,3 @@ export interface RunOutcome {
   /** Gives the run directory's lock back, once its last artefact is written (also done at exit). */
   release?: () => void;
 }
-
-export const EXIT = { ok: 0, usage: 2, aborted: 3, thresholds: 99, interrupted: 130 } as const;

@@ -20,9 +20,9 @@ import { startPool, startShard } from './generator-start.js';
 import { describeLink } from '../link/link-config.js';
 import { setUpLink, type LinkSetup } from '../link/link-setup.js';
 import { removeDeadLinkNamespaces } from '../link/netem.js';
+import { EXIT } from '../util/exit-codes.js';
 import { setUpGenerator } from './generator-setup.js';
 import {
-  EXIT,
   type PhaseClock,
   type RunObserver,
   type RunOptions,
@@ -40,7 +40,7 @@ import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
 import { probePathOf } from '../sweep/recovery-paths.js';
 
-export { EXIT, type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
+export { type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
 
 /**
  * How long the built-in server gets for its orderly shutdown after an interrupt before its group is

@@ -1,14 +1,14 @@
 /**
- * One exit-code table for every command (src/cli/exit-codes.ts, the table of docs/FAULTS.md): usage
- * errors exit 2 everywhere, each with one line naming what was wrong. Through main(), in this
+ * One exit-code table for every command (src/util/exit-codes.ts, the table of docs/FAULTS.md):
+ * usage errors exit 2 everywhere, each with one line naming what was wrong. Through main(), in this
  * process, on real files; nothing here may start a run or a server.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { EXIT } from '../../src/cli/exit-codes.js';
+import { EXIT } from '../../src/util/exit-codes.js';
 import { cliInProcess } from '../support/cli-in-process.js';
-import { EXIT as RUN_EXIT } from '../../src/run/runner.js';
 import { loadRun } from '../fixtures/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -34,14 +34,13 @@ afterEach(() => {
 const cli = cliInProcess;
 
 describe('the table', () => {
-  it("holds the runner's codes with the same meaning", () => {
-    expect(RUN_EXIT).toEqual({
-      ok: EXIT.ok,
-      usage: EXIT.usage,
-      aborted: EXIT.aborted,
-      thresholds: EXIT.thresholds,
-      interrupted: EXIT.interrupted,
-    });
+  it('is the only one: no other file of src/ defines an EXIT table', () => {
+    const src = fileURLToPath(new URL('../../src', import.meta.url));
+    const defining = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /\bEXIT\s*=\s*\{/.test(readFileSync(join(src, f), 'utf8')))
+      .map((f) => relative(src, join(src, f)));
+    expect(defining).toEqual(['util/exit-codes.ts']);
   });
 
   it('is the table of docs/FAULTS.md', () => {

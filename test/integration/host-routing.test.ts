@@ -5,7 +5,8 @@
  */
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBenchmark, EXIT } from '../../src/run/runner.js';
+import { runBenchmark } from '../../src/run/runner.js';
+import { EXIT } from '../../src/util/exit-codes.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';
