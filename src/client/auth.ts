@@ -13,7 +13,12 @@ import type { CryptoKey } from 'jose';
  */
 const loadJose = () => import('jose');
 
-export interface TokenSpec {
+/**
+ * Where a run's tokens come from (target.auth, private.user_token_file): the one description, from
+ * the profile (run/target-connection) through the generator's init message (generator/ipc) to each
+ * TokenSource.
+ */
+export interface TokenConfig {
   apikey?: string;
   jwtSecret?: string;
   role: string;
@@ -23,8 +28,36 @@ export interface TokenSpec {
   privateKeyFile?: string;
   alg?: string;
   kid?: string;
+  /** Per-user tokens (private channels), one per line, instead of minting them. */
+  userTokenFile?: string;
+  /** query: `apikey` parameter; header: `x-api-key`. */
+  apikeyIn: 'query' | 'header';
+}
+
+/** What one TokenSource reads of a TokenConfig, with extra claims for minted tokens. */
+export type TokenSpec = Omit<TokenConfig, 'userTokenFile' | 'apikeyIn'> & {
   /** Extra claims for minted tokens, by connection index (e.g. sub per user). */
   claims?: (index: number) => Record<string, unknown>;
+};
+
+/**
+ * Per-user tokens (private channels, Postgres Changes' row-level security): minted with the run's
+ * key as role `authenticated` with the plan's claims, or read from the user token file.
+ */
+export function userTokenSource(
+  config: TokenConfig,
+  claims: (index: number) => Record<string, unknown>,
+): TokenSource {
+  return new TokenSource({
+    jwtSecret: config.jwtSecret,
+    privateKeyFile: config.privateKeyFile,
+    alg: config.alg,
+    kid: config.kid,
+    tokenFile: config.userTokenFile,
+    role: 'authenticated',
+    ttlMs: config.ttlMs,
+    claims,
+  });
 }
 
 export class TokenSource {

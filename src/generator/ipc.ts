@@ -10,25 +10,10 @@ import type { ReceiptsSnapshot } from '../measure/ledger.js';
 import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
 import type { FrameCounts, RampJoins } from './step-counters.js';
+import type { TokenConfig } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
 import type { Segment } from './segment.js';
 import type { ReconnectGapSummary } from './reconnect-gap.js';
-
-export interface TokenConfig {
-  apikey?: string;
-  jwtSecret?: string;
-  role: string;
-  ttlMs: number;
-  tokenFile?: string;
-  /** Asymmetric minting (target.auth.private_key_file, alg, kid). */
-  privateKeyFile?: string;
-  alg?: string;
-  kid?: string;
-  /** Per-user tokens (private channels), one per line, instead of minting them. */
-  userTokenFile?: string;
-  /** query: `apikey` parameter; header: `x-api-key`. */
-  apikeyIn: 'query' | 'header';
-}
 
 export type ToWorker =
   | {

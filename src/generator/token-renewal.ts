@@ -4,11 +4,10 @@
  * channels at half their lifetime by an `access_token` push (generator/token-refresh says when
  * and why). Tokens from a file or a fixed apikey are never renewed.
  */
-import { TokenSource } from '../client/auth.js';
+import { TokenSource, userTokenSource, type TokenConfig } from '../client/auth.js';
 import type { Connection } from '../client/connection.js';
 import { nowMs } from '../measure/clock.js';
 import { EV } from '../protocol/constants.js';
-import type { TokenConfig } from './ipc.js';
 import { jwtExpiryMs, TokenRefreshSchedule } from './token-refresh.js';
 
 /** Token renewals per call at most: a ramp's worth of channels due together is spread out. */
@@ -35,26 +34,8 @@ export class TokenRenewal<C extends RenewedConnection> {
   private readonly schedule: TokenRefreshSchedule<C> | null;
 
   constructor(config: TokenConfig, userClaimsOf: (index: number) => Record<string, unknown>) {
-    this.tokens = new TokenSource({
-      apikey: config.apikey,
-      jwtSecret: config.jwtSecret,
-      role: config.role,
-      ttlMs: config.ttlMs,
-      tokenFile: config.tokenFile,
-      privateKeyFile: config.privateKeyFile,
-      alg: config.alg,
-      kid: config.kid,
-    });
-    this.userTokens = new TokenSource({
-      jwtSecret: config.jwtSecret,
-      privateKeyFile: config.privateKeyFile,
-      alg: config.alg,
-      kid: config.kid,
-      tokenFile: config.userTokenFile,
-      role: 'authenticated',
-      ttlMs: config.ttlMs,
-      claims: userClaimsOf,
-    });
+    this.tokens = new TokenSource(config);
+    this.userTokens = userTokenSource(config, userClaimsOf);
     const mints = this.tokens.mints || this.userTokens.mints;
     this.schedule = mints ? new TokenRefreshSchedule<C>(config.ttlMs) : null;
   }

@@ -1,9 +1,8 @@
 /** How generator processes reach the target: the socket URL, headers, TLS and token settings. */
 import { readFileSync } from 'node:fs';
-import { publicJwksOf, TokenSource } from '../client/auth.js';
+import { publicJwksOf, TokenSource, type TokenConfig } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
 import { buildSocketUrl } from '../client/url.js';
-import type { TokenConfig } from '../generator/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import { readTokenFile } from '../client/auth.js';
 import { registerSecrets } from '../redact/redact.js';

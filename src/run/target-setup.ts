@@ -4,7 +4,7 @@
  * tokens and TLS, the server's sampler and the basis of its CPU and memory figures.
  */
 import type { TlsOptions } from '../client/connection.js';
-import type { TokenConfig } from '../generator/ipc.js';
+import type { TokenConfig } from '../client/auth.js';
 import {
   basisWarning,
   declaredBasis,

@@ -13,9 +13,8 @@
  * marked `recovered: false` and is never the knee; when nothing came back at all, the path is
  * down (`path_down`) and the search stops there (sweep/steps).
  */
-import { TokenSource } from '../client/auth.js';
+import { TokenSource, userTokenSource, type TokenConfig } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
-import type { TokenConfig } from '../generator/ipc.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
@@ -191,16 +190,7 @@ function userTokens(
   t: TokenConfig,
   path: Extract<ProbePath, { kind: 'postgres-changes' }>,
 ): TokenSource | undefined {
-  const source = new TokenSource({
-    jwtSecret: t.jwtSecret,
-    privateKeyFile: t.privateKeyFile,
-    alg: t.alg,
-    kid: t.kid,
-    tokenFile: t.userTokenFile,
-    role: 'authenticated',
-    ttlMs: t.ttlMs,
-    claims: () => path.claims,
-  });
+  const source = userTokenSource(t, () => path.claims);
   return source.enabled ? source : undefined;
 }
 

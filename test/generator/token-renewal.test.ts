@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TokenConfig } from '../../src/generator/ipc.js';
+import type { TokenConfig } from '../../src/client/auth.js';
 import { jwtExpiryMs } from '../../src/generator/token-refresh.js';
 import { TokenRenewal, type TokenHolder } from '../../src/generator/token-renewal.js';
 import { FakeConnection } from './support/fake-connection.js';
