@@ -10,14 +10,9 @@
  */
 import { parseDocument } from 'yaml';
 import { profileSchema } from '../profile/schema.js';
-import {
-  childSchema,
-  fieldInfo,
-  typeSchema,
-  type PathSegment,
-  type Schema,
-} from '../profile/introspect.js';
-import { isCredentialKey, urlSecrets } from '../redact/redact.js';
+import type { PathSegment } from '../profile/introspect.js';
+import { secretLeaves } from '../profile/secrets.js';
+import { urlSecrets } from '../redact/redact.js';
 
 /** The env var the --url is passed in when it carries a secret. */
 export const URL_ENV = 'RTCAP_URL';
@@ -51,80 +46,19 @@ interface Leaf {
   env: boolean;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A value that is already an env reference is not a literal secret. */
 const isLiteral = (v: unknown): v is string | number =>
   (typeof v === 'string' && v !== '' && !v.includes('${')) || typeof v === 'number';
 
-/**
- * Values under credential keys (at any depth) of a map field; only a top-level string of an `env`
- * map is expanded.
- */
-function keyedLeaves(
-  value: unknown,
-  path: PathSegment[],
-  env: boolean,
-  out: Leaf[],
-  depth = 0,
-): void {
-  const entries: [PathSegment, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : isPlainObject(value)
-      ? Object.entries(value)
-      : [];
-  for (const [k, v] of entries) {
-    if (typeof k === 'string' && isCredentialKey(k) && isLiteral(v))
-      out.push({
-        path: [...path, k],
-        value: String(v),
-        env: env && depth === 0 && typeof v === 'string',
-      });
-    else keyedLeaves(v, [...path, k], env, out, depth + 1);
-  }
-}
-
-/**
- * Every literal secret of a profile document, with where it is (mirrors profile/secrets
- * secretValues).
- */
-export function secretLeaves(
-  value: unknown,
-  schema: Schema = profileSchema,
-  path: PathSegment[] = [],
-  out: Leaf[] = [],
-): Leaf[] {
-  const t = typeSchema(schema);
-  const entries: [PathSegment, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : isPlainObject(value)
-      ? Object.entries(value)
-      : [];
-  for (const [k, v] of entries) {
-    const child = childSchema(t, k);
-    const at = [...path, k];
-    if (child === null) {
-      keyedLeaves(v, at, false, out);
-      continue;
-    }
-    const meta = fieldInfo(child).meta;
-    switch (meta.secret) {
-      case 'value':
-        if (isLiteral(v))
-          out.push({ path: at, value: String(v), env: meta.env === true && typeof v === 'string' });
-        break;
-      case 'url':
-        if (typeof v === 'string' && !v.includes('${') && urlSecrets(v).length > 0)
-          out.push({ path: at, value: v, env: meta.env === true });
-        break;
-      case 'keys':
-        keyedLeaves(v, at, meta.env === true, out);
-        break;
-      default:
-        secretLeaves(v, child, at, out);
-    }
-  }
-  return out;
+/** Every literal secret of a profile document, with where it is (profile/secrets secretLeaves). */
+export function literalSecrets(value: unknown): Leaf[] {
+  return secretLeaves(value, profileSchema).flatMap(({ path, value: v, kind, env }): Leaf[] => {
+    if (kind === 'url')
+      return typeof v === 'string' && !v.includes('${') && urlSecrets(v).length > 0
+        ? [{ path, value: v, env }]
+        : [];
+    return isLiteral(v) ? [{ path, value: String(v), env: env && typeof v === 'string' }] : [];
+  });
 }
 
 export function splitSecrets(
@@ -133,7 +67,7 @@ export function splitSecrets(
   env: NodeJS.ProcessEnv = {},
 ): SplitSecrets {
   const doc = parseDocument(profileYaml);
-  const leaves = secretLeaves(doc.toJS());
+  const leaves = literalSecrets(doc.toJS());
   const secrets: Record<string, string> = {};
   leaves.forEach((leaf, n) => {
     const where = leaf.path.join('.');

@@ -223,48 +223,94 @@ export function looksSecretValue(value: unknown): boolean {
   );
 }
 
-/** The values under credential keys of a header map, param map or tenant config, at any depth. */
-function keyedSecrets(value: unknown, out: string[]): void {
-  if (Array.isArray(value)) for (const v of value) keyedSecrets(v, out);
-  else if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (isCredentialKey(k) && (typeof v === 'string' || typeof v === 'number'))
-        out.push(String(v));
-      else keyedSecrets(v, out);
-    }
+/** A secret where it stands in a profile document, as written there. */
+export interface SecretLeaf {
+  path: PathSegment[];
+  value: unknown;
+  /**
+   * value: a field marked `secret: value`; url: a URL field that may carry a password or token;
+   * key: a value under a credential-like key (a header, a param, a tenant config).
+   */
+  kind: 'value' | 'url' | 'key';
+  /** The profile expands `${ENV}` here. */
+  env: boolean;
+}
+
+const entriesOf = (value: unknown): [PathSegment, unknown][] =>
+  Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isPlainObject(value)
+      ? Object.entries(value)
+      : [];
+
+/**
+ * The strings and numbers under credential keys, at any depth; only a top-level string of an `env`
+ * map is expanded.
+ */
+function keyedLeaves(
+  value: unknown,
+  path: PathSegment[],
+  env: boolean,
+  out: SecretLeaf[],
+  depth = 0,
+): void {
+  for (const [k, v] of entriesOf(value)) {
+    if (
+      typeof k === 'string' &&
+      isCredentialKey(k) &&
+      (typeof v === 'string' || typeof v === 'number')
+    )
+      out.push({
+        path: [...path, k],
+        value: v,
+        kind: 'key',
+        env: env && depth === 0 && typeof v === 'string',
+      });
+    else keyedLeaves(v, [...path, k], env, out, depth + 1);
   }
+}
+
+/**
+ * The one walk of a document (valid for `schema`) for its secrets, in document order: the
+ * fields the schema marks `secret` and the values under credential keys of maps it does not
+ * describe. secretValues and `rtcap k8s` (k8s/secrets) read it.
+ */
+export function secretLeaves(
+  value: unknown,
+  schema: Schema,
+  path: PathSegment[] = [],
+  out: SecretLeaf[] = [],
+): SecretLeaf[] {
+  const t = typeSchema(schema);
+  for (const [k, v] of entriesOf(value)) {
+    const child = childSchema(t, k);
+    const at = [...path, k];
+    if (child === null) {
+      keyedLeaves(v, at, false, out);
+      continue;
+    }
+    const meta = fieldInfo(child).meta;
+    const env = meta.env === true;
+    if (meta.secret === 'value' || meta.secret === 'url')
+      out.push({ path: at, value: v, kind: meta.secret, env });
+    else if (meta.secret === 'keys') keyedLeaves(v, at, env, out);
+    else secretLeaves(v, child, at, out);
+  }
+  return out;
 }
 
 /**
  * Every secret value in `value` (valid for `schema`): what `redact` hides, as plain strings, so
  * the run can hide them verbatim wherever they turn up (redact/redact.ts registerSecrets).
  */
-export function secretValues(value: unknown, schema: Schema, out: string[] = []): string[] {
-  const t = typeSchema(schema);
-  const entries: [PathSegment, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : isPlainObject(value)
-      ? Object.entries(value)
-      : [];
-  for (const [k, v] of entries) {
-    const child = childSchema(t, k);
-    if (child === null) {
-      keyedSecrets(v, out);
-      continue;
-    }
-    switch (fieldInfo(child).meta.secret) {
-      case 'value':
-        if (typeof v === 'string') out.push(v);
-        break;
-      case 'url':
-        if (typeof v === 'string') out.push(...urlSecrets(v));
-        break;
-      case 'keys':
-        keyedSecrets(v, out);
-        break;
-      default:
-        secretValues(v, child, out);
-    }
-  }
-  return out;
+export function secretValues(value: unknown, schema: Schema): string[] {
+  return secretLeaves(value, schema).flatMap(({ kind, value: v }) =>
+    kind === 'url'
+      ? typeof v === 'string'
+        ? urlSecrets(v)
+        : []
+      : typeof v === 'string' || (kind === 'key' && typeof v === 'number')
+        ? [String(v)]
+        : [],
+  );
 }
