@@ -5,7 +5,7 @@
  * completed entries are kept, an interrupted sweep continues through the sweep's own resume, an
  * interrupted run starts again (a run's steps depend on the ones before them).
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkLikeForLike, type Source } from '../capacity/like-for-like.js';
 import { buildCapacityFile, type TableOptions } from '../capacity/table.js';
@@ -16,6 +16,7 @@ import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { relativeTo, writeCapacityFiles } from './capacity-output.js';
 import { type CampaignState, type EntryState, writeCampaignState } from './state.js';
 import { readResultFile } from '../run/output.js';
+import { removeRunDir } from '../run/out-dir.js';
 import { runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
 import { EXIT } from '../util/exit-codes.js';
 import { entrySweep } from './search.js';
@@ -148,7 +149,7 @@ async function runEntry(
   if (entry.sweep) {
     const prev = existsSync(join(dir, 'result.json')) ? readResultFile(dir) : null;
     const resumeFrom = prev && typeof prev !== 'string' && prev.steps.length > 0 ? prev : undefined;
-    if (!resumeFrom) rmSync(dir, { recursive: true, force: true });
+    if (!resumeFrom) removeRunDir(dir);
     const budget = entryBudgetMs(
       opts.campaign.entries[entry.index - 1].budget ?? loaded.profile.sweep?.budget,
       campaignBudgetLeftMs(opts.campaign, opts.state),
@@ -162,7 +163,7 @@ async function runEntry(
     });
   }
   // A run's later steps build on its earlier ones: an interrupted run starts again.
-  rmSync(dir, { recursive: true, force: true });
+  removeRunDir(dir);
   return runBenchmark(common);
 }
 
@@ -200,6 +201,8 @@ export async function runCampaign(
     const t0 = Date.now();
     const outcome = await runEntry(opts, entry, loaded[i]);
     const code = opts.finish(outcome);
+    // The entry's directory is done with (a resume may replace it): its lock is given back.
+    outcome.release?.();
     entry.wall_s = Math.round(entry.wall_s + (Date.now() - t0) / 1000);
     entry.exit_code = code;
     // A run stopped by an abort_on_fail threshold exits 99 like one that merely failed a threshold

@@ -7,7 +7,8 @@ import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { Profile } from '../profile/schema.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, exists, outDir } from './flags.js';
-import { prepareOutDir, RunWriter } from '../run/output.js';
+import { RunWriter } from '../run/output.js';
+import { markOutDir, prepareOutDir } from '../run/out-dir.js';
 import { SHARD_FILE, ShardError, type Shard } from '../shard/format.js';
 import { mergeShards } from '../shard/merge.js';
 import { readShard, shardPaths } from '../shard/read.js';
@@ -38,7 +39,7 @@ function mergeOptions(c: Argv) {
     .option('force', {
       type: 'boolean',
       default: false,
-      describe: 'empty --out first if it holds files',
+      describe: 'replace the earlier rtcap run in --out (refused for any other directory)',
     });
 }
 
@@ -103,6 +104,7 @@ function mergeRun(args: MergeArgs): void {
   if (problem) throw new ShardError(problem);
   const { result, timeseries } = mergedResult(shards, merged);
   const writer = new RunWriter(args.out as string);
+  markOutDir(writer.dir);
   for (const p of timeseries) writer.appendTimeseries(p);
   const state = mergedState(shards);
   resultSaver({ result, state, writer, log, ...runArtifactHooks() })();

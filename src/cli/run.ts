@@ -54,7 +54,7 @@ export function runCommand(y: Argv): Argv {
         }),
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
-      if (!loaded || !checkOutDir(args.out, args.force as boolean)) return;
+      if (!loaded || !checkOutDir(args.out, args.force as boolean, loaded.path)) return;
       if (refuseLink(loaded.profile)) return;
       const segment = segmentOrExit(args.segment, args['start-at'], args['run-name']);
       // One segment of one (`--segment 0/1`) shares nothing, so it may start its own server.

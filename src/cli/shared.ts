@@ -10,7 +10,7 @@ import type { RunObserver, RunOutcome } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, cpuList, int, outDir, port, wsUrl } from './flags.js';
-import { prepareOutDir } from '../run/output.js';
+import { prepareOutDir } from '../run/out-dir.js';
 import {
   runArtifactHooks,
   terminalSummary,
@@ -42,7 +42,8 @@ export function benchmarkOptions<T>(c: Argv<T>, setExample: string) {
       .option('force', {
         type: 'boolean',
         default: false,
-        describe: 'with --out: empty that directory first (its old run is deleted)',
+        describe:
+          'with --out: replace the earlier rtcap run there (refused for any other directory)',
       })
       .option('set', {
         type: 'string',
@@ -205,11 +206,16 @@ export function refuseUnsharedTarget(
 /**
  * A run writes into an empty directory: an old run's timeseries.ndjson or server.log would
  * otherwise sit beside the new result.json, a directory that disagrees with itself. With
- * --force the directory is emptied first. False (exit 2, one line) when it is refused.
+ * --force an earlier run there is deleted first, and nothing else (run/out-dir.ts). False
+ * (exit 2, one line) when it is refused.
  */
-export function checkOutDir(dir: string | undefined, force: boolean): boolean {
+export function checkOutDir(
+  dir: string | undefined,
+  force: boolean,
+  profilePath: string | null,
+): boolean {
   if (dir === undefined) return true;
-  const problem = prepareOutDir(dir, force);
+  const problem = prepareOutDir(dir, force, { profilePath: profilePath ?? undefined });
   if (problem === null) return true;
   process.stderr.write(`${problem}\n`);
   process.exitCode = EXIT.usage;

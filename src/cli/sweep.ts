@@ -80,7 +80,8 @@ export function sweepCommand(y: Argv): Argv {
         return;
       }
       // --resume writes into the directory it resumes; a new sweep wants an empty one.
-      if (args.resume === undefined && !checkOutDir(args.out, args.force as boolean)) return;
+      if (args.resume === undefined && !checkOutDir(args.out, args.force as boolean, loaded.path))
+        return;
       const live = await liveMetricsOrExit(args);
       if (!live) return;
       const dash = await dashboardOrExit(args, 'sweep');

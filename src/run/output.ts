@@ -6,7 +6,6 @@
 import {
   appendFileSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -20,7 +19,8 @@ import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
 import type { SweepResult } from '../sweep/record.js';
 import { isDiskFull, overwriteInPlace, RunDirWriteError, writeFailureOf } from './write-failure.js';
-import { describeHolder, liveHolder, LOCK_FILE, lockOutDir, OutDirLocked } from './out-lock.js';
+import { lockOutDir, OutDirLocked } from './out-lock.js';
+import { markOutDir } from './out-dir.js';
 
 export function makeRunId(name: string, at: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -42,28 +42,6 @@ export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: str
   if (r?.schema !== RESULT_SCHEMA || !Array.isArray(r.steps))
     return `${path}: not an rtcap result (schema ${JSON.stringify(r?.schema)}, expected ${RESULT_SCHEMA})`;
   return r;
-}
-
-/**
- * Makes `dir` ready for a new run: absent or empty is fine; holding files is refused (the
- * reason, one line) unless `force`, which empties it. Returns null when ready.
- */
-export function prepareOutDir(dir: string, force: boolean): string | null {
-  if (!existsSync(dir)) return null;
-  if (!statSync(dir).isDirectory()) return `--out ${dir}: exists and is not a directory`;
-  // A directory a live run writes into is refused even with --force (it would be emptied under it).
-  const holder = liveHolder(dir);
-  if (holder)
-    return `--out ${dir}: in use by another rtcap run (${describeHolder(holder)}); wait for it to end or choose another directory`;
-  // A stale lock (its run was killed) is not a file of a run.
-  const entries = readdirSync(dir).filter((name) => name !== LOCK_FILE);
-  if (entries.length === 0) return null;
-  if (!force) {
-    const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
-    return `--out ${dir}: already holds ${entries.includes('result.json') ? 'a run' : 'files'} (${shown}); choose another directory, or add --force to replace it`;
-  }
-  for (const name of entries) rmSync(join(dir, name), { recursive: true, force: true });
-  return null;
 }
 
 export class RunWriter {
@@ -114,9 +92,11 @@ export class RunWriter {
     }
   }
 
+  /** Holds the directory's lock and marks it as a run's (what `--force` may replace). */
   private locked(): this {
     try {
       this.release = lockOutDir(this.dir);
+      markOutDir(this.dir);
     } catch (e) {
       if (e instanceof OutDirLocked) throw e;
       throw unwritableDir(this.dir, e);

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/result/result.js';
+import { RESULT_SCHEMA, type RunResult } from '../../src/result/result.js';
+import { OUT_MARKER } from '../../src/run/out-dir.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -77,7 +78,7 @@ describe('rtcap run (the binary)', () => {
     expect(r.stderr).toContain('/nonexistent/profile.yaml: cannot read profile: no such file');
   });
 
-  it('--out into a directory that holds a run is refused in one line; --force empties it first', async () => {
+  it('--out into a directory that holds a run is refused in one line; --force replaces that run', async () => {
     server = await startTestServer();
     const p = profileFile(
       [
@@ -91,14 +92,16 @@ describe('rtcap run (the binary)', () => {
       ].join('\n'),
     );
     const out = tempDir('rtcap-cli-out-');
-    writeFileSync(join(out, 'result.json'), '{"old": true}\n');
+    // A run written before rtcap marked its directories: its result.json of rtcap's schema.
+    const old = JSON.stringify({ schema: RESULT_SCHEMA, steps: [] }) + '\n';
+    writeFileSync(join(out, 'result.json'), old);
     writeFileSync(join(out, 'server.log'), 'old server log\n');
     const refused = await rtcap(['run', p, '--url', server.url, '--out', out, '--no-progress']);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(
-      `--out ${out}: already holds a run (result.json, server.log); choose another directory, or add --force to replace it`,
+      `--out ${out}: already holds a run (result.json, server.log); choose another directory, or add --force to replace that run`,
     );
-    expect(readFileSync(join(out, 'result.json'), 'utf8')).toBe('{"old": true}\n');
+    expect(readFileSync(join(out, 'result.json'), 'utf8')).toBe(old);
 
     const forced = await rtcap([
       'run',
@@ -112,6 +115,7 @@ describe('rtcap run (the binary)', () => {
     ]);
     expect(forced.code).toBe(0);
     expect(existsSync(join(out, 'server.log'))).toBe(false);
+    expect(existsSync(join(out, OUT_MARKER))).toBe(true);
     expect(
       (JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult).steps,
     ).toHaveLength(1);

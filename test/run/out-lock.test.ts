@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, liveHolder, lockOutDir, OutDirLocked } from '../../src/run/out-lock.js';
-import { prepareOutDir, RunWriter } from '../../src/run/output.js';
+import { RunWriter } from '../../src/run/output.js';
+import { prepareOutDir } from '../../src/run/out-dir.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = () => tempDir('rtcap-lock-');
