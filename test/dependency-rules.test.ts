@@ -1,6 +1,7 @@
 /**
- * Which way imports point: dependency-cruiser with .dependency-cruiser.cjs (the "may import"
- * column of docs/ARCHITECTURE.md, and no import cycle, type-only imports included) over src/.
+ * Which way imports point: dependency-cruiser with .dependency-cruiser.cjs (down the floors of
+ * docs/ARCHITECTURE.md's "Layers", never up, and no import cycle, type-only imports included)
+ * over src/.
  * A failure prints dependency-cruiser's lines, each naming the rule and the importing file.
  */
 import { execFile } from 'node:child_process';
@@ -43,7 +44,7 @@ describe('dependency rules', () => {
     expect(r.code, r.out).toBe(0);
   }, 180_000);
 
-  it('a forbidden import and a type-only cycle fail, naming the rule and the file', async () => {
+  it('an import up a floor, back along one, from an unlisted folder, or a type-only cycle fails, naming the rule and the file', async () => {
     const dir = join(scratch, 'bad');
     write(dir, 'tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext' } }));
     write(
@@ -52,11 +53,21 @@ describe('dependency rules', () => {
       "import { x } from '../report/table.js';\nexport const y = x;\n",
     );
     write(dir, 'src/report/table.ts', 'export const x = 1;\n');
+    // run and sweep share the commands floor, and sweep comes first: run may not import it.
+    write(dir, 'src/run/walk.ts', "import { s } from '../sweep/plan.js';\nexport const w = s;\n");
+    write(dir, 'src/sweep/plan.ts', 'export const s = 1;\n');
+    write(
+      dir,
+      'src/newfolder/z.ts',
+      "import { s } from '../sweep/plan.js';\nexport const z = s;\n",
+    );
     write(dir, 'src/result/a.ts', "import type { B } from './b.js';\nexport type A = B[];\n");
     write(dir, 'src/result/b.ts', "import type { A } from './a.js';\nexport type B = { a: A };\n");
     const r = await cruise(dir, []);
-    expect(r.code, r.out).toBe(2);
-    expect(r.out).toMatch(/model-may-import-only: src\/model\/fit\.ts → src\/report\/table\.ts/);
+    expect(r.code, r.out).toBe(4);
+    expect(r.out).toMatch(/model-imports-only-below: src\/model\/fit\.ts → src\/report\/table\.ts/);
+    expect(r.out).toMatch(/run-imports-only-below: src\/run\/walk\.ts → src\/sweep\/plan\.ts/);
+    expect(r.out).toMatch(/every-folder-on-a-floor: src\/newfolder\/z\.ts → src\/sweep\/plan\.ts/);
     expect(r.out).toMatch(/no-circular: src\/result\/a\.ts →\s+src\/result\/b\.ts →/);
   }, 180_000);
 });

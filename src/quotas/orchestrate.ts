@@ -33,7 +33,7 @@ import {
   tlsOf,
   tokenConfigOf,
 } from '../run/target-connection.js';
-import type { QuotaTarget } from './client.js';
+import type { QuotaTarget } from '../client/qconn.js';
 import { checkChannels } from './drivers/channels.js';
 import { eventsDriver } from './drivers/events.js';
 import { joinsDriver } from './drivers/joins.js';

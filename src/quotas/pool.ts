@@ -1,5 +1,5 @@
 /** The open connections of one quota check: heartbeats while it runs, all closed at its end. */
-import { QConn, type QConnEvents, type QuotaTarget } from './client.js';
+import { QConn, type QConnEvents, type QuotaTarget } from '../client/qconn.js';
 import { sleep } from '../util/sleep.js';
 
 /** A check that cannot run at all (cannot connect, first join refused): the run stops with this. */

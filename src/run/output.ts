@@ -17,7 +17,6 @@ import {
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
 import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
-import type { SweepResult } from '../sweep/record.js';
 import { isDiskFull, overwriteInPlace, RunDirWriteError, writeFailureOf } from './write-failure.js';
 import { lockOutDir, OutDirLocked } from './out-lock.js';
 import { markOutDir } from './out-dir.js';
@@ -30,7 +29,7 @@ export function makeRunId(name: string, at: Date): string {
 }
 
 /** result.json of a run directory (or the file itself), or why not. */
-export function readResultFile<T extends RunResult = SweepResult>(pathOrDir: string): T | string {
+export function readResultFile<T extends RunResult = RunResult>(pathOrDir: string): T | string {
   const path = pathOrDir.endsWith('.json') ? pathOrDir : join(pathOrDir, 'result.json');
   if (!existsSync(path)) return `${path}: no such file`;
   let r: T;

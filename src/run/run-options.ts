@@ -5,7 +5,7 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import type { ProbeTarget } from '../sweep/recovery-probe.js';
+import type { ProbeTarget } from '../recovery/probe.js';
 import type { SecondRecord } from '../figures/timeline.js';
 
 export interface RunOptions {

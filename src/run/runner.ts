@@ -38,7 +38,7 @@ import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
 import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
-import { probePathOf } from '../sweep/recovery-paths.js';
+import { probePathOf } from '../recovery/paths.js';
 
 export { type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
 

@@ -13,7 +13,7 @@ import type { ShardResources, ShardStep } from '../shard/format.js';
 import type { ShardRecorder } from '../shard/record.js';
 import { shardStepResult } from '../shard/step-result.js';
 import type { Progress } from './progress.js';
-import type { ProbeTarget } from '../sweep/recovery-probe.js';
+import type { ProbeTarget } from '../recovery/probe.js';
 import type { RunOptions } from './run-options.js';
 import type { RunState } from './run-result.js';
 import type { StepHealth } from './step-health.js';

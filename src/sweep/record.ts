@@ -7,8 +7,8 @@ import { fmtInt } from '../model/format.js';
 import { serverRejectionOf } from '../model/step-limit.js';
 import type { SweepDriver } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import type { ProbePathKind } from './recovery-paths.js';
-import type { RecoveryRecord } from './recovery-probe.js';
+import type { ProbePathKind } from '../recovery/paths.js';
+import type { RecoveryRecord } from '../recovery/probe.js';
 import { sweepKnee, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './plan.js';
 
 /** What a step's judged percentile rested on, and what the search did about it. */
@@ -28,7 +28,7 @@ export interface SweepPoint {
   phase: SweepPhase;
   /** Duration (join rate: ramp) as a multiple of load.steps.0's; absent: 1. */
   scale?: number;
-  /** The recovery probe before the step (sweep/recovery-probe); absent when none ran. */
+  /** The recovery probe before the step (recovery/probe); absent when none ran. */
   recovery?: RecoveryRecord;
   samples?: SweepSamples | null;
 }

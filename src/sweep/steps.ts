@@ -1,6 +1,6 @@
 /**
  * A sweep's runner hooks: before each step, the planner's decision (sweep/plan), the time
- * budget and the recovery probe (sweep/recovery-probe); after it, the marks result.json keeps
+ * budget and the recovery probe (recovery/probe); after it, the marks result.json keeps
  * of the step (StepSearchMark: recovered or not, samples short of min_samples, superseded).
  * Everything decided lands in the sweep record, so a resumed sweep reads it back.
  */
@@ -12,8 +12,8 @@ import {
   type ProbeSample,
   type ProbeTarget,
   type RecoveryRecord,
-} from './recovery-probe.js';
-import { PROBE_PATH_WORDS } from './recovery-paths.js';
+} from '../recovery/probe.js';
+import { PROBE_PATH_WORDS } from '../recovery/paths.js';
 import { historyOf, kneeRecord, type SweepRecord, type SweepSamples } from './record.js';
 import { evidenceOf, planNextSweepStep, type SweepHistoryItem } from './plan.js';
 import { fmtDriver, maxScaleOf, sweepStepSpec, type SpecContext } from './spec.js';

@@ -5,7 +5,7 @@
  * The next value is a pure function of the steps measured so far (`planNextSweepStep`), so a
  * sweep resumed from its result.json continues exactly where it stopped, mid-bisection too:
  * the kept steps are handed to the runner as `previousSteps` and the search goes on from them.
- * Before each search step the recovery probe (sweep/recovery-probe) waits until the server is
+ * Before each search step the recovery probe (recovery/probe) waits until the server is
  * back to its baseline; a time budget (sweep.budget, a campaign entry's) stops the search
  * before a step that would end past it.
  */

@@ -27,7 +27,7 @@ export type SweepDriver = (typeof SWEEP_DRIVERS)[number];
 
 /**
  * The check before each search step that the server is back to the baseline of the first
- * stable step (sweep/recovery-probe): a few broadcasts on a probe connection of its own.
+ * stable step (recovery/probe): a few broadcasts on a probe connection of its own.
  */
 export const recoverySchema = z
   .object({

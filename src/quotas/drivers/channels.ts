@@ -2,7 +2,7 @@
  * max_channels_per_client: one socket joins channel after channel until refused; onset = channels
  * admitted.
  */
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import { sleep } from '../../util/sleep.js';

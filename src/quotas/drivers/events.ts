@@ -1,5 +1,5 @@
 import { EV } from '../../protocol/constants.js';
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
 import type { Quotas } from '../../profile/schema.js';

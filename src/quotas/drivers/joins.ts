@@ -1,4 +1,4 @@
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { Ledger } from '../ledger.js';
 import { Pool, refusalOf } from '../pool.js';
 import type { Quotas } from '../../profile/schema.js';

@@ -4,7 +4,7 @@
  */
 import { nowMs } from '../../measure/clock.js';
 import { EV } from '../../protocol/constants.js';
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { judgeQuota } from '../judge.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';

@@ -1,9 +1,9 @@
 import { nowMs } from '../../measure/clock.js';
 import { EV } from '../../protocol/constants.js';
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { Ledger } from '../ledger.js';
 import { Pool, QuotaAbort, refusalOf } from '../pool.js';
-import type { QConnEvents } from '../client.js';
+import type { QConnEvents } from '../../client/qconn.js';
 import type { Quotas } from '../../profile/schema.js';
 import { rejoinGate } from './rate.js';
 import type { RateDriver } from './types.js';

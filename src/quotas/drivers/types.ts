@@ -1,6 +1,6 @@
 /** What every quota check takes, and the shape of a rate quota's load. */
 import type { Quotas } from '../../profile/schema.js';
-import type { QuotaTarget } from '../client.js';
+import type { QuotaTarget } from '../../client/qconn.js';
 import type { Ledger } from '../ledger.js';
 import type { QuotaName } from '../../result/quotas.js';
 

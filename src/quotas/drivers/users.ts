@@ -2,7 +2,7 @@
  * max_concurrent_users: user after user (a socket joined to one channel) until refused; onset =
  * users admitted.
  */
-import { QConn } from '../client.js';
+import { QConn } from '../../client/qconn.js';
 import { Ledger } from '../ledger.js';
 import { Pool, refusalOf } from '../pool.js';
 import { sleep } from '../../util/sleep.js';

@@ -5,7 +5,7 @@
  * against: a step right after one past the knee reads broken at a load the server carries.
  *
  * A probe is one connection of its own on a topic of its own, a few round trips on the path
- * the search loads (sweep/recovery-paths: broadcasts to itself, presence tracks and their diffs,
+ * the search loads (recovery/paths: broadcasts to itself, presence tracks and their diffs,
  * inserts and their change events), each started once the previous one came back, beside the
  * connections the step left open. Recovered: every probe round trip came back and the median
  * latency is within latency_factor × the baseline's median + latency_margin_ms. Waiting is
@@ -18,7 +18,7 @@ import type { TlsOptions } from '../client/connection.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';
-import { QConn, type QuotaTarget } from '../quotas/client.js';
+import { QConn, type QuotaTarget } from '../client/qconn.js';
 import {
   PROBE_ARRIVAL_WORDS,
   PROBE_PATH_WORDS,
@@ -26,7 +26,7 @@ import {
   type PathProbe,
   type ProbePath,
   type ProbePathKind,
-} from './recovery-paths.js';
+} from './paths.js';
 import { r1 } from '../util/round.js';
 import { sleep } from '../util/sleep.js';
 

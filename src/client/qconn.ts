@@ -5,8 +5,8 @@
  * built for thousands of identical members on a schedule; a quota check needs a handful of
  * connections whose every refusal is seen with its time and reason, which is this.
  */
-import { Connection, type ConnectionHooks, type TlsOptions } from '../client/connection.js';
-import { TokenSource } from '../client/auth.js';
+import { Connection, type ConnectionHooks, type TlsOptions } from './connection.js';
+import { TokenSource } from './auth.js';
 import { nowMs } from '../measure/clock.js';
 import { EV, type Vsn } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame.js';

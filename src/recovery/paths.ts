@@ -19,7 +19,7 @@ import type { Frame } from '../protocol/frame.js';
 import { RECOVERY_PATH_WORDS } from '../model/limit.js';
 import type { Profile } from '../profile/schema.js';
 import { defaultInsertSql } from '../scenarios/changes.js';
-import type { QConn, QConnEvents } from '../quotas/client.js';
+import type { QConn, QConnEvents } from '../client/qconn.js';
 
 export const PROBE_TOPIC = 'realtime:rtcap-probe';
 export const PRESENCE_PROBE_TOPIC = 'realtime:rtcap-probe-presence';
