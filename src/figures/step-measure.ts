@@ -26,6 +26,7 @@ import { generatorFigures } from './resources.js';
 import { hostFigures } from './host.js';
 import { sumCollected, type StepInputs } from './step-inputs.js';
 import type { StepWindow } from './window.js';
+import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
 import { dueHorizon, dueOfSchedule, withinHorizon } from './cut-horizon.js';
 
 /** The step's figures by traffic kind, from every send (the processes' and the inserts). */
@@ -93,6 +94,16 @@ function offeredOf(args: StepInputs, kinds: FiguresByKind, allSends: SendRecord[
 }
 
 /** Everything measured in the step that the verdict, the extra figures and the result read. */
+/**
+ * Connections open but never joined when the run stopped because no connection could join (a
+ * server answering every join with frames rtcap cannot read): the server failed them, each with
+ * the errors that say why; 0 for any other step.
+ */
+function neverJoined(args: StepInputs): number {
+  if (!args.cut?.by.startsWith(NO_CONNECTION_COULD_JOIN)) return 0;
+  return sumCollected(args, (c) => c.connections.openAtEnd - c.connections.joinedAtEnd);
+}
+
 export function measureStep(args: StepInputs) {
   const { profile, plan, collected, window: w } = args;
   const sum = (f: (c: StepCollected) => number) => sumCollected(args, f);
@@ -121,7 +132,7 @@ export function measureStep(args: StepInputs) {
     joinedInStep: sum((c) => c.connections.joined),
     latency: percentilesOf(traffic.figures.firstLatency),
     deliveryRate: deliveryRateOf(traffic.figures),
-    failed: sum((c) => c.connections.failed),
+    failed: sum((c) => c.connections.failed) + neverJoined(args),
     disconnected: sum((c) => c.connections.disconnected),
     generator,
     ackRequested:

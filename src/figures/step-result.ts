@@ -12,7 +12,7 @@
 import { compactHistogram, percentilesOf } from '../measure/histogram.js';
 import type { StepCollected } from '../generator/ipc.js';
 import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
-import { decideVerdict, rampMs, type VerdictDecision } from '../model/verdict.js';
+import { decideVerdict, GENERATOR_ERRNO, rampMs, type VerdictDecision } from '../model/verdict.js';
 import { fmtInt, incompleteLabel } from '../model/format.js';
 import { declaredBasis } from '../monitor/server-basis.js';
 import { rejoinsPerS } from '../measure/join-figures.js';
@@ -107,18 +107,25 @@ function beforeSteady(args: StepInputs): boolean {
 }
 
 /**
- * A step cut short before its steady window never carried its load: what would have been stable
- * is inconclusive, saying how far the ramp got (failures found on the way still break it).
+ * A step cut short before its steady window never carried its load: what would have been stable,
+ * degraded (a join rate over a ramp the cut ended) or generator-bound (a stall as the run
+ * stopped) is inconclusive, saying how far the ramp got; those reasons follow as "also:".
+ * Failures found on the way still break it, and the generator's own OS limits still bind it.
  */
 function notAtItsLoad(args: StepInputs, m: Measured, d: VerdictDecision): VerdictDecision {
-  if (!beforeSteady(args) || d.verdict !== 'stable') return d;
+  if (!beforeSteady(args) || d.verdict === 'broken' || d.verdict === 'inconclusive') return d;
+  const ownLimits =
+    (m.errorClasses.generator ?? 0) > 0 ||
+    Object.keys(m.errors).some((e) => GENERATOR_ERRNO.test(e));
+  if (d.verdict === 'generator-bound' && ownLimits) return d;
+  const also = (r: string) => (d.verdict === 'stable' || r.startsWith('also:') ? r : `also: ${r}`);
   const open = sumCollected(args, (c) => c.connections.openAtEnd - c.connections.joinedAtEnd);
   const pending = open > 0 ? `, ${fmtInt(open)} open and not answered yet` : '';
   return {
     verdict: 'inconclusive',
     reasons: [
       `not measured at its load: ${fmtInt(m.membersAtSteady)} of ${fmtInt(args.plan.connections)} connections joined before the cut${pending}`,
-      ...d.reasons,
+      ...d.reasons.map(also),
     ],
   };
 }

@@ -8,7 +8,7 @@ import type { FitResult } from './fit.js';
 import { DASH, fmtMs, fmtPct, fmtRate } from './format.js';
 import { orderAlong, type Knee, type KneePoint } from './knee.js';
 import { STEP_METRICS, poolOverCheckPerS } from './metrics.js';
-import { isJudged } from './verdict.js';
+import { isJudged, serverWentAwayIn } from './verdict.js';
 import { isLowerBound, LIMIT_KIND_NAME, type Limit } from './limit.js';
 import { limitOfStep, memoryLimit, type StepLimitContext } from './step-limit.js';
 import { formatCapacityValue, type CapacityDimension } from './capacity-dimensions.js';
@@ -65,6 +65,10 @@ export function kneeCandidate(
     const g = knee.generator_bound_above[0];
     limit = limitOfStep(byIndex.get(g.step)!, ctx);
     nextText = `; above it step ${g.step} was generator-bound: the server may carry more`;
+  } else if (knee.server_gone) {
+    // A server killed or crashed reached no limit of its load: what it carried is a lower bound.
+    limit = { kind: 'server-gone', step: knee.server_gone.step };
+    nextText = `; then the server went away in step ${knee.server_gone.step}: no limit measured`;
   } else {
     limit = { kind: 'range-end' };
     nextText = '; no limit reached';
@@ -110,8 +114,11 @@ export function noStableRow(
   | 'evidence'
   | 'evidence_steps'
 > {
-  const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict));
+  // A step in which the server went away is no evidence of a limit (model/knee).
+  const gone = new Set(steps.filter(serverWentAwayIn).map((s) => s.index));
+  const first = orderAlong(steps, dim.driver).find((p) => isJudged(p.verdict) && !gone.has(p.step));
   const step = first ? steps.find((s) => s.index === first.step) : undefined;
+  const goneFirst = steps.find((s) => gone.has(s.index));
   return {
     value: null,
     display: DASH,
@@ -121,7 +128,9 @@ export function noStableRow(
     limit: { kind: 'no-stable-step' },
     evidence: first
       ? `no stable step; the lowest, ${describeStep(step, first, dim)}, already failed`
-      : 'no step counts as server evidence',
+      : goneFirst
+        ? `no step counts as server evidence: the server went away in step ${goneFirst.index}`
+        : 'no step counts as server evidence',
     evidence_steps: first ? [first.step] : [],
   };
 }

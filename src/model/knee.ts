@@ -8,11 +8,13 @@
  * Generator-bound steps are skipped: they say nothing about the server. An incomplete
  * (cut-short) stable step is skipped too — it never stands for capacity — while an incomplete
  * failed step still counts as a failure. Steps without a value for the driver are skipped, and
- * so are a search's steps that are no evidence (StepSearchMark).
+ * so are a search's steps that are no evidence (StepSearchMark), and a step in which the server
+ * went away (killed, crashed): its death is no limit of the load, so the knee below it stands as a
+ * lower bound and the step is named in `server_gone`.
  */
 import type { StepResult, Verdict } from '../result/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
-import { isJudged } from './verdict.js';
+import { isJudged, serverWentAwayIn } from './verdict.js';
 
 export interface KneePoint {
   step: number;
@@ -38,6 +40,8 @@ export interface Knee {
   stable_above_knee: KneePoint[];
   /** Failed steps left out because another driver explains them (KneeOptions). */
   attributed_elsewhere: KneePoint[];
+  /** The first step (by index) in which the server went away: left out, never a limit. */
+  server_gone: KneePoint | null;
 }
 
 /** Steps with a value for the driver, ordered by it (ties by step index). */
@@ -85,8 +89,14 @@ export function findKnee(
       )
       .map((s) => s.index),
   );
-  const all = orderAlong(steps, driver).filter(
-    (p) => !notEvidence.has(p.step) && !(incomplete.has(p.step) && p.verdict === 'stable'),
+  // A server that went away (killed, crashed) reached no limit of its load.
+  const gone = new Set(steps.filter(serverWentAwayIn).map((s) => s.index));
+  const along = orderAlong(steps, driver);
+  const all = along.filter(
+    (p) =>
+      !notEvidence.has(p.step) &&
+      !gone.has(p.step) &&
+      !(incomplete.has(p.step) && p.verdict === 'stable'),
   );
   const judged = all.filter((p) => isJudged(p.verdict) && !skip.has(p.step));
   const firstUnsafe = judged.find((p) => p.verdict !== 'stable') ?? null;
@@ -113,6 +123,7 @@ export function findKnee(
     generator_bound_above: generatorAbove,
     stable_above_knee: stableAbove,
     attributed_elsewhere: all.filter((p) => skip.has(p.step)),
+    server_gone: along.filter((p) => gone.has(p.step)).sort((a, b) => a.step - b.step)[0] ?? null,
   };
 }
 

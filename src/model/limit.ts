@@ -84,7 +84,12 @@ export type Limit =
   /** The steps asked for ended before any limit was reached. */
   | { kind: 'range-end'; highest?: string | null }
   /** Not one step was stable, so nothing can be said of where the limit is. */
-  | { kind: 'no-stable-step' };
+  | { kind: 'no-stable-step' }
+  /**
+   * The server went away (killed, crashed) in `step`: no limit of its load was measured, so what
+   * was carried before is a lower bound.
+   */
+  | { kind: 'server-gone'; step: number };
 
 export type LimitKind = Limit['kind'];
 
@@ -100,6 +105,7 @@ const LOWER_BOUND_KINDS: ReadonlySet<LimitKind> = new Set<LimitKind>([
   'generator-bound',
   'budget-spent',
   'range-end',
+  'server-gone',
 ]);
 
 /** True when the limit stopped the measurement, not the server: the value is "at least". */
@@ -125,6 +131,7 @@ export const LIMIT_KIND_NAME: Record<LimitKind, string> = {
   'budget-spent': 'budget spent',
   'range-end': 'range end',
   'no-stable-step': 'no stable step',
+  'server-gone': 'server went away',
 };
 
 const PROCESS_WORDS: Record<LimitProcess, string> = {
@@ -269,5 +276,7 @@ export function limitWords(limit: Limit, opts: { remedy?: boolean } = {}): strin
         : 'range end: no limit reached';
     case 'no-stable-step':
       return 'no stable step';
+    case 'server-gone':
+      return `the server went away in step ${limit.step}: no limit of its load was measured`;
   }
 }

@@ -295,7 +295,8 @@ export type LimitingFactor =
   | 'generator'
   | 'budget spent'
   | 'not reached'
-  | 'no stable step';
+  | 'no stable step'
+  | 'server gone';
 
 const FACTOR_OF_KIND: Record<LimitKind, LimitingFactor> = {
   'server-cpu': 'CPU',
@@ -314,6 +315,7 @@ const FACTOR_OF_KIND: Record<LimitKind, LimitingFactor> = {
   'budget-spent': 'budget spent',
   'range-end': 'not reached',
   'no-stable-step': 'no stable step',
+  'server-gone': 'server gone',
 };
 
 /** The short tag of a limit. */

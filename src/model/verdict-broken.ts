@@ -84,6 +84,15 @@ export function brokenReasons(input: VerdictInput, slo: VerdictSlo): string[] {
 export const SERVER_WENT_AWAY = 'the server went away';
 
 /**
+ * Whether a recorded step's own reasons (not its "also:" lines) say the server went away in it:
+ * killed or crashed, which is no limit of the load it carried.
+ */
+export function serverWentAwayIn(step: { verdict_reasons?: readonly string[] }): boolean {
+  // Steps a sweep plans from carry their verdict alone.
+  return step.verdict_reasons?.some((r) => r.startsWith(SERVER_WENT_AWAY)) ?? false;
+}
+
+/**
  * Connections dropped without a close frame (1006: the TCP connection just ended, as when the
  * server process is killed) counted by their reason's words.
  */

@@ -30,7 +30,7 @@ import { inconclusiveDecision, stableReason } from './verdict-measured.js';
 
 export * from './verdict-input.js';
 export { GENERATOR_ERRNO, partLabel } from './verdict-generator.js';
-export { SERVER_WENT_AWAY } from './verdict-broken.js';
+export { SERVER_WENT_AWAY, serverWentAwayIn } from './verdict-broken.js';
 export { rampMs, verdictInputFromStep } from './verdict-from-step.js';
 
 const also = (lines: string[]) => lines.map((l) => `also: ${l}`);

@@ -17,7 +17,7 @@ import {
   isIncompleteReason,
 } from '../model/format.js';
 import { findKnee, type Knee } from '../model/knee.js';
-import { SERVER_WENT_AWAY } from '../model/verdict.js';
+import { SERVER_WENT_AWAY, serverWentAwayIn } from '../model/verdict.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
 
@@ -86,7 +86,6 @@ function withCutShort(sentence: string, steps: readonly StepResult[], named: Ste
 }
 
 export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): string {
-  const who = r.target.builtin ? 'The built-in server on this machine' : 'The server';
   const steps = r.steps;
   if (steps.length === 0)
     return `No step ran${r.abort_reason ? `: ${r.abort_reason}` : ''}, so nothing was measured.`;
@@ -94,44 +93,62 @@ export function headline(r: RunResult, safe: SafeLines = DEFAULT_SAFE_LINES): st
   const byIndex = new Map(steps.map((s) => [s.index, s]));
 
   if (!knee.safe) {
-    const failed =
-      steps.find((s) => s.verdict !== 'stable' && s.complete !== false) ??
-      steps.find((s) => s.verdict !== 'stable') ??
-      steps[0];
-    const why = reasonOf(failed);
-    const cut = failed.complete === false ? failed.cut_short : undefined;
-    // A step that failed on its own (broken, degraded) says so, then what cut it short.
-    if (cut && failed.verdict !== 'broken' && failed.verdict !== 'degraded')
-      return withCutShort(cutShortSentence(failed), steps, [failed]);
-    const what =
-      failed.complete === false && !cut ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
-    // A server that went away is the step's reason and what cut it short: said once.
-    const aborted = cut
-      ? why.startsWith(SERVER_WENT_AWAY) && cut.by.startsWith(SERVER_WENT_AWAY)
-        ? ', which ended the run'
-        : `; it was ${cutShortWords(cut)}`
-      : r.abort_reason
-        ? `; the run was ${r.status === 'interrupted' ? 'interrupted' : 'aborted'}: ${r.abort_reason}`
-        : '';
-    if (failed.verdict === 'generator-bound') {
-      const gone = steps.find((s) => reasonOf(s).startsWith(SERVER_WENT_AWAY));
-      const then = gone ? `; then, in ${stepName(gone)}, ${reasonOf(gone)}` : aborted;
-      return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${then}.`;
-    }
-    return withCutShort(
-      `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`,
-      steps,
-      [failed],
-    );
+    const failedOf = (s: StepResult) => s.verdict !== 'stable' && !serverWentAwayIn(s);
+    const failed = steps.find((s) => failedOf(s) && s.complete !== false) ?? steps.find(failedOf);
+    const gone = steps.find(serverWentAwayIn);
+    // A server that went away before any step failed on its own measured nothing of the server.
+    if (!failed && gone)
+      return `No step measured the server: in ${stepName(gone)}, ${reasonOf(gone)}; a server that went away reached no limit of its load.`;
+    return noSafeStep(r, failed ?? steps[0], steps);
   }
   return withCutShort(safeHeadline(r, safe, knee, byIndex), steps, named(knee, byIndex));
 }
 
+/** Whether a step after `failed` was cut short by `why` (the sentence names it there). */
+function laterCutBy(steps: readonly StepResult[], failed: StepResult, why: string): boolean {
+  return steps.some(
+    (s) => s.index > failed.index && s.complete === false && s.cut_short?.by === why,
+  );
+}
+
+/** The sentence of a run without a safe step: the first step that failed, and why. */
+function noSafeStep(r: RunResult, failed: StepResult, steps: readonly StepResult[]): string {
+  const who = r.target.builtin ? 'The built-in server on this machine' : 'The server';
+  const why = reasonOf(failed);
+  const cut = failed.complete === false ? failed.cut_short : undefined;
+  // A step that failed on its own (broken, degraded) says so, then what cut it short.
+  if (cut && failed.verdict !== 'broken' && failed.verdict !== 'degraded')
+    return withCutShort(cutShortSentence(failed), steps, [failed]);
+  const what =
+    failed.complete === false && !cut ? `${failed.verdict}, ${INCOMPLETE_LABEL}` : failed.verdict;
+  // A server that went away is the step's reason and what cut it short: said once.
+  const aborted = cut
+    ? why.startsWith(SERVER_WENT_AWAY) && cut.by.startsWith(SERVER_WENT_AWAY)
+      ? ', which ended the run'
+      : `; it was ${cutShortWords(cut)}`
+    : r.abort_reason && !laterCutBy(steps, failed, r.abort_reason)
+      ? `; the run was ${r.status === 'interrupted' ? 'interrupted' : 'aborted'}: ${r.abort_reason}`
+      : '';
+  if (failed.verdict === 'generator-bound') {
+    const gone = steps.find((s) => reasonOf(s).startsWith(SERVER_WENT_AWAY));
+    const then = gone ? `; then, in ${stepName(gone)}, ${reasonOf(gone)}` : aborted;
+    return `No step measured the server: ${stepName(failed)} was already generator-bound — ${why} — so the load generator, not the server, was the limit on this machine${then}.`;
+  }
+  return withCutShort(
+    `${who} carried no step within the SLO (${sloText(r)}): ${stepName(failed)} was ${what} — ${why}${aborted}.`,
+    steps,
+    [failed],
+  );
+}
+
 /** The steps a sentence with a safe step names: the safe one, and the first failure above it. */
 function named(knee: Knee, byIndex: Map<number, StepResult>): StepResult[] {
-  return [knee.safe?.step, knee.first_unsafe?.step, knee.generator_bound_above[0]?.step].flatMap(
-    (i) => (i !== undefined && byIndex.has(i) ? [byIndex.get(i)!] : []),
-  );
+  return [
+    knee.safe?.step,
+    knee.first_unsafe?.step,
+    knee.generator_bound_above[0]?.step,
+    knee.server_gone?.step,
+  ].flatMap((i) => (i !== undefined && byIndex.has(i) ? [byIndex.get(i)!] : []));
 }
 
 /** The sentence of a run with a safe step: what it carried, and what limited it (or did not). */
@@ -167,6 +184,10 @@ function safeHeadline(
     const g = byIndex.get(knee.generator_bound_above[0].step)!;
     const limit = limitWords(limitOfStep(g, { ...limitContextOf(r), safe }));
     return `${who} carried ${carried(best, '≥ ')} ${at}; above that the load generator, not the server, was the limit: ${stepName(g)} was ${limit}, so this is a lower bound.`;
+  }
+  if (knee.server_gone) {
+    const gone = byIndex.get(knee.server_gone.step)!;
+    return `${who} carried ${carried(best, '≥ ')} ${at}; then, in ${stepName(gone)}, ${reasonOf(gone)}, so no limit was measured and this is a lower bound.`;
   }
   return `${who} carried ${carried(best, '≥ ')} ${at}; no limit was reached, so this is a lower bound.`;
 }

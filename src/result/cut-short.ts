@@ -21,3 +21,9 @@ export interface StepCutShort {
   /** How long the coordinator waited for the collect (ms). */
   collect_wait_ms: number;
 }
+
+/**
+ * How the abort of a run whose ramp no connection could join begins (StepCutShort.by): the
+ * connections it opened were answered, never joined, and count as failed.
+ */
+export const NO_CONNECTION_COULD_JOIN = 'no connection could join';

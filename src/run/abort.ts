@@ -28,14 +28,20 @@ export function signalOf(signal: AbortSignal | undefined): string | null {
   return typeof r === 'string' && /^SIG[A-Z]+$/.test(r) ? r : null;
 }
 
-/** The abort of a run the user interrupted, naming the signal when it is known. */
+/**
+ * The abort of a run stopped by a signal, naming it when it is known: SIGINT is the user's
+ * Ctrl-C; SIGTERM is sent by whatever stops the process (a supervisor, `kill`, a timeout), not
+ * necessarily a user.
+ */
 export function interruptAbort(signal: AbortSignal | undefined): Abort {
   const sig = signalOf(signal);
-  return new Abort(
-    'interrupted',
-    `interrupted by the user (${sig ?? 'SIGINT/SIGTERM'})`,
-    sig ?? 'an interrupt',
-  );
+  const why =
+    sig === null
+      ? 'interrupted by the user (SIGINT/SIGTERM)'
+      : sig === 'SIGINT'
+        ? 'interrupted by the user (SIGINT)'
+        : `terminated by ${sig}`;
+  return new Abort('interrupted', why, sig ?? 'an interrupt');
 }
 
 export class AbortFunnel {

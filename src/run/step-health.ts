@@ -3,6 +3,7 @@
  * refusing target (nothing joins and attempts keep failing) and a server that dropped every
  * connection end the run with the reason.
  */
+import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
 import { refusedByServer } from '../model/step-limit.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import type { Phase } from './live-state.js';
@@ -59,7 +60,7 @@ export class StepHealth {
       this.targetErrors() >= Math.min(20, targetConnections) &&
       !(this.opts.refusalIsAStep?.() && refusedByServer(this.errors))
     ) {
-      return `no connection could join: ${topError(this.errors)}`;
+      return `${NO_CONNECTION_COULD_JOIN}: ${topError(this.errors)}`;
     }
     // Lost, not closed: none open and some dropped by the other side. Connections rtcap closed
     // itself (a new topology's reset, a step's shrink) are no loss, whatever second they fall in.

@@ -4,6 +4,7 @@
  * inserts), drain, and collecting what every process measured. An abort mid-step keeps what
  * the processes and the inserts still hand over.
  */
+import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
 import { nowMs } from '../measure/clock.js';
 import type { WorkerPool } from '../load/pool.js';
 import type { StepCollected } from '../generator/ipc.js';
@@ -162,7 +163,7 @@ async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): 
     // In a search past its first step a server that refused every join answered the step: it
     // is measured (broken, the rejection quoted) and the search stops on it.
     if (ramp.joined === 0 && !(r.refusalIsAStep?.(i) && refusedByServer(ramp.errors)))
-      throw new Abort('aborted', `no connection could join: ${topError(ramp.errors)}`);
+      throw new Abort('aborted', `${NO_CONNECTION_COULD_JOIN}: ${topError(ramp.errors)}`);
     if (ramp.joined === 0)
       r.log(`step ${i + 1}: no connection could join: ${topError(ramp.errors)}`);
   } else if (plan.connections < r.current) {

@@ -16,6 +16,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
+import type { CapacityRow } from '../../src/model/capacity-row.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { BIN, startServeProcess } from '../support/rtcap-process.js';
 import { startTestServerProcess, type TestServerProcess } from '../support/test-server-process.js';
@@ -113,6 +114,42 @@ describe('a step cut short', () => {
     );
   }, 180_000);
 
+  it('SIGTERM in a ramp the server answers slower than offered: inconclusive, the record names SIGTERM', async () => {
+    // Joins answered at 10/s while 100/s are offered: the measured join rate is far below it.
+    server = await startTestServerProcess({ joinsPerS: 10 });
+    const s = server;
+    const run = runCli('term', [
+      'name: term-cut',
+      'scenario: broadcast-public',
+      `target: { url: "${s.url}", vsn: "1.0.0", join_timeout: 60s }`,
+      LENIENT,
+      'load:',
+      '  join_rate: 100',
+      '  warmup: 0s',
+      '  steps: [{ connections: 200, send_rate: 5, duration: 10s }]',
+    ]);
+    await until(async () => (await s.stats()).joins >= 30, 60_000, '30 joins answered');
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).toBe(143);
+    const r = run.result();
+    expect(r.status).toBe('interrupted');
+    expect(r.abort_reason).toBe('terminated by SIGTERM');
+    const step = r.steps[0];
+    expect(step.cut_short).toMatchObject({ by: 'SIGTERM', phase: 'ramp' });
+    expect(step.connections.failed).toBe(0);
+    // Nothing failed: never degraded for "fell behind the join schedule" over a cut ramp.
+    expect(step.verdict, step.verdict_reasons.join('; ')).toBe('inconclusive');
+    expect(step.verdict_reasons[0]).toBe(
+      'incomplete (cut short by SIGTERM in the ramp): figures cover only what ran',
+    );
+    expect(step.verdict_reasons[1]).toMatch(/^not measured at its load: \d+ of 200 connections/);
+    expect(step.verdict_reasons.slice(2).every((x) => x.startsWith('also: '))).toBe(true);
+    expect(run.stdout()).toMatch(
+      /was cut short by SIGTERM in the ramp \(inconclusive over the part that ran/,
+    );
+    expect(`${run.stdout()}\n${run.summary()}`).not.toMatch(/interrupted by the user/);
+  }, 180_000);
+
   it('SIGINT in the steady window: cut short by SIGINT, never generator-bound', async () => {
     server = await startTestServerProcess();
     const s = server;
@@ -160,6 +197,8 @@ describe('a step cut short', () => {
       'scenario: broadcast-public',
       `target: { url: "ws://127.0.0.1:${started.port}/socket/websocket", auth: { jwt_secret: ${DEV_JWT_SECRET} } }`,
       LENIENT,
+      // Step 1 stable on a busy shared machine: what it carried is the run's answer.
+      'slo: { p95_ms: 5000, join_p95_ms: 20000 }',
       'load:',
       '  join_rate: 100',
       '  drain: 2s',
@@ -196,6 +235,19 @@ describe('a step cut short', () => {
       'the server went away: 20 of 20 connections dropped without a close frame (1006)',
     );
     expect(closing).toMatch(/step 2 \(20 connections/);
+    // The stable step before the kill stands, a lower bound: the server's death is no limit of
+    // its load, in the closing sentence or in any capacity row.
+    expect(r.steps[0].verdict, r.steps[0].verdict_reasons.join('; ')).toBe('stable');
+    expect(closing).toMatch(
+      /^The server carried ≥ [\d,]+ deliveries\/s to ≥ 20 connections within the SLO \(.*step 1: p95 [^)]*\); then, in step 2 \(20 connections[^)]*\), the server went away: 20 of 20 connections dropped without a close frame \(1006\), so no limit was measured and this is a lower bound\.$/,
+    );
+    const analysis = r.analysis as { capacity?: CapacityRow[] } | undefined;
+    const rows = analysis?.capacity ?? [];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.limit, row.display).toEqual({ kind: 'server-gone', step: 2 });
+      expect(row.bound).toBe('lower');
+    }
     for (const text of [run.stdout(), run.summary()]) {
       expect(text).not.toMatch(/closed by server: 1006/);
       expect(text).not.toMatch(/(is|was|already) generator-bound/);

@@ -167,6 +167,32 @@ describe('capacityRow rules', () => {
     expect(row.bound).toBe('lower');
   });
 
+  it('a server killed after a stable step: that step stands as a lower bound, never a limit of the load', () => {
+    const gone =
+      'the server went away: 1,000 of 1,000 connections dropped without a close frame (1006)';
+    const steps = [
+      makeStep(1, { params: { connections: 500 }, connections: { joined: 500 } }),
+      makeStep(2, {
+        params: { connections: 1000 },
+        connections: { joined: 1000, disconnected: 1000 },
+        verdict: 'broken',
+        verdict_reasons: [gone, '1,000 connections disconnected'],
+        complete: false,
+      }),
+    ];
+    const row = capacityRow(steps, dim('public_connections'));
+    expect(row).toMatchObject({
+      value: 500,
+      bound: 'lower',
+      limit: { kind: 'server-gone', step: 2 },
+      display: '≥ 500, server went away',
+    });
+    expect(row.evidence).toContain('then the server went away in step 2: no limit measured');
+    // Killed in its first step: nothing is evidence, and nothing is called a limit.
+    const none = capacityRow([steps[1]], dim('public_connections'));
+    expect(none.evidence).toBe('no step counts as server evidence: the server went away in step 2');
+  });
+
   it('no stable step: no value', () => {
     const row = capacityRow(sweep(['broken', 'broken']), dim('public_connections'));
     expect(row.value).toBeNull();

@@ -125,7 +125,7 @@ describe('headline', () => {
     );
   });
 
-  it('a server gone mid-step: broken, the server went away, said once', () => {
+  it('a server gone mid-step with no step before it: no limit of its load, said once', () => {
     const gone = 'the server went away: all 20 connections were lost without a close frame (1006)';
     const r = ramp(['broken'], { complete: [false] });
     r.status = 'aborted';
@@ -138,9 +138,28 @@ describe('headline', () => {
     ];
     const h = headline(r);
     expect(h).toBe(
-      'The built-in server on this machine carried no step within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered): step 1 (1,000 connections, 10,000 deliveries/s asked) was broken — the server went away: 20 of 20 connections dropped without a close frame (1006), which ended the run.',
+      'No step measured the server: in step 1 (1,000 connections, 10,000 deliveries/s asked), the server went away: 20 of 20 connections dropped without a close frame (1006); a server that went away reached no limit of its load.',
     );
-    expect(h).not.toMatch(/generator-bound|closed by server/);
+    expect(h).not.toMatch(/generator-bound|closed by server|carried no step/);
+  });
+
+  it('a server killed after a stable step: that step stands, a lower bound, never a limit', () => {
+    const gone =
+      'the server went away: all 1,000 connections were lost without a close frame (1006)';
+    const r = ramp(['stable', 'broken'], { complete: [true, false] });
+    r.status = 'aborted';
+    r.abort_reason = gone;
+    // Cut short, the killed step asked fewer deliveries over the part that ran than step 1 did.
+    r.steps[1].messages.expected = 1000;
+    r.steps[1].cut_short = { by: gone, phase: 'steady', collected: true, collect_wait_ms: 20000 };
+    r.steps[1].verdict_reasons = [
+      `incomplete (cut short in the steady window: ${gone}): figures cover only what ran`,
+      'the server went away: 1,000 of 1,000 connections dropped without a close frame (1006)',
+      '1,000 connections disconnected',
+    ];
+    expect(headline(r)).toBe(
+      'The built-in server on this machine carried ≥ 9,990 deliveries/s to ≥ 1,000 connections within the SLO (first-receipt p95 ≤ 200 ms, 100% delivered; step 1: p95 8.0 ms); then, in step 2 (1,000 connections, 50 deliveries/s asked), the server went away: 1,000 of 1,000 connections dropped without a close frame (1006), so no limit was measured and this is a lower bound.',
+    );
   });
 
   it('a server gone in a step above one that failed first is named all the same', () => {

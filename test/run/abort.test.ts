@@ -49,6 +49,14 @@ describe('what cut the run short', () => {
       message: 'interrupted by the user (SIGINT)',
       by: 'SIGINT',
     });
+    // SIGTERM comes from whatever stops the process, not necessarily the user.
+    const term = new AbortController();
+    term.abort('SIGTERM');
+    expect(interruptAbort(term.signal)).toMatchObject({
+      status: 'interrupted',
+      message: 'terminated by SIGTERM',
+      by: 'SIGTERM',
+    });
     // A signal aborted without a name (a library's own AbortController).
     const plain = new AbortController();
     plain.abort();
