@@ -14,5 +14,7 @@ export default defineConfig({
     // Each test file its own temp dir; a file that leaves an rtcap-* entry there fails, named.
     globalSetup: ['test/support/tmp-global-setup.ts'],
     setupFiles: ['test/support/tmp-per-file.ts'],
+    // At the end of every run, the ten slowest test files and their times.
+    reporters: ['default', './test/support/slowest-files.ts'],
   },
 });
