@@ -35,6 +35,21 @@ function literal(value: string): string {
   return "'" + value.replace(/'/g, "''") + "'";
 }
 
+/**
+ * A table the Postgres Changes loader writes into by default (changes.table, `bench_messages`):
+ * `body` carries "stream:seq" and `sent_at` the scheduled insert time in epoch ms, which the
+ * subscribers read back. `name` is schema-qualified and already quoted as SQL needs it.
+ */
+export function benchTableSql(name: string): string {
+  return `create table if not exists ${name} (
+  id bigserial primary key,
+  room_id int not null default 0,
+  body text,
+  created_at timestamptz not null default now(),
+  sent_at double precision
+);`;
+}
+
 /** The whole migration as one SQL script (simple-query protocol, one round trip). */
 export function migrationSql(publication: string = DEFAULT_PUBLICATION): string {
   const pubLit = literal(publication);
@@ -295,13 +310,7 @@ create policy rtcap_bench_slow_write on realtime.messages for insert to authenti
   (select realtime.topic()) like 'slow-%' and rtcap_bench.slow_policy());
 
 -- Postgres Changes bench tables (§7). bench_messages is RLS-filtered per subscriber.
-create table if not exists public.bench_messages (
-  id bigserial primary key,
-  room_id int not null default 0,
-  body text,
-  created_at timestamptz not null default now(),
-  sent_at double precision
-);
+${benchTableSql('public.bench_messages')}
 create index if not exists bench_messages_room_id on public.bench_messages (room_id);
 alter table public.bench_messages enable row level security;
 drop policy if exists bench_messages_read_rooms on public.bench_messages;
@@ -310,13 +319,7 @@ create policy bench_messages_read_rooms on public.bench_messages for select to a
 drop policy if exists bench_messages_write_authenticated on public.bench_messages;
 create policy bench_messages_write_authenticated on public.bench_messages for insert to authenticated with check (true);
 
-create table if not exists public.bench_open_messages (
-  id bigserial primary key,
-  room_id int not null default 0,
-  body text,
-  created_at timestamptz not null default now(),
-  sent_at double precision
-);
+${benchTableSql('public.bench_open_messages')}
 
 grant all on public.bench_messages, public.bench_open_messages to anon, authenticated, service_role;
 grant all on sequence public.bench_messages_id_seq, public.bench_open_messages_id_seq to anon, authenticated, service_role;
