@@ -6,8 +6,10 @@
  * means for a membership client/channel-frames.
  *
  * Hot path (onMessage): a delivery carrying rtcap's stamp is recognised from raw bytes
- * (scanStamp) and handed to the hooks without JSON parsing; every other frame takes the slow
- * path (decodeFrame, then onFrame). A frame it cannot read is an error (client/classify).
+ * (scanStamp) and handed to the hooks without JSON parsing, as is the ok reply to the pending
+ * heartbeat (isHeartbeatOk); every other frame takes the slow path (decodeFrame, then onFrame).
+ * A frame it cannot read is an error (client/classify). A heartbeat is sent as one pre-built
+ * frame (client/heartbeat-send).
  */
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
@@ -18,6 +20,7 @@ import {
   type Frame,
 } from '../protocol/frame.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
+import { isHeartbeatOk } from '../protocol/heartbeat.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
 import { nowMs } from '../measure/clock.js';
 import {
@@ -38,38 +41,14 @@ import {
   type ConnectOptions,
 } from './socket-open.js';
 import { readFramesOurselves } from './fast-reader.js';
+import { writeHeartbeat } from './heartbeat-send.js';
 import { channelFailure, IGNORE, PASS_ON, type JoinState, type Pending } from './channel-frames.js';
+import type { ConnectionHooksOf } from './connection-hooks.js';
 
 export type { ConnectOptions, TlsOptions } from './socket-open.js';
 
-export interface ConnectionHooks {
-  /** A delivery carrying a stamp. `bytes` is the frame size. */
-  onStamp(c: Connection, stamp: Stamp, recvMs: number, bytes: number): void;
-  onOpen(c: Connection): void;
-  onJoined(c: Connection, topic: string, response: unknown, latencyMs: number): void;
-  /** Connect, join and channel failures, unexpected closes, frames it could not read. */
-  onError(
-    c: Connection,
-    e: ClassifiedError,
-    phase: 'connect' | 'join' | 'channel' | 'socket' | 'heartbeat' | 'frame',
-  ): void;
-  /** The socket is gone (after onError when it was not our doing). */
-  onClosed(c: Connection, byUs: boolean): void;
-  /** Reply to a push sent with `ack`; `tag` and `ackId` are what the push was sent with. */
-  onAck(
-    c: Connection,
-    ok: boolean,
-    reason: string | null,
-    latencyMs: number,
-    tag?: string,
-    ackId?: number,
-  ): void;
-  /**
-   * Frames the connection does not handle itself (system ok, presence, postgres_changes, foreign
-   * events).
-   */
-  onFrame(c: Connection, f: Frame): void;
-}
+/** What a Connection tells its owner (connection-hooks.ts). */
+export type ConnectionHooks = ConnectionHooksOf<Connection>;
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
 
@@ -267,6 +246,8 @@ export class Connection {
     }
     const ref = this.nextRef();
     this.heartbeatRef = ref;
+    // One pre-built frame, one write (heartbeat-send.ts); ws frames it when that cannot be.
+    if (this.ws && writeHeartbeat(this.ws, ref, this.vsn)) return;
     this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });
   }
 
@@ -338,6 +319,13 @@ export class Connection {
   private onMessage(data: Buffer, isBinary: boolean): void {
     // The receive time first, before any work on the frame: what a bare client takes.
     const recvMs = nowMs();
+    // The ok reply to the pending heartbeat, recognised from its bytes (protocol/heartbeat.ts):
+    // what the general path below would conclude, without decoding it.
+    const hbRef = this.heartbeatRef;
+    if (hbRef !== null && !isBinary && isHeartbeatOk(data, hbRef, this.vsn)) {
+      this.heartbeatRef = null;
+      return;
+    }
     if (scanStamp(data, stampScratch)) {
       this.hooks.onStamp(this, stampScratch, recvMs, data.length);
       return;
