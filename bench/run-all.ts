@@ -1,9 +1,9 @@
 /**
  * `npm run bench`: the micro-benchmarks of rtcap's own hot paths (frame reader, stamp scan and
- * ledger, acked-send bookkeeping), one after another, each in its own process (no JIT state
- * shared). They need nothing running and took 1½ minutes in all at load 5 on a 2-core machine
- * (2026-12-02); their figures are ns per operation, to compare within one run (shared machines
- * are noisy).
+ * ledger, acked-send bookkeeping, a heartbeat's frame and reply), one after another, each in its
+ * own process (no JIT state shared). They need nothing running and took 1½ minutes in all at
+ * load 5 on a 2-core machine (2026-12-02; the heartbeat one, added since, 36 s at load 16); their
+ * figures are ns per operation, to compare within one run (shared machines are noisy).
  *
  * The system benchmarks (generator ceiling, server fan-out, databases, 30k connections) take
  * minutes, start servers and take arguments: they are listed, with the commands and figures,

@@ -12,16 +12,28 @@
  * Commands on stdin (bench/support/child-control.ts): `stat` adds heartbeats sent, still
  * unanswered, connections open and errors; `pause` / `resume` stop and restart heartbeats.
  *
- * Run by bench/server-heartbeat.ts: server-heartbeat-client.ts URL COUNT INTERVAL_MS TOKEN
+ * ROOT (default: this checkout) is the source tree whose src/client/connection.ts is used, so the
+ * client code before a change can run from a copy of main (bench/server-heartbeat.ts
+ * --compare-client).
+ *
+ * Run by bench/server-heartbeat.ts: server-heartbeat-client.ts URL COUNT INTERVAL_MS TOKEN [ROOT]
  */
-import { Connection, type ConnectionHooks } from '../src/client/connection.js';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Connection, ConnectionHooks } from '../src/client/connection.js';
 import { childControl, say } from './support/child-control.js';
+
+type ConnectionModule = typeof import('../src/client/connection.js');
 
 const TICK_MS = 50;
 const TOPIC = 'realtime:heartbeat-bench';
 const OPEN_AT_ONCE = 50;
 
-const [url, countArg, intervalArg, token] = process.argv.slice(2);
+const [url, countArg, intervalArg, token, rootArg] = process.argv.slice(2);
+const root = resolve(rootArg ?? join(import.meta.dirname, '..'));
+const { Connection: ConnectionClass } = (await import(
+  pathToFileURL(join(root, 'src/client/connection.ts')).href
+)) as ConnectionModule;
 const count = Number(countArg);
 const intervalMs = Number(intervalArg);
 
@@ -65,7 +77,7 @@ const hooks: ConnectionHooks = {
 };
 
 function openOne(index: number): Promise<Connection | null> {
-  const c = new Connection(index, '2.0.0', hooks);
+  const c = new ConnectionClass(index, '2.0.0', hooks);
   return new Promise((done) => {
     joinWaiters.set(c, (ok) => done(ok ? c : null));
     c.connect({

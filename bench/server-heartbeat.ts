@@ -15,13 +15,15 @@
  * --compare DIR runs the server from DIR's src/server (a copy of the code before a change:
  * `git archive main src | tar -x -C DIR`, inside this checkout so its imports resolve) and from
  * this tree's, alternating (before, after, after, before, ...), fresh processes every round; the
- * client is always this tree's. --profile DIR adds one round per server after the measured ones,
+ * client is always this tree's. --compare-client DIR does the same with the client's code (DIR's
+ * src/client, rtcap's generator connection) against this tree's server, and compares the
+ * client's CPU per heartbeat. --profile DIR adds one round per server after the measured ones,
  * with the V8 CPU profiler over the window in both processes (not counted in the figures: the
  * profiler costs CPU), writes DIR/server-LABEL.cpuprofile and client-LABEL.cpuprofile (and
  * server-LABEL-idle.cpuprofile, the paused window) and prints where their samples fall.
  *
  * Run: nice -n 15 npx tsx bench/server-heartbeat.ts [--connections 10000] [--interval-ms 2000]
- *        [--window-s 10] [--rounds 3] [--compare DIR] [--profile DIR]
+ *        [--window-s 10] [--rounds 3] [--compare DIR | --compare-client DIR] [--profile DIR]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -43,6 +45,9 @@ const INTERVAL_MS = Number(opt('interval-ms', '2000'));
 const WINDOW_MS = Number(opt('window-s', '10')) * 1000;
 const ROUNDS = Math.min(10, Number(opt('rounds', '3'))); // 0: the profiled rounds only
 const COMPARE = opt('compare', undefined);
+const COMPARE_CLIENT = opt('compare-client', undefined);
+/** Which side's code the rounds vary, and so whose CPU per heartbeat is compared. */
+const VARIED: 'server' | 'client' = COMPARE_CLIENT ? 'client' : 'server';
 const PROFILE_DIR = opt('profile', undefined);
 const WARMUP_MS = 3000;
 const IDLE_WINDOW_MS = Math.max(2000, WINDOW_MS / 2);
@@ -169,8 +174,15 @@ async function measure(
   };
 }
 
-async function round(label: string, root: string, token: string, profile?: string): Promise<Round> {
-  const server = startChild('server-heartbeat-server.ts', [root]);
+interface Variant {
+  label: string;
+  server: string;
+  client: string;
+}
+
+async function round(v: Variant, token: string, profile?: string): Promise<Round> {
+  const label = v.label;
+  const server = startChild('server-heartbeat-server.ts', [v.server]);
   const exited = (c: Child) => new Promise((r) => c.proc.once('exit', r));
   try {
     const { port } = (await server.read()) as { port: number };
@@ -180,6 +192,7 @@ async function round(label: string, root: string, token: string, profile?: strin
       String(N),
       String(INTERVAL_MS),
       token,
+      v.client,
     ]);
     try {
       const joined = (await client.read(JOIN_MS)) as { joined: number; errors: string[] };
@@ -201,14 +214,21 @@ async function round(label: string, root: string, token: string, profile?: strin
 
 const f1 = (x: number) => x.toFixed(1);
 
+/** µs per heartbeat (user + system); the side whose code the rounds vary in bold. */
+function cell(r: Round, which: 'server' | 'client'): string {
+  const x = r[which];
+  const total = which === VARIED ? `**${f1(x.usPerHb)}**` : f1(x.usPerHb);
+  return `${total} (${f1(x.userUs)} + ${f1(x.systemUs)})`;
+}
+
 function printRounds(rows: Round[]): void {
   console.log(
-    '| round | server code | joined | heartbeats/s | server µs/heartbeat (user + system) | server % of a core | server idle ms/s | client µs/heartbeat (user + system) | client % of a core | client idle ms/s | errors |',
+    `| round | ${VARIED} code | joined | heartbeats/s | server µs/heartbeat (user + system) | server % of a core | server idle ms/s | client µs/heartbeat (user + system) | client % of a core | client idle ms/s | errors |`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   rows.forEach((r, i) =>
     console.log(
-      `| ${i + 1} | ${r.label} | ${r.joined} | ${r.hbPerS.toFixed(0)} | **${f1(r.server.usPerHb)}** (${f1(r.server.userUs)} + ${f1(r.server.systemUs)}) | ${f1(r.server.core)} | ${f1(r.server.idleMsPerS)} | ${f1(r.client.usPerHb)} (${f1(r.client.userUs)} + ${f1(r.client.systemUs)}) | ${f1(r.client.core)} | ${f1(r.client.idleMsPerS)} | ${r.errors} |`,
+      `| ${i + 1} | ${r.label} | ${r.joined} | ${r.hbPerS.toFixed(0)} | ${cell(r, 'server')} | ${f1(r.server.core)} | ${f1(r.server.idleMsPerS)} | ${cell(r, 'client')} | ${f1(r.client.core)} | ${f1(r.client.idleMsPerS)} | ${r.errors} |`,
     ),
   );
 }
@@ -219,7 +239,7 @@ function median(xs: number[]): number {
 }
 
 function printComparison(rows: Round[]): void {
-  const of = (l: string) => rows.filter((r) => r.label === l).map((r) => r.server.usPerHb);
+  const of = (l: string) => rows.filter((r) => r.label === l).map((r) => r[VARIED].usPerHb);
   const before = of('before');
   const after = of('after');
   if (!before.length || !after.length) return;
@@ -227,7 +247,7 @@ function printComparison(rows: Round[]): void {
     .map((b, i) => (i < after.length ? after[i] / b : NaN))
     .filter(Number.isFinite);
   console.log(
-    `\nserver µs per heartbeat: before ${before.map(f1).join(', ')} (median ${f1(median(before))}); ` +
+    `\n${VARIED} µs per heartbeat: before ${before.map(f1).join(', ')} (median ${f1(median(before))}); ` +
       `after ${after.map(f1).join(', ')} (median ${f1(median(after))}); ` +
       `after ÷ before by round pair ${pairs.map((x) => x.toFixed(2)).join(', ')}, of medians ${(median(after) / median(before)).toFixed(2)}`,
   );
@@ -240,29 +260,34 @@ async function main(): Promise<void> {
     .setExpirationTime('2h')
     .sign(new TextEncoder().encode(DEV_JWT_SECRET));
   const self = resolve(here, '..');
-  const variants: [string, string][] = COMPARE
+  const before = COMPARE ?? COMPARE_CLIENT;
+  const variants: Variant[] = before
     ? [
-        ['before', resolve(COMPARE)],
-        ['after', self],
+        {
+          label: 'before',
+          server: COMPARE ? resolve(before) : self,
+          client: COMPARE_CLIENT ? resolve(before) : self,
+        },
+        { label: 'after', server: self, client: self },
       ]
-    : [['this', self]];
+    : [{ label: 'this', server: self, client: self }];
   console.log(
-    `${N} connections, a heartbeat each every ${INTERVAL_MS} ms, ${WINDOW_MS / 1000} s window, ${ROUNDS} round(s) per server code`,
+    `${N} connections, a heartbeat each every ${INTERVAL_MS} ms, ${WINDOW_MS / 1000} s window, ${ROUNDS} round(s) per ${VARIED} code`,
   );
   const rows: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? variants : [...variants].reverse();
-    for (const [label, root] of order) rows.push(await round(label, root, token));
+    for (const v of order) rows.push(await round(v, token));
   }
   printRounds(rows);
   printComparison(rows);
   if (PROFILE_DIR) {
     mkdirSync(PROFILE_DIR, { recursive: true });
     const profiled: Round[] = [];
-    for (const [label, root] of variants) profiled.push(await round(label, root, token, label));
+    for (const v of variants) profiled.push(await round(v, token, v.label));
     console.log('\nprofiled rounds (the profiler adds its own CPU):');
     printRounds(profiled);
-    for (const [label] of variants) {
+    for (const { label } of variants) {
       printSummary(
         `server (${label})`,
         summariseProfile(join(PROFILE_DIR, `server-${label}.cpuprofile`)),
