@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const MICRO = ['frame-reader.ts', 'hotpath.ts', 'ack-tracker.ts'];
+const MICRO = ['frame-reader.ts', 'hotpath.ts', 'ack-tracker.ts', 'heartbeat-client.ts'];
 
 let failed = 0;
 for (const file of MICRO) {
