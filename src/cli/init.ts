@@ -6,7 +6,15 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
-import { buildStarter, STARTER_KINDS, StarterError } from '../profile/starter.js';
+import { probeForStarter, isLocalServer } from '../init/probe-starter.js';
+import {
+  buildStarter,
+  COMMAND_PREFIX,
+  STARTER_KINDS,
+  StarterError,
+  type Starter,
+  type StarterRequest,
+} from '../profile/starter.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, oneOf, outFile } from './flags.js';
 
@@ -45,6 +53,12 @@ function initOptions(c: Argv) {
       type: 'boolean',
       default: false,
       describe: 'overwrite --out if it exists',
+    })
+    .option('probe', {
+      type: 'boolean',
+      default: true,
+      describe:
+        'ask the server first which wire encoding carries a broadcast (a few seconds); --no-probe writes without asking',
     });
 }
 
@@ -52,8 +66,24 @@ type InitArgs = ArgumentsCamelCase<
   ReturnType<typeof initOptions> extends Argv<infer T> ? T : never
 >;
 
-function initHandler(args: InitArgs): void {
+async function initHandler(args: InitArgs): Promise<void> {
   const out = args.out;
+  const req: StarterRequest = {
+    url: args.url,
+    kind: args.kind,
+    private: args.private,
+    topic: args.topic,
+  };
+  let starter;
+  try {
+    // The URL and the choices first: a URL that cannot be a server is the answer, not the file.
+    starter = buildStarter(req);
+  } catch (e) {
+    if (!(e instanceof StarterError)) throw e;
+    process.stderr.write(`rtcap init: ${e.message}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
   if (existsSync(out) && !args.force) {
     process.stderr.write(
       `rtcap init: ${out} exists; choose another --out or add --force to overwrite it\n`,
@@ -61,22 +91,37 @@ function initHandler(args: InitArgs): void {
     process.exitCode = EXIT.usage;
     return;
   }
-  let starter;
-  try {
-    starter = buildStarter({
-      url: args.url,
-      kind: args.kind,
-      private: args.private,
-      topic: args.topic,
-    });
-  } catch (e) {
-    if (!(e instanceof StarterError)) throw e;
-    process.stderr.write(`rtcap init: ${e.message}\n`);
-    process.exitCode = EXIT.usage;
-    return;
+  // A server on this machine is sampled from the process on its port: no metrics token asked.
+  req.local = isLocalServer(starter.url);
+  starter = buildStarter(req);
+  let probeLine = 'not probed (--no-probe): wrote vsn 2.0.0';
+  if (args.probe) {
+    const probe = await probeForStarter(starter, req, process.env);
+    if (probe.probed && !probe.ok) {
+      process.stderr.write(
+        `rtcap init: ${probe.line}; nothing written (--no-probe writes the profile without asking the server)\n`,
+      );
+      process.exitCode = EXIT.aborted;
+      return;
+    }
+    probeLine = probe.line;
+    if (probe.probed && probe.ok) {
+      starter = buildStarter({
+        ...req,
+        encoding: probe.encoding,
+        probed: probe.line,
+        devSecret: probe.devSecret,
+      });
+    }
   }
   writeFileSync(out, starter.yaml);
+  process.stdout.write(`${setupText(out, starter, probeLine)}\n`);
+}
+
+/** What init prints: the probe's line, the file, the set-up in order, then the commands to run. */
+function setupText(out: string, starter: Starter, probeLine: string): string {
   const lines = [
+    probeLine,
     `wrote ${out}: a ${starter.kind} profile for ${starter.url}`,
     '',
     'Before the first run:',
@@ -85,12 +130,12 @@ function initHandler(args: InitArgs): void {
   lines.push(
     '',
     'Then:',
-    `  npx rtcap validate ${out}`,
-    `  npx rtcap run ${out}`,
+    `  ${COMMAND_PREFIX}npx rtcap validate ${out}`,
+    `  ${COMMAND_PREFIX}npx rtcap run ${out}`,
     '',
     'docs/YOUR-SERVER.md walks through each step.',
   );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  return lines.join('\n');
 }
 
 export function initCommand(y: Argv): Argv {

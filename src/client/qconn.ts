@@ -205,13 +205,22 @@ export class QConn {
    * it).
    */
   join(topic: string, config: Record<string, unknown>): Promise<JoinOutcome> {
-    return this.joinOnce(topic, config).then((o) => {
+    return this.joinOnce(topic, config, null).then((o) => {
       this.target.onJoin?.(o);
       return o;
     });
   }
 
-  private joinOnce(topic: string, config: Record<string, unknown>): Promise<JoinOutcome> {
+  /** Joins `topic` with `payload` as it stands (a Phoenix app's own join payload). */
+  joinRaw(topic: string, payload: Record<string, unknown>): Promise<JoinOutcome> {
+    return this.joinOnce(topic, {}, payload);
+  }
+
+  private joinOnce(
+    topic: string,
+    config: Record<string, unknown>,
+    raw: Record<string, unknown> | null,
+  ): Promise<JoinOutcome> {
     const sentAtMs = nowMs();
     if (this.closed) return Promise.resolve({ ok: false, reason: 'socket closed', sentAtMs });
     return (async () => {
@@ -236,7 +245,7 @@ export class QConn {
           },
         };
         if (token) payload.access_token = token;
-        this.conn.join(topic, payload);
+        this.conn.join(topic, raw ?? payload);
       });
     })();
   }

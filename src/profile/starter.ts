@@ -7,52 +7,32 @@
  */
 
 import { wsUrlProblem } from './ws-url.js';
+import {
+  HEADER,
+  PRIVATE_CHANNEL_SQL,
+  StarterError,
+  wireLines,
+  type Starter,
+  type StarterKind,
+  type StarterRequest,
+} from './starter-parts.js';
+import { realtimeStarter } from './starter-realtime.js';
 
-export const STARTER_KINDS = ['supabase', 'realtime', 'phoenix'] as const;
-export type StarterKind = (typeof STARTER_KINDS)[number];
-
-export interface StarterRequest {
-  url: string;
-  /** Which server this is; inferred from the URL when it can be (hosted Supabase, /realtime/v1). */
-  kind?: StarterKind;
-  /** Private channels (RLS-authorised): supabase and realtime only. */
-  private?: boolean;
-  /** Phoenix apps: the topic to join (Supabase kinds use realtime:bench / realtime:room-N). */
-  topic?: string;
-}
-
-export interface Starter {
-  kind: StarterKind;
-  /** The socket URL the profile targets (normalised: ws/wss scheme, …/websocket path). */
-  url: string;
-  /** The profile's YAML text. */
-  yaml: string;
-  /** Environment variables the profile reads, with what each holds. */
-  env: { name: string; holds: string }[];
-  /** What the server needs before the first run, in order (printed by `rtcap init`). */
-  setup: string[];
-}
-
-export class StarterError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StarterError';
-  }
-}
+export {
+  COMMAND_PREFIX,
+  PRIVATE_CHANNEL_SQL,
+  STARTER_KINDS,
+  StarterError,
+  type Starter,
+  type StarterEncoding,
+  type StarterKind,
+  type StarterRequest,
+} from './starter-parts.js';
 
 /** Hosted projects: the Free plan's quotas (docs/PROTOCOL.md §8.2); more reads as rejections. */
 export const HOSTED_FREE_QUOTAS = { connections: 200, messagesPerS: 100, joinsPerS: 100 } as const;
 
 const SUPABASE_HOST = /^([a-z0-9-]+)\.supabase\.(co|in)$/i;
-
-/** The RLS policies private channels need on realtime.messages (docs/PROTOCOL.md §6). */
-export const PRIVATE_CHANNEL_SQL = `-- rtcap's private topics are realtime:room-<n>; its users are role authenticated.
-create policy "rtcap bench read" on realtime.messages for select to authenticated
-  using (realtime.messages.extension in ('broadcast', 'presence')
-         and (select realtime.topic()) like 'room-%');
-create policy "rtcap bench write" on realtime.messages for insert to authenticated
-  with check (realtime.messages.extension in ('broadcast', 'presence')
-              and (select realtime.topic()) like 'room-%');`;
 
 /** The socket URL for a URL as a user may paste it, and the kind it names, if any. */
 export function normaliseUrl(input: string): { url: string; hosted: boolean } {
@@ -121,23 +101,16 @@ export function buildStarter(req: StarterRequest): Starter {
     );
   if (req.topic !== undefined && req.topic.trim() === '')
     throw new StarterError('--topic needs a topic name, e.g. room:lobby (it was empty)');
-  if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby');
+  if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby', req.probed);
   if (req.topic)
     throw new StarterError(
       '--topic is for Phoenix apps; Supabase kinds use realtime:bench (public) or realtime:room-<n> (private)',
     );
-  return kind === 'supabase'
-    ? hostedStarter(url, req.private === true)
-    : realtimeStarter(url, req.private === true);
+  return kind === 'supabase' ? hostedStarter(url, req) : realtimeStarter(url, req);
 }
 
-const HEADER = (title: string, url: string) =>
-  `# ${title}
-# Written by \`rtcap init ${url}\`; docs/YOUR-SERVER.md explains every field. Check it with
-# \`npx rtcap validate FILE\`, run it with \`npx rtcap run FILE\`, then raise the steps.
-`;
-
-function hostedStarter(url: string, priv: boolean): Starter {
+function hostedStarter(url: string, req: StarterRequest): Starter {
+  const priv = req.private === true;
   const q = HOSTED_FREE_QUOTAS;
   const env = [
     {
@@ -158,7 +131,11 @@ function hostedStarter(url: string, priv: boolean): Starter {
   // Free plan: at most 200 connections and 100 messages/s, where every delivery and every send
   // counts. 80 connections × 1 message/s is 80 deliveries + 1 send = 81 events/s: under it.
   const yaml =
-    HEADER("Hosted Supabase project: small steps that stay under the Free plan's quotas.", url) +
+    HEADER(
+      "Hosted Supabase project: small steps that stay under the Free plan's quotas.",
+      url,
+      req.probed,
+    ) +
     `# Quotas (Free: ${q.connections} connections, ${q.messagesPerS} messages/s, ${q.joinsPerS} joins/s; every delivery
 # counts): a step above your plan's quotas reads as server rejections, not as capacity.
 # rtcap cannot sample a hosted Realtime's CPU or memory: those figures stay null ("—").
@@ -167,8 +144,7 @@ scenario: ${priv ? 'broadcast-private' : 'broadcast-public'}
 target:
   url: ${url}
   dialect: supabase
-  vsn: "2.0.0"
-${priv ? '' : '  topic: realtime:bench\n'}${auth}  join_timeout: 15s
+${wireLines(req.encoding)}${priv ? '' : '  topic: realtime:bench\n'}${auth}  join_timeout: 15s
 ${priv ? 'private: { topic_prefix: room-, role: authenticated, sub_prefix: user- }\n' : ''}load:
   join_rate: 10
   self: false
@@ -198,73 +174,13 @@ slo: { p95_ms: 500 }
   return { kind: 'supabase', url, yaml, env, setup };
 }
 
-function realtimeStarter(url: string, priv: boolean): Starter {
-  const metrics = new URL(url);
-  metrics.protocol = metrics.protocol === 'wss:' ? 'https:' : 'http:';
-  metrics.pathname = '/metrics';
-  const env = [
-    {
-      name: 'REALTIME_JWT_SECRET',
-      holds:
-        "the tenant's JWT secret (API_JWT_SECRET; rtcap serve and the development stack use the published super-secret-jwt-token-with-at-least-32-characters-long)",
-    },
-    {
-      name: 'REALTIME_METRICS_TOKEN',
-      holds:
-        "a JWT signed with the server's METRICS_JWT_SECRET, for its /metrics (server CPU and memory); leave metrics_url out if you have none",
-    },
-  ];
+function phoenixStarter(url: string, topic: string, probed?: string): Starter {
   const yaml =
     HEADER(
-      `Supabase Realtime (self-hosted, or rtcap serve): a short ${priv ? 'private' : 'public'} broadcast ramp.`,
+      'A plain Phoenix channels app: a short public broadcast ramp on one topic.',
       url,
+      probed,
     ) +
-    `# The tenant is the first label of the Host header (self-hosted development stack: realtime-dev).
-name: my-realtime
-scenario: ${priv ? 'broadcast-private' : 'broadcast-public'}
-target:
-  url: ${url}
-  dialect: supabase
-  vsn: "2.0.0"
-  host: realtime-dev.localhost
-${priv ? '' : '  topic: realtime:bench\n'}  auth:
-    jwt_secret: \${REALTIME_JWT_SECRET}   # mints one token per connection
-    role: ${priv ? 'authenticated' : 'anon'}
-  # Server CPU and memory: Realtime's Prometheus endpoint (or server_pid: N on this machine).
-  metrics_url: ${metrics.href}
-  metrics_token: \${REALTIME_METRICS_TOKEN}
-  instance: { vcpus: 2, memory_mb: 4096 }   # the server's own size: CPU % and memory % are of it
-${priv ? 'private: { topic_prefix: room-, role: authenticated, sub_prefix: user- }\n' : ''}load:
-  join_rate: 50
-  self: false
-  drain: 5s
-  steps:
-${
-  priv
-    ? `    - { rooms: 25, members: 8, connections: 200, room_send_rate: 2, duration: 15s }
-    - { rooms: 50, members: 8, connections: 400, room_send_rate: 2, duration: 15s }
-    - { rooms: 50, members: 8, connections: 400, room_send_rate: 5, duration: 15s }`
-    : `    - { connections: 200, send_rate: 5, duration: 15s }
-    - { connections: 500, send_rate: 5, duration: 15s }
-    - { connections: 500, send_rate: 20, duration: 15s }`
-}
-slo: { p95_ms: 200 }
-`;
-  const setup = [
-    `export REALTIME_JWT_SECRET and REALTIME_METRICS_TOKEN (${env[0].holds}; ${env[1].holds}).`,
-    "The tenant's quotas (max_concurrent_users, max_events_per_second, max_joins_per_second) must be above the steps, or they read as rejections: raise them in the tenant's settings for the benchmark.",
-    ...(priv
-      ? [
-          `Private channels need RLS policies on realtime.messages in the tenant's database:\n${PRIVATE_CHANNEL_SQL}`,
-        ]
-      : []),
-  ];
-  return { kind: 'realtime', url, yaml, env, setup };
-}
-
-function phoenixStarter(url: string, topic: string): Starter {
-  const yaml =
-    HEADER('A plain Phoenix channels app: a short public broadcast ramp on one topic.', url) +
     `# The app's channel must relay rtcap's "broadcast" pushes to the topic's other members (the
 # handle_in printed by rtcap init). Server CPU and memory: server_pid: N on this machine.
 name: my-phoenix-app

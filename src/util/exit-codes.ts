@@ -12,7 +12,10 @@ export const EXIT = {
    * ran.
    */
   usage: 2,
-  /** A run was aborted (target unreachable, refused, lost every connection, server exited). */
+  /**
+   * A run was aborted (target unreachable, refused, lost every connection, server exited); `init`:
+   * the server could not be probed, nothing written.
+   */
   aborted: 3,
   /** `plan`: no instance count of the measured size carries the workload. */
   notCarried: 4,

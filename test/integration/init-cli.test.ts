@@ -5,36 +5,27 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
+import { BIN, expectOneLine, rtcapCli, smallSteps } from '../support/init-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
 const stops: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-function rtcap(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr });
-    });
-  });
+function rtcap(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+  cwd?: string,
+) {
+  return rtcapCli(args, { env, timeoutMs, cwd });
 }
 
 /** `rtcap serve` on a free port, without a database; resolves with its port once it listens. */
@@ -58,13 +49,7 @@ async function serve(): Promise<number> {
   return (JSON.parse(line) as { port: number }).port;
 }
 
-/** Three small steps instead of the starter's, same shape. */
-const SMALL = ['0', '1', '2'].flatMap((i) => [
-  '--set',
-  `load.steps.${i}.connections=${i === '0' ? 20 : 40}`,
-  '--set',
-  `load.steps.${i}.duration=2s`,
-]);
+const SMALL = smallSteps([20, 40, 40]);
 
 function delivered(out: string): RunResult {
   const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult;
@@ -79,26 +64,39 @@ function delivered(out: string): RunResult {
 }
 
 describe('rtcap init', () => {
-  it('writes a self-hosted Realtime profile that runs against rtcap serve', async () => {
+  it('rtcap serve, init, the set-up as printed, run: every step stable, no metrics token asked', async () => {
     const port = await serve();
     const dir = tempDir('rtcap-init-');
-    const profile = join(dir, 'rtcap.yaml');
-    const init = await rtcap([
-      'init',
-      `ws://127.0.0.1:${port}/socket/websocket`,
-      '--kind',
-      'realtime',
-      '--out',
-      profile,
-    ]);
-    expect(init.code).toBe(0);
-    expect(init.stdout).toContain('REALTIME_JWT_SECRET');
-    const env = { REALTIME_JWT_SECRET: DEV_JWT_SECRET, REALTIME_METRICS_TOKEN: 'unused' };
-    const out = join(dir, 'run');
-    const run = await rtcap(['run', profile, '--out', out, '--no-progress', ...SMALL], env);
-    expect(run.code, run.stderr.slice(-2000)).toBe(0);
-    delivered(out);
-    expect(readFileSync(join(out, 'result.json'), 'utf8')).not.toContain(DEV_JWT_SECRET);
+    const url = `ws://127.0.0.1:${port}/socket/websocket`;
+    const clean = { REALTIME_JWT_SECRET: '', REALTIME_METRICS_TOKEN: '' };
+    const init = await rtcap(['init', url, '--kind', 'realtime'], clean, 60_000, dir);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).not.toContain('METRICS');
+    expect(readFileSync(join(dir, 'rtcap.yaml'), 'utf8')).not.toContain('metrics');
+    // Every command init printed, in order, in one shell: `npx rtcap` is this checkout's bin,
+    // and the run gets the small steps and an --out (sizes only; the profile is init's).
+    const commands = [...init.stdout.matchAll(/^\s+\$ (.+)$/gm)].map((m) => m[1]);
+    expect(commands.some((c) => c.startsWith('export REALTIME_JWT_SECRET='))).toBe(true);
+    expect(commands.at(-1)).toBe('npx rtcap run rtcap.yaml');
+    const script = commands
+      .map((c) => c.replace(/^npx rtcap /, `"${process.execPath}" "${BIN}" `))
+      .map((c) => (c.includes(' run ') ? `${c} --out run --no-progress ${SMALL.join(' ')}` : c))
+      .join(' && ');
+    const shell = await new Promise<{ code: number | null; stderr: string }>((res) => {
+      const child = spawn('bash', ['-c', script], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...clean },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('exit', (code) => res({ code, stderr }));
+    });
+    expect(shell.code, shell.stderr.slice(-2000)).toBe(0);
+    const result = delivered(join(dir, 'run'));
+    for (const s of result.steps) expect(s.verdict, s.verdict_reasons.join('; ')).toBe('stable');
+    expect(result.target.server_sampling).toMatch(/listening on 127\.0\.0\.1:/);
+    expect(readFileSync(join(dir, 'run', 'result.json'), 'utf8')).not.toContain(DEV_JWT_SECRET);
   }, 180_000);
 
   it('writes a Phoenix app profile that runs against a Phoenix-protocol server', async () => {
@@ -130,9 +128,7 @@ describe('rtcap init', () => {
       '--out',
       join(dir, 'a.yaml'),
     ]);
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr.trim().split('\n')).toHaveLength(1);
-    expect(ambiguous.stderr).toContain('--kind');
+    expectOneLine(ambiguous, 2, '--kind');
     const first = await rtcap(['init', 'https://abc.supabase.co', '--out', join(dir, 'h.yaml')]);
     expect(first.code).toBe(0);
     const again = await rtcap(['init', 'https://abc.supabase.co', '--out', join(dir, 'h.yaml')]);

@@ -109,13 +109,47 @@ describe('buildStarter', () => {
     }
   });
 
-  it('self-hosted Realtime: minted tokens, its /metrics for server CPU and memory', async () => {
-    const s = buildStarter({ url: 'ws://127.0.0.1:4000/socket/websocket', kind: 'realtime' });
+  it('self-hosted Realtime elsewhere: minted tokens, its /metrics for server CPU and memory', async () => {
+    const s = buildStarter({ url: 'ws://10.0.0.5:4000/socket/websocket', kind: 'realtime' });
     const p = await load(s.yaml);
     expect(p.target.auth?.jwt_secret).toBe('rt-secret');
-    expect(p.target.metrics_url).toBe('http://127.0.0.1:4000/metrics');
+    expect(p.target.metrics_url).toBe('http://10.0.0.5:4000/metrics');
     expect(p.target.metrics_token).toBe('metrics-token');
     expect(p.target.dialect).toBe('supabase');
+    expect(s.env.map((e) => e.name)).toEqual(['REALTIME_JWT_SECRET', 'REALTIME_METRICS_TOKEN']);
+  });
+
+  it('self-hosted Realtime on this machine: no metrics token asked, the port is sampled', async () => {
+    const s = buildStarter({
+      url: 'ws://127.0.0.1:4000/socket/websocket',
+      kind: 'realtime',
+      local: true,
+      devSecret: 'the-published-development-secret',
+    });
+    expect(s.yaml).not.toContain('metrics');
+    expect(s.yaml).toContain('sampled from the process listening on port 4000');
+    const p = await load(s.yaml);
+    expect(p.target.metrics_url).toBeUndefined();
+    expect(s.env.map((e) => e.name)).toEqual(['REALTIME_JWT_SECRET']);
+    expect(s.setup.join('\n')).not.toContain('METRICS');
+    expect(s.setup[0]).toContain('$ export REALTIME_JWT_SECRET=the-published-development-secret');
+  });
+
+  it.each([
+    [{ vsn: '2.0.0', binary: true }, '2.0.0', undefined],
+    [{ vsn: '2.0.0', binary: false }, '2.0.0', false],
+    [{ vsn: '1.0.0', binary: false }, '1.0.0', undefined],
+  ] as const)("the encoding a probe chose, %o, is the profile's", async (encoding, vsn, binary) => {
+    for (const url of ['ws://127.0.0.1:4000/socket/websocket', 'https://abc.supabase.co']) {
+      const s = buildStarter({
+        url,
+        kind: url.startsWith('ws') ? 'realtime' : 'supabase',
+        encoding,
+      });
+      const p = await load(s.yaml);
+      expect(p.target.vsn).toBe(vsn);
+      expect(p.target.binary_broadcast).toBe(binary);
+    }
   });
 
   it('Phoenix app: the phoenix dialect on the given topic, and the handle_in it needs', async () => {

@@ -1,0 +1,68 @@
+/**
+ * `rtcap init` and the run of what it wrote, as a user runs them (test/integration/init-*.test.ts):
+ * the command line in its own process with its stdout, stderr and time, and the small steps a
+ * test shrinks a starter's to.
+ */
+import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
+import { resolve } from 'node:path';
+import { TEST_GENERATOR_LIMITS } from './profiles.js';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** `rtcap ARGS` with `env` over this process's environment; killed after `timeoutMs`. */
+export function rtcapCli(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((res) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...opts.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/**
+ * Three small steps instead of the starter's, same shape, with the generator limits of
+ * test/support/profiles.ts (short steps on a shared machine: the subject is not the generator)
+ * and a p95 SLO of 1 s instead of the starter's 200 ms (two-second steps beside other suites on
+ * two cores: the subject is what is delivered, not a latency).
+ */
+export function smallSteps(connections: [number, number, number]): string[] {
+  return [
+    ...Object.entries(TEST_GENERATOR_LIMITS).flatMap(([k, v]) => ['--set', `generator.${k}=${v}`]),
+    ...['--set', 'slo.p95_ms=1000'],
+    ...connections.flatMap((n, i) => [
+      '--set',
+      `load.steps.${i}.connections=${n}`,
+      '--set',
+      `load.steps.${i}.duration=2s`,
+    ]),
+  ];
+}
+
+/** A refusal as rtcap words one: the exit code, one line on stderr, and what it names. */
+export function expectOneLine(r: CliRun, code: number, names: string): void {
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toContain(names);
+}
