@@ -8,6 +8,7 @@
 import { accessSync, constants, existsSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { wsUrlProblem } from '../profile/ws-url.js';
+import { allowedCpuList, cpusOutside, parseCpuList } from '../util/cpu-list.js';
 import { redactUrl, registerSecrets, urlSecrets } from '../redact/redact.js';
 
 /** A usage error: main.ts prints its message as one line and exits 2. */
@@ -64,6 +65,26 @@ export const cpuList = matching(
   /^\d+(-\d+)?(,\d+(-\d+)?)*$/,
   'a CPU list as taskset takes it (e.g. 1, 0-3 or 0,2)',
 );
+
+/**
+ * A CPU list of CPUs this process may run on (`allowed`, by default its affinity): pinning to
+ * any other fails, and is refused before anything starts.
+ */
+export function usableCpus(allowed: () => string = allowedCpuList): Rule<string> {
+  return (raw) => {
+    const list = cpuList(raw);
+    if (typeof list !== 'string') return list;
+    if (parseCpuList(raw) === null)
+      return problem('expected a CPU list as taskset takes it (ranges low-high)');
+    const may = allowed();
+    const outside = cpusOutside(raw, may);
+    if (outside.length === 0) return raw;
+    const named = outside.slice(0, 5).join(', ') + (outside.length > 5 ? ', …' : '');
+    return problem(
+      `expected CPUs this process may run on (${may}); CPU ${named} ${outside.length === 1 ? 'is' : 'are'} not among them`,
+    );
+  };
+}
 
 /** An ISO 8601 time. */
 export const isoTime: Rule<string> = (raw) =>

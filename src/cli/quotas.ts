@@ -10,7 +10,7 @@ import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { QuotasReport } from '../result/quotas.js';
 import { renderTextTable } from '../report/table.js';
 import { EXIT } from '../util/exit-codes.js';
-import { checked, cpuList, outDir, wsUrl } from './flags.js';
+import { checked, usableCpus, outDir, wsUrl } from './flags.js';
 import { quotasTable } from '../report/quotas.js';
 import { runQuotas } from '../quotas/orchestrate.js';
 import { QuotaAbort } from '../quotas/pool.js';
@@ -43,7 +43,7 @@ function quotasOptions(c: Argv) {
     })
     .option(
       'server-cpus',
-      checked('server-cpus', cpuList, {
+      checked('server-cpus', usableCpus(), {
         describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)',
       }),
     );

@@ -9,7 +9,7 @@ import { thresholdProblems } from '../validate/file-check.js';
 import type { RunObserver, RunOutcome } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';
 import { EXIT } from '../util/exit-codes.js';
-import { checked, cpuList, int, outDir, port, wsUrl } from './flags.js';
+import { checked, usableCpus, int, outDir, port, wsUrl } from './flags.js';
 import { prepareOutDir } from '../run/out-dir.js';
 import {
   runArtifactHooks,
@@ -72,13 +72,15 @@ export function runOptions<T>(c: Argv<T>) {
     )
     .option(
       'server-cpus',
-      checked('server-cpus', cpuList, {
+      checked('server-cpus', usableCpus(), {
         describe: 'pin the built-in server to these CPUs (taskset list, e.g. 1)',
       }),
     )
     .option(
       'generator-cpus',
-      checked('generator-cpus', cpuList, { describe: 'pin the generator to these CPUs (e.g. 0)' }),
+      checked('generator-cpus', usableCpus(), {
+        describe: 'pin the generator to these CPUs (e.g. 0)',
+      }),
     )
     .option('progress', {
       type: 'boolean',

@@ -36,6 +36,7 @@ import { reconnectGiveUpMs } from '../generator/reconnect.js';
 import type { StepRunner } from './step-phases.js';
 import { removeDeadRunLeftovers } from './target.js';
 import { setUpTarget, type TargetSetup } from './target-setup.js';
+import { testFault } from './test-fault.js';
 import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
 import { probePathOf } from '../recovery/paths.js';
@@ -113,6 +114,7 @@ async function conduct(ctx: RunContext): Promise<void> {
     link,
     onPool: (p) => (started.pool = p),
   });
+  testFault('pool');
   const builtin = target.server !== null;
   await startShard({
     opts,
@@ -213,6 +215,7 @@ function planGenerator(ctx: RunContext, target: TargetSetup): GeneratorPlan {
   for (const w of gen.warnings) log(`warning: ${w}`);
   if (generatorCpus) pin(process.pid, generatorCpus);
   ctx.save();
+  testFault('generator');
   return gen;
 }
 
@@ -277,6 +280,7 @@ async function startSamplers(
       server ? undefined : profile.target.metrics_token,
     );
   }
+  testFault('samplers');
 }
 
 /** What every step's phases run on: the pool, the timeline, the abort, the segment's share. */

@@ -18,6 +18,7 @@ import { Abort, interruptAbort, type AbortFunnel } from './abort.js';
 import type { RunWriter } from './output.js';
 import type { RunOptions } from './run-options.js';
 import { localServerOf, serverSamplerFor } from './samplers.js';
+import { testFault } from './test-fault.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
 import {
   builtinConfigOf,
@@ -56,6 +57,7 @@ export async function setUpTarget(args: {
   const { profile, log } = opts;
   const server = await startTarget(opts, args.writer, args.funnel, args.serverCpus);
   if (server) args.onServer(server);
+  testFault('target');
   const targetUrl = server?.url ?? (opts.url ?? profile.target.url)!;
   result.target.url = redactText(targetUrl);
   const local = localServerOf(profile, server?.pid ?? null, targetUrl);

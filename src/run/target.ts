@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binEntry } from '../util/paths.js';
 import { pin } from '../load/pool.js';
+import { testFault } from './test-fault.js';
 import { registerSecrets, urlSecrets } from '../redact/redact.js';
 import {
   leftovers,
@@ -87,8 +88,17 @@ export async function startBuiltinServer(opts: BuiltinServerOptions): Promise<Bu
     // A cache the server was building when it was stopped (beside the private directory).
     removeAbandonedBuilds();
   });
-  if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
   const exited = proc.exited();
+  try {
+    testFault('server-pin');
+    if (opts.cpus && child.pid) pin(child.pid, opts.cpus);
+  } catch (e) {
+    // Nothing else holds the server yet: it is stopped (and its files removed) here.
+    proc.stopping = true;
+    proc.signalGroup('SIGINT');
+    await proc.reap(CANCEL_GRACE_MS);
+    throw e;
+  }
   const ready = await readyOrReaped(proc, opts);
   const databaseConnectionString = takeDatabaseUrl(urlFile);
   return {

@@ -10,7 +10,17 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliInProcess } from '../support/cli-in-process.js';
-import { cpuList, int, isoTime, num, outFile, port, wsUrl } from '../../src/cli/flags.js';
+import {
+  cpuList,
+  int,
+  isoTime,
+  num,
+  outFile,
+  port,
+  usableCpus,
+  wsUrl,
+} from '../../src/cli/flags.js';
+import { allowedCpuList, parseCpuList } from '../../src/util/cpu-list.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -188,6 +198,18 @@ describe('the rules', () => {
   it('cpu lists, times', () => {
     expect([cpuList('0'), cpuList('0-3,5')]).toEqual(['0', '0-3,5']);
     expect(cpuList('0-')).toHaveProperty('problem');
+    // Only CPUs this process may run on (its affinity): taskset would fail on any other.
+    const on = usableCpus(() => '0-1,4');
+    expect([on('0'), on('1,4'), on('0-1')]).toEqual(['0', '1,4', '0-1']);
+    expect(on('99')).toEqual({
+      problem: 'expected CPUs this process may run on (0-1,4); CPU 99 is not among them',
+    });
+    expect(on('1-3')).toEqual({
+      problem: 'expected CPUs this process may run on (0-1,4); CPU 2, 3 are not among them',
+    });
+    expect(on('3-1')).toHaveProperty('problem');
+    expect(parseCpuList('0,2-4,2')).toEqual([0, 2, 3, 4]);
+    expect(parseCpuList(allowedCpuList())!.length).toBeGreaterThan(0);
     expect(isoTime('2026-12-01T19:00:00Z')).toBe('2026-12-01T19:00:00Z');
     expect(isoTime('tomorrow')).toHaveProperty('problem');
   });

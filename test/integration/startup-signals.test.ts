@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCache, kindOf } from '../../src/builtin/pg-leftovers.js';
+import { processesWithTmpdir } from '../support/run-processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -55,19 +56,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Pids of processes whose environment has our TMPDIR: the run, its server, its Postgres. */
-function processesOfTheRun(): number[] {
-  const needle = `TMPDIR=${runTmp}\0`;
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(needle)) pids.push(Number(name));
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
-  return pids;
-}
+const processesOfTheRun = () => processesWithTmpdir(runTmp);
 
 /**
  * Everything in the run's TMPDIR but rtcap's caches (the Postgres template; the Postgres
