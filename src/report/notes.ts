@@ -129,10 +129,17 @@ function messageNotes(s: StepResult): string[] {
       ? ' Duplicates and unexpected receipts are counted apart, never as delivered.'
       : '';
   if (bits.length) notes.push(`Step ${s.index}: ${bits.join('; ')}.${apart}`);
-  if (m.expected === 0 && m.sent > 0)
+  if (m.expected === 0 && m.sent > 0) {
+    // "No receivers joined" only when none did: a sender alone (or nobody) on the topic.
+    const joined = s.connections?.joined ?? 0;
+    const why =
+      joined > 1
+        ? `although ${fmtInt(joined)} connections joined (none of the sends fell in the part of the step that was measured)`
+        : '(no receivers joined)';
     notes.push(
-      `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected (no receivers joined): delivery is "—".`,
+      `Step ${s.index}: ${fmtInt(m.sent)} messages sent but none expected ${why}: delivery is "—".`,
     );
+  }
   const outage = outageNote(s);
   if (outage) notes.push(outage);
   const frames = framesNote(s);

@@ -13,7 +13,8 @@ import type { StepPlan } from '../scenarios/types.js';
 import type { ShardRecorder } from '../shard/record.js';
 import { AbortFunnel } from './abort.js';
 import { isLoopbackHost } from '../client/url.js';
-import { refuseWhatCannotFit } from './generator-setup.js';
+import { HostCannotHold, refuseWhatCannotFit } from './generator-setup.js';
+import { loadBeyondBounds } from '../load/load-bounds.js';
 import { LivePhase } from './live-state.js';
 import { makeRunId, RunWriter } from './output.js';
 import { Progress } from './progress.js';
@@ -70,13 +71,17 @@ export function contextOf(opts: RunOptions): RunContext {
     builtinServer: !url,
     segments: opts.segment?.count,
   });
-  const startedAt = new Date();
-  const runId = opts.runId ?? makeRunId(profile.name, startedAt);
-  const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
   const serverCpus = opts.serverCpus ?? null;
   const generatorCpus = opts.generatorCpus ?? null;
   const generatorCores =
     (generatorCpus ? countCpuList(generatorCpus) : null) ?? availableParallelism();
+  // A load no run can offer (a payload over one frame, sends or joins closer than the schedule
+  // can pace, more deliveries than these cores can read): refused with its number and bound.
+  const beyond = loadBeyondBounds(plans, generatorCores, opts.segment?.count);
+  if (beyond) throw new HostCannotHold(beyond);
+  const startedAt = new Date();
+  const runId = opts.runId ?? makeRunId(profile.name, startedAt);
+  const writer = RunWriter.forRun(opts.outDir, opts.reportsDir ?? 'reports', runId);
   const state: RunState = { status: 'running', abortReason: null };
   const result = initialResult({
     runId,

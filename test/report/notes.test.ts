@@ -31,3 +31,24 @@ describe('collectNotes — receipts counted apart', () => {
     expect(buildSummary(run).notes.filter((n) => n.startsWith('Step 1:'))).toEqual([]);
   });
 });
+
+describe('collectNotes — sends with none expected', () => {
+  const sentNoneExpected = (joined: number) =>
+    buildSummary(
+      makeRun('broadcast-public', [
+        makeStep(1, {
+          connections: { joined },
+          messages: { sent: 80, expected: 0, received: 0 },
+        }),
+      ]),
+    ).notes.filter((n) => n.includes('none expected'));
+
+  it('says "no receivers joined" only when none did', () => {
+    expect(sentNoneExpected(1)).toEqual([
+      'Step 1: 80 messages sent but none expected (no receivers joined): delivery is "—".',
+    ]);
+    expect(sentNoneExpected(100)).toEqual([
+      'Step 1: 80 messages sent but none expected although 100 connections joined (none of the sends fell in the part of the step that was measured): delivery is "—".',
+    ]);
+  });
+});
