@@ -19,7 +19,13 @@ import { headline } from '../report/headline.js';
 import { renderTerminalSummary } from '../report/terminal.js';
 import { RunWriter } from '../run/output.js';
 import type { RunOptions } from '../run/runner.js';
-import { fmtDriver, stepsUpToKnee, sweepKneeOf, type SweepResult } from '../sweep/sweep.js';
+import {
+  fmtDriver,
+  recoveryWords,
+  stepsUpToKnee,
+  sweepKneeOf,
+  type SweepResult,
+} from '../sweep/sweep.js';
 
 /** result.json as rtcap writes it: the run, and what sweep and thresholds add. */
 export type ResultFile = SweepResult & { thresholds?: ThresholdsRecord };
@@ -106,16 +112,17 @@ function sweepTable(r: SweepResult): ReportTable | null {
   return {
     id: 'sweep',
     title: `Sweep over ${sw.driver}`,
-    columns: ['step', sw.driver, 'phase', 'verdict', 'why'],
-    align: ['right', 'right', 'left', 'left', 'left'],
-    rows: sw.points.map((p) => {
+    columns: ['step', sw.driver, 'phase', 'verdict', 'why', 'recovery before'],
+    align: ['right', 'right', 'left', 'left', 'left', 'left'],
+    rows: sw.points.map((p, i) => {
       const s = byIndex.get(p.step);
       return [
         String(p.step),
         fmtDriver(sw.driver, p.value),
         p.phase,
-        s?.verdict ?? 'not run',
+        s?.search?.inconclusive ? `${s.verdict} (inconclusive)` : (s?.verdict ?? 'not run'),
         s?.verdict_reasons[0] ?? '',
+        sw.mode === 'search' ? recoveryWords(p.recovery, i === 0) : '—',
       ];
     }),
     notes: sweepNotes(r),
@@ -130,6 +137,10 @@ function sweepNotes(r: SweepResult): string[] {
   if (k?.last_stable && k.first_broken)
     out.push(
       `Knee: last stable ${sw.driver} ${f(k.last_stable.value)} (step ${k.last_stable.step}), first broken ${f(k.first_broken.value)} (step ${k.first_broken.step}).`,
+    );
+  else if (k?.safe && k.first_unsafe)
+    out.push(
+      `Knee: highest stable ${sw.driver} ${f(k.safe.value)} (step ${k.safe.step}), first not stable ${f(k.first_unsafe.value)} (step ${k.first_unsafe.step}, ${r.steps.find((s) => s.index === k.first_unsafe!.step)?.verdict ?? 'not stable'}).`,
     );
   else out.push('Knee: not found (no broken step above a stable one).');
   if (k?.safe && k.first_unsafe && k.first_unsafe.value !== k.first_broken?.value)
@@ -160,7 +171,7 @@ function searchMarkNotes(r: SweepResult): string[] {
     if (!m) continue;
     if (m.recovered === false)
       out.push(
-        `Step ${s.index} was measured while the server was still recovering${s.verdict === 'stable' ? '' : ': it is not the knee'}.`,
+        `Step ${s.index} was measured while the server was still recovering: inconclusive, not the knee, run again.`,
       );
     for (const n of m.notes)
       if (!n.startsWith('not back to the baseline')) out.push(`Step ${s.index}: ${n}.`);

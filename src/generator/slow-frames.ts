@@ -8,7 +8,7 @@
  */
 import type { MemberState, ReceiveLedger } from '../measure/ledger.js';
 import { recordMs } from '../measure/histogram.js';
-import { EV } from '../protocol/constants.js';
+import { EV, PROBE_EVENT } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame.js';
 import { countSnapshot, type StepCounters } from './step-counters.js';
 import { readChangeStamp, readPresenceStamps } from './traffic.js';
@@ -24,7 +24,9 @@ export function recordSlowFrame(
   switch (f.event) {
     case EV.broadcast:
       // A broadcast's stamp is read from its bytes whatever the frame's encoding (protocol/stamp
-      // scanStamp), so a broadcast here carries none that rtcap reads.
+      // scanStamp), so a broadcast here carries none that rtcap reads. A sweep's recovery probe
+      // broadcasts on the bench topic between steps: rtcap's own traffic, not the server's.
+      if (isProbeBroadcast(f.payload)) return false;
       if (isNullBroadcast(f.payload)) counters.frames.nullPayload++;
       else counters.frames.noStamp++;
       return false;
@@ -73,6 +75,15 @@ export function recordSlowFrame(
  * A broadcast with nothing in it: its payload null (or absent), or Supabase's broadcast envelope
  * (`{type: "broadcast", event, payload}`, docs/PROTOCOL.md §4.2) whose payload is.
  */
+/** A sweep's recovery probe broadcast (its user event is PROBE_EVENT). */
+function isProbeBroadcast(payload: unknown): boolean {
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    (payload as { event?: unknown }).event === PROBE_EVENT
+  );
+}
+
 export function isNullBroadcast(payload: unknown): boolean {
   if (payload === null || payload === undefined) return true;
   if (typeof payload !== 'object') return false;

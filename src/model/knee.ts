@@ -77,15 +77,12 @@ export function findKnee(
   // An incomplete (cut-short) step covers only part of its window: a stable one is never
   // cited as capacity; a failed one (the server closed every socket) still marks a limit.
   const incomplete = new Set(steps.filter((s) => s.complete === false).map((s) => s.index));
-  // A search's step is no evidence when a longer run of its value replaced it, nor when it
-  // failed while the server was still recovering from the step before (its backlog's failure).
+  // A search's step is no evidence when a longer run of its value replaced it, nor when it was
+  // measured while the server was still recovering from the step before (inconclusive).
   const notEvidence = new Set(
     steps
       .filter(
-        (s) =>
-          s.search &&
-          (s.search.superseded_by !== undefined ||
-            (s.search.recovered === false && s.verdict !== 'stable')),
+        (s) => s.search && (s.search.superseded_by !== undefined || s.search.recovered === false),
       )
       .map((s) => s.index),
   );

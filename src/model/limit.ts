@@ -96,6 +96,7 @@ export type LimitKind = Limit['kind'];
 /** The paths a search's recovery probe exercises, in words ("change pipeline did not recover"). */
 export const RECOVERY_PATH_WORDS: Readonly<Record<string, string>> = {
   broadcast: 'broadcast path',
+  join: 'join path',
   presence: 'presence path',
   'postgres-changes': 'change pipeline',
 };

@@ -5,7 +5,8 @@
  * sweep.max says the range ended there (range-end, with the top of the range). A search that
  * stopped because the path it loads did not recover after a step says that (no-recovery): the
  * row's limit when that step is what stopped the row, else beside the limit the steps below
- * showed. Pure.
+ * showed; when the path was not down but still working off a backlog before every rerun
+ * (sweep.recovery.reruns spent), the row is a lower bound naming that. Pure.
  */
 import { formatCapacityValue, type CapacityRow } from './capacity.js';
 import { isLowerBound, limitWords, RECOVERY_PATH_WORDS, type Limit } from './limit.js';
@@ -24,6 +25,8 @@ export interface SearchStop {
     after_text: string;
     path: string;
     wait_s: number;
+    /** Still recovering before every run of a value, not down: the rows are lower bounds. */
+    lower_bound?: boolean;
   } | null;
 }
 
@@ -45,6 +48,7 @@ export function notRecoveredRow(
   };
   const words = `${limitWords(limit)} (step ${stop.after_step}): the search stopped there`;
   if (row.value === null) return { ...row, evidence: `${row.evidence}; ${words}` };
+  if (stop.lower_bound) return lowerBoundRow(row, limit, words);
   const fromKnee = row.rule === 'knee' || row.rule === 'highest stable (lower bound)';
   const unsafe = row.knee.first_unsafe?.step;
   if (!fromKnee || (unsafe !== undefined && unsafe !== stop.after_step && !isLowerBound(row.limit)))
@@ -58,6 +62,22 @@ export function notRecoveredRow(
     display: `≤ ${formatCapacityValue(row.value, row.unit, true)}`,
     evidence: `${row.evidence}; ${words}`,
     evidence_steps: [...new Set([...row.evidence_steps, stop.after_step])],
+  };
+}
+
+/**
+ * The server was still working off a backlog before every run of a value: the knee lies above
+ * the last stable step, not narrowed, so the row is at least that, naming why it stopped.
+ */
+function lowerBoundRow(row: CapacityRow, limit: Limit, words: string): CapacityRow {
+  return {
+    ...row,
+    bound: 'lower',
+    rule: 'highest stable (lower bound)',
+    limit,
+    limiting_factor: factorOfLimit(limit),
+    display: `≥ ${formatCapacityValue(row.value!, row.unit, true)}, ${limitWords(limit)}`,
+    evidence: `${row.evidence}; ${words}`,
   };
 }
 

@@ -26,6 +26,12 @@ export const EV = {
   accessToken: 'access_token',
 } as const;
 
+/**
+ * The user event of a sweep's recovery probe broadcasts (recovery/paths): rtcap's own
+ * traffic on the bench topic, which the step's receivers leave out of every figure.
+ */
+export const PROBE_EVENT = 'rtcap-probe';
+
 export const PHOENIX_TOPIC = 'phoenix';
 export const REALTIME_TOPIC_PREFIX = 'realtime:';
 

@@ -3,9 +3,15 @@
  * again while the path a step loaded is still down — after an overloaded Postgres Changes step
  * the built-in server fanned out broadcasts at once, while its change pipeline delivered nothing
  * for minutes — so a probe of the wrong path reads "recovered" and the next steps measure the
- * backlog. One round trip per path:
+ * backlog. And a probe on a topic of its own reads "recovered" while the bench topic still works
+ * off its backlog (a real server queues per topic and per member, not once for all). One round
+ * trip per path:
  *
- * - broadcast: a broadcast to itself (self: true) on a topic of its own;
+ * - broadcast: a broadcast to itself (self: true) on the bench topic, beside the step's members
+ *   (a search on one public topic; other broadcast searches: a topic of its own), so it queues
+ *   behind whatever that topic still carries (the members ignore it: generator/slow-frames);
+ * - join: one private (RLS-authorised) join of a topic of its own, with a user's token, as a
+ *   join-rate step's joins: a check on the same authorisation pool;
  * - presence: a track on a presence topic of its own and the presence_diff it causes (the
  *   server sends a member its own diffs);
  * - postgres-changes: a subscription of its own (filtered to a room no step uses, when the
@@ -14,11 +20,13 @@
  * Each round trip's time runs from just before the send (the insert's own time included) to
  * the arrival.
  */
-import { EV } from '../protocol/constants.js';
+import { EV, PROBE_EVENT } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame.js';
 import { RECOVERY_PATH_WORDS } from '../model/limit.js';
 import type { Profile } from '../profile/schema.js';
 import { defaultInsertSql } from '../scenarios/changes.js';
+import { privateTopic } from '../scenarios/common.js';
+import { nowMs } from '../measure/clock.js';
 import type { QConn, QConnEvents } from '../client/qconn.js';
 
 export const PROBE_TOPIC = 'realtime:rtcap-probe';
@@ -30,8 +38,17 @@ export const PROBE_ROOM_ID = 2_000_000_000;
 export const PROBE_SUBSCRIBE_TIMEOUT_MS = 10_000;
 
 export type ProbePath =
-  | { kind: 'broadcast' }
+  /** `topic`: the bench topic the step loads; absent: a topic of the probe's own. */
+  | { kind: 'broadcast'; topic?: string }
   | { kind: 'presence' }
+  | {
+      kind: 'join';
+      /** Private topics `<topicPrefix><i>`, one per round trip. */
+      topicPrefix: string;
+      /** Role and claims of the probe's user token, as a step's connection's. */
+      role: string;
+      claims: Record<string, unknown>;
+    }
   | {
       kind: 'postgres-changes';
       connectionString: string;
@@ -50,9 +67,13 @@ export const PROBE_PATH_WORDS: Readonly<Record<ProbePathKind, string>> = RECOVER
 /** What one round trip waits for, in words ("no change event arrived"). */
 export const PROBE_ARRIVAL_WORDS: Record<ProbePathKind, string> = {
   broadcast: 'no probe broadcast came back',
+  join: 'no private join of the probe was answered ok',
   presence: 'no presence diff of the probe’s tracks arrived',
   'postgres-changes': 'no change event of the probe’s inserts arrived',
 };
+
+/** Scenarios whose every connection joins the one public topic target.topic. */
+const ONE_TOPIC_SCENARIOS: ReadonlySet<string> = new Set(['broadcast-public', 'payload-size']);
 
 /**
  * The path a profile's search loads. Postgres Changes without a known database (a remote
@@ -60,6 +81,15 @@ export const PROBE_ARRIVAL_WORDS: Record<ProbePathKind, string> = {
  */
 export function probePathOf(profile: Profile, connectionString: string | null): ProbePath {
   if (profile.scenario === 'presence') return { kind: 'presence' };
+  if (profile.scenario === 'join-rate')
+    return {
+      kind: 'join',
+      topicPrefix: privateTopic(profile, 'rtcap-probe-'),
+      role: profile.private.role,
+      claims: { sub: `${profile.private.sub_prefix}rtcap-probe` },
+    };
+  if (ONE_TOPIC_SCENARIOS.has(profile.scenario))
+    return { kind: 'broadcast', topic: profile.target.topic };
   if (profile.scenario !== 'postgres-changes' || !connectionString) return { kind: 'broadcast' };
   const c = profile.changes;
   return {
@@ -107,8 +137,11 @@ function bodyOf(f: Frame): string | null {
 /** The path probe for one probe connection. */
 export function pathProbe(path: ProbePath): PathProbe {
   if (path.kind === 'postgres-changes') return changesProbe(path);
+  if (path.kind === 'join') return joinProbe(path);
   const presence = path.kind === 'presence';
-  const topic = presence ? PRESENCE_PROBE_TOPIC : PROBE_TOPIC;
+  const topic = presence
+    ? PRESENCE_PROBE_TOPIC
+    : (path.kind === 'broadcast' && path.topic) || PROBE_TOPIC;
   const probe: PathProbe = {
     topic,
     joinConfig: presence
@@ -134,10 +167,36 @@ export function pathProbe(path: ProbePath): PathProbe {
           : conn.push(
               topic,
               EV.broadcast,
-              { type: EV.broadcast, event: 'rtcap-probe', payload: { i } },
+              { type: EV.broadcast, event: PROBE_EVENT, payload: { i } },
               false,
             ),
       ),
+    close: () => Promise.resolve(),
+  };
+  return probe;
+}
+
+/**
+ * Join rate: the probe connection sits on a public topic of its own; each round trip is one
+ * private join (`<topicPrefix><i>`, the user's token as access_token) and its ok reply, the
+ * check a step's joins wait for. A refused or unanswered join ends the probe unanswered.
+ */
+function joinProbe(path: Extract<ProbePath, { kind: 'join' }>): PathProbe {
+  const probe: PathProbe = {
+    topic: PROBE_TOPIC,
+    joinConfig: { broadcast: { ack: false, self: false }, private: false },
+    onArrival: null,
+    events: {},
+    ready: () => Promise.resolve(null),
+    // A refused join is one not sent: the probe ends there, its round trip unanswered.
+    send: async (conn, i) => {
+      const topic = `${path.topicPrefix}${i}`;
+      const r = await conn.join(topic, { private: true });
+      if (!r.ok) return false;
+      probe.onArrival?.(nowMs());
+      conn.leave(topic);
+      return true;
+    },
     close: () => Promise.resolve(),
   };
   return probe;

@@ -1,17 +1,22 @@
 /**
- * The recovery probe: before a search step, is the server back to the baseline it showed
- * before its first stable step? After an overloaded step a server carries a backlog (queued
- * frames, full mailboxes, a replication slot behind) that the next step would be measured
- * against: a step right after one past the knee reads broken at a load the server carries.
+ * The recovery probe: before a search step, is the server back to its baseline? After an
+ * overloaded step a server carries a backlog (queued frames, full mailboxes, a replication slot
+ * behind) that the next step would be measured against: a step right after one past the knee
+ * reads broken at a load the server carries.
  *
- * A probe is one connection of its own on a topic of its own, a few round trips on the path
- * the search loads (recovery/paths: broadcasts to itself, presence tracks and their diffs,
- * inserts and their change events), each started once the previous one came back, beside the
- * connections the step left open. Recovered: every probe round trip came back and the median
- * latency is within latency_factor × the baseline's median + latency_margin_ms. Waiting is
- * bounded (max_wait). When it runs out with the path still carrying something, the step runs
- * marked `recovered: false` and is never the knee; when nothing came back at all, the path is
- * down (`path_down`) and the search stops there (sweep/steps).
+ * A probe is one connection of its own, a few round trips on the path the search loads
+ * (recovery/paths: broadcasts to itself on the bench topic beside the step's members,
+ * presence tracks and their diffs, inserts and their change events, private joins), each
+ * started once the previous one came back, beside the connections the step left open. The
+ * baseline is the probe taken right after the search's first stable step, its members still
+ * joined and nothing arriving any more: the path at rest as the steps load it. Recovered: every
+ * round trip came back, the median latency is within the tolerance (latency_factor × the
+ * baseline's median + latency_margin_ms), and the members received nothing of an earlier step
+ * in the last second (recovery/arrivals). Before the baseline exists, only the last two are
+ * checked. Waiting is bounded (max_wait). When it runs out with the path still carrying
+ * something, the step runs marked `recovered: false`: inconclusive, never the knee, run again
+ * (sweep/plan); when nothing came back at all, the path is down (`path_down`) and the search
+ * stops there (sweep/steps).
  */
 import { TokenSource, userTokenSource, type TokenConfig } from '../client/auth.js';
 import type { TlsOptions } from '../client/connection.js';
@@ -45,6 +50,8 @@ export interface ProbeTarget {
   joinTimeoutMs: number;
   /** The path the search loads, which the probe exercises; absent: broadcasts. */
   path?: ProbePath;
+  /** What the step's members still receive (recovery/arrivals); absent: not watched. */
+  arrivals?: { stillArriving(atMs: number): number };
 }
 
 export interface ProbeSample {
@@ -58,6 +65,11 @@ export interface ProbeSample {
   error: string | null;
   /** The path was not ready (a subscription not confirmed): nothing was sent, nothing came back. */
   path_error?: string | null;
+  /**
+   * Deliveries of an earlier step the members received in the second before the probe ended
+   * (absent: not watched).
+   */
+  still_arriving?: number;
 }
 
 /** What result.json keeps of the check before one step (a sweep point's `recovery`). */
@@ -69,8 +81,14 @@ export interface RecoveryRecord {
   probes: ProbeSample[];
   /** Time spent probing and waiting before the step. */
   wait_ms: number;
-  /** true: back to the baseline; false: max_wait ran out first; null: nothing to compare with. */
+  /**
+   * true: back to the baseline (before the baseline exists: every round trip back and nothing of
+   * an earlier step arriving); false: max_wait ran out first; null: not checked (before the first
+   * step, or the probe could not connect).
+   */
   recovered: boolean | null;
+  /** Recovered: a probe median at most this (baseline × latency_factor + margin); null: none. */
+  tolerance_ms?: number | null;
   note: string | null;
   /** The path the probes exercised (absent in results written before paths: broadcast). */
   path?: ProbePathKind;
@@ -184,40 +202,57 @@ export function probeFailure(sample: ProbeSample, path: ProbePathKind): string {
 /**
  * Postgres Changes: the probe joins with a user's token carrying the subscribers' claims, as
  * the step's subscribers do (generator/token-renewal), so the table's row-level security shows it
- * its rows; undefined when no user token can be had (an API key only: the socket's is used).
+ * its rows; join rate: a user's token with the private role, as a step's joins carry; undefined
+ * when no user token can be had (an API key only: the socket's is used).
  */
 function userTokens(
   t: TokenConfig,
-  path: Extract<ProbePath, { kind: 'postgres-changes' }>,
+  path: Extract<ProbePath, { kind: 'postgres-changes' | 'join' }>,
 ): TokenSource | undefined {
-  const source = userTokenSource(t, () => path.claims);
+  // A join-rate probe's user has the step's private role (a claim overrides the token's role).
+  const role = path.kind === 'join' ? { role: path.role } : {};
+  const source = userTokenSource(t, () => ({ ...path.claims, ...role }));
   return source.enabled ? source : undefined;
 }
 
-/** Whether a probe shows the server back at its baseline. */
+/** The probe median that still counts as recovered: baseline × latency_factor + margin. */
+export function toleranceMs(baseline: ProbeSample | null, cfg: Sweep['recovery']): number | null {
+  if (baseline?.p50_ms == null) return null;
+  return r1(baseline.p50_ms * cfg.latency_factor + cfg.latency_margin_ms);
+}
+
+/**
+ * Whether a probe shows the server back at its baseline: every round trip back, nothing of an
+ * earlier step arriving, the median within the tolerance (no baseline yet: not compared).
+ */
 export function isRecovered(
   sample: ProbeSample,
-  baseline: ProbeSample,
+  baseline: ProbeSample | null,
   cfg: Sweep['recovery'],
 ): boolean {
   if (sample.error !== null || sample.sent === 0 || sample.received < sample.sent) return false;
-  if (sample.p50_ms === null || baseline.p50_ms === null) return false;
-  return sample.p50_ms <= baseline.p50_ms * cfg.latency_factor + cfg.latency_margin_ms;
+  if ((sample.still_arriving ?? 0) > 0) return false;
+  if (baseline === null) return true;
+  const tolerance = toleranceMs(baseline, cfg);
+  if (sample.p50_ms === null || tolerance === null) return false;
+  return sample.p50_ms <= tolerance;
 }
 
 export interface WaitArgs {
   target: ProbeTarget;
   cfg: Sweep['recovery'];
   baseline: { step: number; sample: ProbeSample } | null;
+  /** Before the first step: one probe, nothing to recover from. */
+  first?: boolean;
   /** The run's sleep: rejects when the run is aborted. */
   sleep: (ms: number) => Promise<void>;
   now?: () => number;
 }
 
 /**
- * Probes until the server is back to the baseline or max_wait ran out; with no baseline yet,
- * one probe that may become it. A probe that cannot connect or join is recorded and ends the
- * wait: the step runs, unmarked, and the note says why nothing was checked.
+ * Probes until the server is back to the baseline or max_wait ran out; before the first step,
+ * one probe and nothing to recover from. A probe that cannot connect or join is recorded and
+ * ends the wait: the step runs, unmarked, and the note says why nothing was checked.
  */
 export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
   const now = a.now ?? nowMs;
@@ -225,40 +260,56 @@ export async function waitForRecovery(a: WaitArgs): Promise<RecoveryRecord> {
   const path = a.target.path ?? { kind: 'broadcast' };
   const tokens = new TokenSource(a.target.tokens);
   const joinTokens =
-    path.kind === 'postgres-changes' ? userTokens(a.target.tokens, path) : undefined;
+    path.kind === 'postgres-changes' || path.kind === 'join'
+      ? userTokens(a.target.tokens, path)
+      : undefined;
   const record: RecoveryRecord = {
     baseline_step: a.baseline?.step ?? null,
     baseline: a.baseline?.sample ?? null,
     probes: [],
     wait_ms: 0,
     recovered: null,
+    tolerance_ms: toleranceMs(a.baseline?.sample ?? null, a.cfg),
     note: null,
     path: path.kind,
   };
   for (;;) {
     const sample = await probeOnce(a.target, a.cfg.messages, tokens, joinTokens);
+    if (a.target.arrivals) sample.still_arriving = a.target.arrivals.stillArriving(Date.now());
     record.probes.push(sample);
     record.wait_ms = Math.round(now() - t0);
     if (sample.error !== null) {
       record.note = `${sample.error}: the server's recovery was not checked`;
       return record;
     }
-    if (!a.baseline) return record;
-    if (isRecovered(sample, a.baseline.sample, a.cfg)) {
+    if (a.first) return record;
+    if (isRecovered(sample, a.baseline?.sample ?? null, a.cfg)) {
       record.recovered = true;
       return record;
     }
-    if (now() - t0 + PROBE_INTERVAL_MS > a.cfg.max_wait) {
-      const waited = `${(record.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait)`;
-      record.recovered = false;
-      if (sample.received === 0) {
-        record.path_down = true;
-        record.note = `${PROBE_PATH_WORDS[path.kind]} did not recover: ${probeFailure(sample, path.kind)}, probed for ${waited}`;
-      } else {
-        record.note = `not back to the baseline of step ${a.baseline.step} after ${waited}: measured while recovering`;
-      }
-      return record;
-    }
+    if (now() - t0 + PROBE_INTERVAL_MS > a.cfg.max_wait) return timedOut(record, sample, a);
     await a.sleep(PROBE_INTERVAL_MS);
   }
+}
+
+/** max_wait ran out: the path is down (nothing came back) or still working off a backlog. */
+function timedOut(record: RecoveryRecord, sample: ProbeSample, a: WaitArgs): RecoveryRecord {
+  const kind = a.target.path?.kind ?? 'broadcast';
+  const waited = `${(record.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait)`;
+  record.recovered = false;
+  if (sample.received === 0) {
+    record.path_down = true;
+    record.note = `${PROBE_PATH_WORDS[kind]} did not recover: ${probeFailure(sample, kind)}, probed for ${waited}`;
+    return record;
+  }
+  const why: string[] = [];
+  if (sample.still_arriving)
+    why.push(`${sample.still_arriving} deliveries of an earlier step still arriving`);
+  if (sample.received < sample.sent)
+    why.push(`${sample.sent - sample.received} of ${sample.sent} round trips lost`);
+  if (record.tolerance_ms != null && (sample.p50_ms ?? Infinity) > record.tolerance_ms)
+    why.push(`probe p50 ${sample.p50_ms} ms over the tolerance ${record.tolerance_ms} ms`);
+  const base = a.baseline ? `the baseline of step ${a.baseline.step}` : 'rest';
+  record.note = `not back to ${base} after ${waited}${why.length ? ` (${why.join(', ')})` : ''}: measured while recovering, inconclusive`;
+  return record;
 }

@@ -10,6 +10,7 @@ export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 export type { TimeseriesPoint } from './timeseries-point.js';
 import type { FrameFigures } from './frame-figures.js';
 import type { StepCutShort } from './cut-short.js';
+import type { StepSearchMark } from './search-mark.js';
 export type { CutShortPhase, StepCutShort } from './cut-short.js';
 
 /**
@@ -54,22 +55,7 @@ export const HISTOGRAM_LE_MS: readonly number[] = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000,
 ];
 
-/**
- * A search step's marks: whether the server was back to its baseline when the step started
- * (the recovery probe), and whether a longer run of the same value replaced it (min_samples).
- * A step not stable while `recovered` is false, or one `superseded_by` another, is never the
- * knee nor a capacity row's evidence (model/knee).
- */
-export interface StepSearchMark {
-  /** true: back to the baseline; false: the probe's wait ran out first; null: not checked. */
-  recovered: boolean | null;
-  /** Time spent probing and waiting before the step. */
-  recovery_wait_ms: number | null;
-  /** The step that ran this value again, longer, because this one had too few samples. */
-  superseded_by?: number;
-  /** What the search did about this step, one line each. */
-  notes: string[];
-}
+export type { StepSearchMark } from './search-mark.js';
 
 export type ErrorClass = 'server' | 'network' | 'generator' | 'protocol';
 

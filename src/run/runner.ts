@@ -40,6 +40,8 @@ import { testFault } from './test-fault.js';
 import { Timeline } from '../figures/timeline.js';
 import { walkSteps } from './walk-steps.js';
 import { probePathOf } from '../recovery/paths.js';
+import { ArrivalWatch } from '../recovery/arrivals.js';
+import type { SecondStats } from '../generator/ipc.js';
 
 export { type PhaseClock, type RunObserver, type RunOptions, type RunOutcome };
 
@@ -154,7 +156,7 @@ async function conduct(ctx: RunContext): Promise<void> {
     shard: started.shard,
     progress: ctx.progress,
     builtin,
-    probe: probeOf(ctx, target),
+    probe: probeOf(ctx, target, pool),
   });
 }
 
@@ -320,10 +322,16 @@ function stepRunnerOf(
   };
 }
 
-/** How a sweep's recovery probe reaches the target between steps. */
-function probeOf(ctx: RunContext, target: TargetSetup) {
+/**
+ * How a sweep's recovery probe reaches the target between steps, and what the step's members
+ * still receive (the processes' per-second lines).
+ */
+function probeOf(ctx: RunContext, target: TargetSetup, pool: WorkerPool) {
   const { profile } = ctx.opts;
+  const arrivals = new ArrivalWatch();
+  if (ctx.opts.nextStep) pool.on('second', (s: SecondStats) => arrivals.add(s));
   return {
+    arrivals,
     socketUrl: target.socketUrl,
     headers: target.headers,
     vsn: profile.target.vsn,

@@ -1,31 +1,39 @@
 /**
  * The next step of a sweep, as a pure function of the steps measured so far: geometric growth
- * until K consecutive broken steps (or sweep.max, or a generator that cannot go further), then
- * bisection between the last stable and the first broken value (model/knee.ts) down to
- * sweep.resolution. A search whose start is already degraded or broken steps down by
+ * until the first step that is not stable (degraded or broken: a search never doubles into an
+ * overloaded server), or sweep.max, or a generator that cannot go further; then bisection
+ * between the highest stable value and that first step that was not stable (model/knee.ts)
+ * down to sweep.resolution. A search whose start is already degraded or broken steps down by
  * sweep.factor (at most MAX_STEP_DOWNS times) until a step is stable, then bisects up from it.
  * A resumed sweep hands the same history in and gets the same answer.
  *
  * Two kinds of step are not evidence of where the knee is, and are run again instead:
- * - a step measured while the server was still recovering from the one before (the recovery
- *   probe's wait ran out) that was not stable: its failure may be the backlog's;
+ * - a step measured before the recovery probe confirmed that the server was back to its
+ *   baseline (recovery/probe: its wait ran out), whatever its verdict: it is
+ *   inconclusive, run again at most sweep.recovery.reruns times, and when the server never
+ *   recovers the search stops there (`not-recovered`, the rows a lower bound naming it);
  * - a judged step whose percentile rests on fewer than sweep.min_samples samples: it is run
  *   again longer (the `lengthen` phase), and the longer run stands for that value.
  */
-import { findKnee, nextBisectionValue, type Knee } from '../model/knee.js';
+import { findKnee, type Knee } from '../model/knee.js';
+import { kneeWords, searchBracket } from './bracket.js';
 import { isJudged } from '../model/verdict.js';
 import type { Sweep } from '../profile/schema.js';
 import type { StepResult, Verdict } from '../result/result.js';
 import { fmtDriver, roundDriver, type SweepPhase } from './spec.js';
 
 export type { SweepPhase } from './spec.js';
+export { kneeWords, searchBracket } from './bracket.js';
 
 export interface SweepHistoryItem {
   value: number;
   verdict: Verdict;
   phase: SweepPhase;
   step: number;
-  /** The step ran after the recovery probe's wait ran out, the server not back to its baseline. */
+  /**
+   * The step ran after the recovery probe's wait ran out, the server not back to its baseline:
+   * inconclusive, whatever its verdict.
+   */
   recovering?: boolean;
   /** Samples of the percentile the step is judged on (null: none judged, e.g. acks only). */
   samples?: number | null;
@@ -65,11 +73,12 @@ function trailing<T>(xs: readonly T[], pred: (x: T) => boolean): number {
 }
 
 /**
- * Steps that stand for their value: not superseded by a longer run, not a failure while recovering.
+ * Steps that stand for their value: not superseded by a longer run, not measured before the
+ * server was back to its baseline.
  */
 export function evidenceOf(history: readonly SweepHistoryItem[]): SweepHistoryItem[] {
   return history.filter((h, i) => {
-    if (h.recovering && h.verdict !== 'stable') return false;
+    if (h.recovering) return false;
     if (contradictedBy(history, h) !== null) return false;
     const next = history[i + 1];
     return !(next && next.phase === 'lengthen' && next.value === h.value);
@@ -187,9 +196,13 @@ export function planNextSweepStep(
   if (longer !== null) return { value: last.value, phase: 'lengthen', scale: longer };
   // The server refused every join of the last step: nothing at or past it can be measured.
   if (last.refused) return rejectionStop(cfg, history, last);
-  // A failure measured while the server still carried the last step's backlog: once more.
-  if (last.recovering && last.verdict !== 'stable' && last.phase !== 'retry')
-    return at({ value: last.value, phase: 'retry' });
+  // Measured while the server still carried an earlier step's backlog: inconclusive, run again
+  // (sweep.recovery.reruns times at most), else the search ends there.
+  if (last.recovering) {
+    const runs = trailing(history, (h) => h.value === last.value && h.recovering === true);
+    if (runs <= cfg.recovery.reruns) return at({ value: last.value, phase: 'retry' });
+    return notRecoveredStop(cfg, history, runs);
+  }
   const confirm = last.verdict === 'generator-bound' ? null : confirmStep(history);
   if (confirm) return at(confirm);
   let generatorLimit: number | null = null;
@@ -220,7 +233,6 @@ function searchStep(
   const inBisection = history.some((h) => h.phase === 'bisect');
   const highest = Math.max(...history.map((h) => h.value));
   const judged = evidence.filter((h) => isJudged(h.verdict));
-  const brokenRun = trailing(evidence, (h) => h.verdict === 'broken');
   const down = generatorLimit === null ? stepDown(cfg, history, judged) : null;
   if (down) return down;
   if (
@@ -244,41 +256,61 @@ function searchStep(
       kind: 'no-stable-step',
     };
   }
-  const knee = sweepKnee(history);
-  // Once a search stepped down to a stable value below a broken one, the knee lies between.
+  const bracket = searchBracket(judged);
+  // Growth ends at the first step that was not stable above a stable one (degraded included):
+  // the knee lies between the highest stable value below it and it, and a value above it would
+  // only deepen the server's backlog.
+  const stableValues = judged.filter((h) => h.verdict === 'stable').map((h) => h.value);
+  const topStable = Math.max(-Infinity, ...stableValues);
+  const failedAtTop = judged.some((h) => h.verdict !== 'stable' && h.value >= topStable);
   const growthOver =
-    inBisection ||
-    generatorLimit !== null ||
-    highest >= max ||
-    brokenRun >= cfg.stop_after_broken ||
-    (steppedDown && knee.bracket !== null);
+    inBisection || generatorLimit !== null || highest >= max || bracket !== null || failedAtTop;
   if (!growthOver) {
     const next = roundDriver(d, Math.min(highest * cfg.factor, max));
     if (next > highest) return { value: next, phase: 'grow' };
   }
 
-  const found = (k: Knee) =>
-    k.last_stable && k.first_broken
-      ? `knee between ${d} ${f(k.last_stable.value)} (stable, step ${k.last_stable.step}) and ${f(k.first_broken.value)} (broken, step ${k.first_broken.step})`
-      : '';
+  const words = kneeWords(d, judged);
   if (generatorLimit !== null && inBisection) {
     return {
-      stop: `generator-bound at ${d} ${f(generatorLimit)} during bisection${found(knee) ? `; ${found(knee)}` : ''}`,
+      stop: `generator-bound at ${d} ${f(generatorLimit)} during bisection${words ? `; ${words}` : ''}`,
       kind: 'generator-bound',
     };
   }
-  if (knee.bracket) return bisect(cfg, knee, judged, tried, found(knee));
+  if (bracket) return bisect(cfg, bracket, words, tried);
   if (generatorLimit !== null) {
     return {
       stop: `generator-bound at ${d} ${f(generatorLimit)} after ${cfg.generator_bound_retries + 1} tries, with no broken step: the generator, not the server, limits this sweep (use --workers or another machine)`,
       kind: 'generator-bound',
     };
   }
-  if (!knee.last_stable)
+  if (!judged.some((h) => h.verdict === 'stable'))
     return { stop: `no stable step at any value up to ${f(highest)}`, kind: 'no-stable-step' };
   return {
     stop: `reached sweep.max (${d} ${f(max)}) with no broken step: no knee at or below ${f(max)}`,
     kind: 'range-end',
+  };
+}
+
+/**
+ * The server was not back to its baseline before `runs` runs in a row of the last value: no
+ * step can measure it, so the search ends; its rows keep what the steps before showed, as a
+ * lower bound naming the cause (sweep/steps records which step left the backlog).
+ */
+function notRecoveredStop(
+  cfg: Sweep,
+  history: readonly SweepHistoryItem[],
+  runs: number,
+): SweepDecision {
+  const d = cfg.driver;
+  const last = history[history.length - 1];
+  const k = kneeWords(
+    d,
+    evidenceOf(history).filter((h) => isJudged(h.verdict)),
+  );
+  return {
+    stop: `the server did not recover before ${runs} runs of ${d} ${fmtDriver(d, last.value)} (each after sweep.recovery.max_wait, sweep.recovery.reruns ${cfg.recovery.reruns}): those steps are inconclusive${k ? `; ${k} (not narrowed to sweep.resolution)` : ''}`,
+    kind: 'not-recovered',
   };
 }
 
@@ -319,44 +351,22 @@ function stepDown(
   return { value: next, phase: 'step-down' };
 }
 
-/**
- * Between the last stable and the first broken value; once a step between them ran degraded,
- * between the last stable and the first degraded one (the latency knee, which the row reads).
- */
+/** Between the highest stable value and the first one above it that was not stable. */
 function bisect(
   cfg: Sweep,
-  knee: Knee,
-  judged: readonly SweepHistoryItem[],
+  b: { lo: SweepHistoryItem; hi: SweepHistoryItem },
+  words: string,
   tried: ReadonlySet<number>,
-  found: string,
 ): SweepDecision {
-  const d = cfg.driver;
-  const f = (v: number) => fmtDriver(d, v);
-  const [lo, hi] = knee.bracket!;
-  const degradedAbove = judged
-    .filter((h) => h.verdict === 'degraded' && h.value > lo && h.value < hi)
-    .map((h) => h.value);
-  // The row's value is the highest stable step below the first one that was not stable: once
-  // a step between them ran degraded, only [last stable, first degraded] can move it, so that
-  // is the bracket narrowed (a value above the first degraded one says nothing of the row).
-  const brackets: Array<[number, number]> = degradedAbove.length
-    ? [[lo, Math.min(...degradedAbove)]]
-    : [knee.bracket!];
-  let narrowEnough = true;
-  for (const b of brackets) {
-    const mid = nextBisectionValue({ ...knee, bracket: b }, cfg.resolution);
-    if (mid === null) continue;
-    narrowEnough = false;
-    const v = roundDriver(d, mid);
-    if (v > b[0] && v < b[1] && !tried.has(v)) return { value: v, phase: 'bisect' };
-  }
-  const latency = degradedAbove.length
-    ? `; latency first: degraded from ${f(Math.min(...degradedAbove))}`
-    : '';
+  const [lo, hi] = [b.lo.value, b.hi.value];
+  const mid = hi - lo <= Math.abs(hi) * cfg.resolution ? null : (lo + hi) / 2;
+  const v = mid === null ? null : roundDriver(cfg.driver, mid);
+  if (v !== null && v > lo && v < hi && !tried.has(v)) return { value: v, phase: 'bisect' };
   return {
-    stop: narrowEnough
-      ? `${found}${latency}, within sweep.resolution ${cfg.resolution * 100} %`
-      : `${found}${latency}; the bracket cannot be narrowed further (its midpoints ran already)`,
+    stop:
+      mid === null
+        ? `${words}, within sweep.resolution ${cfg.resolution * 100} %`
+        : `${words}; the bracket cannot be narrowed further (its midpoints ran already)`,
     kind: 'knee',
   };
 }

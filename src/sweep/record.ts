@@ -73,6 +73,11 @@ export interface SweepRecord {
     path: ProbePathKind;
     wait_s: number;
     recovery: RecoveryRecord;
+    /**
+     * The server was still recovering before every run of a value (sweep.recovery.reruns spent),
+     * not down: the rows are lower bounds naming that.
+     */
+    lower_bound?: boolean;
   } | null;
   /** ISO times this sweep was resumed at. */
   resumed_at: string[];
@@ -143,4 +148,24 @@ export function stepsUpToKnee(result: SweepResult): StepResult[] {
     .filter((h) => h.value <= limit)
     .map((h) => result.steps.find((s) => s.index === h.step)!)
     .filter(Boolean);
+}
+
+/**
+ * The recovery check before a step, in words, for the sweep's table: "confirmed: p50 52 ms ≤
+ * 170 ms (baseline 50 ms), waited 1.2 s", "not confirmed after 3.1 s (…): inconclusive, run
+ * again", "first step" or "not checked".
+ */
+export function recoveryWords(rec: RecoveryRecord | undefined, first: boolean): string {
+  if (!rec) return first ? 'first step' : '—';
+  const probe = rec.probes[rec.probes.length - 1];
+  const waited = `waited ${(rec.wait_ms / 1000).toFixed(1)} s`;
+  if (rec.recovered === null) return first ? 'first step (no baseline yet)' : 'not checked';
+  if (rec.recovered === false) {
+    const why = rec.note?.match(/\(([^()]*)\): measured while recovering/)?.[1];
+    return `not confirmed after ${(rec.wait_ms / 1000).toFixed(1)} s${why ? ` (${why})` : ''}: inconclusive, run again`;
+  }
+  const p50 = probe?.p50_ms ?? null;
+  if (rec.baseline === null || rec.tolerance_ms == null)
+    return `confirmed at rest (nothing arriving, probe p50 ${p50 ?? '—'} ms: the baseline), ${waited}`;
+  return `confirmed: probe p50 ${p50 ?? '—'} ms ≤ ${rec.tolerance_ms} ms (baseline ${rec.baseline.p50_ms ?? '—'} ms), ${waited}`;
 }

@@ -42,16 +42,21 @@ export function judgedSamples(
   return n > 0 ? { judged: 'latency p95', count: n } : null;
 }
 
-/** The probe before the first stable step that stands as evidence: what "recovered" means. */
+/**
+ * What "recovered" means: the probe taken right after the first stable step that stands as
+ * evidence, once nothing of it arrived any more (its members still joined: the path at rest as
+ * the steps load it). `step` is that stable step.
+ */
 export function baselineOf(
   record: SweepRecord,
   history: readonly SweepHistoryItem[],
 ): { step: number; sample: ProbeSample } | null {
   for (const h of evidenceOf(history)) {
     if (h.verdict !== 'stable') continue;
-    const probes = record.points.find((p) => p.step === h.step)?.recovery?.probes ?? [];
-    const last = probes[probes.length - 1];
-    if (last && last.error === null && last.received > 0) return { step: h.step, sample: last };
+    const rec = record.points.find((p) => p.step === h.step + 1)?.recovery;
+    const last = rec?.probes[rec.probes.length - 1];
+    if (rec?.recovered === true && last && last.error === null && last.received > 0)
+      return { step: h.step, sample: last };
   }
   return null;
 }
@@ -111,13 +116,14 @@ export class SweepSteps {
     const history = historyOf(record, r.steps, this.maxScale);
     record.knee = kneeRecord(history);
     const decision = planNextSweepStep(cfg, history, this.a.start, this.maxScale);
+    if ('stop' in decision && decision.kind === 'not-recovered') this.neverRecovered(r);
     if ('stop' in decision) return this.stop(r, decision.stop, decision.kind);
     const scale = decision.scale ?? 1;
     const budget = this.budgetStop(r, scale);
     if (budget !== null) {
       const knee =
-        record.knee?.last_stable && record.knee.first_broken
-          ? `; knee between ${fmtDriver(cfg.driver, record.knee.last_stable.value)} and ${fmtDriver(cfg.driver, record.knee.first_broken.value)} (not narrowed to sweep.resolution)`
+        record.knee?.safe && record.knee.first_unsafe
+          ? `; knee between ${fmtDriver(cfg.driver, record.knee.safe.value)} and ${fmtDriver(cfg.driver, record.knee.first_unsafe.value)} (not narrowed to sweep.resolution)`
           : '';
       return this.stop(r, `${budget}${knee}`, 'budget-spent');
     }
@@ -129,9 +135,10 @@ export class SweepSteps {
         target,
         cfg: cfg.recovery,
         baseline: baselineOf(record, history),
+        first: history.length === 0,
         sleep: target.sleep,
       });
-      if (recovery.path_down) return this.notRecovered(r, recovery);
+      if (recovery.path_down) return this.notRecovered(r, recovery, false);
       if (recovery.recovered === false || recovery.wait_ms > 2_000)
         this.a.say(
           `sweep: recovery probe before step ${index} — ${recovery.note ?? `back to the baseline after ${(recovery.wait_ms / 1000).toFixed(1)} s`}`,
@@ -156,25 +163,44 @@ export class SweepSteps {
    * after it could measure the server, so the search stops there, saying which path and after
    * which value (the row keeps what the steps before showed).
    */
-  private notRecovered(r: RunResult, recovery: RecoveryRecord): null {
+  private notRecovered(r: RunResult, recovery: RecoveryRecord, lower: boolean): null {
     const last = r.steps[r.steps.length - 1];
+    this.recordNotRecovered(last?.index ?? 0, recovery, lower);
     const point = this.a.record.points.find((p) => p.step === last?.index);
     const path = recovery.path ?? 'broadcast';
     const after = point ? `${this.a.cfg.driver} ${fmtDriver(this.a.cfg.driver, point.value)}` : '';
-    this.a.record.not_recovered = {
-      after_step: last?.index ?? 0,
-      after_value: point?.value ?? null,
-      after_text: after,
-      path,
-      wait_s: Math.round(recovery.wait_ms / 100) / 10,
-      recovery,
-    };
     const why = probeFailure(recovery.probes[recovery.probes.length - 1], path);
     return this.stop(
       r,
       `${PROBE_PATH_WORDS[path]} did not recover after ${after} (step ${last?.index ?? 0}): ${why}, probed for ${(recovery.wait_ms / 1000).toFixed(1)} s (sweep.recovery.max_wait); the search stopped there`,
       'not-recovered',
     );
+  }
+
+  /** result.sweep.not_recovered: the step after which the path did not come back. */
+  private recordNotRecovered(afterStep: number, recovery: RecoveryRecord, lower: boolean): void {
+    const point = this.a.record.points.find((p) => p.step === afterStep);
+    this.a.record.not_recovered = {
+      after_step: afterStep,
+      after_value: point?.value ?? null,
+      after_text: point ? `${this.a.cfg.driver} ${fmtDriver(this.a.cfg.driver, point.value)}` : '',
+      path: recovery.path ?? 'broadcast',
+      wait_s: Math.round(recovery.wait_ms / 100) / 10,
+      recovery,
+      ...(lower ? { lower_bound: true } : {}),
+    };
+  }
+
+  /**
+   * The planner stopped because the server was not back to its baseline before the last runs of
+   * a value (sweep.recovery.reruns spent): the cause is the step before the first of them.
+   */
+  private neverRecovered(r: RunResult): void {
+    const points = this.a.record.points.filter((p) => r.steps.some((s) => s.index === p.step));
+    let i = points.length - 1;
+    while (i > 0 && points[i].recovery?.recovered === false) i--;
+    const last = points[points.length - 1]?.recovery;
+    if (last) this.recordNotRecovered(points[i]?.step ?? 0, last, true);
   }
 
   /** The step before was short of min_samples: the one about to run replaces it. */
@@ -216,9 +242,23 @@ export class SweepSteps {
           `${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}; the step is at its longest (sweep.max_duration)`,
         );
     }
+    const rec = point.recovery;
+    const probe = rec?.probes[rec.probes.length - 1];
     step.search = {
-      recovered: point.recovery?.recovered ?? null,
-      recovery_wait_ms: point.recovery?.wait_ms ?? null,
+      recovered: rec?.recovered ?? null,
+      recovery_wait_ms: rec?.wait_ms ?? null,
+      ...(rec && probe
+        ? {
+            recovery: {
+              baseline_p50_ms: rec.baseline?.p50_ms ?? null,
+              probe_p50_ms: probe.p50_ms,
+              tolerance_ms: rec.tolerance_ms ?? null,
+              waited_ms: rec.wait_ms,
+              still_arriving: probe.still_arriving ?? null,
+            },
+          }
+        : {}),
+      ...(rec?.recovered === false ? { inconclusive: true } : {}),
       notes,
     };
     if (point.phase === 'confirm' && step.verdict === 'stable') this.confirmed(step, point.value);

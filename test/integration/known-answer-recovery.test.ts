@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeRun } from '../../src/model/analysis.js';
 import { limitWords } from '../../src/model/limit.js';
 import { probePathOf } from '../../src/recovery/paths.js';
-import { probeOnce } from '../../src/recovery/probe.js';
+import { probeOnce, waitForRecovery } from '../../src/recovery/probe.js';
+import { recoverySchema } from '../../src/profile/schema/sweep.js';
 import { TokenSource } from '../../src/client/auth.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -166,6 +167,55 @@ describe('the recovery probe exercises the path the search loads', () => {
       expect(server.stats.presenceUpdates).toBe(3);
     } finally {
       await server.close();
+    }
+  });
+
+  it('a join-rate search probes with the private join it measures: RLS-checked joins, and a refusal is no round trip', async () => {
+    const profile = profileFrom({
+      name: 'ka-recovery-join',
+      scenario: 'join-rate',
+      target: { url: srv.url, auth: { jwt_secret: DEV_JWT_SECRET } },
+      load: { steps: [{ connections: 5, join_rate: 5, duration: '1s' }] },
+    });
+    const path = probePathOf(profile, null);
+    expect(path).toMatchObject({ kind: 'join', topicPrefix: 'realtime:room-rtcap-probe-' });
+    const target = (url: string) => ({
+      socketUrl: `${url}?vsn=1.0.0`,
+      headers: {},
+      vsn: '1.0.0' as const,
+      tokens: {
+        jwtSecret: DEV_JWT_SECRET,
+        role: 'anon',
+        ttlMs: 60_000,
+        apikeyIn: 'query' as const,
+      },
+      joinTimeoutMs: 5_000,
+      path,
+    });
+    const cfg = recoverySchema.parse({ messages: 3, max_wait: '1s' });
+    const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    const ok = await waitForRecovery({ target: target(srv.url), cfg, baseline: null, sleep });
+    expect(ok).toMatchObject({ path: 'join', recovered: true });
+    expect(ok.probes.at(-1)).toMatchObject({ sent: 3, received: 3, error: null });
+    // A server that admits the probe's own (public) join and refuses every join after it, as a
+    // tripped authorisation pool does: nothing comes back, the path is down.
+    const refusing = await startTestServer({
+      refuseJoinsAfter: { joins: 1, reason: 'IncreaseConnectionPool' },
+    });
+    try {
+      const down = await waitForRecovery({
+        target: target(refusing.url),
+        cfg,
+        baseline: null,
+        sleep,
+      });
+      expect(down).toMatchObject({ recovered: false, path_down: true });
+      expect(down.probes.every((p) => p.received === 0)).toBe(true);
+      expect(down.note).toMatch(
+        /^join path did not recover: no private join of the probe was answered ok/,
+      );
+    } finally {
+      await refusing.close();
     }
   });
 });

@@ -5,8 +5,9 @@
  * sender, refuse upgrades or every join after the first N, close every socket after a while,
  * close a sender at its first binary push, answer with malformed frames, leave every Nth acked
  * push unanswered, serve joins or broadcast pushes from a queue at a fixed rate, write every
- * delivery through one queue at a fixed rate (a serial writer), or write a test's own raw frames
- * to each member that joins.
+ * delivery through one queue at a fixed rate (a serial writer) or through a queue per topic that
+ * drains slower once overloaded (topicQueue), or write a test's own raw frames to each member
+ * that joins.
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -96,6 +97,19 @@ export interface TestServerOptions {
    * T seconds at most deliveriesPerS × (T + this / 1000) are written. Default 0: none.
    */
   deliveriesBurstMs?: number;
+  /**
+   * A queue per topic (a real server's per-topic process): every broadcast delivery of a topic
+   * waits in that topic's queue, served at `deliveriesPerS`; once more than `overloadAfter`
+   * deliveries wait, the topic is overloaded and serves at `deliveriesPerS × overloadedShare`
+   * until its queue is empty again, so it drains its backlog slower than it filled it and keeps
+   * it across steps. Other topics (a probe's own) are not slowed. `burstMs`: as deliveriesBurstMs.
+   */
+  topicQueue?: {
+    deliveriesPerS: number;
+    overloadAfter: number;
+    overloadedShare: number;
+    burstMs?: number;
+  };
   /**
    * Called once per broadcast push, just before its first delivery is written, with the push's
    * topic, its payload (a v1/v2 JSON push's payload; a binary push's user payload bytes) and the
@@ -220,6 +234,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const writer = opts.deliveriesPerS
     ? serialWriter(opts.deliveriesPerS, opts.deliveriesBurstMs ?? 0)
     : null;
+  const topicQueues = new Map<string, ReturnType<typeof topicWriter>>();
+  const topicQueue = (topic: string) => {
+    let q = topicQueues.get(topic);
+    if (!q) topicQueues.set(topic, (q = topicWriter(opts.topicQueue!)));
+    return q;
+  };
 
   http.on('upgrade', (req, socket, head) => {
     if (opts.refuse) {
@@ -435,8 +455,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
             stats.dropped++;
             continue;
           }
-          if (writer) {
-            writer.push(() => {
+          if (writer || opts.topicQueue) {
+            (writer ?? topicQueue(f.topic)).push(() => {
               stats.deliveries++;
               writeDelivery(m);
             });
@@ -577,6 +597,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     stats,
     close: async () => {
       writer?.stop();
+      for (const q of topicQueues.values()) q.stop();
       if (closeTimer) clearTimeout(closeTimer);
       for (const t of joinTimers) clearTimeout(t);
       for (const t of timers) clearTimeout(t);
@@ -617,6 +638,61 @@ function serialWriter(
       freeAtMs = Math.max(Date.now() - burstMs, freeAtMs) + 1000 / ratePerS;
       queue.push({ atMs: freeAtMs, fn });
       if (!timer) timer = setTimeout(pump, Math.max(0, queue[head].atMs - Date.now()));
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      queue.length = 0;
+    },
+  };
+}
+
+/**
+ * One topic's queue (TestServerOptions.topicQueue): served at its rate, a credit of burstMs
+ * after idle time; past overloadAfter waiting deliveries at the overloaded share of the rate
+ * until the queue is empty. A pump every 2 ms serves what the credit allows.
+ */
+function topicWriter(cfg: NonNullable<TestServerOptions['topicQueue']>): {
+  push(fn: () => void): void;
+  stop(): void;
+} {
+  const queue: Array<() => void> = [];
+  let head = 0;
+  let credit = 0;
+  let lastMs = Date.now();
+  let overloaded = false;
+  let timer: NodeJS.Timeout | null = null;
+  const maxIdleCredit = (cfg.deliveriesPerS * (cfg.burstMs ?? 0)) / 1000;
+  const pump = () => {
+    timer = null;
+    const now = Date.now();
+    const rate = cfg.deliveriesPerS * (overloaded ? cfg.overloadedShare : 1);
+    credit += ((now - lastMs) * rate) / 1000;
+    lastMs = now;
+    while (head < queue.length && credit >= 1) {
+      credit -= 1;
+      queue[head++]();
+    }
+    if (head > 4096) {
+      queue.splice(0, head);
+      head = 0;
+    }
+    if (head >= queue.length) overloaded = false;
+    else timer = setTimeout(pump, 2);
+  };
+  return {
+    push(fn) {
+      if (head >= queue.length && !timer) {
+        // Idle until now: at most the burst credit carried over.
+        credit = Math.min(
+          maxIdleCredit,
+          credit + ((Date.now() - lastMs) * cfg.deliveriesPerS) / 1000,
+        );
+        lastMs = Date.now();
+      }
+      queue.push(fn);
+      if (queue.length - head > cfg.overloadAfter) overloaded = true;
+      if (!timer) timer = setTimeout(pump, 0);
     },
     stop() {
       if (timer) clearTimeout(timer);

@@ -1,7 +1,9 @@
 /**
- * The sweep's runner hooks over a fake run (no server: the recovery probe is off): a failure
- * below a stable value is run again (`confirm`), and a stable second run marks the first one
- * superseded, so model/knee and the capacity row leave it out.
+ * The sweep's runner hooks over a fake run (no server: the recovery probe is off): growth stops
+ * at the first step that is not stable and the search bisects below it; a failure below a
+ * stable value (a history from before growth stopped there) is run again (`confirm`), and a
+ * stable second run marks the first one superseded, so model/knee and the capacity row leave it
+ * out.
  */
 import { describe, expect, it } from 'vitest';
 import { findKnee } from '../../src/model/knee.js';
@@ -66,7 +68,16 @@ describe('SweepSteps', () => {
     };
     expect(await measure('stable')).toBe(1000);
     expect(await measure('degraded')).toBe(2000);
-    expect(await measure('stable')).toBe(4000);
+    // Never into a degraded server: the next value is between the last stable and it.
+    const bisect = await steps.next(run, target);
+    expect(bisect?.send_rate).toBe(1500);
+    record.points.pop();
+    // A history in which 4,000 ran stable above the degraded 2,000 (a search resumed from an
+    // older rtcap): 2,000 runs once more.
+    record.points.push({ step: 3, value: 4000, phase: 'grow' });
+    const step3 = makeStep(3, { params: { connections: 100, send_rate: 4000 } });
+    steps.annotate(step3);
+    run.steps.push(step3);
     expect(await measure('stable')).toBe(2000);
     expect(record.points.map((p) => p.phase)).toEqual(['grow', 'grow', 'grow', 'confirm']);
     expect(run.steps[1].search).toMatchObject({ superseded_by: 4 });

@@ -1,6 +1,7 @@
 /**
- * The sweep's planner is a pure function of the steps measured so far: geometric growth,
- * K consecutive broken steps, generator-bound retries, bisection to the knee (model/knee.ts).
+ * The sweep's planner is a pure function of the steps measured so far: geometric growth until
+ * the first step that is not stable, generator-bound retries, bisection to the knee
+ * (model/knee.ts), steps measured while the server was recovering run again.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -74,15 +75,15 @@ describe('planNextSweepStep: search', () => {
     );
   });
 
-  it('keeps growing until K consecutive broken steps, capped at max', () => {
+  it('stops growing at the first broken step whatever stop_after_broken says: never doubles into an overloaded server', () => {
     const { history } = simulate(
       cfg({ start: 100, max: 1000, stop_after_broken: 2, resolution: 0.1 }),
       100,
       kneeAt(300),
     );
-    expect(history.slice(0, 4).map((h) => h.value)).toEqual([100, 200, 400, 800]);
-    expect(history[4]).toMatchObject({ value: 300, phase: 'bisect' });
-    expect(history.every((h) => h.value <= 1000)).toBe(true);
+    expect(history.slice(0, 3).map((h) => h.value)).toEqual([100, 200, 400]);
+    expect(history[3]).toMatchObject({ value: 300, phase: 'bisect' });
+    expect(Math.max(...history.map((h) => h.value))).toBe(400);
   });
 
   it('stops at max without a knee when nothing breaks, and says so', () => {
@@ -116,7 +117,7 @@ describe('planNextSweepStep: search', () => {
     expect(history.map((h) => h.value)).toEqual([1000, 2000, 2000, 4000, 8000]);
   });
 
-  it('narrows the stable → degraded transition when the midpoint of the broken bracket ran degraded', () => {
+  it('stops growing at the first degraded step and narrows the stable → degraded transition below it', () => {
     const verdict = (v: number): Verdict =>
       v < 1300 ? 'stable' : v < 3000 ? 'degraded' : 'broken';
     const { history, stop } = simulate(
@@ -125,9 +126,10 @@ describe('planNextSweepStep: search', () => {
       verdict,
     );
     const values = history.map((h) => h.value);
-    // [1000 stable, 4000 broken] with 2000 degraded between them: the sweep narrows [last stable
-    // 1000, first degraded 2000], the latency knee near 1300; nothing above 2000 runs again.
-    expect(values.slice(0, 5)).toEqual([1000, 2000, 4000, 1500, 1250]);
+    // 2000 degraded: growth stops there (never 4000, broken), and the sweep narrows [last stable
+    // 1000, first degraded 2000], the latency knee near 1300.
+    expect(values).toEqual([1000, 2000, 1500, 1250, 1375]);
+    expect(history.map((h) => h.phase)).toEqual(['grow', 'grow', 'bisect', 'bisect', 'bisect']);
     const highestStable = Math.max(
       ...history.filter((h) => h.verdict === 'stable').map((h) => h.value),
     );
@@ -137,8 +139,8 @@ describe('planNextSweepStep: search', () => {
     expect(highestStable).toBeLessThan(1300);
     expect(lowestDegraded).toBeGreaterThanOrEqual(1300);
     expect(lowestDegraded - highestStable).toBeLessThanOrEqual(0.1 * lowestDegraded);
-    expect(stop).toMatch(
-      /^knee between connections [\d,]+ \(stable, step \d+\) and 4,000 \(broken, step 3\)/,
+    expect(stop).toBe(
+      'knee between connections 1,250 (stable, step 4) and 1,375 (degraded, step 5), within sweep.resolution 10 %',
     );
     expect(new Set(values).size).toBe(values.length); // never the same value twice
   });
@@ -168,28 +170,26 @@ describe('planNextSweepStep: search', () => {
     expect(planNextSweepStep(c, done, 2500)).toEqual({ value: 10313, phase: 'bisect' });
     done.push({ value: 10313, verdict: 'degraded', phase: 'bisect', step: 10 });
     expect(planNextSweepStep(c, done, 2500)).toEqual({
-      stop: 'knee between connections 10,000 (stable, step 3) and 20,000 (broken, step 4); latency first: degraded from 10,313, within sweep.resolution 5 %',
+      stop: 'knee between connections 10,000 (stable, step 3) and 10,313 (degraded, step 10); broken from 20,000 (step 4), within sweep.resolution 5 %',
       kind: 'knee',
     });
   });
 
   it('a failure below a stable value runs once more; stable then, it no longer stands for its value', () => {
-    // The server carries up to 60,000; the first run of 20,000 read degraded (a loaded moment).
-    const at = (v: number, attempt: number): Verdict =>
-      v === 20000 && attempt === 0 ? 'degraded' : v < 60000 ? 'stable' : 'broken';
-    const { history, stop } = simulate(
-      cfg({ start: 10000, max: 160000, stop_after_broken: 1, resolution: 0.05 }),
-      10000,
-      at,
-    );
-    expect(history.slice(0, 4).map((h) => [h.value, h.phase, h.verdict])).toEqual([
-      [10000, 'grow', 'stable'],
-      [20000, 'grow', 'degraded'],
-      [40000, 'grow', 'stable'],
-      [20000, 'confirm', 'stable'],
-    ]);
-    expect(stop).toMatch(/^knee between connections 5\d,\d{3} \(stable, step \d+\) and 6\d,\d{3}/);
-    expect(history.filter((h) => h.phase === 'confirm')).toHaveLength(1);
+    // A history from before growth stopped at the first failure: 20,000 read degraded (a loaded
+    // moment) and 40,000 stable above it.
+    const c = cfg({ start: 10000, max: 160000, stop_after_broken: 1, resolution: 0.05 });
+    const history: SweepHistoryItem[] = [
+      { value: 10000, verdict: 'stable', phase: 'grow', step: 1 },
+      { value: 20000, verdict: 'degraded', phase: 'grow', step: 2 },
+      { value: 40000, verdict: 'stable', phase: 'grow', step: 3 },
+    ];
+    expect(planNextSweepStep(c, history, 10000)).toEqual({ value: 20000, phase: 'confirm' });
+    history.push({ value: 20000, verdict: 'stable', phase: 'confirm', step: 4 });
+    // Stable then: the first run no longer stands, nothing failed, the search grows on.
+    expect(planNextSweepStep(c, history, 10000)).toEqual({ value: 80000, phase: 'grow' });
+    history.push({ value: 80000, verdict: 'broken', phase: 'grow', step: 5 });
+    expect(planNextSweepStep(c, history, 10000)).toEqual({ value: 60000, phase: 'bisect' });
   });
 
   it('steps down from a broken start (by sweep.factor, at most 3 times), then stops saying so', () => {
@@ -227,11 +227,12 @@ describe('planNextSweepStep: search', () => {
     // grows past the broken start again.
     expect(history.slice(4).every((h) => h.phase === 'bisect')).toBe(true);
     expect(Math.max(...history.map((h) => h.value))).toBe(4000);
-    expect(stop).toMatch(/^knee between connections \d{3} \(stable, step \d+\) and 4,000/);
-    expect(stop).toMatch(/latency first: degraded from 1,000, within sweep.resolution 5 %$/);
+    expect(stop).toMatch(
+      /^knee between connections \d{3} \(stable, step \d+\) and 1,000 \(degraded, step 3\); broken from 4,000 \(step 1\), within sweep.resolution 5 %$/,
+    );
   });
 
-  it('a degraded first step with a stable step below it is not stepped down again', () => {
+  it('a degraded first step with a stable step below it is not stepped down again: the search bisects between them', () => {
     const c = cfg({ start: 2000, max: 16000 });
     expect(
       planNextSweepStep(
@@ -242,15 +243,15 @@ describe('planNextSweepStep: search', () => {
         ],
         2000,
       ),
-    ).toEqual({ value: 4000, phase: 'grow' });
-    // An integer driver at 1 cannot step down: the search goes on as before.
+    ).toEqual({ value: 1500, phase: 'bisect' });
+    // An integer driver at 1 cannot step down, nor grow into a degraded server: the search stops.
     expect(
       planNextSweepStep(
         cfg({ start: 1, max: 16 }),
         [{ value: 1, verdict: 'degraded', phase: 'grow', step: 1 }],
         1,
       ),
-    ).toEqual({ value: 2, phase: 'grow' });
+    ).toEqual({ stop: 'no stable step at any value up to 1', kind: 'no-stable-step' });
   });
 
   it('never runs more than max_steps steps', () => {
@@ -350,7 +351,7 @@ describe('planNextSweepStep: steps that are no evidence', () => {
     });
   });
 
-  it('runs a step that failed while the server was still recovering once more, and leaves it out of the knee', () => {
+  it('runs a step measured while the server was still recovering again (sweep.recovery.reruns), and leaves it out of the knee', () => {
     const history = [
       item({ value: 1000, verdict: 'stable', step: 1 }),
       item({ value: 2000, verdict: 'stable', step: 2 }),
@@ -361,16 +362,24 @@ describe('planNextSweepStep: steps that are no evidence', () => {
     // Recovered this time and stable: the bracket is [3000, 4000], not [2000, 3000].
     history.push(item({ value: 3000, verdict: 'stable', step: 5, phase: 'retry' }));
     expect(planNextSweepStep(c, history, 1000, 4)).toEqual({ value: 3500, phase: 'bisect' });
-    // A second failure while recovering is not run a third time, and stays out of the knee.
-    const again = [
+    // Stable while recovering is inconclusive too: run again.
+    const stableRecovering = [
       ...history.slice(0, 4),
-      item({ value: 3000, verdict: 'broken', step: 5, phase: 'retry', recovering: true }),
+      item({ value: 3000, verdict: 'stable', step: 5, phase: 'retry', recovering: true }),
     ];
-    expect(planNextSweepStep(c, again, 1000, 4)).toMatchObject({
-      kind: 'knee',
-      stop: expect.stringContaining(
-        'between connections 2,000 (stable, step 2) and 4,000 (broken, step 3); the bracket cannot be narrowed further',
-      ),
+    expect(planNextSweepStep(c, stableRecovering, 1000, 4)).toEqual({
+      value: 3000,
+      phase: 'retry',
+    });
+    // Three runs in a row before the server was back (reruns 2): the search stops there,
+    // the bracket as wide as the evidence makes it.
+    const never = [
+      ...stableRecovering,
+      item({ value: 3000, verdict: 'broken', step: 6, phase: 'retry', recovering: true }),
+    ];
+    expect(planNextSweepStep(c, never, 1000, 4)).toEqual({
+      kind: 'not-recovered',
+      stop: 'the server did not recover before 3 runs of connections 3,000 (each after sweep.recovery.max_wait, sweep.recovery.reruns 2): those steps are inconclusive; knee between connections 2,000 (stable, step 2) and 4,000 (broken, step 3) (not narrowed to sweep.resolution)',
     });
   });
 

@@ -26,8 +26,9 @@ export const SWEEP_DRIVERS = [
 export type SweepDriver = (typeof SWEEP_DRIVERS)[number];
 
 /**
- * The check before each search step that the server is back to the baseline of the first
- * stable step (recovery/probe): a few broadcasts on a probe connection of its own.
+ * The check before each search step that the server is back to its baseline (recovery/probe):
+ * a few round trips on the path the step loads (the bench topic and its members), and nothing
+ * of an earlier step still arriving at the members.
  */
 export const recoverySchema = z
   .object({
@@ -35,23 +36,31 @@ export const recoverySchema = z
       .boolean()
       .default(true)
       .describe(
-        'probe the server before each search step and wait (bounded) until it is back to its baseline',
+        'probe the server before each search step and wait (bounded) until it is back to its baseline: the probe joins the path the step loads (broadcast: the bench topic, beside its members; presence: a presence topic; Postgres Changes: an insert and its change event; join rate: the join it measures) and nothing of an earlier step may still be arriving at the members',
       ),
     messages: positiveInt
       .max(50)
       .default(5)
-      .describe('broadcasts per probe, each sent once the previous one came back'),
+      .describe(
+        "round trips per probe, each started once the previous one came back: a broadcast on the bench topic to the probe's own connection (self), a presence track and its diff, an insert and its change event, or (join rate) one join of the step's kind",
+      ),
     max_wait: duration
       .default(30_000)
       .describe(
-        'longest wait for the server to recover; a step run after it is marked as measured while recovering and is never the knee',
+        'longest wait for the server to recover before a step; a step run after it is inconclusive (never the knee) and is run again, at most `reruns` times',
+      ),
+    reruns: nonNegInt
+      .max(10)
+      .default(2)
+      .describe(
+        'a step measured before the server was back to its baseline is run again at most this many times; then the search stops there, its rows a lower bound naming the server not recovering',
       ),
     latency_factor: z
       .number()
       .min(1)
       .default(3)
       .describe(
-        'recovered: probe median latency ≤ baseline median × this + latency_margin_ms, every probe message delivered',
+        'the tolerance: recovered when the probe median latency ≤ baseline median × this + latency_margin_ms, every probe round trip came back and nothing of an earlier step arrived at the members for a second; the baseline is the probe taken right after the first stable step, its members still joined',
       ),
     latency_margin_ms: z
       .number()
@@ -97,11 +106,13 @@ export const sweepFields = {
     .max(1)
     .default(0.05)
     .describe(
-      'search: bisection stops once first broken − last stable ≤ resolution × first broken',
+      'search: bisection stops once first not stable − highest stable below it ≤ resolution × first not stable',
     ),
   stop_after_broken: positiveInt
     .default(2)
-    .describe('K: growth (and an explicit list) stops after this many consecutive broken steps'),
+    .describe(
+      'K: an explicit list stops after this many consecutive broken steps (a search stops growing at its first step that is not stable)',
+    ),
   generator_bound_retries: nonNegInt
     .default(1)
     .describe(
