@@ -4,11 +4,16 @@
  * dependency that wants a newer Node than rtcap does is caught here, not by the user.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
+/** npm's own range rules (semver, a dev dependency); the two functions used, typed here. */
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
 const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
   engines: { node: string };
 };
