@@ -1,23 +1,22 @@
 /**
- * Errors of the step by verbatim reason and by class, over every process and the coordinator's
- * inserts.
+ * Errors of the step by reason and by class, over every process and the coordinator's inserts.
+ * Reasons that differ only in quoted values or long numbers are one, named by its first verbatim
+ * text (util/error-groups).
  */
 import type { ErrorClass } from '../result/result.js';
 import type { StepCollected } from '../generator/ipc.js';
-import { addCounts } from '../util/counts.js';
+import { groupErrors } from '../util/error-groups.js';
 
 export interface StepErrors {
   errors: Record<string, number>;
   errorClasses: Record<ErrorClass, number>;
 }
 
-/** A step's errors by verbatim reason, summed over generator processes. */
+/** A step's errors by reason (grouped: util/error-groups), summed over generator processes. */
 export function stepErrors(
   collected: ReadonlyArray<Pick<StepCollected, 'errors'>>,
 ): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const c of collected) addCounts(out, c.errors);
-  return out;
+  return groupErrors(...collected.map((c) => c.errors));
 }
 
 /** Insert errors are the database's (server class): the coordinator's own inserts were refused. */
@@ -25,7 +24,7 @@ export function mergeErrors(
   collected: ReadonlyArray<Pick<StepCollected, 'errors' | 'errorClasses'>>,
   insertErrors: Record<string, number> = {},
 ): StepErrors {
-  const errors = addCounts(stepErrors(collected), insertErrors);
+  const errors = groupErrors(...collected.map((c) => c.errors), insertErrors);
   const errorClasses: Record<ErrorClass, number> = {
     server: 0,
     network: 0,

@@ -5,6 +5,7 @@
  */
 import type { SendRecord } from '../measure/aggregate.js';
 import { redactText } from '../redact/redact.js';
+import { addGrouped } from '../util/error-groups.js';
 
 /** What the coordinator's inserts did in one step. */
 export interface InsertStats {
@@ -20,6 +21,8 @@ export interface InsertStats {
 export class InsertRecord {
   readonly stats: InsertStats = { scheduled: 0, sent: 0, failed: 0, late: 0, errors: {} };
   private readonly byStream = new Map<number, { sched: number[]; actual: number[] }>();
+  private readonly counted = new Map<string, number>();
+  private readonly groups = new Map<string, string>();
 
   constructor(private readonly lateThresholdMs: number) {}
 
@@ -34,7 +37,9 @@ export class InsertRecord {
   failed(stream: number, seq: number, dueMs: number, error: Error): void {
     this.stats.failed++;
     const reason = `insert failed: ${redactText(error.message)}`;
-    this.stats.errors[reason] = (this.stats.errors[reason] ?? 0) + 1;
+    // Grouped (util/error-groups): one refused value per row must not make one reason per row.
+    const name = addGrouped(this.counted, this.groups, reason, 1);
+    this.stats.errors[name] = this.counted.get(name)!;
     this.set(stream, seq, dueMs, NaN);
   }
 

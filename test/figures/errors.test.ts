@@ -21,6 +21,24 @@ describe('mergeErrors', () => {
     });
   });
 
+  it('groups reasons that differ only in quoted values across processes and inserts: one verbatim example with the count', () => {
+    const none = { server: 0, network: 0, generator: 0, protocol: 0 };
+    const merged = mergeErrors(
+      [
+        { errors: { 'ack error: "k-1"': 2 }, errorClasses: none },
+        { errors: { 'ack error: "k-2"': 3 }, errorClasses: none },
+      ],
+      {
+        'insert failed: invalid input syntax for type bigint: "1796231642660.4536"': 1,
+        'insert failed: invalid input syntax for type bigint: "1796231642712.0917"': 1,
+      },
+    );
+    expect(merged.errors).toEqual({
+      'ack error: "k-1"': 5,
+      'insert failed: invalid input syntax for type bigint: "1796231642660.4536"': 2,
+    });
+  });
+
   it('keeps reasons in the order first seen', () => {
     const none = { server: 0, network: 0, generator: 0, protocol: 0 };
     const merged = mergeErrors(

@@ -15,6 +15,21 @@ describe('InsertRecord', () => {
     expect([...sends.actual]).toEqual([1050, 1300, NaN]);
   });
 
+  it('rows refused for their own value are one reason, its first text verbatim, with the count', () => {
+    const r = new InsertRecord(100);
+    for (let i = 0; i < 160; i++)
+      r.failed(
+        1,
+        i,
+        1000 + i,
+        new Error(`invalid input syntax for type bigint: "${1796231642660 + i}.4536"`),
+      );
+    expect(r.stats.failed).toBe(160);
+    expect(r.stats.errors).toEqual({
+      'insert failed: invalid input syntax for type bigint: "1796231642660.4536"': 160,
+    });
+  });
+
   it('a seq never inserted (another loader’s share) is 0 scheduled and NaN sent', () => {
     const r = new InsertRecord(100);
     r.committed(1, 2, 500, 510);
