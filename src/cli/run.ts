@@ -14,6 +14,7 @@ import {
   refuseUnsharedTarget,
   interruptible,
   liveMetricsOrExit,
+  changesTableOrExit,
   loadProfileOrExit,
   runContextFrom,
 } from './shared.js';
@@ -56,6 +57,7 @@ export function runCommand(y: Argv): Argv {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || !checkOutDir(args.out, args.force as boolean, loaded.path)) return;
       if (refuseLink(loaded.profile)) return;
+      if (!(await changesTableOrExit(loaded, args.url as string | undefined))) return;
       const segment = segmentOrExit(args.segment, args['start-at'], args['run-name']);
       // One segment of one (`--segment 0/1`) shares nothing, so it may start its own server.
       const split = segment && segment.count > 1;

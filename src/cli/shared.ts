@@ -11,6 +11,7 @@ import { redactText } from '../redact/redact.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, usableCpus, int, outDir, port, wsUrl } from './flags.js';
 import { prepareOutDir } from '../run/out-dir.js';
+import { checkChangesTable } from '../run/changes-table.js';
 import {
   runArtifactHooks,
   terminalSummary,
@@ -179,6 +180,21 @@ export async function loadProfileOrExit(
     return null;
   }
   return loaded;
+}
+
+/**
+ * A Postgres Changes run against a server rtcap did not start: false (exit 2, one line) when the
+ * table the loader writes is not as it needs (run/changes-table), before anything starts.
+ */
+export async function changesTableOrExit(
+  loaded: LoadedProfile,
+  url: string | undefined,
+): Promise<boolean> {
+  const problem = await checkChangesTable(loaded.profile, url ?? loaded.profile.target.url);
+  if (problem === null) return true;
+  process.stderr.write(`rtcap: ${redactText(problem)}\n`);
+  process.exitCode = EXIT.usage;
+  return false;
 }
 
 /**

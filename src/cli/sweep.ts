@@ -16,6 +16,7 @@ import {
   finishRun,
   interruptible,
   liveMetricsOrExit,
+  changesTableOrExit,
   loadProfileOrExit,
   log,
   runContextFrom,
@@ -54,6 +55,7 @@ export function sweepCommand(y: Argv): Argv {
     async (args) => {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || refuseLink(loaded.profile)) return;
+      if (!(await changesTableOrExit(loaded, args.url as string | undefined))) return;
       let resumeFrom: SweepResult | undefined;
       try {
         sweepConfig(loaded.profile);

@@ -4,6 +4,7 @@
  * are sampled from the process listening on the URL's port (run/samplers), so the profile asks
  * for no metrics token. A remote one is read from its Prometheus /metrics.
  */
+import { benchTableSetupSql } from '../builtin/bench-table.js';
 import {
   COMMAND_PREFIX,
   HEADER,
@@ -56,6 +57,7 @@ function setupOf(req: StarterRequest, local: boolean, priv: boolean): string[] {
           `Private channels need RLS policies on realtime.messages in the tenant's database:\n${PRIVATE_CHANNEL_SQL}`,
         ]
       : []),
+    `For Postgres Changes (scenario: postgres-changes, target.database_url: the tenant's database), the table the loader writes, which a run checks before it starts:\n${benchTableSetupSql()}`,
   ];
 }
 

@@ -14,7 +14,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { TokenSource } from '../../src/client/auth.js';
 import type { RunResult, StepResult } from '../../src/result/result.js';
-import { benchTableSql } from '../../src/server/db/migration.js';
+import { benchTableSetupSql } from '../../src/builtin/bench-table.js';
 import { sleep } from '../../src/util/sleep.js';
 import { BIN, ROOT } from './rtcap-process.js';
 
@@ -150,14 +150,7 @@ export function stepLine(s: StepResult): string {
  * missing, readable by the subscribers' roles and in Realtime's publication. This is the set-up
  * docs/YOUR-SERVER.md asks of a self-hosted Realtime; safe to run again.
  */
-export const BENCH_TABLE_SQL = `${benchTableSql('public.bench_messages')}
-grant select, insert on public.bench_messages to anon, authenticated;
-do $$ begin
-  if not exists (select 1 from pg_publication_tables
-                 where pubname = 'supabase_realtime' and schemaname = 'public' and tablename = 'bench_messages') then
-    alter publication supabase_realtime add table public.bench_messages;
-  end if;
-end $$;`;
+export const BENCH_TABLE_SQL = benchTableSetupSql();
 
 export async function ensureBenchTable(dbUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: dbUrl });

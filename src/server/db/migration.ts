@@ -25,6 +25,7 @@
  * (docs/PROTOCOL.md §7.1 step 4).
  */
 import type pg from 'pg';
+import { benchTableSql } from '../../builtin/bench-table.js';
 
 export const DEFAULT_PUBLICATION = 'supabase_realtime';
 /** Bumped when the SQL below changes in a way an existing database must pick up. */
@@ -33,21 +34,6 @@ const LOCK_KEY = 0x72746361; // 'rtca'
 
 function literal(value: string): string {
   return "'" + value.replace(/'/g, "''") + "'";
-}
-
-/**
- * A table the Postgres Changes loader writes into by default (changes.table, `bench_messages`):
- * `body` carries "stream:seq" and `sent_at` the scheduled insert time in epoch ms, which the
- * subscribers read back. `name` is schema-qualified and already quoted as SQL needs it.
- */
-export function benchTableSql(name: string): string {
-  return `create table if not exists ${name} (
-  id bigserial primary key,
-  room_id int not null default 0,
-  body text,
-  created_at timestamptz not null default now(),
-  sent_at double precision
-);`;
 }
 
 /** The whole migration as one SQL script (simple-query protocol, one round trip). */
