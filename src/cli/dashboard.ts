@@ -46,13 +46,16 @@ export function dashboardCommand(y: Argv): Argv {
         process.exitCode = EXIT.usage;
         return;
       }
-      process.stderr.write(`dashboard: ${server.url} (runs in ${dir}; Ctrl-C to stop)\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+      // Ended by a signal: the shell's code for it (130 Ctrl-C, 143 SIGTERM), as the exit table.
+      // Listened for before the line that invites it is printed.
+      const sig = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      process.stderr.write(`dashboard: ${server.url} (runs in ${dir}; Ctrl-C to stop)\n`);
+      const received = await sig;
       await server.close();
+      process.exitCode = received === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
     },
   );
 }

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { k8sManifests, kubectlCommands, manifestsYaml } from '../k8s/manifests.js';
 import { SecretPlacementError, splitSecrets, type SplitSecrets } from '../k8s/secrets.js';
+import { isLoopbackHost } from '../client/url.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, file, int, matching, outFile, wsUrl } from './flags.js';
 import { loadProfileOrExit, refuseUnsharedTarget } from './shared.js';
@@ -117,16 +118,33 @@ function writeManifests(args: K8sArgs, name: string, startAt: string, split: Spl
   if (split.missingEnv.length) process.stderr.write(missingEnvWarning(split.missingEnv));
   if (args.out) writeFileSync(args.out, text);
   else process.stdout.write(text);
+  // Only a file written here is named; manifests on stdout are applied from a pipe.
+  const apply =
+    args.out ?? '-   # the manifests printed above, piped: rtcap k8s … | kubectl apply -f -';
   process.stderr.write(
-    `segments start at ${startAt}; then:\n${kubectlCommands(name, args.out ?? 'manifests.yaml')
+    `segments start at ${startAt}; then:\n${kubectlCommands(name, apply)
       .map((l) => '  ' + l)
       .join('\n')}\n`,
   );
 }
 
+/**
+ * A loopback target is this machine's, which no pod reaches (a pod's 127.0.0.1 is its own): true
+ * (exit 2, one line) when the URL is one.
+ */
+function refuseLoopback(url: string | undefined): boolean {
+  if (url === undefined || !isLoopbackHost(url)) return false;
+  process.stderr.write(
+    `rtcap k8s: ${new URL(url).host} is a loopback address: no pod can reach this machine's 127.0.0.1 (a pod's loopback is its own); give the target's address as the cluster reaches it\n`,
+  );
+  process.exitCode = EXIT.usage;
+  return true;
+}
+
 async function k8sHandler(args: K8sArgs): Promise<void> {
   const loaded = await loadProfileOrExit(args.profile, [], { allowUnsetEnv: true });
   if (!loaded || !refuseUnsharedTarget(loaded, args.url, 'rtcap k8s')) return;
+  if (refuseLoopback(args.url ?? loaded.profile.target.url)) return;
   const name = manifestName(args.profile);
   const startAt = new Date(Date.now() + args['start-in'] * 1000).toISOString();
   // Secrets (profile or --url) go into a Secret, never into the ConfigMap or the args.

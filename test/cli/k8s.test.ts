@@ -3,7 +3,7 @@
  * a shared target (each pod or segment would start its own built-in server), and `rtcap k8s`
  * of a profile `rtcap run` would refuse. Through main(), in this process: nothing starts.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { cliInProcess } from '../support/cli-in-process.js';
@@ -85,5 +85,35 @@ describe('rtcap run --segment', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(new RegExp(`^rtcap run --segment: ${REASON}`));
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('rtcap k8s says only what is true', () => {
+  it('refuses a loopback target: exit 2, one line, no manifests', async () => {
+    const loop = file(
+      'loop.yaml',
+      `name: l\nscenario: broadcast-public\ntarget: { url: ws://127.0.0.1:4000/socket/websocket }\n${STEPS}`,
+    );
+    for (const args of [[loop], [builtin, '--url', 'ws://localhost:4000/socket/websocket']]) {
+      const r = await cli('k8s', ...args, ...K8S);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toMatch(
+        /^rtcap k8s: (127\.0\.0\.1|localhost):4000 is a loopback address: no pod can reach this machine's 127\.0\.0\.1 /,
+      );
+      expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('names a file in "kubectl apply -f" only when it wrote one', async () => {
+    const printed = await cli('k8s', shared, ...K8S);
+    expect(printed.out).toContain('kind: Job');
+    expect(printed.err).not.toContain('kubectl apply -f manifests.yaml');
+    expect(printed.err).toContain('kubectl apply -f -   # the manifests printed above, piped');
+    const path = join(work, 'written.yaml');
+    const written = await cli('k8s', shared, ...K8S, '--out', path);
+    expect(written.out).toBe('');
+    expect(written.err).toContain(`kubectl apply -f ${path}\n`);
+    expect(readFileSync(path, 'utf8')).toContain('kind: Job');
   });
 });
