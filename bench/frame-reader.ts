@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { FrameReader } from '../src/client/frame-reader.js';
-import { encodeV1 } from '../src/protocol/frame.js';
+import { encodeV1 } from '../src/protocol/frame-encode.js';
 import { StampEncoder } from '../src/protocol/stamp.js';
 
 const payload = Buffer.from(

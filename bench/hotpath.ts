@@ -7,7 +7,7 @@
  * Run: npx tsx bench/hotpath.ts
  */
 import { scanStamp, StampEncoder, type Stamp } from '../src/protocol/stamp.js';
-import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame.js';
+import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame-encode.js';
 import { ReceiveLedger, newMemberState } from '../src/measure/ledger.js';
 import { OldReceiveLedger, oldMemberState } from './support/ledger-before-reorder.js';
 import { SeqWindows } from '../src/measure/seq-window.js';

@@ -12,20 +12,16 @@ import {
   type ThresholdSpec,
 } from '../model/thresholds.js';
 import { escapeHtml, renderReportHtml, renderTableHtml } from '../report/html.js';
-import type { RunResult, StepResult, TimeseriesPoint } from '../result/result.js';
+import type { RunResult, StepResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { renderSummaryMarkdown } from '../report/summary.js';
 import { renderMarkdownTable, type ReportTable } from '../report/table.js';
 import { headline } from '../report/headline.js';
 import { renderTerminalSummary } from '../report/terminal.js';
 import { RunWriter } from '../run/output.js';
 import type { RunOptions } from '../run/runner.js';
-import {
-  fmtDriver,
-  recoveryWords,
-  stepsUpToKnee,
-  sweepKneeOf,
-  type SweepResult,
-} from '../sweep/sweep.js';
+import { fmtDriver } from '../sweep/spec.js';
+import { recoveryWords, stepsUpToKnee, sweepKneeOf, type SweepResult } from '../sweep/record.js';
 
 /** result.json as rtcap writes it: the run, and what sweep and thresholds add. */
 export type ResultFile = SweepResult & { thresholds?: ThresholdsRecord };

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import type { CampaignEntry } from '../profile/campaign.js';
 import { ProfileError } from '../profile/errors.js';
 import { locate } from '../profile/locate.js';
-import { sweepSchema, type Sweep } from '../profile/schema.js';
+import { sweepSchema } from '../profile/schema/sweep.js';
+import type { Sweep } from '../profile/schema.js';
 import { parseYamlDocument } from '../profile/yaml-file.js';
 
 /** A sweep section's defaults (driver and max are placeholders, never kept). */

@@ -7,13 +7,15 @@
 import { analysisOptionsFromProfile, analyzeRun } from '../model/analysis.js';
 import {
   CAPACITY_DIMENSIONS,
-  CAPACITY_RULE_TEXT,
-  DEFAULT_SAFE_LINES,
   formatCapacityValue,
   type CapacityDimension,
+} from '../model/capacity-dimensions.js';
+import {
+  CAPACITY_RULE_TEXT,
+  DEFAULT_SAFE_LINES,
   type CapacityRow,
   type SafeLines,
-} from '../model/capacity.js';
+} from '../model/capacity-row.js';
 import { isLinear } from '../model/fit.js';
 import { DASH } from '../model/format.js';
 import { limitWords } from '../model/limit.js';

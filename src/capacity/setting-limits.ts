@@ -7,12 +7,10 @@
  * tenant's (its database pool, its quota: more instances do not raise it), and the bound the
  * runs measured without it — so `rtcap plan` can turn the knob. Pure.
  */
-import type { CapacityRow } from '../model/capacity.js';
-import {
-  formatCapacityValue,
-  limitingFactorOfStep,
-  DEFAULT_SAFE_LINES,
-} from '../model/capacity.js';
+import type { CapacityRow } from '../model/capacity-row.js';
+import { formatCapacityValue } from '../model/capacity-dimensions.js';
+import { limitingFactorOfStep } from '../model/step-limit.js';
+import { DEFAULT_SAFE_LINES } from '../model/capacity-row.js';
 import { STEP_METRICS, num, poolOverCheckPerS } from '../model/metrics.js';
 import type { JoinRateExtra } from '../result/extra.js';
 import type { Source } from './like-for-like.js';

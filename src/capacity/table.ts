@@ -6,7 +6,7 @@
 import { rowLimitWords } from '../model/limit.js';
 import { adviseConfig, type AdviceKey, type AdviceRow } from '../model/advice.js';
 import { analysisOptionsFromProfile, analyzeRun } from '../model/analysis.js';
-import { DEFAULT_SAFE_LINES, type CapacityRow, type SafeLines } from '../model/capacity.js';
+import { DEFAULT_SAFE_LINES, type CapacityRow, type SafeLines } from '../model/capacity-row.js';
 import { DASH, fmtInt } from '../model/format.js';
 import { STEP_METRICS, num } from '../model/metrics.js';
 import type { PresenceExtra } from '../result/extra.js';

@@ -5,7 +5,7 @@
  * it has none. Row ids are stable keys: `values.public_connections` is what thresholds and
  * `rtcap plan` read.
  */
-import type { CapacityRule, CapacityValue, SafeLines } from '../model/capacity.js';
+import type { CapacityRule, CapacityValue, SafeLines } from '../model/capacity-row.js';
 import type { AdviceKey, AdviceValue } from '../model/advice.js';
 import type { Limit } from '../model/limit.js';
 

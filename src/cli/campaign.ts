@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { TableOptions } from '../capacity/table.js';
 import { campaignSchema, type Campaign } from '../profile/campaign.js';
-import { ProfileError } from '../profile/load.js';
+import { ProfileError } from '../profile/errors.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { renderCapacityTerminal } from '../report/capacity.js';
 import { loadEntries, runCampaign, type CampaignOutcome } from '../campaign/campaign.js';

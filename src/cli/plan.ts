@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { CAPACITY_FILE_SCHEMA, type CapacityFile } from '../capacity/types.js';
-import { ProfileError } from '../profile/load.js';
+import { ProfileError } from '../profile/errors.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { planKnobs } from '../plan/knobs.js';
 import { newestCapacityFile } from '../plan/newest-capacity.js';

@@ -4,7 +4,8 @@
  * code.
  */
 import type { Argv } from 'yargs';
-import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
+import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { ProfileError } from '../profile/errors.js';
 import { thresholdProblems } from '../validate/file-check.js';
 import type { RunObserver, RunOutcome } from '../run/runner.js';
 import { redactText } from '../redact/redact.js';

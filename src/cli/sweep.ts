@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, dir, UsageError } from './flags.js';
-import { runSweep, sweepConfig, SweepError, type SweepResult } from '../sweep/sweep.js';
+import { runSweep, sweepConfig, SweepError } from '../sweep/sweep.js';
+import type { SweepResult } from '../sweep/record.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import {
   benchmarkOptions,

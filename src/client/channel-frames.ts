@@ -6,7 +6,7 @@
  * Replies are matched by ref to what awaited them (client/connection's onReply).
  */
 import { EV } from '../protocol/constants.js';
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import { replyReason, type ClassifiedError } from './classify.js';
 
 /** A topic's current join: the join_ref it was sent with, and whether its ok reply came. */

@@ -4,7 +4,7 @@
  * server failures.
  */
 import { REASON } from '../protocol/constants.js';
-import { FrameError } from '../protocol/frame.js';
+import { FrameError } from '../protocol/frame-types.js';
 import type { ErrorClass } from '../result/result.js';
 
 export interface ClassifiedError {

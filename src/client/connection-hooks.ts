@@ -3,7 +3,7 @@
  * closes and the frames it does not handle itself. Generic in the connection's type so this
  * file need not import connection.ts (which re-exports it as `ConnectionHooks`).
  */
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { ClassifiedError } from './classify.js';
 

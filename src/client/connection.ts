@@ -13,12 +13,9 @@
  */
 import WebSocket from 'ws';
 import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
-import {
-  decodeFrame,
-  encodeFrame,
-  encodeUserBroadcastPush,
-  type Frame,
-} from '../protocol/frame.js';
+import { decodeFrame, encodeFrame } from '../protocol/frame.js';
+import { encodeUserBroadcastPush } from '../protocol/frame-encode.js';
+import type { Frame } from '../protocol/frame-types.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
 import { isHeartbeatOk } from '../protocol/heartbeat.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
@@ -44,8 +41,6 @@ import { readFramesOurselves } from './fast-reader.js';
 import { writeHeartbeat } from './heartbeat-send.js';
 import { channelFailure, IGNORE, PASS_ON, type JoinState, type Pending } from './channel-frames.js';
 import type { ConnectionHooksOf } from './connection-hooks.js';
-
-export type { ConnectOptions, TlsOptions } from './socket-open.js';
 
 /** What a Connection tells its owner (connection-hooks.ts). */
 export type ConnectionHooks = ConnectionHooksOf<Connection>;

@@ -5,11 +5,12 @@
  * built for thousands of identical members on a schedule; a quota check needs a handful of
  * connections whose every refusal is seen with its time and reason, which is this.
  */
-import { Connection, type ConnectionHooks, type TlsOptions } from './connection.js';
+import { Connection, type ConnectionHooks } from './connection.js';
+import type { TlsOptions } from './socket-open.js';
 import { TokenSource } from './auth.js';
 import { nowMs } from '../measure/clock.js';
 import { EV, type Vsn } from '../protocol/constants.js';
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 
 export interface QuotaTarget {
   /** Socket URL with vsn and params; the token is added per connection. */

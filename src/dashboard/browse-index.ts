@@ -14,7 +14,7 @@ import { driverOf, headline } from '../report/headline.js';
 import type { RunResult, Verdict } from '../result/result.js';
 import { readCampaignState } from '../campaign/state.js';
 import { readResultFile } from '../run/output.js';
-import type { SweepResult } from '../sweep/sweep.js';
+import type { SweepResult } from '../sweep/record.js';
 
 export interface BrowseRun {
   /** The path under the folder: the key of its links. */

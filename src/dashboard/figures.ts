@@ -4,7 +4,8 @@
  * timeseries.ndjson as written, plus the step's target, the phase's time and the generator's
  * memory; a step is the subset of its StepResult the page draws. Pure.
  */
-import type { StepResult, TimeseriesPoint } from '../result/result.js';
+import type { StepResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import { r1 } from '../util/round.js';

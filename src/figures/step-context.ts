@@ -4,7 +4,7 @@
  * server's gauges. ./step-result.ts builds it once per step.
  */
 import type { StepCollected } from '../generator/ipc.js';
-import type { InsertStats } from '../load/inserts.js';
+import type { InsertStats } from '../load/insert-record.js';
 import type { Histogram } from '../measure/histogram.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import type { Profile } from '../profile/schema.js';

@@ -5,9 +5,10 @@
  */
 import type { SendRecord } from '../measure/aggregate.js';
 import type { StepCollected } from '../generator/ipc.js';
-import type { InsertStats } from '../load/inserts.js';
+import type { InsertStats } from '../load/insert-record.js';
 import type { Profile } from '../profile/schema.js';
-import type { StepCutShort, StepResult } from '../result/result.js';
+import type { StepCutShort } from '../result/cut-short.js';
+import type { StepResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';

@@ -12,7 +12,10 @@
 import { compactHistogram, percentilesOf } from '../measure/histogram.js';
 import type { StepCollected } from '../generator/ipc.js';
 import { HISTOGRAM_LE_MS, type StepResult } from '../result/result.js';
-import { decideVerdict, GENERATOR_ERRNO, rampMs, type VerdictDecision } from '../model/verdict.js';
+import { decideVerdict } from '../model/verdict.js';
+import { GENERATOR_ERRNO } from '../model/verdict-generator.js';
+import { rampMs } from '../model/verdict-from-step.js';
+import type { VerdictDecision } from '../model/verdict-input.js';
 import { fmtInt, incompleteLabel } from '../model/format.js';
 import { declaredBasis } from '../monitor/server-basis.js';
 import { rejoinsPerS } from '../measure/join-figures.js';
@@ -32,11 +35,6 @@ import { measureStep, type Measured } from './step-measure.js';
 import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
 import { stepFrames } from './frames.js';
 import { unansweredStep } from './unanswered-step.js';
-
-export type { StepInputs } from './step-inputs.js';
-export type { StepWindow } from './window.js';
-export type { KindFigures } from './kinds.js';
-export type { InsertStats } from '../load/inserts.js';
 
 export function buildStepResult(args: StepInputs): StepResult {
   const { profile, plan, window: w } = args;

@@ -7,7 +7,7 @@ import { mergeEncoded, percentilesOf } from '../measure/histogram.js';
 import { SlidingMean } from '../measure/sliding.js';
 import type { SecondStats } from '../generator/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
-import type { TimeseriesPoint } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';
 import { r1 } from '../util/round.js';
 import { sumOf } from '../util/sum.js';

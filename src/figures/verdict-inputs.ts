@@ -1,6 +1,6 @@
 /** What the verdict (model/verdict) is decided on, from the step's figures. */
 import type { AckFigures } from '../measure/ack-figures.js';
-import type { VerdictInput } from '../model/verdict.js';
+import type { VerdictInput } from '../model/verdict-input.js';
 import { percentilesOf } from '../measure/histogram.js';
 import type { ErrorClass, Percentiles, StepResult } from '../result/result.js';
 import { lostOverKinds, worstDeliveryRate, type FiguresByKind } from './kinds.js';

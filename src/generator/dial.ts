@@ -3,7 +3,7 @@
  * query parameter (or an `x-api-key` header, target.auth.apikey_in), the process's source
  * address for its index (beyond the ephemeral port range: generator/limits), and TLS.
  */
-import type { ConnectOptions, TlsOptions } from '../client/connection.js';
+import type { ConnectOptions, TlsOptions } from '../client/socket-open.js';
 
 export interface DialTarget {
   url: string;

@@ -11,7 +11,7 @@ import type { HealthSample } from '../measure/health.js';
 import type { AckCounts } from './ack-tracker.js';
 import type { FrameCounts, RampJoins } from './step-counters.js';
 import type { TokenConfig } from '../client/auth.js';
-import type { TlsOptions } from '../client/connection.js';
+import type { TlsOptions } from '../client/socket-open.js';
 import type { Segment } from './segment.js';
 import type { ReconnectGapSummary } from './reconnect-gap.js';
 

@@ -9,7 +9,7 @@
 import type { MemberState, ReceiveLedger } from '../measure/ledger.js';
 import { recordMs } from '../measure/histogram.js';
 import { EV, PROBE_EVENT } from '../protocol/constants.js';
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import { countSnapshot, type StepCounters } from './step-counters.js';
 import { readChangeStamp, readPresenceStamps } from './traffic.js';
 

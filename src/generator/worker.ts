@@ -16,7 +16,7 @@ import { nowMs } from '../measure/clock.js';
 import { ReceiveLedger, SendLedger } from '../measure/ledger.js';
 import { HealthMonitor } from '../measure/health.js';
 import { rssMb } from '../measure/process-rss.js';
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import { getScenario } from '../scenarios/index.js';

@@ -14,8 +14,6 @@ import { InsertRecord, type InsertStats } from './insert-record.js';
 import { OpenSchedule } from '../generator/schedule.js';
 import { changeBody } from '../generator/traffic.js';
 
-export type { InsertStats } from './insert-record.js';
-
 export interface InsertRun {
   done: Promise<{ sends: SendRecord[]; stats: InsertStats }>;
   /** Stops scheduling; rows in flight finish. */

@@ -5,7 +5,7 @@
  */
 import type { StepResult } from '../result/result.js';
 import type { JoinRateExtra, PostgresChangesExtra, PresenceExtra } from '../result/extra.js';
-import { DEFAULT_JOIN_HEADROOM, type CapacityRow } from './capacity.js';
+import { DEFAULT_JOIN_HEADROOM, type CapacityRow } from './capacity-row.js';
 import { DASH, fmtInt, fmtMs, fmtRate, MAX_ROUNDING_SHORTFALL, niceFloor } from './format.js';
 import { num } from './metrics.js';
 

@@ -5,14 +5,14 @@
  */
 import type { RunResult, Verdict } from '../result/result.js';
 import { adviseConfig, type AdviceOptions, type AdviceRow } from './advice.js';
+import { CAPACITY_DIMENSIONS } from './capacity-dimensions.js';
 import {
-  CAPACITY_DIMENSIONS,
   DEFAULT_JOIN_HEADROOM,
   DEFAULT_SAFE_LINES,
-  capacityTable,
   type CapacityRow,
   type SafeLines,
-} from './capacity.js';
+} from './capacity-row.js';
+import { capacityTable } from './capacity.js';
 import { fitRun, type FitResult } from './fit.js';
 import { findKnee, type Knee } from './knee.js';
 import { applySearchStop, type SearchStop } from './search-bound.js';

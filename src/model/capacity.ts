@@ -43,11 +43,6 @@ import {
 } from './capacity-candidates.js';
 import { attributedElsewhere, driverVaried, sameOrder } from './capacity-drivers.js';
 
-export { factorOfLimit, limitingFactorOfStep, type LimitingFactor } from './step-limit.js';
-export * from './capacity-dimensions.js';
-export * from './capacity-row.js';
-export { attributedElsewhere } from './capacity-drivers.js';
-
 /** The safe line a fit's resource is held to: memory %, CPU %, or none for other fits. */
 function safeLineOf(fit: FitResult | null, safeLines: SafeLines): number | null {
   if (fit?.spec.resource === 'memory') return safeLines.mem_pct;

@@ -14,7 +14,7 @@
  * one list of thresholds can then serve every run of a campaign.
  */
 import type { StepResult } from '../result/result.js';
-import { CAPACITY_DIMENSIONS } from './capacity.js';
+import { CAPACITY_DIMENSIONS } from './capacity-dimensions.js';
 import { STEP_METRICS, isStepMetricName, type StepMetricName } from './metrics.js';
 
 export type StepSelector = { by: 'index'; index: number } | { by: 'label'; label: string };

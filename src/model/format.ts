@@ -5,7 +5,7 @@
  * never claims more than was measured (delivery 99.9996 % is not "100 %").
  */
 
-import type { CutShortPhase, StepCutShort } from '../result/result.js';
+import type { CutShortPhase, StepCutShort } from '../result/cut-short.js';
 
 export const DASH = '—';
 

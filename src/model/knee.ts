@@ -14,7 +14,8 @@
  */
 import type { StepResult, Verdict } from '../result/result.js';
 import { STEP_METRICS, type StepMetricName } from './metrics.js';
-import { isJudged, serverWentAwayIn } from './verdict.js';
+import { isJudged } from './verdict.js';
+import { serverWentAwayIn } from './verdict-broken.js';
 
 export interface KneePoint {
   step: number;

@@ -8,7 +8,8 @@
  * showed; when the path was not down but still working off a backlog before every rerun
  * (sweep.recovery.reruns spent), the row is a lower bound naming that. Pure.
  */
-import { formatCapacityValue, type CapacityRow } from './capacity.js';
+import { formatCapacityValue } from './capacity-dimensions.js';
+import type { CapacityRow } from './capacity-row.js';
 import { isLowerBound, limitWords, RECOVERY_PATH_WORDS, type Limit } from './limit.js';
 import { factorOfLimit } from './step-limit.js';
 

@@ -8,14 +8,9 @@
  * that tripped and the value it asked for. Pure.
  */
 import type { StepResult } from '../result/result.js';
-import {
-  CAPACITY_DIMENSIONS,
-  DEFAULT_SAFE_LINES,
-  capacityRow,
-  type CapacityDimension,
-  type CapacityOptions,
-  type CapacityRow,
-} from './capacity.js';
+import { CAPACITY_DIMENSIONS, type CapacityDimension } from './capacity-dimensions.js';
+import { DEFAULT_SAFE_LINES, type CapacityOptions, type CapacityRow } from './capacity-row.js';
+import { capacityRow } from './capacity.js';
 import { fmtInt } from './format.js';
 import { limitWords } from './limit.js';
 import { factorOfLimit, limitContextOf, limitOfStep, type LimitRun } from './step-limit.js';

@@ -22,7 +22,8 @@ import type { StepResult } from '../result/result.js';
 import type { PayloadSizeExtra } from '../result/extra.js';
 import { fmtInt } from './format.js';
 import type { GeneratorFigure, Limit, LimitKind } from './limit.js';
-import { DEFAULT_GENERATOR_LIMITS, GENERATOR_ERRNO, type GeneratorLimits } from './verdict.js';
+import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from './verdict-input.js';
+import { GENERATOR_ERRNO } from './verdict-generator.js';
 
 /** What a step's limit depends on beyond the step: the safe lines and the run's setting. */
 export interface StepLimitContext {

@@ -28,11 +28,6 @@ import {
 } from './verdict-input.js';
 import { inconclusiveDecision, stableReason } from './verdict-measured.js';
 
-export * from './verdict-input.js';
-export { GENERATOR_ERRNO, partLabel } from './verdict-generator.js';
-export { SERVER_WENT_AWAY, serverWentAwayIn } from './verdict-broken.js';
-export { rampMs, verdictInputFromStep } from './verdict-from-step.js';
-
 const also = (lines: string[]) => lines.map((l) => `also: ${l}`);
 
 export function decideVerdict(

@@ -6,7 +6,7 @@
  * change that saves the most instances is named. Pure: table and workload in, plans out.
  */
 import type { CapacityFile, CapacityTableRow, SettingLimit } from '../capacity/types.js';
-import { formatCapacityValue } from '../model/capacity.js';
+import { formatCapacityValue } from '../model/capacity-dimensions.js';
 import { demandsOf } from './demands.js';
 import type { Workload } from './workload.js';
 import { planInstances, type InstancePlan } from './instances.js';

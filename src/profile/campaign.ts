@@ -3,7 +3,8 @@
  * together give the whole capacity table. Validated like a profile (zod, line-numbered errors).
  */
 import { z } from 'zod';
-import { duration, sweepOverrideSchema } from './schema.js';
+import { duration } from './schema/fields.js';
+import { sweepOverrideSchema } from './schema/sweep.js';
 
 /** A campaign's or an entry's time budget ("4m", "1h", seconds): longer than 0. */
 const budget = duration.refine((ms) => ms > 0, 'must be longer than 0');

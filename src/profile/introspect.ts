@@ -7,7 +7,7 @@
  * toJSONSchema walks schemas).
  */
 import { z } from 'zod';
-import type { FieldMeta } from './schema.js';
+import type { FieldMeta } from './schema/fields.js';
 
 export type Schema = z.core.$ZodType;
 export type PathSegment = string | number;

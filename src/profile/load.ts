@@ -23,8 +23,6 @@ import {
   secretValues,
 } from './secrets.js';
 
-export { ProfileError, type ProfileProblem } from './errors.js';
-
 export interface LoadedProfile {
   profile: Profile;
   /** The path the profile was read from, as given; null for text parsed directly. */

@@ -16,17 +16,6 @@ import { sweepSchema } from './schema/sweep.js';
 import { targetSchema } from './schema/target.js';
 import { thresholdEntrySchema } from './schema/thresholds.js';
 
-export * from './schema/analysis.js';
-export * from './schema/fields.js';
-export * from './schema/generator.js';
-export * from './schema/load.js';
-export * from './schema/quotas.js';
-export * from './schema/scenarios.js';
-export * from './schema/slo.js';
-export * from './schema/sweep.js';
-export * from './schema/target.js';
-export * from './schema/thresholds.js';
-
 export const profileSchema = z
   .object({
     name: z.string().min(1).describe('name of the run, used in the run id'),

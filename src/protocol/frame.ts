@@ -1,16 +1,12 @@
 /**
  * Phoenix frames in their three encodings (docs/PROTOCOL.md §2.1–§2.3): the one entry point
  * for text or binary data of either vsn, in both directions. The types are in frame-types, the
- * encoders in frame-encode, the decoders in frame-decode; every name is exported from here too.
+ * encoders in frame-encode, the decoders in frame-decode: import each from the file defining it.
  */
 import { VSN_1, type Vsn } from './constants.js';
 import { binaryToFrame, decodeBinary, decodeV1, decodeV2 } from './frame-decode.js';
 import { encodeV1, encodeV2 } from './frame-encode.js';
 import { FrameError, type Frame } from './frame-types.js';
-
-export * from './frame-types.js';
-export * from './frame-encode.js';
-export * from './frame-decode.js';
 
 const textDecoder = new TextDecoder('utf-8', { fatal: false });
 const textEncoder = new TextEncoder();

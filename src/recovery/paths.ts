@@ -21,7 +21,7 @@
  * the arrival.
  */
 import { EV, PROBE_EVENT } from '../protocol/constants.js';
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import { RECOVERY_PATH_WORDS } from '../model/limit.js';
 import type { Profile } from '../profile/schema.js';
 import { defaultInsertSql } from '../scenarios/changes.js';

@@ -19,7 +19,7 @@
  * stops there (sweep/steps).
  */
 import { TokenSource, userTokenSource, type TokenConfig } from '../client/auth.js';
-import type { TlsOptions } from '../client/connection.js';
+import type { TlsOptions } from '../client/socket-open.js';
 import { nowMs } from '../measure/clock.js';
 import type { Vsn } from '../protocol/constants.js';
 import type { Sweep } from '../profile/schema.js';

@@ -7,7 +7,7 @@
  * SVG out.
  */
 import type { CapacityTableRow } from '../capacity/types.js';
-import { CAPACITY_DIMENSIONS, type CapacityDimension } from '../model/capacity.js';
+import { CAPACITY_DIMENSIONS, type CapacityDimension } from '../model/capacity-dimensions.js';
 import { FIT_SPECS } from '../model/fit.js';
 import { findKnee } from '../model/knee.js';
 import { STEP_METRICS } from '../model/metrics.js';

@@ -2,7 +2,7 @@
  * Cell formatters shared by the scenario sections, so "verdict", "latency" and "delivery"
  * read the same in every table.
  */
-import type { SafeLines } from '../model/capacity.js';
+import type { SafeLines } from '../model/capacity-row.js';
 import { DASH, fmtInt, fmtMs, fmtPct, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import {
   fewSampleKeys,

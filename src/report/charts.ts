@@ -9,7 +9,8 @@
  * first point (no clock or time zone enters the output).
  */
 import type { Analysis } from '../model/analysis.js';
-import type { RunResult, TimeseriesPoint } from '../result/result.js';
+import type { RunResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { latencyHistogramChart } from './charts/histogram.js';
 import type { Chart } from './charts/render.js';
 import { cpuVsDeliveriesChart, memoryVsConnectionsChart } from './charts/resource-fit.js';

@@ -5,7 +5,7 @@
  * step (the knee's `safe` step), never a fit's extrapolation, a generator-bound step or an
  * incomplete one.
  */
-import { DEFAULT_SAFE_LINES, type SafeLines } from '../model/capacity.js';
+import { DEFAULT_SAFE_LINES, type SafeLines } from '../model/capacity-row.js';
 import { isLowerBound, limitRemedy, limitWords } from '../model/limit.js';
 import { limitContextOf, limitOfStep } from '../model/step-limit.js';
 import {
@@ -17,7 +17,7 @@ import {
   isIncompleteReason,
 } from '../model/format.js';
 import { findKnee, type Knee } from '../model/knee.js';
-import { SERVER_WENT_AWAY, serverWentAwayIn } from '../model/verdict.js';
+import { SERVER_WENT_AWAY, serverWentAwayIn } from '../model/verdict-broken.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
 

@@ -9,7 +9,8 @@
 import type { AnalysisOptions } from '../model/analysis.js';
 import { allCharts } from './charts.js';
 import type { Chart } from './charts/render.js';
-import type { RunResult, TimeseriesPoint } from '../result/result.js';
+import type { RunResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { buildSummary } from './summary.js';
 import type { ReportTable } from './table.js';
 

@@ -7,11 +7,9 @@
 export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 
 // A timeseries.ndjson line is part of the format too; its shape lives in a file of its own.
-export type { TimeseriesPoint } from './timeseries-point.js';
 import type { FrameFigures } from './frame-figures.js';
 import type { StepCutShort } from './cut-short.js';
 import type { StepSearchMark } from './search-mark.js';
-export type { CutShortPhase, StepCutShort } from './cut-short.js';
 
 /**
  * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never

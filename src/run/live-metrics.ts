@@ -17,7 +17,8 @@
  */
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { compactHistogram, mergeEncoded } from '../measure/histogram.js';
-import type { StepResult, TimeseriesPoint } from '../result/result.js';
+import type { StepResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import type { RunObserver } from './runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import { addCounts } from '../util/counts.js';

@@ -3,7 +3,7 @@
  * the progress line and the health checks once a second.
  */
 import { nowMs } from '../measure/clock.js';
-import type { TimeseriesPoint } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 
 export type Phase = TimeseriesPoint['phase'];
 

@@ -16,7 +16,8 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { redactText } from '../redact/redact.js';
-import { RESULT_SCHEMA, type RunResult, type TimeseriesPoint } from '../result/result.js';
+import { RESULT_SCHEMA, type RunResult } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { isDiskFull, overwriteInPlace, RunDirWriteError, writeFailureOf } from './write-failure.js';
 import { lockOutDir, OutDirLocked } from './out-lock.js';
 import { markOutDir } from './out-dir.js';

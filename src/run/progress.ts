@@ -4,7 +4,7 @@
  * receipt, named so: the final table shows first-receipt latency, which only the end of a
  * step can compute (the first receipt of a message across all processes).
  */
-import type { TimeseriesPoint } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const ms = (v: number | null) =>

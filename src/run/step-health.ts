@@ -7,7 +7,8 @@ import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
 import { refusedByServer } from '../model/step-limit.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import type { Phase } from './live-state.js';
-import { GENERATOR_ERRNO, SERVER_WENT_AWAY } from '../model/verdict.js';
+import { GENERATOR_ERRNO } from '../model/verdict-generator.js';
+import { SERVER_WENT_AWAY } from '../model/verdict-broken.js';
 
 /** A drop without a close frame, as client/classify words it. */
 const DROPPED_WITHOUT_CLOSE = /without a close frame \(1006\)/;

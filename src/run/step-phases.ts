@@ -19,7 +19,7 @@ import { topError } from './step-health.js';
 import type { StepWindow } from '../figures/window.js';
 import type { Timeline } from '../figures/timeline.js';
 import type { StepTimes } from './segment-schedule.js';
-import type { StepCutShort } from '../result/result.js';
+import type { StepCutShort } from '../result/cut-short.js';
 
 export interface StepRun {
   window: StepWindow;

@@ -1,7 +1,7 @@
 /** How generator processes reach the target: the socket URL, headers, TLS and token settings. */
 import { readFileSync } from 'node:fs';
 import { publicJwksOf, TokenSource, type TokenConfig } from '../client/auth.js';
-import type { TlsOptions } from '../client/connection.js';
+import type { TlsOptions } from '../client/socket-open.js';
 import { buildSocketUrl } from '../client/url.js';
 import type { Profile } from '../profile/schema.js';
 import { readTokenFile } from '../client/auth.js';

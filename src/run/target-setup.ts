@@ -3,7 +3,7 @@
  * no URL, then what every later stage needs to reach and watch it — the socket URL and headers,
  * tokens and TLS, the server's sampler and the basis of its CPU and memory figures.
  */
-import type { TlsOptions } from '../client/connection.js';
+import type { TlsOptions } from '../client/socket-open.js';
 import type { TokenConfig } from '../client/auth.js';
 import {
   basisWarning,

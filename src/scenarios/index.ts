@@ -1,4 +1,4 @@
-import type { ScenarioName } from '../profile/schema.js';
+import type { ScenarioName } from '../profile/schema/scenarios.js';
 import { broadcastPrivate } from './broadcast-private.js';
 import { broadcastPublic } from './broadcast-public.js';
 import { joinRate } from './join-rate.js';

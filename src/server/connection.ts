@@ -17,7 +17,8 @@ import {
   REALTIME_TOPIC_PREFIX,
   REASON,
 } from '../protocol/constants.js';
-import { decodeBinary, decodeV1, decodeV2, FrameError } from '../protocol/frame.js';
+import { decodeBinary, decodeV1, decodeV2 } from '../protocol/frame-decode.js';
+import { FrameError } from '../protocol/frame-types.js';
 import type { Channel } from './channel.js';
 import { joinChannel } from './channel-join.js';
 import { ClientFrameReader } from './frame-reader.js';

@@ -7,7 +7,7 @@
  *
  * Types only: this file imports no room.
  */
-import type { Frame } from '../protocol/frame.js';
+import type { Frame } from '../protocol/frame-types.js';
 import type { TokenVerifier } from './auth.js';
 import type { AuthContext, ServerDb } from './db-types.js';
 import type { JoinConfig } from './join-config.js';

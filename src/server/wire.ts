@@ -13,7 +13,7 @@
  * (docs/PROTOCOL.md §2.3).
  */
 import { ENCODING, EV } from '../protocol/constants.js';
-import { encodeBinaryBroadcast, encodeUserBroadcast } from '../protocol/frame.js';
+import { encodeBinaryBroadcast, encodeUserBroadcast } from '../protocol/frame-encode.js';
 
 const OP_TEXT = 0x81; // FIN + text
 const OP_BINARY = 0x82; // FIN + binary

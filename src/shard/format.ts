@@ -10,12 +10,13 @@
 import type { SecondStats, StepCollected } from '../generator/ipc.js';
 import type { StepWindow } from '../figures/window.js';
 import type { SendRecord } from '../measure/aggregate.js';
-import type { InsertStats } from '../load/inserts.js';
+import type { InsertStats } from '../load/insert-record.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { GaugeSample } from '../monitor/gauges.js';
 import type { HostSample } from '../monitor/host.js';
 import type { ServerBasis } from '../monitor/server-basis.js';
-import type { LinkRecord, StepCutShort } from '../result/result.js';
+import type { LinkRecord } from '../result/result.js';
+import type { StepCutShort } from '../result/cut-short.js';
 
 export const SHARD_FORMAT = 'rtcap-shard';
 /** Bump on any change a reader of the previous version would misread. */

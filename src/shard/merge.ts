@@ -7,7 +7,7 @@
  */
 import type { SecondStats, StepCollected } from '../generator/ipc.js';
 import type { StepWindow } from '../figures/window.js';
-import type { InsertStats } from '../load/inserts.js';
+import type { InsertStats } from '../load/insert-record.js';
 import {
   ShardError,
   type Shard,

@@ -5,7 +5,8 @@
  * collections.
  */
 import type { Profile } from '../profile/schema.js';
-import type { RunResult, RunStatus, TimeseriesPoint } from '../result/result.js';
+import type { RunResult, RunStatus } from '../result/result.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { getScenario } from '../scenarios/index.js';
 import { Timeline } from '../figures/timeline.js';
 import { ALIGN_MARGIN_MS } from '../generator/segment.js';

@@ -22,9 +22,6 @@ import type { Sweep } from '../profile/schema.js';
 import type { StepResult, Verdict } from '../result/result.js';
 import { fmtDriver, roundDriver, type SweepPhase } from './spec.js';
 
-export type { SweepPhase } from './spec.js';
-export { kneeWords, searchBracket } from './bracket.js';
-
 export interface SweepHistoryItem {
   value: number;
   verdict: Verdict;

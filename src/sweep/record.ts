@@ -5,11 +5,12 @@
  */
 import { fmtInt } from '../model/format.js';
 import { serverRejectionOf } from '../model/step-limit.js';
-import type { SweepDriver } from '../profile/schema.js';
+import type { SweepDriver } from '../profile/schema/sweep.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbePathKind } from '../recovery/paths.js';
 import type { RecoveryRecord } from '../recovery/probe.js';
-import { sweepKnee, type SweepHistoryItem, type SweepPhase, type SweepStopKind } from './plan.js';
+import { sweepKnee, type SweepHistoryItem, type SweepStopKind } from './plan.js';
+import type { SweepPhase } from './spec.js';
 
 /** What a step's judged percentile rested on, and what the search did about it. */
 export interface SweepSamples {

@@ -3,7 +3,8 @@
  * step runs when min_samples asked for it to be lengthened (its `scale`). Pure.
  */
 import { fmtInt } from '../model/format.js';
-import type { Profile, Step, Sweep, SweepDriver } from '../profile/schema.js';
+import type { Profile, Step, Sweep } from '../profile/schema.js';
+import type { SweepDriver } from '../profile/schema/sweep.js';
 
 /** How a sweep chose a step's value (sweep/plan decides; a step's spec records it). */
 export type SweepPhase =

@@ -24,23 +24,6 @@ import {
 import { sweepMaxConnections, templateValue } from './spec.js';
 import { SweepSteps } from './steps.js';
 
-export {
-  planNextSweepStep,
-  sweepKnee,
-  type SweepDecision,
-  type SweepHistoryItem,
-  type SweepPhase,
-  type SweepStopKind,
-} from './plan.js';
-export {
-  fmtDriver,
-  roundDriver,
-  sweepMaxConnections,
-  sweepStepSpec,
-  templateValue,
-} from './spec.js';
-export * from './record.js';
-
 export class SweepError extends Error {
   constructor(message: string) {
     super(message);

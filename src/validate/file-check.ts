@@ -12,7 +12,8 @@ import { parseThreshold, thresholdSpec, ThresholdError } from '../model/threshol
 import { workloadSchema } from '../plan/workload.js';
 import { campaignSchema } from '../profile/campaign.js';
 import { inputJsonSchema } from '../profile/json-schema.js';
-import { loadProfile, ProfileError, type LoadedProfile } from '../profile/load.js';
+import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { ProfileError } from '../profile/errors.js';
 import { profileSchema } from '../profile/schema.js';
 import { loadYamlFile } from '../profile/yaml-file.js';
 import { entrySweep } from '../campaign/search.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { campaignSchema } from '../../src/profile/campaign.js';
 import { ProfileError } from '../../src/profile/errors.js';
-import { sweepSchema } from '../../src/profile/schema.js';
+import { sweepSchema } from '../../src/profile/schema/sweep.js';
 import { parseYamlFile } from '../../src/profile/yaml-file.js';
 import { entrySweep } from '../../src/campaign/search.js';
 import { campaignBudgetLeftMs, entryBudgetMs } from '../../src/campaign/campaign.js';

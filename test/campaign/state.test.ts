@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProfileError } from '../../src/profile/load.js';
+import { ProfileError } from '../../src/profile/errors.js';
 import { campaignSchema } from '../../src/profile/campaign.js';
 import { parseYamlFile } from '../../src/profile/yaml-file.js';
 import { planCampaign, resumeState } from '../../src/campaign/state.js';

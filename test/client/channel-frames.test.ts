@@ -9,7 +9,7 @@ import {
   PASS_ON,
   type JoinState,
 } from '../../src/client/channel-frames.js';
-import type { Frame } from '../../src/protocol/frame.js';
+import type { Frame } from '../../src/protocol/frame-types.js';
 
 const TOPIC = 'realtime:room';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrameError } from '../../src/protocol/frame.js';
+import { FrameError } from '../../src/protocol/frame-types.js';
 import {
   classifyClose,
   classifyJoinError,

@@ -10,12 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
 import { API_KEY_HINT, type ClassifiedError } from '../../src/client/classify.js';
-import {
-  decodeFrame,
-  encodeFrame,
-  encodeUserBroadcast,
-  type Frame,
-} from '../../src/protocol/frame.js';
+import { decodeFrame, encodeFrame } from '../../src/protocol/frame.js';
+import { encodeUserBroadcast } from '../../src/protocol/frame-encode.js';
+import type { Frame } from '../../src/protocol/frame-types.js';
 import { VSN_1, VSN_2, type Vsn } from '../../src/protocol/constants.js';
 import type { Stamp } from '../../src/protocol/stamp.js';
 import { nowMs } from '../../src/measure/clock.js';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SecondStats } from '../../src/generator/ipc.js';
-import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
+import type { RunResult, StepResult } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import type { CampaignState } from '../../src/campaign/state.js';
 import type { SweepRecord, SweepResult } from '../../src/sweep/record.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';

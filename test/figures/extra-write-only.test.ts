@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeOnlyProfile as p } from '../support/scenario-profiles.js';
 import { planWriteOnly } from '../../src/scenarios/write-only.js';
-import type { TimeseriesPoint } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { profileFrom } from '../support/profiles.js';
 import { fakeCollected, fakeContext } from '../support/step-context.js';
 import { stopReason, type StopInput, writeOnlyExtra } from '../../src/figures/extra-write-only.js';

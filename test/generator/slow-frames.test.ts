@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newMemberState, ReceiveLedger, streamId } from '../../src/measure/ledger.js';
 import { EV } from '../../src/protocol/constants.js';
-import type { Frame } from '../../src/protocol/frame.js';
+import type { Frame } from '../../src/protocol/frame-types.js';
 import { isNullBroadcast, recordSlowFrame } from '../../src/generator/slow-frames.js';
 import { newStepCounters } from '../../src/generator/step-counters.js';
 

@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult, TimeseriesPoint } from '../../src/result/result.js';
+import type { RunResult } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { browserSkipped, guardedPage, liveSuite, until } from '../support/dashboard-browser.js';
 
 const skip = browserSkipped(

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/run/runner.js';
-import type { TimeseriesPoint } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
 import { profileFrom } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactHooks } from '../../src/artefacts/render.js';
-import type { CapacityRow } from '../../src/model/capacity.js';
+import type { CapacityRow } from '../../src/model/capacity-row.js';
 import { limitWords } from '../../src/model/limit.js';
 import { headline } from '../../src/report/headline.js';
 import type { RunResult } from '../../src/result/result.js';

@@ -3,7 +3,7 @@
  * and the refusals of §1.5 / §3.2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeUserBroadcastPush } from '../../src/protocol/frame.js';
+import { encodeUserBroadcastPush } from '../../src/protocol/frame-encode.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { RawClient, refusedUpgrade, serve, token, until } from '../server/helpers.js';
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CAPACITY_DIMENSIONS,
-  capacityRow,
-  capacityTable,
-  limitingFactorOfStep,
-  DEFAULT_SAFE_LINES,
-} from '../../src/model/capacity.js';
+import { CAPACITY_DIMENSIONS } from '../../src/model/capacity-dimensions.js';
+import { capacityRow, capacityTable } from '../../src/model/capacity.js';
+import { limitingFactorOfStep } from '../../src/model/step-limit.js';
+import { DEFAULT_SAFE_LINES } from '../../src/model/capacity-row.js';
 import { loadRun, makeRun, makeStep } from '../fixtures/index.js';
 
 const dim = (id: string) => CAPACITY_DIMENSIONS.find((d) => d.id === id)!;

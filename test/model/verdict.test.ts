@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_GENERATOR_LIMITS,
-  decideVerdict,
-  isJudged,
-  partLabel,
-  verdictInputFromStep,
   type VerdictInput,
   type VerdictSlo,
-} from '../../src/model/verdict.js';
+} from '../../src/model/verdict-input.js';
+import { decideVerdict, isJudged } from '../../src/model/verdict.js';
+import { partLabel } from '../../src/model/verdict-generator.js';
+import { verdictInputFromStep } from '../../src/model/verdict-from-step.js';
 import { healthyVerdictInput, loadRun } from '../fixtures/index.js';
 
 const slo = { p95_ms: 200, delivery_rate: 1 };

@@ -1,12 +1,8 @@
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  loadProfile,
-  parseProfile,
-  ProfileError,
-  type LoadedProfile,
-} from '../../src/profile/load.js';
+import { loadProfile, parseProfile, type LoadedProfile } from '../../src/profile/load.js';
+import { ProfileError } from '../../src/profile/errors.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const P = 'profiles/x.yaml';

@@ -11,20 +11,19 @@ import { describe, expect, it } from 'vitest';
 import {
   binaryToFrame,
   decodeBinary,
-  decodeFrame,
   decodeV1,
   decodeV2,
+  userBroadcastPayload,
+} from '../../src/protocol/frame-decode.js';
+import { decodeFrame, encodeFrame } from '../../src/protocol/frame.js';
+import {
   encodeBinaryBroadcast,
   encodeBinaryPush,
   encodeBinaryReply,
-  encodeFrame,
   encodeUserBroadcast,
   encodeUserBroadcastPush,
-  FrameError,
-  userBroadcastPayload,
-  type BinaryFrame,
-  type Frame,
-} from '../../src/protocol/frame.js';
+} from '../../src/protocol/frame-encode.js';
+import { FrameError, type BinaryFrame, type Frame } from '../../src/protocol/frame-types.js';
 import { VSN_1, VSN_2 } from '../../src/protocol/constants.js';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readStamp, scanStamp, StampEncoder, type Stamp } from '../../src/protocol/stamp.js';
-import { encodeFrame, encodeUserBroadcast } from '../../src/protocol/frame.js';
+import { encodeFrame } from '../../src/protocol/frame.js';
+import { encodeUserBroadcast } from '../../src/protocol/frame-encode.js';
 import { VSN_1, VSN_2 } from '../../src/protocol/constants.js';
 
 const scan = (data: string | Uint8Array): Stamp | false => {

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenSource } from '../../src/client/auth.js';
 import { buildSocketUrl } from '../../src/client/url.js';
-import { quotasSchema } from '../../src/profile/schema.js';
+import { quotasSchema } from '../../src/profile/schema/quotas.js';
 import type { QuotaTarget } from '../../src/client/qconn.js';
 import { payloadOfSize } from '../../src/quotas/drivers/payload.js';
 import { checkQuotas, type CheckQuotasOptions } from '../../src/quotas/orchestrate.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCENARIOS } from '../../src/profile/schema.js';
+import { SCENARIOS } from '../../src/profile/schema/scenarios.js';
 import { registeredScenarios, sectionFor } from '../../src/report/sections/index.js';
 import { buildSummary, renderSummaryMarkdown } from '../../src/report/summary.js';
 import { loadRun, makeRun, makeStep } from '../fixtures/index.js';

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { SecondStats } from '../../src/generator/ipc.js';
-import type { StepResult, TimeseriesPoint } from '../../src/result/result.js';
+import type { StepResult } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { LiveMetrics } from '../../src/run/live-metrics.js';
 import { serveLiveMetrics } from '../../src/run/metrics-server.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimeseriesPoint } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { Progress } from '../../src/run/progress.js';
 
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {

@@ -15,13 +15,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import {
-  decodeFrame,
-  encodeFrame,
-  encodeUserBroadcast,
-  type Frame,
-  decodeBinary,
-} from '../../src/protocol/frame.js';
+import { decodeFrame, encodeFrame } from '../../src/protocol/frame.js';
+import { encodeUserBroadcast } from '../../src/protocol/frame-encode.js';
+import type { Frame } from '../../src/protocol/frame-types.js';
+import { decodeBinary } from '../../src/protocol/frame-decode.js';
 import { EV, REASON, VSN_1, type Vsn } from '../../src/protocol/constants.js';
 import { nowMs } from '../../src/measure/clock.js';
 

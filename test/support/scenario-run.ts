@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Profile } from '../../src/profile/schema.js';
-import type { RunResult, StepResult, TimeseriesPoint } from '../../src/result/result.js';
+import type { RunResult, StepResult } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import { tempDir } from './temp-dir.js';
 

@@ -6,7 +6,7 @@ import type { SecondStats, StepCollected } from '../../src/generator/ipc.js';
 import { emptyFigures, type MessageFigures } from '../../src/measure/aggregate.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
 import type { Profile } from '../../src/profile/schema.js';
-import type { TimeseriesPoint } from '../../src/result/result.js';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import type { StepContext } from '../../src/figures/step-context.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';
 import type { StepPlan } from '../../src/scenarios/types.js';

@@ -5,18 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sweepSchema, type Sweep } from '../../src/profile/schema.js';
+import { sweepSchema } from '../../src/profile/schema/sweep.js';
+import type { Sweep } from '../../src/profile/schema.js';
 import type { Verdict } from '../../src/result/result.js';
-import {
-  planNextSweepStep,
-  resumableSteps,
-  stepsUpToKnee,
-  sweepMaxConnections,
-  sweepStepSpec,
-  SweepError,
-  type SweepHistoryItem,
-  type SweepResult,
-} from '../../src/sweep/sweep.js';
+import { planNextSweepStep, type SweepHistoryItem } from '../../src/sweep/plan.js';
+import { resumableSteps, SweepError } from '../../src/sweep/sweep.js';
+import { stepsUpToKnee, type SweepResult } from '../../src/sweep/record.js';
+import { sweepMaxConnections, sweepStepSpec } from '../../src/sweep/spec.js';
 import { makeStep } from '../fixtures/index.js';
 import { profileFrom } from '../support/profiles.js';
 

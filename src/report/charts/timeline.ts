@@ -4,7 +4,7 @@
  * delivered/s, delivery p95 — with the step boundaries dotted across each.
  */
 import type { EChartsOption } from 'echarts';
-import type { TimeseriesPoint } from '../../result/result.js';
+import type { TimeseriesPoint } from '../../result/timeseries-point.js';
 import { CHART_WIDTH, legend, renderSvg, type Chart } from './render.js';
 
 const TIMELINE_HEIGHT = 520;

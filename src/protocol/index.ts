@@ -1,3 +1,0 @@
-export * from './constants.js';
-export * from './frame.js';
-export * from './stamp.js';
