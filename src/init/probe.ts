@@ -62,8 +62,8 @@ export type ProbeAnswer =
   | { ok: true; encoding: Encoding; line: string }
   | {
       ok: false;
-      /** unreachable / refused / not-phoenix / rejected (key or join) / no-delivery. */
-      why: 'unreachable' | 'refused' | 'not-phoenix' | 'rejected' | 'no-delivery';
+      /** unreachable / refused / not Phoenix / its key rejected / join refused / nothing back. */
+      why: 'unreachable' | 'refused' | 'not-phoenix' | 'rejected' | 'join-refused' | 'no-delivery';
       line: string;
     };
 
@@ -210,5 +210,17 @@ function joinFailure(url: string, reason: string): ProbeAnswer & { ok: false } {
       why: 'not-phoenix',
       line: `${url} accepted the WebSocket but did not answer a Phoenix join (${reason})`,
     };
-  return { ok: false, why: 'rejected', line: `${url} refused the probe's join (${reason})` };
+  if (/unmatched topic/i.test(reason))
+    return {
+      ok: false,
+      why: 'not-phoenix',
+      line: `${url} has no channel for the probe's topic (${reason}): a plain Phoenix app is --kind phoenix --topic <one of its topics>`,
+    };
+  // A refused token is the key's problem; any other refusal is quoted as it stands.
+  const key = /jwt|token|auth|unauthori[sz]ed|forbidden|expired|signature|apikey|api key/i;
+  return {
+    ok: false,
+    why: key.test(reason) ? 'rejected' : 'join-refused',
+    line: `${url} refused the probe's join (${reason})`,
+  };
 }

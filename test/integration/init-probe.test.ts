@@ -123,6 +123,16 @@ describe('rtcap init probes the server before it writes', () => {
     }
   }, 60_000);
 
+  it('a Phoenix app probed as a Realtime: its refusal quoted, --kind phoenix named, exit 3', async () => {
+    server = await startTestServer({ topicPrefix: 'room:' });
+    const dir = tempDir('rtcap-init-probe-');
+    const url = `ws://127.0.0.1:${server.port}/socket/websocket`;
+    const r = await rtcap(['init', url, '--kind', 'realtime', '--out', join(dir, 'x.yaml')]);
+    expectOneLine(r, 3, "has no channel for the probe's topic (join refused: unmatched topic)");
+    expect(r.stderr).toContain('--kind phoenix');
+    expect(existsSync(join(dir, 'x.yaml'))).toBe(false);
+  }, 60_000);
+
   it('ftp://x is refused as a URL, even where rtcap.yaml exists', async () => {
     const dir = tempDir('rtcap-init-probe-');
     writeFileSync(join(dir, 'rtcap.yaml'), 'name: mine\n');
