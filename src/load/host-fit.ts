@@ -241,3 +241,11 @@ export function hostFitProblem(a: HostFitAsk): string | null {
       : `${n(a.connections)} connections`;
   return `load asks for ${share}, more than this machine can hold — ${problems.join('; ')}; lower load.steps.N.connections or split the run over machines (--segment)`;
 }
+
+/**
+ * The generator processes asked for (--workers, load.workers) are what this machine cannot
+ * hold, not the connections: `fitting` processes (rtcap's own choice) would fit.
+ */
+export function tooManyWorkersProblem(a: HostFitAsk, fitting: number): string {
+  return `--workers / load.workers asks for ${n(a.workers)} generator processes for ${n(a.connections)} connections, more than this machine can hold — ${hostFitShortfalls(a).join('; ')}; lower --workers (load.workers): ${n(fitting)} process${fitting === 1 ? '' : 'es'} would do`;
+}

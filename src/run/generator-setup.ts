@@ -8,7 +8,7 @@ import {
   type GeneratorPlan,
 } from '../generator/limits.js';
 import { planBurstWorkers } from '../load/burst-plan.js';
-import { hostFitProblem, readHostRoom } from '../load/host-fit.js';
+import { hostFitProblem, readHostRoom, tooManyWorkersProblem } from '../load/host-fit.js';
 import type { Segment } from '../generator/segment.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { RunResult } from '../result/result.js';
@@ -107,10 +107,10 @@ export function hostCannotHoldWhy(args: {
   });
   const connections = Math.ceil(args.maxConnections / (args.segments ?? 1));
   const listed = args.requestedSourceAddresses?.length ?? (args.loopbackTarget ? 0 : 1);
-  return hostFitProblem({
+  const ask = (workers: number) => ({
     connections,
     totalConnections: args.maxConnections,
-    workers: gen.workers,
+    workers,
     loopbackAddresses: args.requestedSourceAddresses ? 0 : gen.loopbackAddressesNeeded,
     listedAddresses: listed,
     portsPerAddress: portsPerAddressOf(limits),
@@ -119,6 +119,20 @@ export function hostCannotHoldWhy(args: {
     builtinServer: args.builtinServer,
     room: readHostRoom(limits.openFilesPerProcess),
   });
+  const problem = hostFitProblem(ask(gen.workers));
+  if (problem === null || args.requestedWorkers === 'auto') return problem;
+  // Too many processes asked for (--workers, load.workers), not too many connections: said so
+  // when the processes rtcap would choose itself fit.
+  const auto = planGenerator({
+    ...args,
+    requestedWorkers: 'auto',
+    limits,
+    portsPerConnection: portsPerConnection(link),
+    listAddresses: false,
+  });
+  return auto.workers < gen.workers && hostFitProblem(ask(auto.workers)) === null
+    ? tooManyWorkersProblem(ask(gen.workers), auto.workers)
+    : problem;
 }
 
 /**

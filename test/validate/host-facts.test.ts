@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/profile/load.js';
 import { hostRefusals } from '../../src/validate/host-facts.js';
 import { hostCannotHoldWhy } from '../../src/run/generator-setup.js';
+import { readHostRoom } from '../../src/load/host-fit.js';
 
 const QUICKSTART = join(resolve(import.meta.dirname, '../..'), 'profiles/quickstart.yaml');
 const quickstart = async (...sets: string[]) => (await loadProfile(QUICKSTART, { sets })).profile;
@@ -38,5 +39,30 @@ describe('hostRefusals', () => {
     expect(refusals).toHaveLength(1);
     expect(upToMemory(refusals[0])).toBe(upToMemory(run));
     expect(refusals[0]).toMatch(/^load asks for 10,000,000 connections, more than this machine/);
+  });
+});
+
+describe('hostCannotHoldWhy: too many processes asked for', () => {
+  it('1,024 --workers for 200 connections names the workers, not the connections', () => {
+    const ask = {
+      maxConnections: 200,
+      requestedSourceAddresses: undefined,
+      loopbackTarget: true,
+      link: false,
+      builtinServer: true,
+    };
+    const why = hostCannotHoldWhy({ ...ask, requestedWorkers: 1024 });
+    // 1,024 processes take 40 GB at least: refused on any machine with less memory available.
+    const room = readHostRoom(null);
+    if (room.memAvailableMb !== null && room.memAvailableMb < 40_000) expect(why).not.toBeNull();
+    if (why !== null) {
+      expect(why).toMatch(
+        /^--workers \/ load\.workers asks for 1,024 generator processes for 200 connections, more than this machine can hold — memory: /,
+      );
+      expect(why).toMatch(/; lower --workers \(load\.workers\): 1 process would do$/);
+      expect(why).not.toContain('lower load.steps.N.connections');
+    }
+    // The processes rtcap chooses itself fit: nothing to refuse.
+    expect(hostCannotHoldWhy({ ...ask, requestedWorkers: 'auto' })).toBeNull();
   });
 });
