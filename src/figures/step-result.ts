@@ -35,6 +35,7 @@ import { measureStep, type Measured } from './step-measure.js';
 import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
 import { stepFrames } from './frames.js';
 import { unansweredStep } from './unanswered-step.js';
+import { withLimitNamed } from './named-limit.js';
 
 export function buildStepResult(args: StepInputs): StepResult {
   const { profile, plan, window: w } = args;
@@ -96,7 +97,9 @@ export function buildStepResult(args: StepInputs): StepResult {
   };
   // Processes that never answered the collect measured nothing that reached the coordinator but
   // their per-second lines: the step says what those said.
-  return args.cut && !args.cut.collected ? unansweredStep(step, args) : step;
+  if (args.cut && !args.cut.collected) return unansweredStep(step, args);
+  // A limit of this machine rtcap measured (the server's open files, a memory cgroup) comes first.
+  return withLimitNamed(step, { builtin: !profile.target.url });
 }
 
 /** Whether the step was cut short in its ramp or warm-up, before any steady second. */

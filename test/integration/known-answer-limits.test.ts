@@ -174,6 +174,8 @@ describe('what stopped a sweep: the server process ran out of files', () => {
     expect(broken.server.open_files).toMatchObject({ limit: K });
     expect(broken.server.open_files!.max).toBeGreaterThanOrEqual(K - 8);
     const words = 'environment limit: server process open-file limit 400';
+    // The step names the limit first, in the row's words, not only "N connections failed".
+    expect(broken.verdict_reasons.find((x) => !x.startsWith('incomplete'))).toBe(words);
     expect(stdout).toContain(`what stopped the measurement: ${words}`);
     expect(stdout).toContain(
       "this is a lower bound on the server's own capacity (to measure further: raise `ulimit -n`",
