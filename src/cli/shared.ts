@@ -3,6 +3,8 @@
  * problem), Ctrl-C handling, and the end of a run — artefacts, terminal summary, thresholds, exit
  * code.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { ProfileError } from '../profile/errors.js';
@@ -298,16 +300,26 @@ export function chartWidth(): number | undefined {
     : undefined;
 }
 
+/** The files a run's directory holds as this run wrote them (a full disk leaves some out). */
+function writtenLine(dir: string, problems: string[]): string {
+  const files = ['result.json', 'summary.md', 'report.html', 'timeseries.ndjson'];
+  const failed = (name: string) => problems.some((p) => p.startsWith(`${name}: `));
+  const written = files.filter((name) => existsSync(join(dir, name)) && !failed(name));
+  const missing = files.filter((name) => !written.includes(name));
+  return `wrote ${dir}/ (${written.join(', ') || 'nothing'})${missing.length ? `; not written: ${missing.join(', ')}` : ''}`;
+}
+
 /**
  * Rewrites every artefact with the final result (analysis, thresholds), prints the summary and
  * returns the exit code: the run's own when it did not complete, else 99 if a threshold failed.
  */
 export function finishRun(outcome: RunOutcome): number {
   const result = outcome.result as ResultFile;
-  for (const p of writeArtifacts(result, outcome.dir)) log(`warning: ${p}`);
+  const problems = writeArtifacts(result, outcome.dir);
+  for (const p of problems) log(`warning: ${p}`);
   // The results go to stdout, everything else to stderr: `rtcap run … > summary.txt` keeps only
   // them.
-  log(`wrote ${outcome.dir}/ (result.json, summary.md, report.html, timeseries.ndjson)`);
+  log(writtenLine(outcome.dir, problems));
   process.stdout.write(terminalSummary(result, chartWidth()));
   outcome.release?.();
   if (outcome.exitCode !== EXIT.ok) return outcome.exitCode;

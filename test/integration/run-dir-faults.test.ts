@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
 import { rtcapProcess } from '../support/rtcap-process.js';
+import { OUT_MARKER } from '../../src/run/out-dir.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const work = tempDir('rtcap-rundir-test-');
@@ -94,7 +95,12 @@ describe('a run directory that cannot take the run', () => {
         // Bounded: seconds on a quiet machine, under a minute at a load average of 28.
         expect(r.ms).toBeLessThan(120_000);
         const names = readdirSync(out);
-        expect(names.filter((n) => n.startsWith('.'))).toEqual([]);
+        expect(names.filter((n) => n.startsWith('.') && n !== OUT_MARKER)).toEqual([]);
+        // The last line names only files this run wrote, and says which it could not.
+        const wrote = /^wrote \S+\/ \(([^)]*)\)(; not written: (.*))?$/m.exec(r.stderr);
+        expect(wrote, r.stderr).not.toBeNull();
+        for (const name of wrote![1].split(', ')) expect(names, r.stderr).toContain(name);
+        expect(wrote![3], r.stderr).toBeDefined();
         const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as {
           status: string;
           abort_reason: string;
