@@ -8,6 +8,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/phoenix-test-server.js';
+import { OUT_MARKER } from '../../src/run/out-dir.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -65,7 +66,8 @@ describe('one --out, two runs', () => {
         .map((l) => (JSON.parse(l) as { t: number }).t);
       expect(seconds.length).toBeGreaterThan(2);
       expect(seconds.every((t, i) => i === 0 || t > seconds[i - 1])).toBe(true);
-      expect(readdirSync(out).filter((n) => n.startsWith('.'))).toEqual([]);
+      // Hidden files: rtcap's marker of a run directory only (run/out-dir.ts).
+      expect(readdirSync(out).filter((n) => n.startsWith('.'))).toEqual([OUT_MARKER]);
     } finally {
       await server.close();
     }
