@@ -14,13 +14,13 @@ import type { RunResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { profileHash, ShardRecorder } from '../shard/record.js';
 import { Abort, type AbortFunnel } from './abort.js';
-import type { RunOptions } from './run-options.js';
+import type { RunGenerators } from './run-options.js';
 import type { TargetSetup } from './target-setup.js';
 import type { Timeline } from '../figures/timeline.js';
 
 /** Forks the generator processes and waits until every one has connected its settings. */
 export async function startPool(args: {
-  opts: RunOptions;
+  opts: RunGenerators;
   plans: StepPlan[];
   gen: GeneratorPlan;
   generatorCpus: string | null;
@@ -79,7 +79,7 @@ export async function startPool(args: {
  * common start time. Null for a run that is not split. A search sweep cannot be split.
  */
 export async function startShard(args: {
-  opts: RunOptions;
+  opts: RunGenerators;
   pool: WorkerPool;
   workers: number;
   builtin: boolean;

@@ -16,7 +16,7 @@ import type { RunResult } from '../result/result.js';
 import { errorLine, redactText } from '../redact/redact.js';
 import { Abort, interruptAbort, type AbortFunnel } from './abort.js';
 import type { RunWriter } from './output.js';
-import type { RunOptions } from './run-options.js';
+import type { RunTarget } from './run-options.js';
 import { localServerOf, serverSamplerFor } from './samplers.js';
 import { testFault } from './test-fault.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
@@ -46,7 +46,7 @@ export interface TargetSetup {
  * called as soon as a built-in server runs, so that a later failure here still stops it.
  */
 export async function setUpTarget(args: {
-  opts: RunOptions;
+  opts: RunTarget;
   writer: RunWriter;
   funnel: AbortFunnel;
   serverCpus: string | null;
@@ -81,7 +81,7 @@ export async function setUpTarget(args: {
  * run.
  */
 async function startTarget(
-  opts: RunOptions,
+  opts: RunTarget,
   writer: RunWriter,
   funnel: AbortFunnel,
   serverCpus: string | null,

@@ -14,13 +14,13 @@ import type { ShardRecorder } from '../shard/record.js';
 import { shardStepResult } from '../shard/step-result.js';
 import type { Progress } from './progress.js';
 import type { ProbeTarget } from '../recovery/probe.js';
-import type { RunOptions } from './run-options.js';
+import type { RunSteps } from './run-options.js';
 import type { RunState } from './run-result.js';
 import type { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 
 export interface WalkArgs {
-  opts: RunOptions;
+  opts: RunSteps;
   plans: StepPlan[];
   result: RunResult;
   state: RunState;
