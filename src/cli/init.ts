@@ -7,6 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 import { probeForStarter, isLocalServer } from '../init/probe-starter.js';
+import { notReplaceable } from '../init/replace-profile.js';
 import {
   buildStarter,
   COMMAND_PREFIX,
@@ -52,7 +53,7 @@ function initOptions(c: Argv) {
     .option('force', {
       type: 'boolean',
       default: false,
-      describe: 'overwrite --out if it exists',
+      describe: 'overwrite --out if it is an rtcap profile (any other file is refused)',
     })
     .option('probe', {
       type: 'boolean',
@@ -84,12 +85,13 @@ async function initHandler(args: InitArgs): Promise<void> {
     process.exitCode = EXIT.usage;
     return;
   }
-  if (existsSync(out) && !args.force) {
-    process.stderr.write(
-      `rtcap init: ${out} exists; choose another --out or add --force to overwrite it\n`,
-    );
-    process.exitCode = EXIT.usage;
-    return;
+  if (existsSync(out)) {
+    const why = args.force ? notReplaceable(out) : 'exists';
+    if (why) {
+      process.stderr.write(`rtcap init: ${out} ${why}; ${overwriteHint(args.force)}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
   }
   // A server on this machine is sampled from the process on its port: no metrics token asked.
   req.local = isLocalServer(starter.url);
@@ -116,6 +118,13 @@ async function initHandler(args: InitArgs): Promise<void> {
   }
   writeFileSync(out, starter.yaml);
   process.stdout.write(`${setupText(out, starter, probeLine)}\n`);
+}
+
+/** What to do about an --out that is there: --force replaces only an earlier profile. */
+function overwriteHint(force: boolean): string {
+  return force
+    ? '--force replaces only an rtcap profile; choose another --out'
+    : 'choose another --out or add --force to overwrite it';
 }
 
 /** What init prints: the probe's line, the file, the set-up in order, then the commands to run. */
