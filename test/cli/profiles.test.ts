@@ -82,7 +82,9 @@ describe('rtcap validate', () => {
 
 describe('rtcap validate: what run would refuse on this host', () => {
   it('more than this machine can hold: the same line as run, as a warning after ok; exit 0', () => {
-    const set = ['--set', 'load.steps.0.connections=10000000'];
+    // No sends, so the host fit is the one refusal (10,000,000 connections sending would also
+    // be over the deliveries/s the generator's cores can read, a second line).
+    const set = ['--set', 'load.steps.0.connections=10000000', '--set', 'load.steps.0.send_rate=0'];
     const r = rtcap(['validate', 'profiles/quickstart.yaml', ...set]);
     const run = rtcap(['run', 'profiles/quickstart.yaml', ...set, '--out', tempDir('rtcap-v-')]);
     expect(run.status).toBe(2);

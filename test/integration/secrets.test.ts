@@ -101,6 +101,8 @@ describe('secrets are never written', () => {
       expect(r.code).toBe(0);
       const files = filesUnder(out);
       expect(files.map((f) => f.path.slice(out.length + 1)).sort()).toEqual([
+        // The marker that lets --force replace this directory later (docs/COMMANDS.md).
+        '.rtcap-output',
         'report.html',
         'result.json',
         'server.log',
