@@ -3,43 +3,11 @@
  * the command line in its own process with its stdout, stderr and time, and the small steps a
  * test shrinks a starter's to.
  */
-import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
-import { resolve } from 'node:path';
+import type { CliRun } from './rtcap-process.js';
 import { TEST_GENERATOR_LIMITS } from './profiles.js';
 
-export const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** `rtcap ARGS` with `env` over this process's environment; killed after `timeoutMs`. */
-export function rtcapCli(
-  args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliRun> {
-  return new Promise((res) => {
-    const t0 = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...opts.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-}
+export { BIN, rtcapCli } from './rtcap-process.js';
 
 /**
  * Three small steps instead of the starter's, same shape, with the generator limits of

@@ -7,7 +7,6 @@
  * Nothing here fakes a server: the servers are real (Supabase Realtime, a Phoenix app) and
  * started by hand; docs/DEVELOPMENT.md says how.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -16,7 +15,9 @@ import { TokenSource } from '../../src/client/auth.js';
 import type { RunResult, StepResult } from '../../src/result/result.js';
 import { benchTableSetupSql } from '../../src/builtin/bench-table.js';
 import { sleep } from '../../src/util/sleep.js';
-import { BIN, ROOT } from './rtcap-process.js';
+import { rtcapCli, type CliRun } from './rtcap-process.js';
+
+export { rtcapCli };
 
 /** A Supabase Realtime started by hand, as the RTCAP_REALTIME_* variables name it. */
 export interface RealtimeEnv {
@@ -75,43 +76,6 @@ export function skipLine(
   if (unset.length === 0) return null;
   const what = realtime || phoenix ? 'its other half' : 'it';
   return `${file}: SKIPPED — no real server named: set ${unset.join(' or ')} to run ${what} against a server you started (docs/DEVELOPMENT.md)\n`;
-}
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/**
- * `rtcap ARGS` in its own process, as a user runs it (cwd `cwd`, extra environment `env`),
- * stopped with SIGINT after `timeoutMs` (SIGKILL 15 s later): a bounded run either way.
- */
-export function rtcapCli(
-  args: string[],
-  opts: { cwd?: string; env?: Record<string, string>; timeoutMs: number },
-): Promise<CliRun> {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: opts.cwd ?? ROOT,
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const stop = setTimeout(() => {
-    child.kill('SIGINT');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  }, opts.timeoutMs);
-  return new Promise((r) =>
-    child.on('exit', (code) => {
-      clearTimeout(stop);
-      r({ code, stdout, stderr, ms: Date.now() - t0 });
-    }),
-  );
 }
 
 /** Writes the command and what it printed to the suite's output, the record of the run. */

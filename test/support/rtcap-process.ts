@@ -22,6 +22,44 @@ export function rtcapProcess(
   return new Promise((r) => child.on('exit', (code) => r({ code, stderr, ms: Date.now() - t0 })));
 }
 
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * `rtcap ARGS` in its own process, as a user runs it (cwd `cwd`, extra environment `env`),
+ * stopped with SIGINT after `timeoutMs` (default 2 min; SIGKILL 15 s later): a bounded run
+ * either way.
+ */
+export function rtcapCli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const stop = setTimeout(() => {
+    child.kill('SIGINT');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  }, opts.timeoutMs ?? 120_000);
+  return new Promise((r) =>
+    child.on('exit', (code) => {
+      clearTimeout(stop);
+      r({ code, stdout, stderr, ms: Date.now() - t0 });
+    }),
+  );
+}
+
 export async function startServeProcess(
   askedPort = 0,
 ): Promise<{ child: ChildProcess; port: number }> {
