@@ -53,8 +53,6 @@ export const HISTOGRAM_LE_MS: readonly number[] = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000,
 ];
 
-export type { StepSearchMark } from './search-mark.js';
-
 export type ErrorClass = 'server' | 'network' | 'generator' | 'protocol';
 
 export interface StepResult {
