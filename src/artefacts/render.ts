@@ -19,7 +19,7 @@ import { renderMarkdownTable, type ReportTable } from '../report/table.js';
 import { headline } from '../report/headline.js';
 import { renderTerminalSummary } from '../report/terminal.js';
 import { RunWriter } from '../run/output.js';
-import type { RunOptions } from '../run/runner.js';
+import type { OutputPart } from '../run/run-options.js';
 import { fmtDriver } from '../sweep/spec.js';
 import { recoveryWords, stepsUpToKnee, sweepKneeOf, type SweepResult } from '../sweep/record.js';
 
@@ -263,7 +263,7 @@ export function readTimeseries(dir: string): TimeseriesPoint[] {
  * report.html.
  */
 export function runArtifactHooks(): Pick<
-  RunOptions,
+  OutputPart,
   'analyze' | 'renderSummary' | 'renderArtifacts'
 > {
   return {

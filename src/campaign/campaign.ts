@@ -17,16 +17,20 @@ import { relativeTo, writeCapacityFiles } from './capacity-output.js';
 import { type CampaignState, type EntryState, writeCampaignState } from './state.js';
 import { readResultFile } from '../run/output.js';
 import { removeRunDir } from '../run/out-dir.js';
-import { runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
+import { runBenchmark, type RunOutcome } from '../run/runner.js';
+import {
+  profilePartOf,
+  type LoadPart,
+  type OutputPart,
+  type SignalsPart,
+  type TargetPart,
+} from '../run/run-options.js';
 import { EXIT } from '../util/exit-codes.js';
 import { entrySweep } from './search.js';
 import { runSweep, sweepConfig } from '../sweep/sweep.js';
 
-/** What every entry's run shares: target, generator, hooks, log, Ctrl-C. */
-export type EntryRunOptions = Omit<
-  RunOptions,
-  'profile' | 'profilePath' | 'redactedProfile' | 'outDir' | 'runId'
->;
+/** What every entry's run shares: the target, the generator, the output and the signals. */
+export type EntryRunOptions = TargetPart & LoadPart & OutputPart & SignalsPart;
 
 export interface CampaignOptions {
   campaign: Campaign;
@@ -141,9 +145,7 @@ async function runEntry(
   const dir = join(opts.dir, entry.dir);
   const common = {
     ...opts.run,
-    profile: loaded.profile,
-    profilePath: loaded.path,
-    redactedProfile: loaded.redacted,
+    ...profilePartOf(loaded),
     outDir: dir,
   };
   if (entry.sweep) {

@@ -19,6 +19,7 @@ import {
   runContextFrom,
 } from './shared.js';
 import { refuseLink } from './refuse-link.js';
+import { profilePartOf } from '../run/run-options.js';
 
 /** --segment i/N. */
 const segmentRule: Rule<Segment> = (raw) => {
@@ -73,9 +74,7 @@ export function runCommand(y: Argv): Argv {
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runBenchmark({
-          profile: loaded.profile,
-          profilePath: loaded.path,
-          redactedProfile: loaded.redacted,
+          ...profilePartOf(loaded),
           outDir: args.out,
           ...withDashboard(runContextFrom(args, signal, live.observer), dash),
           ...(segment ? { segment } : {}),

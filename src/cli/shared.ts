@@ -10,6 +10,7 @@ import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { ProfileError } from '../profile/errors.js';
 import { thresholdProblems } from '../validate/file-check.js';
 import type { RunObserver, RunOutcome } from '../run/runner.js';
+import type { LoadPart, OutputPart, SignalsPart, TargetPart } from '../run/run-options.js';
 import { redactText } from '../redact/redact.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, usableCpus, int, outDir, port, wsUrl } from './flags.js';
@@ -105,9 +106,29 @@ export function runOptions<T>(c: Argv<T>) {
     });
 }
 
+/** Where the target is, from --url and --server-cpus. */
+export function targetFrom(args: { url?: string; 'server-cpus'?: string }): TargetPart {
+  return { url: args.url, serverCpus: args['server-cpus'] ?? null };
+}
+
+/** The generator's processes and CPUs, from --workers and --generator-cpus. */
+export function loadFrom(args: { workers?: number; 'generator-cpus'?: string }): LoadPart {
+  return { workers: args.workers, generatorCpus: args['generator-cpus'] ?? null };
+}
+
+/** Log lines on stderr, the progress line unless --no-progress, the artefacts after each step. */
+export function outputFrom(args: { progress?: boolean }): OutputPart {
+  return { log, progress: args.progress !== false, ...runArtifactHooks() };
+}
+
+/** The Ctrl-C signal and the live metrics' observer. */
+export function signalsFrom(signal: AbortSignal, observer: RunObserver | undefined): SignalsPart {
+  return { signal, ...(observer ? { observer } : {}) };
+}
+
 /**
  * What a run (or a sweep, or each entry of a campaign) takes from the command line, the Ctrl-C
- * signal and the live metrics.
+ * signal and the live metrics: its target, load, output and signals parts.
  */
 export function runContextFrom(
   args: {
@@ -119,17 +140,12 @@ export function runContextFrom(
   },
   signal: AbortSignal,
   observer: RunObserver | undefined,
-) {
+): TargetPart & LoadPart & OutputPart & SignalsPart {
   return {
-    url: args.url,
-    workers: args.workers,
-    serverCpus: args['server-cpus'] ?? null,
-    generatorCpus: args['generator-cpus'] ?? null,
-    log,
-    progress: args.progress !== false,
-    signal,
-    ...(observer ? { observer } : {}),
-    ...runArtifactHooks(),
+    ...targetFrom(args),
+    ...loadFrom(args),
+    ...outputFrom(args),
+    ...signalsFrom(signal, observer),
   };
 }
 

@@ -23,6 +23,7 @@ import {
   runContextFrom,
 } from './shared.js';
 import { refuseLink } from './refuse-link.js';
+import { profilePartOf } from '../run/run-options.js';
 
 function readResume(dir: string): SweepResult | string {
   const path = join(dir, 'result.json');
@@ -92,9 +93,7 @@ export function sweepCommand(y: Argv): Argv {
       const { signal, dispose, exitCode } = interruptible();
       try {
         const outcome = await runSweep({
-          profile: loaded.profile,
-          profilePath: loaded.path,
-          redactedProfile: loaded.redacted,
+          ...profilePartOf(loaded),
           outDir: args.resume ?? args.out,
           ...withDashboard(runContextFrom(args, signal, live.observer), dash),
           resumeFrom,

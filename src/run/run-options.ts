@@ -1,30 +1,68 @@
 /**
- * What a run is given and what it gives back: the options of runBenchmark, the observer a live
- * view implements, the outcome and the run's exit codes. Types only (and the exit-code table), so
- * every part of the coordinator and its callers can import them without importing the runner.
+ * What a run is given and what it gives back: the options of runBenchmark in their parts, the
+ * observer a live view implements, the outcome. Types only (and profilePartOf), so every part of
+ * the coordinator and its callers can import them without importing the runner.
  */
+import type { LoadedProfile } from '../profile/load.js';
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbeTarget } from '../recovery/probe.js';
 import type { SecondRecord } from '../figures/timeline.js';
 
-export interface RunOptions {
+/*
+ * A run's options travel as small parts, each the fields one concern reads: what is measured
+ * (ProfilePart, TargetPart), the generator (LoadPart), where and what the run writes (DirPart,
+ * OutputPart), who watches and stops it (SignalsPart), and a search's hooks (SearchPart). A caller
+ * composes the parts it has (cli/shared builds the command line's), and a stage of the run takes
+ * the parts it reads.
+ */
+
+/** The profile a run measures, as loaded and as result.json stores it. */
+export interface ProfilePart {
   profile: Profile;
   profilePath: string | null;
   /** The resolved profile with secrets replaced, as stored in result.json. */
   redactedProfile: unknown;
+}
+
+/** The profile part of a run's options, from a loaded profile. */
+export function profilePartOf(loaded: LoadedProfile): ProfilePart {
+  return { profile: loaded.profile, profilePath: loaded.path, redactedProfile: loaded.redacted };
+}
+
+/** Where the target is (a URL over target.url; none: the built-in server) and its CPUs. */
+export interface TargetPart {
   url?: string;
+  /** The CPUs the built-in server is pinned to (taskset list). */
+  serverCpus?: string | null;
+}
+
+/** The generator: its processes, their CPUs, and this machine's segment of a split run. */
+export interface LoadPart {
+  workers?: number;
+  generatorCpus?: string | null;
+  /**
+   * This machine's segment of a run split over several (generator/segment): its processes own only
+   * the segment's connections and senders, and it writes shard.json for `rtcap merge`.
+   * `startAtMs`: every segment starts its first step at this wall-clock time.
+   */
+  segment?: { index: number; count: number; run: string; startAtMs: number | null };
+}
+
+/** Where the run directory is, and the id that names it. */
+export interface DirPart {
   outDir?: string;
   reportsDir?: string;
-  workers?: number;
-  serverCpus?: string | null;
-  generatorCpus?: string | null;
+  /** Suffix of the result's run id and directory (e.g. a sweep's). */
+  runId?: string;
+}
+
+/** What the run writes as it goes: log lines, the progress line, the artefacts after a step. */
+export interface OutputPart {
   /** Log lines (stderr). */
   log: (line: string) => void;
   /** Live progress line; off in tests. */
   progress?: boolean;
-  /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
-  signal?: AbortSignal;
   renderSummary?: (r: RunResult) => string;
   /**
    * Computed before every write of result.json and stored as `result.analysis` (fits, knees,
@@ -39,19 +77,32 @@ export interface RunOptions {
    * a short run's CPU.
    */
   renderArtifacts?: (r: RunResult, dir: string) => void;
-  /** Called after each step with the result so far. */
-  onStep?: (r: RunResult) => void;
+}
+
+/** Who watches the run as it goes, and what interrupts it. */
+export interface SignalsPart {
+  /** Interrupt (Ctrl-C): the run stops, keeps what it has and exits 130. */
+  signal?: AbortSignal;
   /** Watches the run as it goes (live metrics, `--metrics-port`). */
   observer?: RunObserver;
+  /** Called after each step with the result so far. */
+  onStep?: (r: RunResult) => void;
+}
+
+/** How a sweep's next step is asked for: with the result so far and a way to probe the target. */
+export type NextStep = (
+  r: RunResult,
+  target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
+) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
+
+/** A search's hooks (sweeps): steps decided as the run goes, and steps kept from before. */
+export interface SearchPart {
   /**
    * Steps decided at run time (sweeps): after the profile's steps, asked for the next one with
    * the result so far; null ends the run. `maxConnections` bounds what it may ask for, so the
    * generator can be sized up front.
    */
-  nextStep?: (
-    r: RunResult,
-    target: ProbeTarget & { sleep: (ms: number) => Promise<void> },
-  ) => Profile['load']['steps'][number] | null | Promise<Profile['load']['steps'][number] | null>;
+  nextStep?: NextStep;
   /**
    * Called with each step's result before it is kept and saved (a sweep marks what it knows of it).
    */
@@ -62,21 +113,22 @@ export interface RunOptions {
    * starts with their specs.
    */
   previousSteps?: RunResult['steps'];
-  /** Suffix of the result's run id and directory (e.g. a sweep's). */
-  runId?: string;
   /**
    * Whether step `index` (from 0) starts from fresh connections: all are closed and the ramp
    * starts from 0. A sweep asks for it after a step whose connections failed, since failed
    * connections are not retried and would otherwise be missing from every later step.
    */
   freshConnections?: (r: RunResult, index: number) => boolean;
-  /**
-   * This machine's segment of a run split over several (generator/segment): its processes own only
-   * the segment's connections and senders, and it writes shard.json for `rtcap merge`.
-   * `startAtMs`: every segment starts its first step at this wall-clock time.
-   */
-  segment?: { index: number; count: number; run: string; startAtMs: number | null };
 }
+
+/** Everything runBenchmark is given: its parts, composed. */
+export type RunOptions = ProfilePart &
+  TargetPart &
+  LoadPart &
+  DirPart &
+  OutputPart &
+  SignalsPart &
+  SearchPart;
 
 /** Where the run is in its step, as the progress line reads it. */
 export interface PhaseClock {

@@ -13,7 +13,15 @@ import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile, Step, Sweep } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
-import { runBenchmark, type RunOptions, type RunOutcome } from '../run/runner.js';
+import { runBenchmark, type RunOutcome } from '../run/runner.js';
+import type {
+  DirPart,
+  LoadPart,
+  OutputPart,
+  ProfilePart,
+  SignalsPart,
+  TargetPart,
+} from '../run/run-options.js';
 import {
   historyOf,
   kneeRecord,
@@ -31,10 +39,9 @@ export class SweepError extends Error {
   }
 }
 
-export interface SweepOptions extends Omit<
-  RunOptions,
-  'nextStep' | 'maxConnections' | 'previousSteps' | 'runId'
-> {
+/** A sweep's options: a run's parts but the search's (the sweep gives those) and the run id. */
+export interface SweepOptions
+  extends ProfilePart, TargetPart, LoadPart, Omit<DirPart, 'runId'>, OutputPart, SignalsPart {
   /** A sweep's result.json to continue (its directory must be `outDir`). */
   resumeFrom?: SweepResult;
   /** Called with the sweep's decision before each step and when it stops. */
