@@ -24,6 +24,6 @@ export function membersByQuota(quotaPerS: number, topicUpdatesPerS: number): Pre
     quota_per_s: quotaPerS,
     topic_updates_per_s: topicUpdatesPerS,
     members,
-    text: `quota arithmetic (§5): ${quotaPerS.toLocaleString('en-US')}/s ÷ ${topicUpdatesPerS} topic updates/s = ${members.toLocaleString('en-US')} members (a topic of m members needs m² × per-member rate of the quota)`,
+    text: `quota arithmetic (docs/METHOD.md §5): ${quotaPerS.toLocaleString('en-US')}/s ÷ ${topicUpdatesPerS} topic updates/s = ${members.toLocaleString('en-US')} members (a topic of m members needs m² × per-member rate of the quota)`,
   };
 }

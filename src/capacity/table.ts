@@ -1,7 +1,7 @@
 /**
  * The whole capacity table from several runs: the 12 rows of docs/METHOD.md §7 with the
- * presence quota rule and the private-broadcast joint bound, and the 4 rows of §8. Pure: runs
- * in, capacity.json out. docs/CAPACITY.md states every rule used here.
+ * presence quota rule and the private-broadcast joint bound, and the 4 rows of docs/METHOD.md
+ * §8. Pure: runs in, capacity.json out. docs/CAPACITY.md states every rule used here.
  */
 import { rowLimitWords } from '../model/limit.js';
 import { adviseConfig, type AdviceKey, type AdviceRow } from '../model/advice.js';
@@ -81,7 +81,8 @@ export function applyPresenceQuota(
     limiting_factor: 'presence quota',
     limit: { kind: 'presence-quota', quota_per_s: quotaPerS },
     rule: 'presence quota',
-    rule_text: 'the lower of the measured knee and quota ÷ required topic update rate (§5)',
+    rule_text:
+      'the lower of the measured knee and quota ÷ required topic update rate (docs/METHOD.md §5)',
     reason: null,
     notes: [a.text, knee, ...row.notes],
   };

@@ -1,7 +1,8 @@
 /**
  * What rtcap puts on the wire for a dialect: the phx_join payload and the bench push.
  * supabase: Supabase join config (docs/PROTOCOL.md §3.1) and the broadcast envelope (§4.1), sent as
- * a v2 binary kind-3 frame when the profile asks (current realtime-js does, §2.3).
+ * a v2 binary kind-3 frame when the profile asks (current realtime-js does, docs/PROTOCOL.md
+ * §2.3).
  * phoenix: the profile's join payload and push event, the stamp as the whole payload.
  */
 import { EV, VSN_2 } from '../protocol/constants.js';

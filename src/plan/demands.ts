@@ -144,7 +144,7 @@ function presenceDemands(w: Workload): Demand[] {
       'presence_deliveries',
       p.topics * p.members * p.members * p.updates_per_member_per_s,
       true,
-      `${fmt(p.topics)} topics × ${fmt(p.members)}² members × ${fmt(p.updates_per_member_per_s)} updates/s per member (§5: members² × rate)`,
+      `${fmt(p.topics)} topics × ${fmt(p.members)}² members × ${fmt(p.updates_per_member_per_s)} updates/s per member (docs/METHOD.md §5: members² × rate)`,
     ),
   ];
 }

@@ -56,17 +56,17 @@ function recommend(
     const pool = Math.max(lim.today, Math.ceil(share / lim.per_unit - 1e-9));
     return {
       value: pool,
-      why: `§8: db_pool = join rate ÷ headroom × check time, for this workload's ${fmt(share)} joins/s per tenant: ⌈${fmt(share)} ÷ ${fmt(lim.per_unit)} per connection⌉`,
+      why: `docs/METHOD.md §8: db_pool = join rate ÷ headroom × check time, for this workload's ${fmt(share)} joins/s per tenant: ⌈${fmt(share)} ÷ ${fmt(lim.per_unit)} per connection⌉`,
     };
   }
   const cfg = capacity.config.find((c) => c.key === lim.key);
   if (!cfg || cfg.value === null || cfg.bound === 'lower') {
     return {
       value: null,
-      why: `no §8 value for ${lim.setting}: ${cfg?.missing ?? (cfg?.bound === 'lower' ? 'its row reached no limit, measure higher' : 'not in the table')}`,
+      why: `no docs/METHOD.md §8 value for ${lim.setting}: ${cfg?.missing ?? (cfg?.bound === 'lower' ? 'its row reached no limit, measure higher' : 'not in the table')}`,
     };
   }
-  return { value: cfg.value, why: `§8: ${cfg.display} (${cfg.reason})` };
+  return { value: cfg.value, why: `docs/METHOD.md §8: ${cfg.display} (${cfg.reason})` };
 }
 
 /** The table with one setting changed: the row's value follows it, the rest stays. */

@@ -1,7 +1,7 @@
 /**
  * Phoenix channels / Supabase Realtime protocol vocabulary. Every event name, topic
  * prefix, timeout and exact error string used by rtcap lives here (docs/ARCHITECTURE.md "Code
- * rules"). Section numbers refer to ../shared/PROTOCOL.md.
+ * rules"). Section numbers are those of docs/PROTOCOL.md.
  */
 
 export const VSN_1 = '1.0.0';

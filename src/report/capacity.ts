@@ -1,7 +1,8 @@
 /**
  * capacity.md and the terminal view of a capacity table (capacity.json, `rtcap.capacity/v1`):
- * the docs/METHOD.md §7 rows with their rule and evidence, each row's notes, the §8 rows, the runs
- * used. Pure: the table in, text out. report.html of a campaign is capacity-html.ts.
+ * the docs/METHOD.md §7 rows with their rule and evidence, each row's notes, the docs/METHOD.md
+ * §8 rows, the runs used. Pure: the table in, text out. report.html of a campaign is
+ * capacity-html.ts.
  */
 import type { CapacityFile, CapacityTableRow, ConfigTableRow } from '../capacity/types.js';
 import { fmtPct } from '../model/format.js';

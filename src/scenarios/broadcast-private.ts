@@ -81,7 +81,7 @@ export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
 
 export const broadcastPrivate: Scenario = {
   name: 'broadcast-private',
-  seedSection: '§2 Broadcast over private channels',
+  seedSection: 'docs/METHOD.md §2 Broadcast over private channels',
   describe:
     'rooms × members on private (RLS-authorised) topics, each room sending at a rate spread over its members: sends/s, deliveries/s, first-receive latency, delivery, connections vs memory',
   plan: planBroadcastPrivate,

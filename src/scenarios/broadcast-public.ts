@@ -52,7 +52,7 @@ export function planBroadcastPublic(profile: Profile, step: number): StepPlan {
 
 export const broadcastPublic: Scenario = {
   name: 'broadcast-public',
-  seedSection: '§1 Broadcast over WebSocket (public)',
+  seedSection: 'docs/METHOD.md §1 Broadcast over WebSocket (public)',
   describe:
     'N connections on one topic, one sender at R msg/s: connections vs memory, deliveries/s vs CPU, latency and delivery',
   plan: planBroadcastPublic,

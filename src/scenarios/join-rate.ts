@@ -84,7 +84,7 @@ export function planJoinRate(profile: Profile, step: number): StepPlan {
 
 export const joinRate: Scenario = {
   name: 'join-rate',
-  seedSection: '§4 Connection and authorisation rate',
+  seedSection: 'docs/METHOD.md §4 Connection and authorisation rate',
   describe:
     'private joins at a fixed rate per step on fresh connections: join success, rejections by reason, recovery, reconnects with backoff and jitter, the pool ceiling predicted and measured',
   plan: planJoinRate,

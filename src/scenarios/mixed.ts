@@ -207,7 +207,7 @@ export function planMixed(profile: Profile, step: number): StepPlan {
 
 export const mixed: Scenario = {
   name: 'mixed',
-  seedSection: '§6 mixed load (CDC 2.6 s → 15 s beside broadcast and presence)',
+  seedSection: 'docs/METHOD.md §6 mixed load (CDC 2.6 s → 15 s beside broadcast and presence)',
   describe:
     "broadcast + presence + Postgres Changes on the same connections, each solo and then together: how each one's latency and delivery move against its solo run",
   plan: planMixed,

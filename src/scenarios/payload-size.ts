@@ -34,7 +34,7 @@ export function bytesLabel(bytes: number): string {
 
 export const payloadSize: Scenario = {
   name: 'payload-size',
-  seedSection: '§3 Payload size',
+  seedSection: 'docs/METHOD.md §3 Payload size',
   describe:
     'public broadcast at a fixed rate and connection count, one payload size per step: delivery, fan-out span, egress MiB/s, and which side failed',
   plan: planPayloadSize,

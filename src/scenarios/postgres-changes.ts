@@ -98,7 +98,7 @@ export function planPostgresChanges(profile: Profile, step: number): StepPlan {
 
 export const postgresChanges: Scenario = {
   name: 'postgres-changes',
-  seedSection: '§6 Postgres Changes',
+  seedSection: 'docs/METHOD.md §6 Postgres Changes',
   describe:
     'N subscribers with a postgres_changes binding (filtered or not), rows inserted through pg in rounds: subscription reconciliation, deliveries per round, latency from insert and commit, poller peak',
   plan: planPostgresChanges,

@@ -92,7 +92,7 @@ export function planPresence(profile: Profile, step: number): StepPlan {
 
 export const presence: Scenario = {
   name: 'presence',
-  seedSection: '§5 Presence',
+  seedSection: 'docs/METHOD.md §5 Presence',
   describe:
     'rooms of N members tracking presence, a share of them updating each second: presence deliveries/s, latency, errors, snapshot size, the members² × rate quota arithmetic',
   plan: planPresence,

@@ -135,7 +135,7 @@ export interface StepPlan {
 
 export interface Scenario {
   name: string;
-  /** The seed-002 section this scenario regenerates. */
+  /** The section of the method this scenario regenerates (docs/METHOD.md). */
   seedSection: string;
   describe: string;
   /** The step's plan; its figures of its own (StepResult.extra) are figures/extras.ts. */

@@ -71,7 +71,7 @@ export function planWriteOnly(profile: Profile, step: number): StepPlan {
 
 export const writeOnly: Scenario = {
   name: 'write-only',
-  seedSection: '§7 row 6 Write only (no receivers)',
+  seedSection: 'docs/METHOD.md §7 row 6 Write only (no receivers)',
   describe:
     'senders alone on their own topics (no receivers), acknowledged sends: the highest send rate reached and what stops it',
   plan: planWriteOnly,

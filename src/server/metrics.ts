@@ -68,7 +68,11 @@ type StatsCounter = [name: string, help: string, field: keyof Stats];
 
 const UPGRADE_AND_JOIN_COUNTERS: StatsCounter[] = [
   ['phoenix_connections_total', 'WebSocket upgrades accepted', 'connectionsOpened'],
-  ['realtime_connections_refused_total', 'WebSocket upgrades refused (§1.5)', 'connectionsRefused'],
+  [
+    'realtime_connections_refused_total',
+    'WebSocket upgrades refused (docs/PROTOCOL.md §1.5)',
+    'connectionsRefused',
+  ],
   ['realtime_channel_joins_total', 'successful channel joins', 'joinsOk'],
   ['realtime_channel_join_errors_total', 'refused channel joins', 'joinsError'],
 ];
@@ -97,12 +101,12 @@ const TRAFFIC_COUNTERS: StatsCounter[] = [
   ],
   [
     'realtime_access_token_refreshes_total',
-    'access_token pushes with a new, valid token (§3.4)',
+    'access_token pushes with a new, valid token (docs/PROTOCOL.md §3.4)',
     'tokenRefreshes',
   ],
   [
     'realtime_channel_shutdowns_total',
-    'channels closed with a system error (§3.5)',
+    'channels closed with a system error (docs/PROTOCOL.md §3.5)',
     'channelShutdowns',
   ],
   ['realtime_socket_frames_written_total', 'WebSocket frames written to sockets', 'framesWritten'],
@@ -211,7 +215,7 @@ function databaseGauges(reg: Registry[], server: ServerState): void {
   );
   gauge(
     'realtime_auth_errors',
-    'authorization errors in the current 30 s window (§6.4; trips at db_pool)',
+    'authorization errors in the current 30 s window (docs/PROTOCOL.md §6.4; trips at db_pool)',
     () => db()?.authErrors,
   );
   gauge(

@@ -2,7 +2,7 @@
  * Postgres Changes on the channel side (docs/PROTOCOL.md §7): subscription rows are created
  * through the db seam after the join reply, the `system` "Subscribed to PostgreSQL" (or
  * the error text of docs/PROTOCOL.md §3.3) follows, and each change is delivered once per
- * subscribed channel with every matching binding id in `ids` (§7.3).
+ * subscribed channel with every matching binding id in `ids` (docs/PROTOCOL.md §7.3).
  *
  * Deliveries count toward the tenant's db-events counter (subscription ids per change);
  * while it is tripped changes are skipped silently, as the poller does (docs/PROTOCOL.md §7.1 step

@@ -41,7 +41,7 @@ describe('rtcap plan on a campaign directory', () => {
     expect(cells[5]).toMatch(/^≤ 204\/s at db_pool 44; measured beside it ≥ 8\/s/);
     expect(cells.slice(6, 8)).toEqual(['none carries it', '25']);
     expect(cells[8]).toBe(
-      "§8: db_pool = join rate ÷ headroom × check time, for this workload's 200 joins/s per tenant: ⌈200 ÷ 4.65 per connection⌉",
+      "docs/METHOD.md §8: db_pool = join rate ÷ headroom × check time, for this workload's 200 joins/s per tenant: ⌈200 ÷ 4.65 per connection⌉",
     );
     expect(lines).toContain(
       'Saves the most: db_pool 1 → 44: none carries it → 25 instances (at most: fewer may do).',

@@ -2,7 +2,7 @@
  * The tenant database of rtcap's built-in realtime server: a real PostgreSQL (embedded, or
  * `databaseUrl`), the Supabase-shaped schema (migration.ts), private-channel authorisation
  * through a `db_pool`-sized pool (authorize.ts, docs/PROTOCOL.md §6), and Postgres Changes from
- * a logical replication slot (poller.ts, apply-rls.ts, §7).
+ * a logical replication slot (poller.ts, apply-rls.ts, docs/PROTOCOL.md §7).
  *
  * Interface as agreed with the server (src/server/db-types.ts), plus these additions:
  * - options `slowPolicyMs` (per-check sleep of the `slow-*` topic policies, default 100),

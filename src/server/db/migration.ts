@@ -54,7 +54,7 @@ alter default privileges in schema public grant all on tables to anon, authentic
 alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
 alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
 
--- auth.* helpers read the claims Realtime puts into request.jwt.claims (§6.2); created only
+-- auth.* helpers read the claims Realtime puts into request.jwt.claims (docs/PROTOCOL.md §6.2); created only
 -- where absent so a real Supabase database keeps its own.
 create schema if not exists auth;
 grant usage on schema auth to anon, authenticated, service_role;
@@ -76,7 +76,7 @@ end $$;
 create schema if not exists realtime;
 grant usage on schema realtime to postgres, anon, authenticated, service_role;
 
--- §6.1. Partitioned by inserted_at as Supabase's is; one default partition takes every row.
+-- docs/PROTOCOL.md §6.1. Partitioned by inserted_at as Supabase's is; one default partition takes every row.
 create table if not exists realtime.messages (
   topic text not null,
   extension text not null,
@@ -96,7 +96,7 @@ grant insert, select, update on realtime.messages to anon, authenticated, servic
 create or replace function realtime.topic() returns text language sql stable as
   $f$ select nullif(current_setting('realtime.topic', true), '')::text $f$;
 
--- §7.1 / §7.2: subscription rows and their filters.
+-- docs/PROTOCOL.md §7.1 / §7.2: subscription rows and their filters.
 do $$ begin
   if to_regtype('realtime.equality_op') is null then
     create type realtime.equality_op as enum (
@@ -144,7 +144,7 @@ create unique index if not exists subscription_subscription_id_entity_filters_ke
   on realtime.subscription (subscription_id, entity, filters, action_filter);
 grant select on realtime.subscription to anon, authenticated, service_role;
 
--- Validates each filter at insert time (§7.1 step 2): the column exists and the subscriber's
+-- Validates each filter at insert time (docs/PROTOCOL.md §7.1 step 2): the column exists and the subscriber's
 -- role may select it, the value casts to its type, at most 100 values for \`in\`, \`is\`
 -- takes a keyword, like/match need a text-like column and a valid pattern. The
 -- messages are the ones Supabase raises, which reach the client inside the system message.
@@ -214,7 +214,7 @@ drop trigger if exists tr_check_filters on realtime.subscription;
 create trigger tr_check_filters before insert or update on realtime.subscription
   for each row execute function realtime.subscription_check_filters();
 
--- §7.1 step 4: for each check {entity, pk, role, claims}, whether that role with those claims
+-- docs/PROTOCOL.md §7.1 step 4: for each check {entity, pk, role, claims}, whether that role with those claims
 -- can SELECT the row (its RLS policies applied). Returns the indexes of the visible checks.
 create or replace function realtime.rtcap_visible(checks jsonb) returns int[] language plpgsql volatile as $f$
 declare
@@ -255,7 +255,7 @@ create table if not exists rtcap_bench.settings (key text primary key, value tex
 insert into rtcap_bench.settings (key, value) values ('slow_policy_ms', '100') on conflict (key) do nothing;
 
 -- Sleeps slow_policy_ms once per transaction, however many probe rows the policy is evaluated
--- on, so one authorisation check costs that long (§6.4: ceiling = pool ÷ check time).
+-- on, so one authorisation check costs that long (docs/PROTOCOL.md §6.4: ceiling = pool ÷ check time).
 create or replace function rtcap_bench.slow_policy() returns boolean
   language plpgsql volatile security definer set search_path = pg_catalog cost 10000 as $f$
 declare
@@ -295,7 +295,7 @@ drop policy if exists rtcap_bench_slow_write on realtime.messages;
 create policy rtcap_bench_slow_write on realtime.messages for insert to authenticated with check (
   (select realtime.topic()) like 'slow-%' and rtcap_bench.slow_policy());
 
--- Postgres Changes bench tables (§7). bench_messages is RLS-filtered per subscriber.
+-- Postgres Changes bench tables (docs/PROTOCOL.md §7). bench_messages is RLS-filtered per subscriber.
 ${benchTableSql('public.bench_messages')}
 create index if not exists bench_messages_room_id on public.bench_messages (room_id);
 alter table public.bench_messages enable row level security;
