@@ -79,7 +79,8 @@ function drawTiles(tiles, S) {
     'p50 ' + fmtMs(p.delivery_p50_ms) + ' · p99 ' + fmtMs(p.delivery_p99_ms));
   setFigure(tiles.delivery, last ? fmtDelivery(last.delivery_rate) : '—', last ? last.delivery_rate : null,
     last ? 'step ' + last.index + ': first-receipt p95 ' + fmtMs(last.latency_ms.p95) : 'known when a step ends');
-  setFigure(tiles.server, fmtPct(p.server_cpu_pct), { cpu_pct: p.server_cpu_pct, rss_mb: p.server_rss_mb }, 'RSS ' + fmtMb(p.server_rss_mb));
+  setFigure(tiles.server, fmtPct(p.server_cpu_pct), { cpu_pct: p.server_cpu_pct, rss_mb: p.server_rss_mb, limit: p.limit || null },
+    'RSS ' + fmtMb(p.server_rss_mb) + (p.limit ? ' · ' + p.limit : ''));
   setFigure(tiles.generator, fmtPct(p.generator_cpu_pct), { cpu_pct: p.generator_cpu_pct, rss_mb: p.generator_rss_mb }, 'RSS ' + fmtMb(p.generator_rss_mb));
   setFigure(tiles.lag, fmtMs(p.generator_lag_p99_ms), p.generator_lag_p99_ms);
 }

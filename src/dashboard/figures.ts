@@ -9,6 +9,7 @@ import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import { r1 } from '../util/round.js';
+import { secondLimitWords } from '../model/second-limit.js';
 
 /**
  * One second on the page: the timeseries.ndjson line, field for field, and what the line leaves
@@ -25,6 +26,11 @@ export interface DashboardSecond extends TimeseriesPoint {
   phase_elapsed_s: number;
   phase_length_s: number | null;
   steps_planned: number;
+  /**
+   * The limit of this machine the second met, in the progress line's words
+   * (model/second-limit); absent when it met none.
+   */
+  limit?: string;
 }
 
 export function dashboardSecond(
@@ -33,6 +39,7 @@ export function dashboardSecond(
   clock: PhaseClock,
 ): DashboardSecond {
   const rss = rec.workers.map((w) => w.health.rssMb).filter((v) => Number.isFinite(v));
+  const limit = secondLimitWords(rec.point);
   return {
     ...rec.point,
     target_connections: targetConnections,
@@ -40,6 +47,7 @@ export function dashboardSecond(
     phase_elapsed_s: r1(clock.elapsedS),
     phase_length_s: clock.lengthS,
     steps_planned: clock.steps,
+    ...(limit ? { limit } : {}),
   };
 }
 

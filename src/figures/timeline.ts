@@ -188,6 +188,9 @@ export class Timeline {
       server_cpu_pct:
         server?.cpuCores != null ? r1((server.cpuCores / this.instance.vcpus) * 100) : null,
       server_rss_mb: server?.rssMb != null ? r1(server.rssMb) : null,
+      ...(server?.openFiles
+        ? { server_open_files: { open: server.openFiles.open, limit: server.openFiles.limit } }
+        : {}),
       generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
       generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
       ...(lateLines > 0 ? { late_lines: lateLines } : {}),

@@ -89,6 +89,28 @@ export function atOpenFilesLimit(open: number, limit: number | null): limit is n
   return open >= limit - Math.max(8, Math.ceil(limit * 0.01));
 }
 
+/**
+ * The server process at its open-file limit while connections failed or dropped (`failing` of
+ * them), as an environment limit; null otherwise. One condition for a step (its most files open)
+ * and for a second of the live line (that second's reading), so both name the same limit.
+ */
+export function serverOpenFilesLimit(
+  open: number,
+  files: { limit: number | null; pid?: number },
+  failing: number,
+  builtin?: boolean,
+): Extract<Limit, { kind: 'environment' }> | null {
+  if (failing <= 0 || !atOpenFilesLimit(open, files.limit)) return null;
+  return {
+    kind: 'environment',
+    resource: 'open files',
+    process: 'server',
+    limit: files.limit,
+    ...(files.pid !== undefined ? { pid: files.pid } : {}),
+    builtin: builtin ?? false,
+  };
+}
+
 function topReason(
   errors: Record<string, number>,
   keep: (reason: string) => boolean,
@@ -239,16 +261,8 @@ export function limitOfStep(step: StepResult, ctx: StepLimitContext): Limit {
   const failed = step.connections?.failed ?? 0;
   const dropped = step.connections?.disconnected ?? 0;
   const files = step.server?.open_files;
-  if ((failed > 0 || dropped > 0) && files && atOpenFilesLimit(files.max, files.limit)) {
-    return {
-      kind: 'environment',
-      resource: 'open files',
-      process: 'server',
-      limit: files.limit,
-      pid: files.pid,
-      builtin: ctx.builtin ?? false,
-    };
-  }
+  const atFiles = files && serverOpenFilesLimit(files.max, files, failed + dropped, ctx.builtin);
+  if (atFiles) return atFiles;
   const said = serverRejectionOf(step);
   if (said) return { kind: 'server-rejection', ...said };
   if (failed > 0) return failedWithoutWords(step, failed);

@@ -28,6 +28,12 @@ export interface TimeseriesPoint {
   disconnects: number;
   server_cpu_pct: number | null;
   server_rss_mb: number | null;
+  /**
+   * The server process nearest its open-file limit at this second's sample: files open and the
+   * limit (null: unlimited); absent when the server's file table was not read (not on this
+   * machine, or written before this was recorded).
+   */
+  server_open_files?: { open: number; limit: number | null };
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   /**

@@ -2,9 +2,12 @@
  * The live progress line on stderr: rewritten in place on a terminal, one line every few
  * seconds otherwise (CI logs stay readable). Its latency is the last second's p95 over every
  * receipt, named so: the final table shows first-receipt latency, which only the end of a
- * step can compute (the first receipt of a message across all processes).
+ * step can compute (the first receipt of a message across all processes). A limit of this
+ * machine the second met (the server at its open-file limit while connections fail) comes right
+ * after the step, in its capacity row's words (model/second-limit), and is printed at once.
  */
 import type { TimeseriesPoint } from '../result/timeseries-point.js';
+import { secondLimitWords } from '../model/second-limit.js';
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const ms = (v: number | null) =>
@@ -14,6 +17,8 @@ const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v)}%`);
 export class Progress {
   private lastPlainMs = 0;
   private dirty = false;
+  /** The limit the previous second met, so a newly met one is printed at once. */
+  private lastLimit: string | null = null;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -29,15 +34,18 @@ export class Progress {
     const phase = ctx.phaseLengthS
       ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s`
       : p.phase;
+    const limit = secondLimitWords(p);
+    const newLimit = limit !== null && limit !== this.lastLimit;
+    this.lastLimit = limit;
     const line =
-      `step ${p.step}${ctx.steps > 0 ? `/${ctx.steps}` : ''} ${phase} · joined ${n(p.joined)}/${n(ctx.target)} · ` +
+      `step ${p.step}${ctx.steps > 0 ? `/${ctx.steps}` : ''} ${phase} · ${limit ? `${limit} · ` : ''}joined ${n(p.joined)}/${n(ctx.target)} · ` +
       `sent ${n(p.sent_per_s)}/s · delivered ${n(p.delivered_per_s)}/s · every-receipt p95 ${ms(p.delivery_p95_ms)} · ` +
       `errors ${n(p.errors)} · server CPU ${pct(p.server_cpu_pct)} RSS ${p.server_rss_mb === null ? '—' : `${Math.round(p.server_rss_mb)} MB`} · ` +
       `gen CPU ${pct(p.generator_cpu_pct)} lag ${ms(p.generator_lag_p99_ms)}`;
     if (this.out.isTTY) {
       this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 200) - 1)}`);
       this.dirty = true;
-    } else if (Date.now() - this.lastPlainMs >= 5000) {
+    } else if (newLimit || Date.now() - this.lastPlainMs >= 5000) {
       this.out.write(line + '\n');
       this.lastPlainMs = Date.now();
     }

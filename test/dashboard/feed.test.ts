@@ -84,6 +84,22 @@ describe('DashboardFeed', () => {
     expect(feed.snapshot().seconds[1].generator_rss_mb).toBeNull();
   });
 
+  it("carries the limit a second met in the progress line's words, and none when it met none", () => {
+    const feed = new DashboardFeed('run');
+    const atLimit = second(100);
+    atLimit.point = {
+      ...atLimit.point,
+      disconnects: 2,
+      server_open_files: { open: 20_000, limit: 20_000 },
+    };
+    feed.second(atLimit, 8);
+    feed.second(second(101), 8);
+    const [a, b] = feed.snapshot().seconds;
+    expect(a.limit).toBe('environment limit: server process open-file limit 20,000');
+    expect(a.server_open_files).toEqual({ open: 20_000, limit: 20_000 });
+    expect(b).not.toHaveProperty('limit');
+  });
+
   it('keeps the last MAX_SECONDS seconds and MAX_LOG_LINES log lines, no more', () => {
     const feed = new DashboardFeed('run');
     for (let t = 0; t < MAX_SECONDS + 25; t++) feed.second(second(t), 1);

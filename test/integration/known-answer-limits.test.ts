@@ -102,7 +102,7 @@ describe('what stopped a sweep: the server said no', () => {
 async function sweepUnderNofile(
   limit: number,
   profile: Record<string, unknown>,
-): Promise<{ stdout: string; result: RunResult; dir: string }> {
+): Promise<{ stdout: string; stderr: string; result: RunResult; dir: string }> {
   const dir = tempDir('rtcap-limit-b-');
   const file = join(dir, 'profile.yaml');
   writeFileSync(file, stringify(profile));
@@ -121,6 +121,7 @@ async function sweepUnderNofile(
     throw new Error(`rtcap sweep exited ${code}: ${stderr.slice(-2000)}`);
   return {
     stdout,
+    stderr,
     result: JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as RunResult,
     dir: out,
   };
@@ -129,7 +130,7 @@ async function sweepUnderNofile(
 describe('what stopped a sweep: the server process ran out of files', () => {
   it('names the server process open-file limit K with its number, a lower bound, and what to do', async () => {
     const K = 400;
-    const { stdout, result, dir } = await sweepUnderNofile(K, {
+    const { stdout, stderr, result, dir } = await sweepUnderNofile(K, {
       name: 'limit-nofile',
       scenario: 'broadcast-public',
       target: {
@@ -177,6 +178,8 @@ describe('what stopped a sweep: the server process ran out of files', () => {
     // The step names the limit first, in the row's words, not only "N connections failed".
     expect(broken.verdict_reasons.find((x) => !x.startsWith('incomplete'))).toBe(words);
     expect(stdout).toContain(`what stopped the measurement: ${words}`);
+    // The live line names it too, as it happens: in the broken step, right after its phase.
+    expect(stderr).toMatch(new RegExp(`^step ${broken.index} [^\\n]*· ${words} · joined `, 'm'));
     expect(stdout).toContain(
       "this is a lower bound on the server's own capacity (to measure further: raise `ulimit -n`",
     );

@@ -50,6 +50,25 @@ describe('Progress', () => {
     expect(text()).toContain('every-receipt p95 42 ms');
     expect(text()).not.toMatch(/· p95/);
   });
+
+  it("names the limit a second met right after the step, in the capacity row's words, and prints it at once", () => {
+    const { stream, text } = capture();
+    const progress = new Progress(stream, true);
+    const ctx = { steps: 2, target: 600, elapsedInPhaseS: 1, phaseLengthS: null };
+    // The server at its open-file limit, but nothing failed this second: no limit named yet.
+    progress.update({ ...point(), server_open_files: { open: 400, limit: 400 } }, ctx);
+    expect(text()).not.toContain('limit');
+    // Within the 5 s between plain lines: the second whose connections fail there prints at once.
+    progress.update({ ...point(), errors: 3, server_open_files: { open: 396, limit: 400 } }, ctx);
+    const lines = text().trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^step 1\/2 steady · environment limit: server process open-file limit 400 · joined 10\/600 ·/,
+    );
+    // Far from the limit: not named, and the next line waits its 5 s again.
+    progress.update({ ...point(), errors: 3, server_open_files: { open: 200, limit: 400 } }, ctx);
+    expect(text().trim().split('\n')).toHaveLength(2);
+  });
 });
 
 function point(): TimeseriesPoint {
