@@ -50,9 +50,10 @@ export interface StepLimitContext {
 }
 
 /**
- * Errors the server put in words (client/classify, generator/worker): an error reply to a join
- * ("join: " in results transcribed from the seed), a refused upgrade, a close frame (1006 is no
- * close frame at all: the TCP connection just ended), a channel error, a refused send or track.
+ * Errors the server put in words (client/classify, generator/connection-events): an error reply
+ * to a join ("join: " in results transcribed from the seed), a refused upgrade, a close frame
+ * (1006 is no close frame at all: the TCP connection just ended), a channel error, a refused send
+ * or track.
  */
 const SERVER_SAID =
   /^(join refused: |join: |upgrade refused: |closed by server: (?!1006\b)|phx_error: |ack error: |presence track refused: )/;

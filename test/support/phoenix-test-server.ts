@@ -7,7 +7,7 @@
  * push unanswered, serve joins or broadcast pushes from a queue at a fixed rate, write every
  * delivery through one queue at a fixed rate (a serial writer) or through a queue per topic that
  * drains slower once overloaded (topicQueue), or write a test's own raw frames to each member
- * that joins.
+ * that joins and drop it when the test says.
  * It also tracks presence (a `presence_diff` to every member of the topic, the tracker's own
  * included) and confirms postgres_changes bindings (without ever sending a change), so mixed
  * steps can run against it. rtcap's figures against it must match what it was told to do (the
@@ -134,6 +134,8 @@ export interface JoinedMember {
   vsn: Vsn;
   /** Writes `data` as one frame (a string as text, a Buffer as binary) while the socket is open. */
   send(data: string | Buffer): void;
+  /** Ends the member's TCP connection without a close frame (the client reads 1006). */
+  drop(): void;
 }
 
 interface Member {
@@ -385,6 +387,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
             send: (data) => {
               if (ws.readyState === ws.OPEN) ws.send(data);
             },
+            drop: () => ws.terminate(),
           });
         };
         if (!opts.joinsPerS) {
