@@ -34,7 +34,7 @@ import { sumCollected, type StepInputs } from './step-inputs.js';
 import { measureStep, type Measured } from './step-measure.js';
 import { reconnectGapOf, sendsWhileDown } from './reconnect-gap.js';
 import { stepFrames } from './frames.js';
-import { unansweredStep } from './unanswered-step.js';
+import { partlyAnsweredStep, unansweredStep } from './unanswered-step.js';
 import { withLimitNamed } from './named-limit.js';
 
 export function buildStepResult(args: StepInputs): StepResult {
@@ -98,6 +98,8 @@ export function buildStepResult(args: StepInputs): StepResult {
   // Processes that never answered the collect measured nothing that reached the coordinator but
   // their per-second lines: the step says what those said.
   if (args.cut && !args.cut.collected) return unansweredStep(step, args);
+  // Some answered, some did not: the step is what those that answered reported.
+  if (args.cut?.unanswered?.length) return partlyAnsweredStep(step, args);
   // A limit of this machine rtcap measured (the server's open files, a memory cgroup) comes first.
   return withLimitNamed(step, { builtin: !profile.target.url });
 }

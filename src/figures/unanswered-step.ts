@@ -3,12 +3,14 @@
  * machine, a stalled ramp): nothing they measured reached the coordinator but their per-second
  * lines. The step is kept with what those said — connections joined and open at its last second,
  * the most open, errors by reason, disconnects, sends and receipts counted — and says that
- * nothing else was measured; its verdict is inconclusive, never capacity.
+ * nothing else was measured; its verdict is inconclusive, never capacity. When only some did not
+ * answer, the step is what the others reported (partlyAnsweredStep).
  */
 import { sumOf } from '../util/sum.js';
 import type { StepResult } from '../result/result.js';
 import { isIncompleteReason } from '../model/format.js';
 import type { StepInputs } from './step-inputs.js';
+import { unansweredWords } from '../result/cut-short.js';
 
 /** The errors of the processes' per-second lines over the step, by reason. */
 function errorsOf(seconds: StepInputs['stepSeconds']): Record<string, number> {
@@ -55,5 +57,25 @@ export function unansweredStep(step: StepResult, args: StepInputs): StepResult {
     },
     delivery_rate: null,
     errors,
+  };
+}
+
+/**
+ * `step` built from the processes that answered the collect while others did not: its figures
+ * are theirs alone (nothing of a process that did not answer is counted, its sends and receipts
+ * and the connections it held included), so it is inconclusive, never capacity, and names the
+ * processes that did not answer.
+ */
+export function partlyAnsweredStep(step: StepResult, args: StepInputs): StepResult {
+  const unanswered = args.cut?.unanswered ?? [];
+  if (unanswered.length === 0) return step;
+  const waitS = (args.cut?.collect_wait_ms ?? 0) / 1000;
+  return {
+    ...step,
+    verdict: 'inconclusive',
+    verdict_reasons: [
+      ...step.verdict_reasons.filter(isIncompleteReason),
+      unansweredWords(unanswered, waitS),
+    ],
   };
 }

@@ -21,6 +21,16 @@ export interface PoolEvents {
   fatal: [string];
 }
 
+/**
+ * What the processes handed over at a step's collect: the answers of those that replied in time,
+ * and the processes that did not (numbered from 1, with their pids). Nothing of a process that
+ * did not answer is in `replies`, not even an answer that comes later.
+ */
+export interface Collection {
+  replies: StepCollected[];
+  unanswered: Array<{ process: number; pid: number }>;
+}
+
 export class WorkerPool extends EventEmitter<PoolEvents> {
   private readonly children: ChildProcess[] = [];
   private readonly waiters = new Map<
@@ -216,6 +226,30 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     const done = this.expect<StepCollected>('collected', step);
     this.broadcast({ type: 'collect', step });
     return done;
+  }
+
+  /**
+   * Collects the step, waiting at most `waitMs`: a slow process costs only its own answer, the
+   * others' are kept (a step cut short keeps what they measured).
+   */
+  async collectWithin(step: number, waitMs: number): Promise<Collection> {
+    const key = this.key('collected', step);
+    const done = this.collect(step);
+    let timer: NodeJS.Timeout | undefined;
+    const all = await Promise.race([
+      done,
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (all) return { replies: all, unanswered: [] };
+    // Out of time: what came so far is the collection; an answer after this finds no waiter.
+    const got = (this.waiters.get(key)?.got ?? []) as StepCollected[];
+    this.waiters.delete(key);
+    const answered = new Set(got.map((r) => r.worker));
+    const unanswered = this.children
+      .map((c, w) => ({ process: w + 1, pid: c.pid ?? 0 }))
+      .filter((p) => !answered.has(p.process - 1));
+    return { replies: got, unanswered };
   }
 
   /** Asks workers to close their sockets and exit; kills those that do not within the grace. */

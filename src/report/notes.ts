@@ -3,6 +3,7 @@
  * and 001 are the warning: a report whose headline hides dropped iterations or 74 % errors
  * reads like a success. Here every such condition produces a line.
  */
+import { unansweredWords } from '../result/cut-short.js';
 import type { Analysis } from '../model/analysis.js';
 import { fewSamplesNote } from './cells.js';
 import { framesNote } from './frame-notes.js';
@@ -38,9 +39,11 @@ function statusNotes(result: RunResult): string[] {
 /** A step cut short, what cut it and where, and what it kept. */
 function cutShortNote(s: StepResult): string {
   const cut = s.cut_short!;
-  const kept = cut.collected
-    ? 'its figures cover only the part that ran (its messages: those due a second before the cut)'
-    : `its generator processes did not answer the collect within ${fmtInt(cut.collect_wait_ms / 1000)} s, so it keeps only what their per-second lines said (connections, errors)`;
+  const kept = cut.unanswered?.length
+    ? unansweredWords(cut.unanswered, cut.collect_wait_ms / 1000)
+    : cut.collected
+      ? 'its figures cover only the part that ran (its messages: those due a second before the cut)'
+      : `its generator processes did not answer the collect within ${fmtInt(cut.collect_wait_ms / 1000)} s, so it keeps only what their per-second lines said (connections, errors)`;
   return `Step ${s.index} is ${incompleteLabel(cut)}: ${kept}; no fit uses it and it is never cited as capacity.`;
 }
 

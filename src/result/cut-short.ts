@@ -20,6 +20,12 @@ export interface StepCutShort {
   collected: boolean;
   /** How long the coordinator waited for the collect (ms). */
   collect_wait_ms: number;
+  /**
+   * Generator processes (numbered from 1, with their pids) that did not answer the collect in
+   * time while others did: the step counts only what those others reported. Absent: every
+   * process answered, or none did (`collected` false).
+   */
+  unanswered?: Array<{ process: number; pid: number }>;
 }
 
 /**
@@ -27,3 +33,22 @@ export interface StepCutShort {
  * connections it opened were answered, never joined, and count as failed.
  */
 export const NO_CONNECTION_COULD_JOIN = 'no connection could join';
+
+/**
+ * "generator process 2 (pid 4321) did not answer the collect within 5 s: nothing it measured
+ * is counted, the step's figures are the other processes' only" — the step's reason and the log
+ * line, for processes that did not answer while others did.
+ */
+export function unansweredWords(
+  unanswered: NonNullable<StepCutShort['unanswered']>,
+  waitS: number,
+): string {
+  const one = unanswered.length === 1;
+  const which = unanswered.map((p) => p.process).join(', ');
+  const pids = unanswered.map((p) => p.pid).join(', ');
+  return (
+    `generator process${one ? '' : 'es'} ${which} (pid${one ? '' : 's'} ${pids}) ` +
+    `did not answer the collect within ${waitS} s: nothing ${one ? 'it' : 'they'} measured is counted, ` +
+    `the step's figures are the other processes' only`
+  );
+}

@@ -6,7 +6,7 @@
  */
 import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
 import { nowMs } from '../measure/clock.js';
-import type { WorkerPool } from '../load/pool.js';
+import type { Collection, WorkerPool } from '../load/pool.js';
 import type { StepCollected } from '../generator/ipc.js';
 import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
@@ -19,7 +19,7 @@ import { topError } from './step-health.js';
 import type { StepWindow } from '../figures/window.js';
 import type { Timeline } from '../figures/timeline.js';
 import type { StepTimes } from './segment-schedule.js';
-import type { StepCutShort } from '../result/cut-short.js';
+import { unansweredWords, type StepCutShort } from '../result/cut-short.js';
 
 export interface StepRun {
   window: StepWindow;
@@ -281,18 +281,43 @@ export async function runStepPhases(
     // Keep what the workers have, if they still answer; the step is kept either way.
     const waitMs =
       e.status === 'interrupted' ? COLLECT_WAIT_MS.interrupted : COLLECT_WAIT_MS.aborted;
-    const collected = await withinOrNull(r.pool.collect(i), waitMs);
-    if (collected === null)
-      r.log(
-        `step ${i + 1}: the generator processes did not answer the collect within ${waitMs / 1000} s: the step keeps what their per-second lines said`,
-      );
+    const { collected, unanswered } = await collectAfterAbort(r, i, waitMs);
     if (run.inserts && !run.insertResult) {
       run.inserts.stop();
       run.insertResult = await withinOrNull(run.inserts.done, 5000);
     }
+    // A process that did not answer leaves the step without its part: never a complete step.
+    if (unanswered.length > 0) complete = false;
     const cut: StepCutShort | null = complete
       ? null
-      : { by: e.by, phase, collected: collected !== null, collect_wait_ms: waitMs };
+      : {
+          by: e.by,
+          phase,
+          collected: collected !== null,
+          collect_wait_ms: waitMs,
+          ...(unanswered.length > 0 ? { unanswered } : {}),
+        };
     return { window: w, collected, inserts: run.insertResult, complete, abort: e, cut };
   }
+}
+
+/**
+ * The collect after an abort, within `waitMs`: the answers of the processes that replied (null
+ * when none did), and those that did not while others did.
+ */
+async function collectAfterAbort(
+  r: StepRunner,
+  i: number,
+  waitMs: number,
+): Promise<{ collected: StepCollected[] | null; unanswered: Collection['unanswered'] }> {
+  const { replies, unanswered } = await r.pool.collectWithin(i, waitMs);
+  const s = waitMs / 1000;
+  if (replies.length === 0) {
+    r.log(
+      `step ${i + 1}: the generator processes did not answer the collect within ${s} s: the step keeps what their per-second lines said`,
+    );
+    return { collected: null, unanswered: [] };
+  }
+  if (unanswered.length > 0) r.log(`step ${i + 1}: ${unansweredWords(unanswered, s)}`);
+  return { collected: replies, unanswered };
 }
