@@ -6,6 +6,10 @@
  * holds (generator/step-traffic), and its collection hands the coordinator what the step measured
  * (generator/step-collection). It holds the step's plan and counters, which the connections'
  * events (generator/connection-events) read and count into.
+ *
+ * A collection opens the next step's counters: what the connections do after it (frames still
+ * arriving, drops, reconnects) is counted in the next step, never lost between the two; the
+ * ledger counts receipts after it as the next step's stale ones (measure/ledger).
  */
 import type { ClassifiedError } from '../client/classify.js';
 import type { Connection } from '../client/connection.js';
@@ -71,8 +75,14 @@ export interface StepLifecycleParts {
 export class StepLifecycle implements StepNow {
   private current = -1;
   private currentPlan: StepPlan | null = null;
-  /** The step's counters; replaced whole when a step begins. */
+  /** The counters events count into: the step's, from its collection on the next step's. */
   private stepCounters = newStepCounters();
+  /** The counters were opened for a step not begun yet (at the start, or by a collection). */
+  private countersAhead = true;
+  /** The step's collection once made: asked again, the same answer. */
+  private collected: StepCollected | null = null;
+  /** The step's failed joins and errors when its ramp started: rampDone reports its own. */
+  private atRampStart = { failed: 0, errors: new Map<string, number>() };
   /** This second's counters; replaced whole each second. */
   private secondCounters = newSecondCounters();
   /** What the step sends and the replies it waits for. */
@@ -126,6 +136,7 @@ export class StepLifecycle implements StepNow {
     this.beginIfNew(step);
     const lateMs = this.p.profile.load.late_threshold;
     const k = this.stepCounters;
+    this.atRampStart = { failed: k.failed, errors: new Map(k.errors) };
     k.scheduledJoins += this.ramps.start({
       step,
       fromConn,
@@ -168,11 +179,15 @@ export class StepLifecycle implements StepNow {
     runTraffic(realPacer, run);
   }
 
-  /** What the step measured; acks and tracks still pending are counted unanswered. */
+  /**
+   * What the step measured; acks and tracks still pending are counted unanswered. From now on the
+   * connections count into the next step.
+   */
   collect(): StepCollected {
+    if (this.collected) return this.collected;
     const p = this.p;
     this.stepSends.endStep();
-    return stepCollected({
+    const collected = stepCollected({
       worker: p.worker,
       step: this.current,
       segment: p.segment.index,
@@ -183,6 +198,12 @@ export class StepLifecycle implements StepNow {
       sent: { sent: p.sends.sent, failed: p.sends.failed, late: p.sends.late },
       lagP99Ms: p.health.windowLagP99Ms(),
     });
+    this.collected = collected;
+    p.ledger.closeStep();
+    this.stepCounters = newStepCounters();
+    this.countersAhead = true;
+    this.stepSends.countInto(this.stepCounters);
+    return collected;
   }
 
   /** Acks and presence tracks unanswered past load.ack_timeout at `now`. */
@@ -204,22 +225,33 @@ export class StepLifecycle implements StepNow {
     p.ledger.beginStep(step, { segment: p.segment.index, segments, senderOf });
     p.set.subscribing.clear();
     p.sends.beginStep(p.profile.load.late_threshold);
-    this.stepCounters = newStepCounters();
+    // Counters opened by the last collection are this step's; else (a step never collected) new.
+    if (!this.countersAhead) this.stepCounters = newStepCounters();
+    this.countersAhead = false;
+    this.collected = null;
     this.stepSends.beginStep(p.profile, plan.payloadBytes, this.stepCounters);
   }
 
   private postRampDone(): void {
     const k = this.stepCounters;
-    const errors = Object.fromEntries(k.errors);
+    const at = this.atRampStart;
+    const errors = countsSince(k.errors, at.errors);
+    const failed = k.failed - at.failed;
     const joined = this.p.set.joinedNow;
     const step = this.current;
-    this.p.post({
-      type: 'rampDone',
-      worker: this.p.worker,
-      step,
-      joined,
-      failed: k.failed,
-      errors,
-    });
+    this.p.post({ type: 'rampDone', worker: this.p.worker, step, joined, failed, errors });
   }
+}
+
+/** What `now` counts beyond `before`, by reason. */
+function countsSince(
+  now: Map<string, number>,
+  before: Map<string, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [reason, n] of now) {
+    const more = n - (before.get(reason) ?? 0);
+    if (more > 0) out[reason] = more;
+  }
+  return out;
 }

@@ -43,6 +43,11 @@ export class StepSends {
   beginStep(profile: Profile, payloadBytes: number, counters: StepCounters): void {
     this.sender = new BenchSender(profile, payloadBytes);
     this.presenceSender = new PresenceSender(payloadBytes);
+    this.countInto(counters);
+  }
+
+  /** Counts into `counters` from now on (a step's, or after a collection the next step's). */
+  countInto(counters: StepCounters): void {
     this.counters = counters;
     this.acks.countInto(counters.acks);
     this.tracks.countInto(counters.presenceTracks);

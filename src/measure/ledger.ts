@@ -10,7 +10,9 @@
  * Receive work per delivery is a few typed-array writes and one histogram record.
  *
  * Stream ids are step-scoped: stream = step × STREAM_STRIDE + local stream, so a straggler
- * from an earlier step can never be counted as a delivery of the current one.
+ * from an earlier step can never be counted as a delivery of the current one: it is stale. So is
+ * a receipt that came after its step was collected (closeStep) and before the next began: the
+ * next step counts it, since the collected step's counts are gone with its state.
  */
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
 import {
@@ -165,9 +167,29 @@ export class ReceiveLedger {
   /** This second's deliveries by traffic kind (the per-kind rates count by receive time). */
   private receivedByKindThisSecond: number[] = new Array<number>(KIND_COUNT).fill(0);
   bytesThisSecond = 0;
+  /** Receipts recorded when the step was collected (closeStep); null while it is not. */
+  private recordsAtClose: number | null = null;
 
-  /** Starts a step: receipts of other steps' streams are stale from now on. */
+  /** Every receipt recorded in the step, whatever it was counted as. */
+  private get records(): number {
+    return this.received + this.duplicates + this.unexpected + this.stale;
+  }
+
+  /**
+   * The step was collected: what is recorded from now until the next beginStep came too late for
+   * it, and is counted stale in the next step.
+   */
+  closeStep(): void {
+    this.recordsAtClose = this.records;
+  }
+
+  /**
+   * Starts a step: receipts of other steps' streams are stale from now on, and so are those
+   * recorded since the previous step was collected.
+   */
   beginStep(step: number, scope: LatencyScope | null = null): void {
+    const late = this.recordsAtClose === null ? 0 : this.records - this.recordsAtClose;
+    this.recordsAtClose = null;
     this.base = step * STREAM_STRIDE;
     this.scope = scope && scope.segments > 1 ? scope : null;
     this.epoch = nextEpoch++;
@@ -175,13 +197,8 @@ export class ReceiveLedger {
     this.streams = [];
     this.hist.reset();
     for (const h of this.kindHists) h.reset();
-    this.received =
-      this.reordered =
-      this.otherMachine =
-      this.duplicates =
-      this.unexpected =
-      this.stale =
-        0;
+    this.received = this.reordered = this.otherMachine = this.duplicates = this.unexpected = 0;
+    this.stale = late;
     this.reorderedByKind = new Array<number>(KIND_COUNT).fill(0);
     this.duplicatesByKind = new Array<number>(KIND_COUNT).fill(0);
   }

@@ -14,7 +14,7 @@ import { WHOLE } from '../../src/generator/segment.js';
 import { StepLifecycle } from '../../src/generator/step-lifecycle.js';
 import { nowMs } from '../../src/measure/clock.js';
 import { HealthMonitor } from '../../src/measure/health.js';
-import { ReceiveLedger, SendLedger } from '../../src/measure/ledger.js';
+import { newMemberState, ReceiveLedger, SendLedger, streamId } from '../../src/measure/ledger.js';
 import type { Profile } from '../../src/profile/schema.js';
 import { liveProfile, until } from './support/live-target.js';
 
@@ -109,5 +109,47 @@ describe('StepLifecycle', () => {
     t.steps.define(1, { ...profile.load.steps[0], connections: 7 });
     t.steps.shrink(1, 7);
     expect(t.steps.plan?.connections).toBe(7);
+  });
+
+  it('receipts and frames after a collection are counted in the next step, never lost', () => {
+    const profile = liveProfile(url, [
+      { connections: 2, send_rate: 1, duration: '1s' },
+      { connections: 2, send_rate: 1, duration: '1s' },
+    ]);
+    const t = lifecycle(profile);
+    const member = newMemberState();
+    member.joinedAtMs = 1;
+    const receive = (seq: number) => t.ledger.record(member, streamId(0, 0), seq, 10, 20, 100);
+    t.steps.shrink(0, 2);
+    receive(0);
+    const first = t.steps.collect();
+    expect(first.receipts).toMatchObject({ received: 1, stale: 0 });
+    // After the collection: a delivery of step 0 still arriving, and a frame rtcap cannot use.
+    receive(1);
+    t.steps.counters.frames.unknownEvent++;
+    t.steps.shrink(1, 2);
+    const second = t.steps.collect();
+    expect(second.receipts).toMatchObject({ received: 0, stale: 1 });
+    expect(second.frames?.unknownEvent).toBe(1);
+    expect(first.frames?.unknownEvent).toBe(0);
+  });
+
+  it('a repeated collect answers the same; the next ramp reports only its own errors', () => {
+    const profile = liveProfile(url, [
+      { connections: 2, send_rate: 1, duration: '1s' },
+      { connections: 4, send_rate: 1, duration: '1s' },
+    ]);
+    const t = lifecycle(profile, () => false);
+    t.steps.shrink(0, 2);
+    t.steps.countError({ class: 'server', reason: 'join refused: full' });
+    const first = t.steps.collect();
+    expect(t.steps.collect()).toBe(first);
+    // A drop after the collection is the next step's, not its ramp's.
+    t.steps.countError({ class: 'network', reason: 'dropped' });
+    t.steps.ramp(1, 2, 4, nowMs());
+    expect(t.posts('rampDone')).toEqual([
+      { type: 'rampDone', worker: 3, step: 1, joined: 0, failed: 0, errors: {} },
+    ]);
+    expect(t.steps.collect().errors).toEqual({ dropped: 1 });
   });
 });
