@@ -14,16 +14,20 @@ import type { RunResult } from '../result/result.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { profileHash, ShardRecorder } from '../shard/record.js';
 import { Abort, type AbortFunnel } from './abort.js';
-import type { RunGenerators } from './run-options.js';
+import type { Profile } from '../profile/schema.js';
+import type { LoadPart, ProfilePart } from './run-options.js';
 import type { TargetSetup } from './target-setup.js';
 import type { Timeline } from '../figures/timeline.js';
 
 /** Forks the generator processes and waits until every one has connected its settings. */
 export async function startPool(args: {
-  opts: RunGenerators;
+  profile: Profile;
+  load: LoadPart;
+  /** The steps are decided as the run goes (a search). */
+  searching: boolean;
+  log: (line: string) => void;
   plans: StepPlan[];
   gen: GeneratorPlan;
-  generatorCpus: string | null;
   target: TargetSetup;
   timeline: Timeline;
   funnel: AbortFunnel;
@@ -32,26 +36,31 @@ export async function startPool(args: {
   /** Called with the pool as soon as it exists, so that a failed start still stops it. */
   onPool: (pool: WorkerPool) => void;
 }): Promise<WorkerPool> {
-  const { opts, gen, target, funnel } = args;
-  const v8Args = youngGenerationArgs(args.plans, opts.nextStep !== undefined);
+  const { gen, target, funnel, log } = args;
+  const v8Args = youngGenerationArgs(args.plans, args.searching);
   if (v8Args.length)
-    opts.log(
+    log(
       `generator: every step only holds connections (no traffic): young generation capped (${v8Args.join(' ')})`,
     );
   const { link } = args;
-  const pool = new WorkerPool(gen.workers, args.generatorCpus, v8Args, link?.launcher ?? []);
+  const pool = new WorkerPool(
+    gen.workers,
+    args.load.generatorCpus ?? null,
+    v8Args,
+    link?.launcher ?? [],
+  );
   args.onPool(pool);
   pool.on('second', (s: SecondStats) => args.timeline.add(s));
   pool.on('fatal', (m: string) =>
     funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`),
   );
-  const seg = opts.segment;
+  const seg = args.load.segment;
   const starting = pool.start((w) => ({
     type: 'init',
     workerIndex: w,
     workers: gen.workers,
     ...(seg ? { segment: { index: seg.index, count: seg.count } } : {}),
-    profile: opts.profile,
+    profile: args.profile,
     url: target.socketUrl,
     headers: target.headers,
     sourceAddresses: link && !link.keepSourceAddresses ? [] : gen.sourceAddresses,
@@ -66,7 +75,7 @@ export async function startPool(args: {
     // The processes that did start are gone already (killed and reaped by the pool); the run
     // stops the rest of what it started and ends on this line.
     const n = e.stoppedPids.length;
-    opts.log(
+    log(
       `generator: stopped the ${n} process${n === 1 ? '' : 'es'} already started${n ? ` (pids ${e.stoppedPids.join(', ')})` : ''}`,
     );
     throw new Abort('aborted', e.message);
@@ -79,7 +88,11 @@ export async function startPool(args: {
  * common start time. Null for a run that is not split. A search sweep cannot be split.
  */
 export async function startShard(args: {
-  opts: RunGenerators;
+  profile: ProfilePart;
+  segment: LoadPart['segment'];
+  /** The steps are decided as the run goes (a search), which a split run cannot do. */
+  searching: boolean;
+  log: (line: string) => void;
   pool: WorkerPool;
   workers: number;
   builtin: boolean;
@@ -88,21 +101,21 @@ export async function startShard(args: {
   /** Called with the recorder as soon as it exists, so that the run's end still writes it. */
   onShard: (shard: ShardRecorder) => void;
 }): Promise<ShardRecorder | null> {
-  const { opts } = args;
-  const seg = opts.segment;
+  const { profile, profilePath, redactedProfile } = args.profile;
+  const seg = args.segment;
   if (!seg) return null;
   const shard = new ShardRecorder({
     identity: {
       run: seg.run,
-      profileName: opts.profile.name,
-      profileHash: profileHash(opts.redactedProfile),
+      profileName: profile.name,
+      profileHash: profileHash(redactedProfile),
       segment: seg.index,
       segments: seg.count,
     },
     workers: args.workers,
     run: {
-      profile: opts.redactedProfile,
-      profilePath: opts.profilePath,
+      profile: redactedProfile,
+      profilePath,
       builtin: args.builtin,
       targetUrl: args.result.target.url,
       status: 'running',
@@ -113,8 +126,8 @@ export async function startShard(args: {
   });
   args.onShard(shard);
   args.pool.on('second', (s: SecondStats) => shard.second(s));
-  if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, args.funnel, opts.log);
-  if (opts.nextStep)
+  if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, args.funnel, args.log);
+  if (args.searching)
     throw new Abort(
       'aborted',
       'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps',

@@ -157,30 +157,3 @@ export interface RunOutcome {
   /** Gives the run directory's lock back, once its last artefact is written (also done at exit). */
   release?: () => void;
 }
-
-/*
- * The parts of RunOptions, each the fields one stage of a run reads: a stage takes its part, not
- * the whole bag.
- */
-
-/** What a run measures and how it reaches it (run/target-setup). */
-export type RunTarget = Pick<RunOptions, 'profile' | 'url' | 'log' | 'signal'>;
-
-/** How the generator processes start: this machine's segment, its shard (run/generator-start). */
-export type RunGenerators = Pick<
-  RunOptions,
-  'profile' | 'profilePath' | 'redactedProfile' | 'segment' | 'nextStep' | 'log'
->;
-
-/** How the steps are walked, and the hooks a search gives (run/walk-steps). */
-export type RunSteps = Pick<
-  RunOptions,
-  | 'profile'
-  | 'previousSteps'
-  | 'freshConnections'
-  | 'nextStep'
-  | 'onStep'
-  | 'annotateStep'
-  | 'observer'
-  | 'segment'
->;

@@ -16,7 +16,8 @@ import type { RunResult } from '../result/result.js';
 import { errorLine, redactText } from '../redact/redact.js';
 import { Abort, interruptAbort, type AbortFunnel } from './abort.js';
 import type { RunWriter } from './output.js';
-import type { RunTarget } from './run-options.js';
+import type { Profile } from '../profile/schema.js';
+import type { TargetPart } from './run-options.js';
 import { localServerOf, serverSamplerFor } from './samplers.js';
 import { testFault } from './test-fault.js';
 import { StartCancelled, startBuiltinServer, type BuiltinServer } from './target.js';
@@ -41,24 +42,29 @@ export interface TargetSetup {
   headers: Record<string, string>;
 }
 
+/** What the target's set-up reads: the profile, the target part, the log and the run's signal. */
+export interface TargetArgs {
+  profile: Profile;
+  target: TargetPart;
+  log: (line: string) => void;
+  /** The run's interrupt: it cancels the built-in server's start. */
+  signal?: AbortSignal;
+  writer: RunWriter;
+  funnel: AbortFunnel;
+  result: RunResult;
+  onServer: (server: BuiltinServer) => void;
+}
+
 /**
  * Starts the target if it is rtcap's own, and reads how to reach and sample it. `onServer` is
  * called as soon as a built-in server runs, so that a later failure here still stops it.
  */
-export async function setUpTarget(args: {
-  opts: RunTarget;
-  writer: RunWriter;
-  funnel: AbortFunnel;
-  serverCpus: string | null;
-  result: RunResult;
-  onServer: (server: BuiltinServer) => void;
-}): Promise<TargetSetup> {
-  const { opts, result } = args;
-  const { profile, log } = opts;
-  const server = await startTarget(opts, args.writer, args.funnel, args.serverCpus);
+export async function setUpTarget(args: TargetArgs): Promise<TargetSetup> {
+  const { profile, log, result } = args;
+  const server = await startTarget(args);
   if (server) args.onServer(server);
   testFault('target');
-  const targetUrl = server?.url ?? (opts.url ?? profile.target.url)!;
+  const targetUrl = server?.url ?? (args.target.url ?? profile.target.url)!;
   result.target.url = redactText(targetUrl);
   const local = localServerOf(profile, server?.pid ?? null, targetUrl);
   const sampler = serverSamplerFor(profile, local);
@@ -80,14 +86,9 @@ export async function setUpTarget(args: {
  * The built-in server when the profile names no URL (null otherwise); a server that dies aborts the
  * run.
  */
-async function startTarget(
-  opts: RunTarget,
-  writer: RunWriter,
-  funnel: AbortFunnel,
-  serverCpus: string | null,
-): Promise<BuiltinServer | null> {
-  const { profile, log } = opts;
-  if (opts.url ?? profile.target.url) return null;
+async function startTarget(args: TargetArgs): Promise<BuiltinServer | null> {
+  const { profile, log, writer, funnel, signal } = args;
+  if (args.target.url ?? profile.target.url) return null;
   log('starting the built-in server (rtcap serve)…');
   // Not raced against the abort: a start that is cancelled stops what it started (server,
   // Postgres, their files) before it rejects; the run's signal cancels it.
@@ -96,11 +97,11 @@ async function startTarget(
     accept: profile.target.server.accept,
     config: await builtinConfigOf(profile),
     database: profile.target.server.database,
-    cpus: serverCpus,
+    cpus: args.target.serverCpus ?? null,
     logPath: writer.path('server.log'),
-    signal: opts.signal,
+    signal,
   }).catch((e: unknown) => {
-    if (e instanceof StartCancelled) throw interruptAbort(opts.signal);
+    if (e instanceof StartCancelled) throw interruptAbort(signal);
     throw new Abort('aborted', errorLine(e));
   });
   // exited only resolves (with why the server ended); it never rejects.

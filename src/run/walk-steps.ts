@@ -3,7 +3,6 @@
  * step's phases (run/step-phases), its result built by the one function `rtcap merge` uses too
  * (shard/step-result), the log line, the thresholds that may stop the run, result.json saved.
  */
-import type { GeneratorPlan } from '../generator/limits.js';
 import { abortReason as thresholdAbortReason } from '../model/thresholds.js';
 import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
@@ -14,25 +13,36 @@ import type { ShardRecorder } from '../shard/record.js';
 import { shardStepResult } from '../shard/step-result.js';
 import type { Progress } from './progress.js';
 import type { ProbeTarget } from '../recovery/probe.js';
-import type { RunSteps } from './run-options.js';
+import type { SearchPart, SignalsPart } from './run-options.js';
 import type { RunState } from './run-result.js';
 import type { StepHealth } from './step-health.js';
 import { runStepPhases, type StepRun, type StepRunner } from './step-phases.js';
 
 export interface WalkArgs {
-  opts: RunSteps;
+  profile: Profile;
+  /** A search's hooks: the next step, fresh connections, steps kept from before, annotations. */
+  search: SearchPart;
+  /** Who is shown each step as it ends. */
+  signals: Pick<SignalsPart, 'observer' | 'onStep'>;
   plans: StepPlan[];
-  result: RunResult;
-  state: RunState;
-  /** Saves the result; `artifacts`: the report too (another step may follow). */
-  save: (artifacts?: boolean) => void;
+  /** The run's result, how it stands, and how it is saved. */
+  record: {
+    result: RunResult;
+    state: RunState;
+    /** Saves the result; `artifacts`: the report too (another step may follow). */
+    save: (artifacts?: boolean) => void;
+  };
   runner: StepRunner;
   health: StepHealth;
   progress: Progress;
-  gen: GeneratorPlan;
-  resources: ShardResources;
-  builtin: boolean;
-  shard: ShardRecorder | null;
+  /** What a step's result is built from beside its measurements, and the segment's shard. */
+  shard: {
+    recorder: ShardRecorder | null;
+    resources: ShardResources;
+    workers: number;
+    segments: number;
+    builtin: boolean;
+  };
   /** How a sweep's recovery probe reaches the target between steps. */
   probe: ProbeTarget & { sleep: (ms: number) => Promise<void> };
 }
@@ -42,12 +52,12 @@ export interface WalkArgs {
  * its result, result.json saved. Stops after a step the run was aborted in.
  */
 export async function walkSteps(args: WalkArgs): Promise<void> {
-  const { opts, plans, result, state, runner } = args;
-  const { profile } = opts;
+  const { profile, search, plans, runner } = args;
+  const { result, state } = args.record;
   const scenario = getScenario(profile.scenario);
   // A resumed sweep numbers its new steps after the ones it keeps (profile.load.steps holds their
   // specs).
-  for (let i = opts.previousSteps?.length ?? 0; ; i++) {
+  for (let i = search.previousSteps?.length ?? 0; ; i++) {
     if (i >= profile.load.steps.length && !(await appendNextStep(args, i))) break;
     const plan = (plans[i] ??= scenario.plan(profile, i));
     runner.live.step = i;
@@ -57,7 +67,7 @@ export async function walkSteps(args: WalkArgs): Promise<void> {
       i,
       plan,
       i > 0 ? plans[i - 1] : undefined,
-      () => opts.freshConnections?.(result, i) ?? false,
+      () => search.freshConnections?.(result, i) ?? false,
     );
     if (run.abort) {
       state.status = run.abort.status;
@@ -68,23 +78,23 @@ export async function walkSteps(args: WalkArgs): Promise<void> {
     // per-second lines said (StepResult.cut_short.collected false).
     if (run.collected || run.cut) keepStep(args, i, plan, run, run.collected ?? []);
     stopOnThresholds(profile, result, state);
-    args.save(
+    args.record.save(
       state.status === 'running' &&
-        (opts.nextStep !== undefined || i + 1 < profile.load.steps.length),
+        (search.nextStep !== undefined || i + 1 < profile.load.steps.length),
     );
-    opts.onStep?.(result);
+    args.signals.onStep?.(result);
     if (state.status !== 'running') break;
   }
 }
 
 /** A sweep's next step, asked for with the result so far and sent to every process; false: none. */
 async function appendNextStep(args: WalkArgs, index: number): Promise<boolean> {
-  const { opts, runner } = args;
-  const spec = opts.nextStep
-    ? await runner.funnel.race(Promise.resolve(opts.nextStep(args.result, args.probe)))
+  const { search, runner } = args;
+  const spec = search.nextStep
+    ? await runner.funnel.race(Promise.resolve(search.nextStep(args.record.result, args.probe)))
     : null;
   if (!spec) return false;
-  opts.profile.load.steps.push(spec);
+  args.profile.load.steps.push(spec);
   runner.pool.broadcast({ type: 'step', index, spec });
   return true;
 }
@@ -100,7 +110,8 @@ function keepStep(
   run: StepRun,
   collected: NonNullable<StepRun['collected']>,
 ): void {
-  const { opts, result, runner } = args;
+  const { search, runner, shard } = args;
+  const { result } = args.record;
   const part: ShardStep = {
     step: index,
     window: run.window,
@@ -110,21 +121,21 @@ function keepStep(
     inserts: run.inserts?.sends ?? [],
     insertStats: run.inserts?.stats ?? null,
   };
-  args.shard?.step(part);
+  shard.recorder?.step(part);
   const step = shardStepResult(part, {
-    profile: opts.profile,
+    profile: args.profile,
     plan,
     timeline: runner.timeline,
-    resources: [args.resources],
-    workers: args.gen.workers,
-    segments: opts.segment?.count ?? 1,
-    builtin: args.builtin,
+    resources: [shard.resources],
+    workers: shard.workers,
+    segments: shard.segments,
+    builtin: shard.builtin,
     previousSteps: result.steps,
   });
-  opts.annotateStep?.(step);
+  search.annotateStep?.(step);
   result.steps.push(step);
   runner.timeline.forgetUntil(run.window.drainEnd + 1000);
-  opts.observer?.step(step);
+  args.signals.observer?.step(step);
   args.progress.break();
   runner.log(stepLine(index, step));
 }
