@@ -44,19 +44,22 @@ export interface StepRun {
  */
 export const COLLECT_WAIT_MS = { interrupted: 5_000, aborted: 20_000 } as const;
 
-export interface StepRunner {
+/** What a step's phases drive: the processes, the merged seconds, the abort, the live phase. */
+export interface StepDrive {
   pool: WorkerPool;
   timeline: Timeline;
   funnel: AbortFunnel;
   live: LivePhase;
+}
+
+/** How every step of the run is run: fixed for the run. */
+export interface StepSettings {
   profile: Profile;
   log: (line: string) => void;
   /** Postgres Changes inserts go here. */
   dbConnectionString: string | null;
   /** "/N" after the step number when the number of steps is known. */
   stepsSuffix: string;
-  /** Connections open (joined or joining) now, carried from step to step. */
-  current: number;
   /**
    * The local insert streams whose rows this coordinator inserts (a segmented run: its share,
    * generator/segment insertSegmentOf).
@@ -77,6 +80,23 @@ export interface StepRunner {
    * a reason to stop (a search past its first step); absent: never.
    */
   refusalIsAStep?: (index: number) => boolean;
+}
+
+/** What runs the steps: what they drive, how they are run, the connections open between them. */
+export interface StepRunner extends StepDrive, StepSettings {
+  /** Connections open (joined or joining) now, carried from step to step. */
+  current: number;
+}
+
+/** One step to run. */
+export interface StepToRun {
+  /** From 0. */
+  index: number;
+  plan: StepPlan;
+  /** The step before's plan (its topology is compared with this one's). */
+  before: StepPlan | undefined;
+  /** Asked once the topology is settled: whether the step starts from fresh connections. */
+  fresh: () => boolean;
 }
 
 /**
@@ -102,13 +122,8 @@ async function closeAll(r: StepRunner, i: number): Promise<void> {
  * A step whose connections join other topics or configs, or that asks for fresh ones, starts from
  * none.
  */
-async function resetConnections(
-  r: StepRunner,
-  i: number,
-  plan: StepPlan,
-  before: StepPlan | undefined,
-  fresh: () => boolean,
-): Promise<void> {
+async function resetConnections(r: StepRunner, step: StepToRun): Promise<void> {
+  const { index: i, plan, before, fresh } = step;
   if (
     r.current > 0 &&
     plan.topology !== undefined &&
@@ -132,7 +147,8 @@ async function resetConnections(
 }
 
 /** Ramp up at the join rate, or close the connections the step no longer has. */
-async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): Promise<void> {
+async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<void> {
+  const { index: i, plan } = step;
   r.live.enter(
     'ramp',
     plan.connections > r.current ? (plan.connections - r.current) / plan.joinRatePerS : null,
@@ -178,11 +194,11 @@ async function rampTo(r: StepRunner, i: number, plan: StepPlan, w: StepWindow): 
 /** The steady window: the processes' sends and the coordinator's inserts, on one schedule. */
 async function steady(
   r: StepRunner,
-  i: number,
-  plan: StepPlan,
+  step: StepToRun,
   w: StepWindow,
   run: { inserts: InsertRun | null; insertResult: StepRun['inserts'] },
 ): Promise<void> {
+  const { index: i, plan } = step;
   r.live.enter('steady', plan.durationMs / 1000);
   const at = r.schedule?.[i];
   if (at && at.steadyStartMs > nowMs() + 100)
@@ -228,16 +244,9 @@ async function steady(
     );
 }
 
-/**
- * `fresh` is asked (once the topology is settled) whether the step starts from fresh connections.
- */
-export async function runStepPhases(
-  r: StepRunner,
-  i: number,
-  plan: StepPlan,
-  before: StepPlan | undefined,
-  fresh: () => boolean,
-): Promise<StepRun> {
+/** The step's phases in order; an abort mid-step keeps what the processes still hand over. */
+export async function runStepPhases(r: StepRunner, step: StepToRun): Promise<StepRun> {
+  const i = step.index;
   const w: StepWindow = {
     rampStart: nowMs(),
     rampEnd: 0,
@@ -256,13 +265,13 @@ export async function runStepPhases(
     // labelled the previous step's drain, its last second (none joined, none open) would read
     // as a server that dropped everyone.
     r.live.enter('ramp', null);
-    await resetConnections(r, i, plan, before, fresh);
-    await rampTo(r, i, plan, w);
+    await resetConnections(r, step);
+    await rampTo(r, step, w);
     if (r.profile.load.warmup > 0) {
       r.live.enter('warmup', r.profile.load.warmup / 1000);
       await r.funnel.sleep(r.profile.load.warmup);
     }
-    await steady(r, i, plan, w, run);
+    await steady(r, step, w, run);
     r.live.enter('drain', r.profile.load.drain / 1000);
     await drain(r.timeline, w.steadyEnd, r.profile.load.settle, r.profile.load.drain, (ms) =>
       r.funnel.sleep(ms),

@@ -62,13 +62,12 @@ export async function walkSteps(args: WalkArgs): Promise<void> {
     const plan = (plans[i] ??= scenario.plan(profile, i));
     runner.live.step = i;
     args.health.reset();
-    const run: StepRun = await runStepPhases(
-      runner,
-      i,
+    const run: StepRun = await runStepPhases(runner, {
+      index: i,
       plan,
-      i > 0 ? plans[i - 1] : undefined,
-      () => search.freshConnections?.(result, i) ?? false,
-    );
+      before: i > 0 ? plans[i - 1] : undefined,
+      fresh: () => search.freshConnections?.(result, i) ?? false,
+    });
     if (run.abort) {
       state.status = run.abort.status;
       state.abortReason = run.abort.message;
@@ -76,7 +75,7 @@ export async function walkSteps(args: WalkArgs): Promise<void> {
     runner.timeline.flush();
     // A step cut short is kept whatever it got: with no answer from the processes, what their
     // per-second lines said (StepResult.cut_short.collected false).
-    if (run.collected || run.cut) keepStep(args, i, plan, run, run.collected ?? []);
+    if (run.collected || run.cut) keepStep(args, i, plan, run);
     stopOnThresholds(profile, result, state);
     args.record.save(
       state.status === 'running' &&
@@ -103,13 +102,7 @@ async function appendNextStep(args: WalkArgs, index: number): Promise<boolean> {
  * The step as a shard holds it, recorded; its result built by the same function rtcap merge
  * uses, annotated, kept, shown and logged.
  */
-function keepStep(
-  args: WalkArgs,
-  index: number,
-  plan: StepPlan,
-  run: StepRun,
-  collected: NonNullable<StepRun['collected']>,
-): void {
+function keepStep(args: WalkArgs, index: number, plan: StepPlan, run: StepRun): void {
   const { search, runner, shard } = args;
   const { result } = args.record;
   const part: ShardStep = {
@@ -117,7 +110,7 @@ function keepStep(
     window: run.window,
     complete: run.complete,
     ...(run.cut ? { cut: run.cut } : {}),
-    collected,
+    collected: run.collected ?? [],
     inserts: run.inserts?.sends ?? [],
     insertStats: run.inserts?.stats ?? null,
   };
