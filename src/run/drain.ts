@@ -10,11 +10,14 @@ import type { Timeline } from '../figures/timeline.js';
  */
 export async function drain(
   timeline: Timeline,
-  steadyEndMs: number,
-  settleMs: number,
-  maxMs: number,
-  sleep: (ms: number) => Promise<void>,
+  o: {
+    steadyEndMs: number;
+    settleMs: number;
+    maxMs: number;
+    sleep: (ms: number) => Promise<void>;
+  },
 ): Promise<void> {
+  const { steadyEndMs, settleMs, maxMs, sleep } = o;
   const start = nowMs();
   while (nowMs() - start < maxMs) {
     await sleep(200);

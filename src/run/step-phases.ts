@@ -273,9 +273,12 @@ export async function runStepPhases(r: StepRunner, step: StepToRun): Promise<Ste
     }
     await steady(r, step, w, run);
     r.live.enter('drain', r.profile.load.drain / 1000);
-    await drain(r.timeline, w.steadyEnd, r.profile.load.settle, r.profile.load.drain, (ms) =>
-      r.funnel.sleep(ms),
-    );
+    await drain(r.timeline, {
+      steadyEndMs: w.steadyEnd,
+      settleMs: r.profile.load.settle,
+      maxMs: r.profile.load.drain,
+      sleep: (ms) => r.funnel.sleep(ms),
+    });
     w.drainEnd = nowMs();
     complete = true;
     const collected = await r.funnel.race(r.pool.collect(i));
