@@ -108,16 +108,16 @@ export function planBurstWorkers(opts: {
 }
 
 /**
- * The warning a step gives before it starts when one broadcast reaches `threshold` or more
- * members of one process with the processes and cores the run has; null when none does.
+ * The warning a step gives before it starts when one broadcast reaches BURST_MEMBERS_PER_PROCESS
+ * or more members of one process with the processes and cores the run has; null when none does.
  */
 export function burstWarning(
   plan: StepPlan,
   workers: number,
   cores: number,
   segment: Segment = WHOLE,
-  threshold = BURST_MEMBERS_PER_PROCESS,
 ): string | null {
+  const threshold = BURST_MEMBERS_PER_PROCESS;
   const b = burstsOf(plan, workers, segment)[0];
   if (!b || b.membersPerProcess < threshold) return null;
   const need = Math.ceil(b.members / (threshold - 1));
