@@ -61,43 +61,45 @@ export async function makeRoot(prefix: string, parent = os.tmpdir()): Promise<st
   return root;
 }
 
-export function newInstance(
-  EP: typeof EmbeddedPostgres,
-  dataDir: string,
-  port: number,
-  password: string,
-  onLog: (s: string) => void,
-  socketDir: string,
-  persistent = false,
-) {
+/** One cluster's data directory, superuser password, socket directory and log. */
+export interface InstanceSpec {
+  dataDir: string;
+  password: string;
+  socketDir: string;
+  onLog: (s: string) => void;
+  /** Kept when the instance stops (a template); default false. */
+  persistent?: boolean;
+}
+
+export function newInstance(EP: typeof EmbeddedPostgres, spec: InstanceSpec, port: number) {
+  const { onLog } = spec;
   return new EP({
-    databaseDir: dataDir,
+    databaseDir: spec.dataDir,
     port,
     user: USER,
-    password,
+    password: spec.password,
     authMethod: 'scram-sha-256',
-    persistent,
+    persistent: spec.persistent ?? false,
     createPostgresUser: true,
     initdbFlags: INITDB_FLAGS,
-    postgresFlags: postgresFlags(socketDir),
+    postgresFlags: postgresFlags(spec.socketDir),
     onLog,
     onError: (e: unknown) => onLog(`[error] ${e instanceof Error ? e.message : String(e)}`),
   });
 }
 
-/** Starts `dataDir` on a free port, retrying when another process takes the port first. */
+/**
+ * Starts the spec's data directory on a free port, retrying when another process takes the port
+ * first (`tail`: the log's last lines, which say so).
+ */
 export async function startOnFreePort(
-  dataDir: string,
-  password: string,
-  socketDir: string,
-  onLog: (s: string) => void,
+  spec: InstanceSpec,
   tail: string[],
-  persistent: boolean,
 ): Promise<{ instance: Instance; port: number }> {
   const EP = await loadEmbeddedPostgres();
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const instance = newInstance(EP, dataDir, port, password, onLog, socketDir, persistent);
+    const instance = newInstance(EP, spec, port);
     try {
       await instance.start();
       return { instance, port };

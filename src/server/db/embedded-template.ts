@@ -71,24 +71,17 @@ export async function ensureTemplate(
     const password = randomBytes(18).toString('base64url');
     const t0 = performance.now();
     const dataDir = path.join(build, 'data');
+    const spec = { dataDir, password, socketDir: build, persistent: true };
     await newInstance(
       await loadEmbeddedPostgres(),
-      dataDir,
+      { ...spec, onLog: () => undefined },
       0,
-      password,
-      () => undefined,
-      build,
-      true,
     ).initialise();
     if (withSchema) {
       const tail: string[] = [];
       const { instance, port } = await startOnFreePort(
-        dataDir,
-        password,
-        build,
-        (l) => tail.push(l),
+        { ...spec, onLog: (l) => tail.push(l) },
         tail,
-        true,
       );
       try {
         const c = new pg.Client({ host: HOST, port, user: USER, password, database: 'postgres' });

@@ -129,7 +129,7 @@ async function prepareDataDir(
   }
   const password = randomBytes(18).toString('base64url');
   const EP = await loadEmbeddedPostgres();
-  await newInstance(EP, dataDir, 0, password, onLog, root).initialise();
+  await newInstance(EP, { dataDir, password, socketDir: root, onLog }, 0).initialise();
   return { password, fromTemplate, withSchema };
 }
 
@@ -157,14 +157,17 @@ async function rotatePassword(
 /** The running cluster as its users see it; stop() stops it once and removes its root. */
 function handleOf(
   instance: Instance,
-  root: string,
-  port: number,
-  password: string,
-  version: string,
-  withSchema: boolean,
-  timings: EmbeddedTimings,
-  log: (line: string) => void,
+  o: {
+    root: string;
+    port: number;
+    password: string;
+    version: string;
+    withSchema: boolean;
+    timings: EmbeddedTimings;
+    log: (line: string) => void;
+  },
 ): EmbeddedHandle {
+  const { root, port, password, version, withSchema, timings, log } = o;
   let stopped = false;
   return {
     host: HOST,
@@ -200,7 +203,10 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     const prepared = await prepareDataDir(opts, bins.packageVersion, root, onLog);
     const t1 = performance.now();
     const dataDir = path.join(root, 'data');
-    const started = await startOnFreePort(dataDir, prepared.password, root, onLog, tail, false);
+    const started = await startOnFreePort(
+      { dataDir, password: prepared.password, socketDir: root, onLog },
+      tail,
+    );
     instance = started.instance;
     const t2 = performance.now();
     const { newPassword, version } = await rotatePassword(started.port, prepared.password);
@@ -217,7 +223,15 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
         `(${prepared.fromTemplate ? 'template copy' : 'initdb'} ${timings.prepareMs} ms, start ${timings.startMs} ms, connect ${timings.connectMs} ms)`,
     );
     const { port } = started;
-    return handleOf(instance, root, port, newPassword, version, prepared.withSchema, timings, log);
+    return handleOf(instance, {
+      root,
+      port,
+      password: newPassword,
+      version,
+      withSchema: prepared.withSchema,
+      timings,
+      log,
+    });
   } catch (e) {
     if (instance) await stopInstance(instance, log).catch(() => undefined);
     await fs.rm(root, { recursive: true, force: true }).catch(() => undefined);
