@@ -18,14 +18,16 @@ export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 type Aggregator = 'sum' | 'max';
 type TenantView = ServerState['tenants']['all'][number];
 
+/** A series' name, help text and how a cluster's workers add up (default 'sum'). */
+interface Series {
+  name: string;
+  help: string;
+  aggregator?: Aggregator;
+}
+
 /** A counter whose value is read from the server's plain counters at scrape time. */
-function readCounter(
-  reg: Registry[],
-  name: string,
-  help: string,
-  read: () => number,
-  aggregator: Aggregator = 'sum',
-): void {
+function readCounter(reg: Registry[], series: Series, read: () => number): void {
+  const { name, help, aggregator = 'sum' } = series;
   new Counter({
     name,
     help,
@@ -39,13 +41,8 @@ function readCounter(
 }
 
 /** A gauge read at scrape time; null (no database) is exposed as NaN. */
-function readGauge(
-  reg: Registry[],
-  name: string,
-  help: string,
-  read: () => number | null,
-  aggregator: Aggregator = 'sum',
-): void {
+function readGauge(reg: Registry[], series: Series, read: () => number | null): void {
+  const { name, help, aggregator = 'sum' } = series;
   new Gauge({
     name,
     help,
@@ -123,13 +120,17 @@ const TRAFFIC_COUNTERS: StatsCounter[] = [
 ];
 
 function statsCounters(reg: Registry[], stats: Stats, list: StatsCounter[]): void {
-  for (const [name, help, field] of list) readCounter(reg, name, help, () => stats[field]);
+  for (const [name, help, field] of list) readCounter(reg, { name, help }, () => stats[field]);
 }
 
 /** Open connections (in all, and this process's under its worker label), users, channels. */
 function membershipGauges(reg: Registry[], server: ServerState): void {
   const connections = sumTenants(server, (t) => t.connections.size);
-  readGauge(reg, 'realtime_connections_connected', 'open WebSocket connections', connections);
+  readGauge(
+    reg,
+    { name: 'realtime_connections_connected', help: 'open WebSocket connections' },
+    connections,
+  );
   new Gauge({
     name: 'realtime_worker_connections',
     help: 'open WebSocket connections per server process (worker 0: a single process)',
@@ -142,14 +143,15 @@ function membershipGauges(reg: Registry[], server: ServerState): void {
   });
   readGauge(
     reg,
-    'realtime_users_connected',
-    'connections that joined at least one channel (max_concurrent_users counts these)',
+    {
+      name: 'realtime_users_connected',
+      help: 'connections that joined at least one channel (max_concurrent_users counts these)',
+    },
     sumTenants(server, (t) => t.users.size),
   );
   readGauge(
     reg,
-    'realtime_channels_joined',
-    'channels currently joined',
+    { name: 'realtime_channels_joined', help: 'channels currently joined' },
     sumTenants(server, (t) => t.channelCount),
   );
 }
@@ -157,7 +159,7 @@ function membershipGauges(reg: Registry[], server: ServerState): void {
 /** What the tenants' rate counters counted, and their state (docs/PROTOCOL.md §8). */
 function quotaSeries(reg: Registry[], server: ServerState): void {
   const total = (name: string, help: string, f: (t: TenantView) => number) =>
-    readCounter(reg, name, help, sumTenants(server, f));
+    readCounter(reg, { name, help }, sumTenants(server, f));
   total(
     'realtime_channel_events_total',
     'events counted toward max_events_per_second (inbound + per-recipient deliveries)',
@@ -183,20 +185,24 @@ function quotaSeries(reg: Registry[], server: ServerState): void {
 function rateGauges(reg: Registry[], server: ServerState): void {
   readGauge(
     reg,
-    'realtime_rate_events_per_second',
-    '60 s rolling average of max_events_per_second counting',
+    {
+      name: 'realtime_rate_events_per_second',
+      help: '60 s rolling average of max_events_per_second counting',
+      aggregator: 'max',
+    },
     sumTenants(server, (t) => t.events.value),
-    'max',
   );
   readGauge(
     reg,
-    'realtime_rate_limit_tripped',
-    'rate counters currently tripped',
+    {
+      name: 'realtime_rate_limit_tripped',
+      help: 'rate counters currently tripped',
+      aggregator: 'max',
+    },
     sumTenants(
       server,
       (t) => +t.events.tripped + +t.joins.tripped + +t.presence.tripped + +t.dbEvents.tripped,
     ),
-    'max',
   );
 }
 
@@ -207,7 +213,7 @@ function rateGauges(reg: Registry[], server: ServerState): void {
 function databaseGauges(reg: Registry[], server: ServerState): void {
   const db = () => (server.db ? server.db.stats() : null);
   const gauge = (name: string, help: string, read: () => number | null | undefined) =>
-    readGauge(reg, name, help, () => read() ?? null, 'max');
+    readGauge(reg, { name, help, aggregator: 'max' }, () => read() ?? null);
   gauge(
     'realtime_auth_pool_waiting',
     'authorization checks waiting for a pool connection',
