@@ -44,7 +44,7 @@ export async function joinChannel(conn: ChannelConn, f: Inbound): Promise<void> 
     return fail({
       reason: ctx.dbState === 'starting' ? REASON.joinDbInitializing : REASON.joinDbUnavailable,
     });
-  const ch = new Channel(conn, intern(f.topic), f.joinRef, cfg, token);
+  const ch = new Channel(conn, { topic: intern(f.topic), joinRef: f.joinRef, cfg, token });
   ch.claims = verified.claims;
   const unreadable = cfg.isPrivate ? await authorizeJoinRead(ch) : null;
   if (unreadable) return fail({ reason: unreadable });

@@ -64,14 +64,22 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   /** Tail of this channel's async work queue. */
   private work: Promise<void> | null = null;
 
-  /** Made by joinChannel (channel-join.ts) for a join whose checks have passed so far. */
+  readonly topic: string;
+  readonly joinRef: string | null;
+  readonly cfg: JoinConfig;
+
+  /**
+   * Made by joinChannel (channel-join.ts) for a join whose checks have passed so far: its topic,
+   * join ref, config and access token.
+   */
   constructor(
     readonly conn: ChannelConn,
-    readonly topic: string,
-    readonly joinRef: string | null,
-    readonly cfg: JoinConfig,
-    token: string,
+    join: { topic: string; joinRef: string | null; cfg: JoinConfig; token: string },
   ) {
+    const { topic, cfg, token } = join;
+    this.topic = topic;
+    this.joinRef = join.joinRef;
+    this.cfg = cfg;
     this.v2 = conn.v2;
     this.subtopic = topic.slice(REALTIME_TOPIC_PREFIX.length);
     this.key = intern(pubsubKey(conn.tenant.id, this.subtopic, cfg.isPrivate));

@@ -105,12 +105,15 @@ export function thresholdProblems(loaded: LoadedProfile, source: string): string
  * first, as a campaign does with an entry's `search:` over the profile's `sweep:` section.
  */
 async function checkProfile(
-  path: string,
-  sets: readonly string[],
-  sweep: boolean,
+  what: {
+    path: string;
+    sets: readonly string[];
+    sweep: boolean;
+    prepare?: (profile: LoadedProfile['profile']) => void;
+  },
   out: FileCheck,
-  prepare?: (profile: LoadedProfile['profile']) => void,
 ): Promise<void> {
+  const { path, sets, sweep, prepare } = what;
   let loaded: LoadedProfile;
   try {
     loaded = await loadProfile(path, { sets, allowUnsetEnv: true });
@@ -142,7 +145,7 @@ export async function checkFile(
   const kind = opts.kind ?? kindOfFile(path);
   const out: FileCheck = { kind, problems: [], unset: [], hostRefusals: [] };
   if (kind === 'profile') {
-    await checkProfile(path, opts.sets ?? [], false, out);
+    await checkProfile({ path, sets: opts.sets ?? [], sweep: false }, out);
     return out;
   }
   try {
@@ -165,7 +168,7 @@ export async function checkFile(
       const search = spec.search
         ? (p: LoadedProfile['profile']) => void (p.sweep = entrySweep(p.sweep, spec, i, path))
         : undefined;
-      await checkProfile(e.profile, sets, e.sweep, entry, search);
+      await checkProfile({ path: e.profile, sets, sweep: e.sweep, prepare: search }, entry);
       out.problems.push(...entry.problems.map((p) => `${path}: entries.${i}: ${p}`));
       out.hostRefusals.push(...entry.hostRefusals.map((r) => `entries.${i}: ${r}`));
     }
