@@ -15,6 +15,13 @@ import { limitOfStep, memoryLimit, type StepLimitContext } from './step-limit.js
 import { formatCapacityValue, type CapacityDimension } from './capacity-dimensions.js';
 import type { CapacityRow, CapacityRule } from './capacity-row.js';
 
+/** What a row's candidates are read from: the run's steps, the row's dimension, the limits. */
+export interface RowInputs {
+  steps: readonly StepResult[];
+  dim: CapacityDimension;
+  ctx: StepLimitContext;
+}
+
 export interface Candidate {
   value: number;
   limit: Limit;
@@ -43,13 +50,8 @@ function describeStep(step: StepResult | undefined, p: KneePoint, dim: CapacityD
  * showed; a limit that stopped the measurement, not the server (this machine's, the
  * generator's), leaves the value a lower bound.
  */
-export function kneeCandidate(
-  steps: readonly StepResult[],
-  dim: CapacityDimension,
-  knee: Knee,
-  measured: number,
-  ctx: StepLimitContext,
-): Candidate {
+export function kneeCandidate(row: RowInputs, knee: Knee, measured: number): Candidate {
+  const { steps, dim, ctx } = row;
   const byIndex = new Map(steps.map((s) => [s.index, s]));
   const safe = knee.safe!;
   const unsafe = knee.first_unsafe;
@@ -157,13 +159,12 @@ export function poolCandidate(steps: readonly StepResult[], headroom: number): C
  * instance is this machine's limit (step-limit), so the value is then a lower bound.
  */
 export function fitCandidate(
-  steps: readonly StepResult[],
-  dim: CapacityDimension,
+  row: RowInputs,
   fit: FitResult,
-  crossing: number,
-  safeLine: number,
-  ctx: StepLimitContext,
+  at: { crossing: number; safeLine: number },
 ): Candidate | null {
+  const { steps, dim, ctx } = row;
+  const { crossing, safeLine } = at;
   const line = fit.fit;
   if (!line) return null;
   const lastFitted = steps.find((s) => s.index === line.points.at(-1)?.step);

@@ -116,11 +116,12 @@ export function capacityRow(
   const safeStep = steps.find((s) => s.index === knee.safe!.step);
   // The capacity is the measured figure of the safe step (its driver is what it asked for).
   const measured = (safeStep && STEP_METRICS[dim.value](safeStep)) ?? knee.safe.value;
-  const candidates: Candidate[] = [kneeCandidate(steps, dim, knee, measured, ctx)];
+  const row = { steps, dim, ctx };
+  const candidates: Candidate[] = [kneeCandidate(row, knee, measured)];
   // (a) the fitted resource line at its safe line.
   const fitted =
     fit && crossing !== null && safeLine !== null
-      ? fitCandidate(steps, dim, fit, crossing, safeLine, ctx)
+      ? fitCandidate(row, fit, { crossing, safeLine })
       : null;
   if (fitted) candidates.push(fitted);
   const pool =
