@@ -193,7 +193,12 @@ async function runCampaignEntries(args: CampaignArgs, p: PreparedCampaign): Prom
     );
     reportCampaign(outcome, state, dir);
     process.exitCode = exitCode(outcome.exitCode);
-    dash?.finished(state.status, process.exitCode, state.stop_reason ?? null, dir);
+    dash?.finished({
+      status: state.status,
+      exitCode: process.exitCode,
+      abortReason: state.stop_reason ?? null,
+      dir,
+    });
   } finally {
     dispose();
     await live.close();

@@ -103,10 +103,12 @@ async function quotasHandler(args: QuotasArgs): Promise<void> {
     reportQuotas(report, dir);
     process.exitCode = exitCode(quotasExitCode(report, signal));
     const table = quotasTable(report);
-    dash?.finished(report.result, process.exitCode, report.abort_reason, dir, {
-      title: table.title,
-      columns: table.columns,
-      rows: table.rows,
+    dash?.finished({
+      status: report.result,
+      exitCode: process.exitCode,
+      abortReason: report.abort_reason,
+      dir,
+      table: { title: table.title, columns: table.columns, rows: table.rows },
     });
   } catch (e) {
     if (!(e instanceof QuotaAbort)) throw e;

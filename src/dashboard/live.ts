@@ -30,13 +30,13 @@ export interface LiveDashboard {
    */
   entryFiles(index: number, dir: string): void;
   /** Everything is over (a campaign: after its last entry; quotas: with their table). */
-  finished(
-    status: string,
-    exitCode: number,
-    abortReason: string | null,
-    dir?: string,
-    table?: EndView['table'],
-  ): void;
+  finished(end: {
+    status: string;
+    exitCode: number;
+    abortReason: string | null;
+    dir?: string;
+    table?: EndView['table'];
+  }): void;
   close(): Promise<void>;
 }
 
@@ -137,7 +137,7 @@ export async function startLiveDashboard(opts: {
         });
     },
     entryFiles: (index, dir) => feed.entryDone(index, filesOf(dir)),
-    finished(status, exitCode, abortReason, dir, table) {
+    finished({ status, exitCode, abortReason, dir, table }) {
       feed.finish({
         status,
         exit_code: exitCode,
