@@ -182,15 +182,17 @@ function visibilityChecks(pending: Pending[], cat: Catalogued): Checks {
   return { checks, checkOf };
 }
 
+/** What step 4 reads for every change of a batch: the catalogue and which checks passed. */
+interface Checked {
+  cat: Catalogued;
+  checks: Checks;
+  visible: Set<number>;
+  opts: ApplyOptions;
+}
+
 /** Step 4 for one change: one event per distinct payload, with the subscribers it goes to. */
-function changeEvents(
-  p: Pending,
-  pi: number,
-  cat: Catalogued,
-  checks: Checks,
-  visible: Set<number>,
-  opts: ApplyOptions,
-): ChangeEvent[] {
+function changeEvents(p: Pending, pi: number, checked: Checked): ChangeEvent[] {
+  const { cat, checks, visible, opts } = checked;
   const { change } = p;
   const relid = change.relation.relid;
   const f = cat.facts.get(relid) ?? { rlsEnabled: false, primaryKey: [] };
@@ -226,7 +228,16 @@ function changeEvents(
       .filter((c) => sel.has(c.name))
       .map((c) => c.name)
       .join('\u0000');
-    emit(selKey, () => fullRecord(change, sel, cat.typeNames, opts.maxRecordBytes, f), ids);
+    emit(
+      selKey,
+      () =>
+        fullRecord(change, sel, {
+          typeNames: cat.typeNames,
+          maxRecordBytes: opts.maxRecordBytes,
+          facts: f,
+        }),
+      ids,
+    );
   }
   return [...byPayload.values()];
 }
@@ -247,7 +258,8 @@ export async function applyRls(
   const checks = visibilityChecks(pending, cat);
   const visible = checks.checks.length ? await catalog.visible(checks.checks) : new Set<number>();
   // 4. Payloads: one event per change and distinct payload.
-  return pending.flatMap((p, pi) => changeEvents(p, pi, cat, checks, visible, opts));
+  const checked: Checked = { cat, checks, visible, opts };
+  return pending.flatMap((p, pi) => changeEvents(p, pi, checked));
 }
 
 function errorRecord(change: DecodedChange, error: string): ChangeData {
@@ -264,13 +276,16 @@ function errorRecord(change: DecodedChange, error: string): ChangeData {
   return data;
 }
 
+/**
+ * The change's record in the columns `sel` may read, typed; a record over maxRecordBytes keeps only
+ * its small values and says so in `errors`.
+ */
 function fullRecord(
   change: DecodedChange,
   sel: Set<string>,
-  typeNames: Map<number, string>,
-  maxRecordBytes: number,
-  facts: TableFacts,
+  table: { typeNames: Map<number, string>; maxRecordBytes: number; facts: TableFacts },
 ): ChangeData {
+  const { typeNames, maxRecordBytes, facts } = table;
   const tooLarge = change.sizeBytes > maxRecordBytes;
   const cols = change.relation.columns;
   const typeOf = new Map(cols.map((c) => [c.name, typeNames.get(c.typeOid) ?? 'text']));
