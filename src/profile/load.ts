@@ -185,7 +185,7 @@ export function parseProfile(
     ),
   ];
   problems.push(
-    ...fieldProblems.map((p) => placeProblem(p, doc, lineCounter, source, applied, sets)),
+    ...fieldProblems.map((p) => placeProblem(p, { doc, lineCounter, source, applied, sets })),
   );
   if (problems.length > 0) throw new ProfileError(problems);
   if (!result.success) throw new Error('unreachable: validation failed without issues');
@@ -214,12 +214,15 @@ const EMPTY_SET_HINT =
 /** Puts a field problem where the user can fix it: a line of the file, or a --set argument. */
 function placeProblem(
   p: FieldProblem,
-  doc: Document,
-  lineCounter: LineCounter,
-  source: string,
-  applied: readonly SetOverride[],
-  sets: readonly string[],
+  where: {
+    doc: Document;
+    lineCounter: LineCounter;
+    source: string;
+    applied: readonly SetOverride[];
+    sets: readonly string[];
+  },
 ): ProfileProblem {
+  const { doc, lineCounter, source, applied, sets } = where;
   const field = fieldText(p.path);
   // The last override that created or replaced an ancestor of this path owns the problem.
   for (let i = applied.length - 1; i >= 0; i--) {
