@@ -98,13 +98,11 @@ export async function handleRest(
   const single = SINGLE.exec(path);
   const ctx = { server, tenant, req, claims: verified.claims };
   if (single)
-    return broadcastSingle(
-      ctx,
-      res,
-      decodeURIComponent(single[1]),
-      decodeURIComponent(single[2]),
+    return broadcastSingle(ctx, res, {
+      topic: decodeURIComponent(single[1]),
+      event: decodeURIComponent(single[2]),
       body,
-    );
+    });
   return broadcastBatch(ctx, res, body);
 }
 
@@ -238,10 +236,9 @@ async function broadcastBatch(ctx: RestCtx, res: ServerResponse, body: Buffer): 
 async function broadcastSingle(
   ctx: RestCtx,
   res: ServerResponse,
-  topic: string,
-  event: string,
-  body: Buffer,
+  message: { topic: string; event: string; body: Buffer },
 ): Promise<void> {
+  const { topic, event, body } = message;
   const { tenant, req } = ctx;
   const type = (req.headers['content-type'] ?? 'application/json')
     .split(';', 1)[0]

@@ -267,7 +267,7 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
       log,
     });
     const listeners: ((change: ChangeEvent) => void)[] = [];
-    const poller = newPoller(opts, connectionString, publication, registry, listeners);
+    const poller = newPoller(opts, { connectionString, publication, registry, listeners });
     await poller.start();
     cleanups.push(() => poller.stop());
     log(
@@ -299,11 +299,14 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
 /** The Postgres Changes poller of the replication slot; every change goes to every listener. */
 function newPoller(
   opts: DatabaseOptions,
-  connectionString: string,
-  publication: string,
-  registry: SubscriptionRegistry,
-  listeners: ((change: ChangeEvent) => void)[],
+  slot: {
+    connectionString: string;
+    publication: string;
+    registry: SubscriptionRegistry;
+    listeners: ((change: ChangeEvent) => void)[];
+  },
 ): Poller {
+  const { connectionString, publication, registry, listeners } = slot;
   return new Poller({
     connectionString,
     publication,
