@@ -46,10 +46,16 @@ export function browseApp(root: string): DashboardApp {
         const ra = readResultFile(a);
         const rb = readResultFile(b);
         if (typeof ra === 'string' || typeof rb === 'string') {
-          send(res, 422, 'text/plain; charset=utf-8', `${typeof ra === 'string' ? ra : rb}\n`);
+          send(res, 422, {
+            type: 'text/plain; charset=utf-8',
+            body: `${typeof ra === 'string' ? ra : rb}\n`,
+          });
           return true;
         }
-        send(res, 200, 'text/html; charset=utf-8', redactText(renderComparisonHtml(ra, rb)));
+        send(res, 200, {
+          type: 'text/html; charset=utf-8',
+          body: redactText(renderComparisonHtml(ra, rb)),
+        });
         return true;
       }
       // runs/<id>/<file>, the id being the run's path under the folder (fileLink); runs/<file>:

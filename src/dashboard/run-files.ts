@@ -57,7 +57,7 @@ export function serveRunFile(res: ServerResponse, source: string, name: RunFileN
   const dir = isFile ? dirname(source) : source;
   const own = isFile ? (name === 'result.json' ? source : null) : join(dir, name);
   if (own && existsSync(own)) {
-    send(res, 200, typeOf(name), redactText(readFileSync(own, 'utf8')));
+    send(res, 200, { type: typeOf(name), body: redactText(readFileSync(own, 'utf8')) });
     return true;
   }
   if (name !== 'report.html' && name !== 'summary.md' && name !== 'result.json') return false;
@@ -69,6 +69,6 @@ export function serveRunFile(res: ServerResponse, source: string, name: RunFileN
       : name === 'summary.md'
         ? summaryMarkdown(r)
         : JSON.stringify(r, null, 2);
-  send(res, 200, typeOf(name), redactText(body));
+  send(res, 200, { type: typeOf(name), body: redactText(body) });
   return true;
 }

@@ -50,13 +50,13 @@ function echartsFile(): Buffer {
   return echartsJs;
 }
 
+/** Sends `body` with its content type; `csp` defaults to a document's (no scripts). */
 export function send(
   res: ServerResponse,
   status: number,
-  type: string,
-  body: string | Buffer,
-  csp = DOCUMENT_CSP,
+  content: { type: string; body: string | Buffer; csp?: string },
 ): void {
+  const { type, body, csp = DOCUMENT_CSP } = content;
   res.writeHead(status, {
     'content-type': type,
     'cache-control': 'no-store',
@@ -68,11 +68,11 @@ export function send(
 }
 
 export function sendJson(res: ServerResponse, body: unknown): void {
-  send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
+  send(res, 200, { type: 'application/json; charset=utf-8', body: JSON.stringify(body) });
 }
 
 export function notFound(res: ServerResponse): void {
-  send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  send(res, 404, { type: 'text/plain; charset=utf-8', body: 'not found\n' });
 }
 
 function isLoopbackName(host: string): boolean {
@@ -120,21 +120,28 @@ export async function startDashboardServer(
       if (path === null || req.method !== 'GET') return notFound(res);
       const query = new URL(req.url ?? '/', 'http://x').searchParams;
       if (path === '')
-        return send(
-          res,
-          200,
-          'text/html; charset=utf-8',
-          dashboardPage(app.mode, app.title),
-          PAGE_CSP,
-        );
+        return send(res, 200, {
+          type: 'text/html; charset=utf-8',
+          body: dashboardPage(app.mode, app.title),
+          csp: PAGE_CSP,
+        });
       if (path === 'assets/dashboard.js')
-        return send(res, 200, 'text/javascript; charset=utf-8', DASHBOARD_SCRIPT, PAGE_CSP);
+        return send(res, 200, {
+          type: 'text/javascript; charset=utf-8',
+          body: DASHBOARD_SCRIPT,
+          csp: PAGE_CSP,
+        });
       if (path === 'assets/echarts.min.js')
-        return send(res, 200, 'text/javascript; charset=utf-8', echartsFile(), PAGE_CSP);
+        return send(res, 200, {
+          type: 'text/javascript; charset=utf-8',
+          body: echartsFile(),
+          csp: PAGE_CSP,
+        });
       if (!(await app.handle(path, query, req, res))) notFound(res);
     };
     route().catch((e: Error) => {
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `${e.message}\n`);
+      if (!res.headersSent)
+        send(res, 500, { type: 'text/plain; charset=utf-8', body: `${e.message}\n` });
       else res.destroy();
     });
   });
