@@ -67,13 +67,10 @@ export function figuresByKind(args: {
       0,
     );
     kinds[kind] = {
-      figures: aggregateMessages(
-        [...sends],
-        receipts,
-        args.info,
-        latencyOriginOf(kind),
-        args.origin ?? null,
-      ),
+      figures: aggregateMessages([...sends], receipts, args.info, {
+        latencyFrom: latencyOriginOf(kind),
+        origin: args.origin ?? null,
+      }),
       deliveryHistogram,
       reordered,
       duplicates,

@@ -179,9 +179,9 @@ export function aggregateMessages(
   sendRecords: SendRecord[],
   receipts: ReceiptRecord[][],
   streamInfo: (stream: number) => StreamInfo,
-  latencyFrom: LatencyOrigin = 'scheduled',
-  origin: SenderMachines | null = null,
+  opts: { latencyFrom?: LatencyOrigin; origin?: SenderMachines | null } = {},
 ): MessageFigures {
+  const { latencyFrom = 'scheduled', origin = null } = opts;
   const sends = mergeSendRecords(sendRecords);
   const merged = mergeReceipts(receipts);
   // Split runs: per segment, the receipts of its own processes, for latency.

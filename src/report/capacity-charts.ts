@@ -95,14 +95,19 @@ interface RowPoint {
   y: number;
 }
 
+/**
+ * A row's small chart as drawn: the row, its points in x order, and whether x is the row's driver
+ * as measured (else the step number).
+ */
+interface RowView {
+  row: CapacityTableRow;
+  points: readonly RowPoint[];
+  measured: boolean;
+}
+
 /** The knee (the first step that was not stable) and the row's value, as vertical marks. */
-function verticalMarks(
-  row: CapacityTableRow,
-  run: RunResult,
-  dim: CapacityDimension,
-  points: readonly RowPoint[],
-  measured: boolean,
-) {
+function verticalMarks(view: RowView, run: RunResult, dim: CapacityDimension) {
+  const { row, points, measured } = view;
   const knee = findKnee(run.steps, dim.driver).first_unsafe;
   const kneeStep = knee ? points.find((p) => p.s.index === knee.step) : undefined;
   const marks: { xAxis: number; label: { formatter: string }; lineStyle?: { color: string } }[] =
@@ -149,13 +154,8 @@ function rowSeries(points: readonly RowPoint[], y: YAxis, marks: ReturnType<type
 }
 
 /** The small chart's axes; the value's mark stays on the chart when it lies beyond the steps. */
-function rowAxes(
-  row: CapacityTableRow,
-  points: readonly RowPoint[],
-  xName: string,
-  y: YAxis,
-  measured: boolean,
-) {
+function rowAxes(view: RowView, xName: string, y: YAxis) {
+  const { row, points, measured } = view;
   const xMax = Math.max(...points.map((p) => p.x));
   const extend =
     measured && row.value !== null && row.value > xMax ? { max: Math.ceil(row.value * 1.05) } : {};
@@ -201,8 +201,9 @@ export function rowChart(
     return { id, no: row.no, title, svg: null, caption, href };
   }
   points.sort((a, b) => a.x - b.x);
-  const marks = verticalMarks(row, run, dim, points, measured);
-  const { xAxis, yAxis } = rowAxes(row, points, xName, y, measured);
+  const view: RowView = { row, points, measured };
+  const marks = verticalMarks(view, run, dim);
+  const { xAxis, yAxis } = rowAxes(view, xName, y);
   const series = rowSeries(points, y, marks);
   const grid = { left: 52, right: 66, top: 20, bottom: 40 };
   const svg = renderSvg(id, { grid, xAxis, yAxis, series }, ROW_CHART_WIDTH, ROW_CHART_HEIGHT);

@@ -121,7 +121,7 @@ describe('aggregateMessages: latency origin', () => {
     const fromScheduled = aggregateMessages(sends, receipts, info(m));
     near(percentilesOf(fromScheduled.firstLatency).p50, 520);
     near(percentilesOf(fromScheduled.fanoutSpan).p50, 530);
-    const fromActual = aggregateMessages(sends, receipts, info(m), 'actual');
+    const fromActual = aggregateMessages(sends, receipts, info(m), { latencyFrom: 'actual' });
     near(percentilesOf(fromActual.firstLatency).p50, 20);
     near(percentilesOf(fromActual.fanoutSpan).p50, 30);
     near(percentilesOf(fromActual.firstLatencyFromActual).p50, 20);

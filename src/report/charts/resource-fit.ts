@@ -14,12 +14,19 @@ import { verdictScatter } from './steps.js';
  * A resource against its driver with the fitted line and the safe line (docs/METHOD.md §1.1, §1.2).
  */
 function resourceFitChart(
-  id: string,
   result: RunResult,
   fit: FitResult | undefined,
   safeLine: number,
-  what: { y: StepMetricName; x: StepMetricName; yName: string; xName: string; title: string },
+  what: {
+    id: string;
+    y: StepMetricName;
+    x: StepMetricName;
+    yName: string;
+    xName: string;
+    title: string;
+  },
 ): Chart {
+  const { id } = what;
   const series: EChartsOption['series'] = verdictScatter(
     result.steps,
     (s) => STEP_METRICS[what.x](s),
@@ -84,11 +91,11 @@ function resourceFitChart(
 
 export function cpuVsDeliveriesChart(result: RunResult, analysis: Analysis): Chart {
   return resourceFitChart(
-    'cpu-vs-deliveries',
     result,
     analysis.fits.find((f) => f.spec.id === 'cpu_vs_deliveries'),
     analysis.safe_lines.cpu_pct,
     {
+      id: 'cpu-vs-deliveries',
       x: 'delivered_per_s',
       y: 'cpu_pct',
       xName: 'deliveries/s',
@@ -100,11 +107,11 @@ export function cpuVsDeliveriesChart(result: RunResult, analysis: Analysis): Cha
 
 export function memoryVsConnectionsChart(result: RunResult, analysis: Analysis): Chart {
   return resourceFitChart(
-    'memory-vs-connections',
     result,
     analysis.fits.find((f) => f.spec.id === 'memory_vs_connections'),
     analysis.safe_lines.mem_pct,
     {
+      id: 'memory-vs-connections',
       x: 'connections',
       y: 'mem_pct',
       xName: 'connections',
