@@ -59,7 +59,11 @@ async function refuse(conn: ChannelConn, f: Inbound, r: Refusal): Promise<void> 
   // No backoff (0 ms) answers at once, without waiting for a timer.
   const backoffMs = conn.ctx.timings.channelErrorBackoffMs;
   await (backoffMs > 0 ? sleep(backoffMs) : undefined);
-  conn.write(replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'error', { reason: r.reason }));
+  conn.write(
+    replyFrame({ v2: conn.v2, joinRef: f.joinRef, topic: f.topic }, f.ref, 'error', {
+      reason: r.reason,
+    }),
+  );
   if (r.disconnect) conn.disconnect();
 }
 
@@ -141,7 +145,7 @@ function register(ch: Channel, f: Inbound, expS: number): void {
   ctx.stats.joinsOk++;
   ch.scheduleConfirm(expS);
   conn.write(
-    replyFrame(conn.v2, f.joinRef, f.ref, f.topic, 'ok', {
+    replyFrame({ v2: conn.v2, joinRef: f.joinRef, topic: f.topic }, f.ref, 'ok', {
       postgres_changes: ch.pg.map((b) => ({ ...b.raw, id: b.id })),
     }),
   );

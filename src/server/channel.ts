@@ -297,11 +297,11 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   // ------------------------------------------------------------------ output
 
   reply(ref: string | null, status: 'ok' | 'error', response: unknown): void {
-    this.conn.write(replyFrame(this.v2, this.joinRef, ref, this.topic, status, response));
+    this.conn.write(replyFrame(this, ref, status, response));
   }
 
   push(event: string, payload: unknown): void {
-    if (!this.closed) this.conn.write(pushFrame(this.v2, this.joinRef, this.topic, event, payload));
+    if (!this.closed) this.conn.write(pushFrame(this, event, payload));
   }
 
   /** `system` messages carry the subtopic as `channel` (docs/PROTOCOL.md §3.3). */
@@ -339,9 +339,7 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
   /** An abnormal exit: phx_error with `channel_crash` (docs/PROTOCOL.md §2.5). */
   crash(): void {
     if (this.closed) return;
-    this.conn.write(
-      pushFrame(this.v2, this.joinRef, this.topic, EV.error, { reason: REASON.channelCrash }),
-    );
+    this.conn.write(pushFrame(this, EV.error, { reason: REASON.channelCrash }));
     this.teardown();
   }
 

@@ -210,14 +210,14 @@ export class Connection implements ChannelSocket<Channel>, Transport {
   /** Phoenix.Socket `handle_in` (docs/PROTOCOL.md §2.4–§2.6). */
   private route(f: Inbound): Promise<void> | void {
     if (f.topic === PHOENIX_TOPIC && f.event === EV.heartbeat) {
-      this.write(replyFrame(this.v2, null, f.ref, PHOENIX_TOPIC, 'ok', {}));
+      this.write(replyFrame({ v2: this.v2, joinRef: null, topic: PHOENIX_TOPIC }, f.ref, 'ok', {}));
       return;
     }
     const ch = this.channels.get(f.topic);
     if (f.event === EV.join) {
       if (!f.topic.startsWith(REALTIME_TOPIC_PREFIX)) {
         this.write(
-          replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', {
+          replyFrame({ v2: this.v2, joinRef: f.joinRef, topic: f.topic }, f.ref, 'error', {
             reason: REASON.unmatchedTopic,
           }),
         );
@@ -230,10 +230,12 @@ export class Connection implements ChannelSocket<Channel>, Transport {
     if (!ch) {
       // Leaving a topic never joined still gets ok; anything else is an unmatched topic.
       if (f.event === EV.leave)
-        this.write(replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'ok', {}));
+        this.write(
+          replyFrame({ v2: this.v2, joinRef: f.joinRef, topic: f.topic }, f.ref, 'ok', {}),
+        );
       else
         this.write(
-          replyFrame(this.v2, f.joinRef, f.ref, f.topic, 'error', {
+          replyFrame({ v2: this.v2, joinRef: f.joinRef, topic: f.topic }, f.ref, 'error', {
             reason: REASON.unmatchedTopic,
           }),
         );

@@ -127,16 +127,15 @@ export class ChangesHub implements ChangesRoom {
       counter.add(ids.length);
       // Old-API joins get the change type as event and the bare data as payload
       // (docs/PROTOCOL.md §7.3).
+      const to = { v2: ch.v2, joinRef: null, topic: ch.topic };
       const text = ch.cfg.newApi
         ? messageText(
-            ch.v2,
+            to,
             null,
-            null,
-            ch.topic,
             EV.postgresChanges,
             `{"ids":${JSON.stringify(ids)},"data":${dataJson}}`,
           )
-        : messageText(ch.v2, null, null, ch.topic, change.data.type, dataJson);
+        : messageText(to, null, change.data.type, dataJson);
       ch.conn.write(frameText(text));
       stats.changesDelivered++;
     }

@@ -57,15 +57,24 @@ export function frameBinary(data: Uint8Array): Buffer {
 
 const j = JSON.stringify;
 
+/**
+ * Where a server → client message goes: the socket's serializer (v2 or v1), the join_ref it
+ * carries and its topic. A Channel is one.
+ */
+export interface Addressed {
+  v2: boolean;
+  joinRef: string | null;
+  topic: string;
+}
+
 /** The text of one server → client message in either serializer. `payloadJson` is already JSON. */
 export function messageText(
-  v2: boolean,
-  joinRef: string | null,
+  to: Addressed,
   ref: string | null,
-  topic: string,
   event: string,
   payloadJson: string,
 ): string {
+  const { v2, joinRef, topic } = to;
   if (v2) return `[${j(joinRef)},${j(ref)},${j(topic)},${j(event)},${payloadJson}]`;
   return `{"topic":${j(topic)},"event":${j(event)},"payload":${payloadJson},"ref":${j(ref)}}`;
 }
@@ -75,39 +84,24 @@ export function messageText(
  * bare string (docs/PROTOCOL.md §4.1).
  */
 export function replyFrame(
-  v2: boolean,
-  joinRef: string | null,
+  to: Addressed,
   ref: string | null,
-  topic: string,
   status: 'ok' | 'error',
   response: unknown,
 ): Buffer {
   return frameText(
-    messageText(
-      v2,
-      joinRef,
-      ref,
-      topic,
-      EV.reply,
-      `{"status":${j(status)},"response":${j(response)}}`,
-    ),
+    messageText(to, ref, EV.reply, `{"status":${j(status)},"response":${j(response)}}`),
   );
 }
 
 /** A channel push: the join's join_ref and `ref: null` (docs/PROTOCOL.md §2.2). */
-export function pushFrame(
-  v2: boolean,
-  joinRef: string | null,
-  topic: string,
-  event: string,
-  payload: unknown,
-): Buffer {
-  return frameText(messageText(v2, joinRef, null, topic, event, j(payload)));
+export function pushFrame(to: Addressed, event: string, payload: unknown): Buffer {
+  return frameText(messageText(to, null, event, j(payload)));
 }
 
 /** `phx_close` carries ref = join_ref (docs/PROTOCOL.md §2.5). */
 export function closeFrame(v2: boolean, joinRef: string | null, topic: string): Buffer {
-  return frameText(messageText(v2, joinRef, joinRef, topic, EV.close, '{}'));
+  return frameText(messageText({ v2, joinRef, topic }, joinRef, EV.close, '{}'));
 }
 
 /** A user broadcast that arrived as binary kind 3 (docs/PROTOCOL.md §2.3). */
@@ -148,7 +142,10 @@ export class Outgoing {
 
   private encode(v2: boolean): Buffer | null {
     const b = this.body;
-    if ('json' in b) return frameText(messageText(v2, null, null, this.topic, this.event, b.json));
+    if ('json' in b)
+      return frameText(
+        messageText({ v2, joinRef: null, topic: this.topic }, null, this.event, b.json),
+      );
     if ('user' in b) {
       if (v2) {
         return frameBinary(
@@ -173,10 +170,8 @@ export class Outgoing {
       const meta = b.meta ? `,"meta":${j(b.meta)}` : '';
       return frameText(
         messageText(
-          false,
+          { v2: false, joinRef: null, topic: this.topic },
           null,
-          null,
-          this.topic,
           this.event,
           `{"type":"broadcast","event":${j(b.user.event)},"payload":${text}${meta}}`,
         ),

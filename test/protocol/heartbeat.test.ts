@@ -88,7 +88,7 @@ describe('heartbeatFrame', () => {
 });
 
 const ok = (ref: string, vsn: Vsn) =>
-  replyFrame(vsn === VSN_2, null, ref, 'phoenix', 'ok', {}).subarray(2);
+  replyFrame({ v2: vsn === VSN_2, joinRef: null, topic: 'phoenix' }, ref, 'ok', {}).subarray(2);
 
 describe('isHeartbeatOk', () => {
   it.each(VSNS)('vsn %s: the ok reply of rtcap’s server and of Phoenix', (vsn) => {
@@ -108,17 +108,18 @@ describe('isHeartbeatOk', () => {
 
   it.each(VSNS)('vsn %s: rejects every other reply and frame', (vsn) => {
     const v2 = vsn === VSN_2;
+    const phoenix = { v2, joinRef: null, topic: 'phoenix' };
     const others = [
-      replyFrame(v2, null, '5', 'phoenix', 'error', {}), // error status
-      replyFrame(v2, null, '5', 'phoenix', 'ok', { a: 1 }), // a response
-      replyFrame(v2, null, '5', 'realtime:room', 'ok', {}), // another topic
-      replyFrame(v2, null, '6', 'phoenix', 'ok', {}), // another ref
-      replyFrame(v2, null, '55', 'phoenix', 'ok', {}), // a ref starting with it
-      replyFrame(v2, null, null, 'phoenix', 'ok', {}), // no ref
-      replyFrame(!v2, null, '5', 'phoenix', 'ok', {}), // the other serialisation
+      replyFrame(phoenix, '5', 'error', {}), // error status
+      replyFrame(phoenix, '5', 'ok', { a: 1 }), // a response
+      replyFrame({ ...phoenix, topic: 'realtime:room' }, '5', 'ok', {}), // another topic
+      replyFrame(phoenix, '6', 'ok', {}), // another ref
+      replyFrame(phoenix, '55', 'ok', {}), // a ref starting with it
+      replyFrame(phoenix, null, 'ok', {}), // no ref
+      replyFrame({ ...phoenix, v2: !v2 }, '5', 'ok', {}), // the other serialisation
     ].map((f) => f.subarray(2));
     // v1 server frames carry no join_ref (docs/PROTOCOL.md §2.1): only v2's can differ by one.
-    if (v2) others.push(replyFrame(v2, '5', '5', 'phoenix', 'ok', {}).subarray(2));
+    if (v2) others.push(replyFrame({ ...phoenix, joinRef: '5' }, '5', 'ok', {}).subarray(2));
     const text = ok('5', vsn).toString();
     others.push(
       Buffer.from(text.replace('phx_reply', 'phx_close')),

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { heartbeatReply } from '../../src/server/heartbeat.js';
 import { replyFrame } from '../../src/server/wire.js';
 
-const general = (ref: string) => replyFrame(true, null, ref, 'phoenix', 'ok', {});
+const general = (ref: string) =>
+  replyFrame({ v2: true, joinRef: null, topic: 'phoenix' }, ref, 'ok', {});
 const hb = (ref: string) => Buffer.from(JSON.stringify([null, ref, 'phoenix', 'heartbeat', {}]));
 
 describe('heartbeatReply', () => {

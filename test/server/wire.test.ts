@@ -34,19 +34,28 @@ describe('pre-framed WebSocket frames', () => {
 
 describe('server frames (golden, §2.1–§2.2)', () => {
   it('replies, pushes and closes in both serializers', () => {
-    expect(payload(replyFrame(true, '1', '2', 'realtime:a', 'ok', {})).toString()).toBe(
-      '["1","2","realtime:a","phx_reply",{"status":"ok","response":{}}]',
-    );
     expect(
       payload(
-        replyFrame(false, '1', '2', 'realtime:a', 'error', 'payload_size_exceeded'),
+        replyFrame({ v2: true, joinRef: '1', topic: 'realtime:a' }, '2', 'ok', {}),
+      ).toString(),
+    ).toBe('["1","2","realtime:a","phx_reply",{"status":"ok","response":{}}]');
+    expect(
+      payload(
+        replyFrame(
+          { v2: false, joinRef: '1', topic: 'realtime:a' },
+          '2',
+          'error',
+          'payload_size_exceeded',
+        ),
       ).toString(),
     ).toBe(
       '{"topic":"realtime:a","event":"phx_reply","payload":{"status":"error","response":"payload_size_exceeded"},"ref":"2"}',
     );
-    expect(payload(pushFrame(true, '1', 'realtime:a', 'presence_state', {})).toString()).toBe(
-      '["1",null,"realtime:a","presence_state",{}]',
-    );
+    expect(
+      payload(
+        pushFrame({ v2: true, joinRef: '1', topic: 'realtime:a' }, 'presence_state', {}),
+      ).toString(),
+    ).toBe('["1",null,"realtime:a","presence_state",{}]');
     expect(payload(closeFrame(true, '4', 'realtime:a')).toString()).toBe(
       '["4","4","realtime:a","phx_close",{}]',
     );
