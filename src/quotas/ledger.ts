@@ -36,10 +36,9 @@ export class Ledger {
   phase(
     fromMs: number,
     toMs: number,
-    load: string,
-    target: number,
-    offered?: number | null,
+    claim: { load: string; target: number; offered?: number | null },
   ): PhaseEvidence {
+    const { load, target, offered } = claim;
     const inside = (t: number) => t >= fromMs && t < toMs;
     const rej = this.rejections.filter((r) => inside(r.atMs));
     const reasons: Record<string, number> = {};

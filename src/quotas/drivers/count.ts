@@ -53,10 +53,22 @@ export async function checkCount(d: CountDriver): Promise<QuotaRow> {
   const t3 = nowMs();
   const ok = await d.addOne();
   const t4 = nowMs();
-  const rec = ledger.phase(t3, t4 + 1, `${belowN} ${unit}`, belowN, ok ? belowN : belowN - 1);
+  const rec = ledger.phase(t3, t4 + 1, {
+    load: `${belowN} ${unit}`,
+    target: belowN,
+    offered: ok ? belowN : belowN - 1,
+  });
   const phases = {
-    below: ledger.phase(t0, t1, `${belowN} ${unit}${d.where}`, belowN, belowOffered),
-    above: ledger.phase(t1, t2, `up to ${aboveN} ${unit}`, aboveN, aboveOffered),
+    below: ledger.phase(t0, t1, {
+      load: `${belowN} ${unit}${d.where}`,
+      target: belowN,
+      offered: belowOffered,
+    }),
+    above: ledger.phase(t1, t2, {
+      load: `up to ${aboveN} ${unit}`,
+      target: aboveN,
+      offered: aboveOffered,
+    }),
     recovery: {
       ...rec,
       recovered_after_ms: ok ? t4 - t3 : null,

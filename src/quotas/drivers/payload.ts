@@ -65,21 +65,21 @@ export async function checkPayload(o: QuotaCheckOptions, kb: number): Promise<Qu
     const recovered = await probe(belowBytes);
     const t3 = nowMs();
     // One probe of an exact size per phase: what was offered is what was planned.
-    const below = ledger.phase(
-      t0,
-      t1,
-      `${num(belowBytes)} B (${pct(q.below)} of ${num(kb)} KB)`,
-      belowBytes,
-      belowBytes,
-    );
-    const above = ledger.phase(
-      t1,
-      t2,
-      `${num(aboveBytes)} B (${pct(q.above)} of the ${num(limitBytes)} B limit)`,
-      aboveBytes,
-      aboveBytes,
-    );
-    const rec = ledger.phase(t2, t3 + 1, `${num(belowBytes)} B`, belowBytes, belowBytes);
+    const below = ledger.phase(t0, t1, {
+      load: `${num(belowBytes)} B (${pct(q.below)} of ${num(kb)} KB)`,
+      target: belowBytes,
+      offered: belowBytes,
+    });
+    const above = ledger.phase(t1, t2, {
+      load: `${num(aboveBytes)} B (${pct(q.above)} of the ${num(limitBytes)} B limit)`,
+      target: aboveBytes,
+      offered: aboveBytes,
+    });
+    const rec = ledger.phase(t2, t3 + 1, {
+      load: `${num(belowBytes)} B`,
+      target: belowBytes,
+      offered: belowBytes,
+    });
     const recovery = {
       ...rec,
       recovered_after_ms: recovered ? t3 - t2 : null,

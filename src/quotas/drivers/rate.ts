@@ -34,15 +34,18 @@ export function rejoinGate(q: Quotas): JoinGate {
 
 /**
  * Open-model phases: act k is due at start + k / rate; a late act is made late, never
- * skipped. Ends at `durationMs` or when `until` says so; bounded either way.
+ * skipped. Ends at `durationMs` or when `until` says so (default: never); bounded either way.
  */
 export async function offer(
-  rateActsPerS: number,
-  durationMs: number,
   act: (k: number) => void,
-  until: () => boolean,
-  signal?: AbortSignal,
+  phase: {
+    rateActsPerS: number;
+    durationMs: number;
+    until?: () => boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<void> {
+  const { rateActsPerS, durationMs, until = () => false, signal } = phase;
   const start = nowMs();
   let k = 0;
   while (nowMs() - start < durationMs && !until() && !signal?.aborted) {
@@ -67,33 +70,34 @@ export async function checkRate(
   const windowMs = tickMs * q.rate_buckets;
   const { ledger } = driver;
   const unit = QUOTA_UNITS[driver.quota];
-  const actRate = (eventsPerS: number) => eventsPerS / driver.eventsPerAct;
   // Every act is counted here, made or skipped: the offered rate is measured, never assumed.
   const act = (k: number) => {
     if (driver.act(k)) ledger.offer(driver.eventsPerAct);
     else ledger.skip();
   };
+  /** `share` of the declared rate for `durationMs`, or until `until` says so. */
+  const offerShare = (share: number, durationMs: number, until?: () => boolean) =>
+    offer(act, {
+      rateActsPerS: (share * declared) / driver.eventsPerAct,
+      durationMs,
+      until,
+      signal: o.signal,
+    });
   await driver.start();
   const first = () => ledger.rejections.find((r) => r.reason.includes(QUOTA_REASONS[driver.quota]));
 
   // Below for a whole window (plus two ticks), so the target's average reaches the offered rate.
   const t0 = nowMs();
-  await offer(actRate(q.below * declared), windowMs + 2 * tickMs, act, () => false, o.signal);
+  await offerShare(q.below, windowMs + 2 * tickMs);
   const t1 = nowMs();
   // Above until the refusals are established (two ticks after the first), at most a window and two
   // ticks.
-  await offer(
-    actRate(q.above * declared),
-    windowMs + 2 * tickMs,
-    act,
-    () => {
-      const f = first();
-      return f !== undefined && f.atMs >= t1 && nowMs() > f.atMs + 2 * tickMs;
-    },
-    o.signal,
-  );
+  await offerShare(q.above, windowMs + 2 * tickMs, () => {
+    const f = first();
+    return f !== undefined && f.atMs >= t1 && nowMs() > f.atMs + 2 * tickMs;
+  });
   const t2 = nowMs();
-  await offer(actRate(q.below * declared), windowMs + 4 * tickMs, act, () => false, o.signal);
+  await offerShare(q.below, windowMs + 4 * tickMs);
   const t3 = nowMs();
   // Refusals may be answered after the target's error backoff; they count at their send time.
   await sleep(q.error_backoff + 300);
@@ -112,10 +116,10 @@ export async function checkRate(
   const load = (share: number, durMs: number) =>
     `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
   const phases = {
-    below: ledger.phase(t0, t1, load(q.below, t1 - t0), q.below * declared),
-    above: ledger.phase(t1, t2, load(q.above, t2 - t1), q.above * declared),
+    below: ledger.phase(t0, t1, { load: load(q.below, t1 - t0), target: q.below * declared }),
+    above: ledger.phase(t1, t2, { load: load(q.above, t2 - t1), target: q.above * declared }),
     recovery: {
-      ...ledger.phase(t2, t3, load(q.below, t3 - t2), q.below * declared),
+      ...ledger.phase(t2, t3, { load: load(q.below, t3 - t2), target: q.below * declared }),
       recovered_after_ms: recoveredAfterMs,
       window_ms: windowMs + 2 * tickMs,
     },
