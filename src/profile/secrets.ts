@@ -247,27 +247,24 @@ const entriesOf = (value: unknown): [PathSegment, unknown][] =>
  * The strings and numbers under credential keys, at any depth; only a top-level string of an `env`
  * map is expanded.
  */
-function keyedLeaves(
-  value: unknown,
-  path: PathSegment[],
-  env: boolean,
-  out: SecretLeaf[],
-  depth = 0,
-): void {
-  for (const [k, v] of entriesOf(value)) {
-    if (
-      typeof k === 'string' &&
-      isCredentialKey(k) &&
-      (typeof v === 'string' || typeof v === 'number')
-    )
-      out.push({
-        path: [...path, k],
-        value: v,
-        kind: 'key',
-        env: env && depth === 0 && typeof v === 'string',
-      });
-    else keyedLeaves(v, [...path, k], env, out, depth + 1);
-  }
+function keyedLeaves(value: unknown, path: PathSegment[], env: boolean, out: SecretLeaf[]): void {
+  const walk = (node: unknown, at: PathSegment[], depth: number): void => {
+    for (const [k, v] of entriesOf(node)) {
+      if (
+        typeof k === 'string' &&
+        isCredentialKey(k) &&
+        (typeof v === 'string' || typeof v === 'number')
+      )
+        out.push({
+          path: [...at, k],
+          value: v,
+          kind: 'key',
+          env: env && depth === 0 && typeof v === 'string',
+        });
+      else walk(v, [...at, k], depth + 1);
+    }
+  };
+  walk(value, path, 0);
 }
 
 /**
