@@ -17,6 +17,7 @@ import { decodeFrame, encodeFrame } from '../protocol/frame.js';
 import { encodeUserBroadcastPush } from '../protocol/frame-encode.js';
 import type { Frame } from '../protocol/frame-types.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
+import { frameEventIs } from '../protocol/frame-event.js';
 import { isHeartbeatOk } from '../protocol/heartbeat.js';
 import { newMemberState, type MemberState } from '../measure/ledger.js';
 import { nowMs } from '../measure/clock.js';
@@ -69,6 +70,8 @@ export class Connection {
   connectStartMs = 0;
   /** Frames are read by FrameReader (frame-reader.ts), not ws's Receiver (tests check which). */
   fastReader = false;
+  /** The only event a stamped text frame is a delivery as (ConnectOptions.deliveryEvent). */
+  private deliveryEvent: Uint8Array | null = null;
 
   constructor(
     readonly index: number,
@@ -79,6 +82,7 @@ export class Connection {
   connect(opts: ConnectOptions): void {
     this.state = 'connecting';
     this.connectStartMs = nowMs();
+    this.deliveryEvent = opts.deliveryEvent ?? null;
     // Whether a wss:// handshake completed: an error before it is a TLS failure.
     let tlsUp = !opts.url.startsWith('wss:');
     let ws: WebSocket;
@@ -321,7 +325,9 @@ export class Connection {
       this.heartbeatRef = null;
       return;
     }
-    if (scanStamp(data, stampScratch)) {
+    // A stamped frame of another event than the deliveries' (a push's reply carrying the pushed
+    // payload) takes the slow path: a reply, or a frame rtcap could not use, never a delivery.
+    if (scanStamp(data, stampScratch) && this.isDelivery(data, isBinary)) {
       this.hooks.onStamp(this, stampScratch, recvMs, data.length);
       return;
     }
@@ -333,6 +339,12 @@ export class Connection {
       return;
     }
     this.onFrame(frame);
+  }
+
+  private isDelivery(data: Buffer, isBinary: boolean): boolean {
+    return (
+      isBinary || this.deliveryEvent === null || frameEventIs(data, this.vsn, this.deliveryEvent)
+    );
   }
 
   private onFrame(f: Frame): void {

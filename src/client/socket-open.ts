@@ -22,6 +22,12 @@ export interface ConnectOptions {
    * (src/link). The URL still decides the Host header, TLS server name and certificate check.
    */
   via?: { host: string; port: number };
+  /**
+   * Phoenix dialect: the event a delivery comes as (target.receive_event), quoted as on the wire
+   * (protocol/frame-event quotedEvent); a stamped text frame of another event (a push's reply
+   * carrying the pushed payload) is not a delivery. Absent: every stamped frame is one.
+   */
+  deliveryEvent?: Uint8Array;
 }
 
 export interface TlsOptions {

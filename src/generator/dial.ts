@@ -4,6 +4,7 @@
  * address for its index (beyond the ephemeral port range: generator/limits), and TLS.
  */
 import type { ConnectOptions, TlsOptions } from '../client/socket-open.js';
+import { quotedEvent } from '../protocol/frame-event.js';
 
 export interface DialTarget {
   url: string;
@@ -15,6 +16,8 @@ export interface DialTarget {
   tls: TlsOptions | undefined;
   /** An emulated link's relay every connection dials instead of the URL's host (src/link). */
   via?: { host: string; port: number };
+  /** Phoenix dialect: target.receive_event, as ConnectOptions.deliveryEvent carries it. */
+  deliveryEvent?: Uint8Array;
 }
 
 /** The target as the coordinator's init message gives it to a generator process. */
@@ -24,9 +27,10 @@ export function dialTargetOf(m: {
   sourceAddresses: string[];
   tls?: TlsOptions;
   tokens: { apikeyIn: 'query' | 'header' };
-  profile: { target: { join_timeout: number } };
+  profile: { target: { join_timeout: number; dialect?: string; receive_event?: string } };
   via?: { host: string; port: number };
 }): DialTarget {
+  const t = m.profile.target;
   return {
     url: m.url,
     headers: m.headers,
@@ -35,6 +39,9 @@ export function dialTargetOf(m: {
     handshakeTimeoutMs: m.profile.target.join_timeout,
     tls: m.tls,
     ...(m.via ? { via: m.via } : {}),
+    ...(t.dialect === 'phoenix' && t.receive_event
+      ? { deliveryEvent: quotedEvent(t.receive_event) }
+      : {}),
   };
 }
 
@@ -61,5 +68,6 @@ export function dialOptions(
     handshakeTimeoutMs: t.handshakeTimeoutMs,
     tls: t.tls,
     ...(t.via ? { via: t.via } : {}),
+    ...(t.deliveryEvent ? { deliveryEvent: t.deliveryEvent } : {}),
   };
 }

@@ -163,4 +163,49 @@ describe('known-answer server', () => {
     expect(s.messages.received).toBe(20 * 10);
     expect(s.delivery_rate).toBe(1);
   });
+
+  it('counts only frames of receive_event as deliveries, not the reply that hands the pushed payload back (phoenix dialect)', async () => {
+    // The app answers each push with its payload ({:reply, {:ok, payload}, socket}) and relays
+    // it to the other members as "new_msg": 20 sends × 9 other members, each received once.
+    server = await startTestServer({
+      replyWithPayload: true,
+      fanoutEvent: 'new_msg',
+      topicPrefix: 'room:',
+    });
+    const profile = profileFrom({
+      name: 'ka-receive-event',
+      scenario: 'broadcast-public',
+      target: {
+        url: server.url,
+        vsn: '2.0.0',
+        dialect: 'phoenix',
+        topic: 'room:bench',
+        join_payload: {},
+        push_event: 'broadcast',
+        receive_event: 'new_msg',
+      },
+      load: {
+        join_rate: 200,
+        steps: [{ connections: 10, send_rate: 10, duration: '2s' }],
+        drain: '2s',
+      },
+    });
+    const { result } = await runBenchmark({
+      profile,
+      profilePath: null,
+      redactedProfile: {},
+      outDir: out(),
+      log: quiet,
+    });
+    const s = result.steps[0];
+    expect(server.stats.payloadReplies).toBe(20);
+    expect(s.messages.sent).toBe(20);
+    expect(s.messages).toMatchObject({
+      expected: 20 * 9,
+      received: 20 * 9,
+      duplicates: 0,
+      unexpected: 0,
+    });
+    expect(s.delivery_rate).toBe(1);
+  });
 });

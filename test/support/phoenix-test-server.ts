@@ -31,6 +31,11 @@ export interface TestServerOptions {
   echoToSender?: boolean;
   /** Event name of the fan-out (a Phoenix app's broadcast! event). */
   fanoutEvent?: string;
+  /**
+   * Phoenix-app style `{:reply, {:ok, payload}, socket}`: every broadcast push is answered with
+   * its own payload, stamp and all (counted in stats.payloadReplies).
+   */
+  replyWithPayload?: boolean;
   /** Refuse every upgrade with this status and body. */
   refuse?: { status: number; body: string };
   /** Close every socket this long after the first broadcast arrived. */
@@ -176,6 +181,8 @@ export interface TestServer {
     trackSilences: number;
     /** Sockets closed at a binary push (closeOnBinaryPush). */
     closedOnBinaryPush: number;
+    /** Pushes answered with their own payload (replyWithPayload). */
+    payloadReplies: number;
   };
   close(): Promise<void>;
 }
@@ -209,6 +216,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     presenceUpdateDiffs: 0,
     trackSilences: 0,
     closedOnBinaryPush: 0,
+    payloadReplies: 0,
   };
   let attempts = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -420,6 +428,16 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         return;
       }
       stats.pushes++;
+      if (opts.replyWithPayload && f.ref !== null) {
+        stats.payloadReplies++;
+        send(ws, vsn, {
+          joinRef: f.joinRef,
+          ref: f.ref,
+          topic: f.topic,
+          event: EV.reply,
+          payload: { status: 'ok', response: f.payload },
+        });
+      }
       const ackIt = () => {
         if (!sender.ack || f.ref === null) return;
         ackedPushes++;

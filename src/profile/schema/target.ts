@@ -158,7 +158,9 @@ export const targetSchema = z
       .string()
       .min(1)
       .default('broadcast')
-      .describe('phoenix dialect: event name of the messages members receive'),
+      .describe(
+        "phoenix dialect: event name of the messages members receive; only frames of this event count as deliveries (a push's reply that carries the pushed payload back does not)",
+      ),
     broadcast_event: z
       .string()
       .min(1)
