@@ -42,7 +42,7 @@ export const recoverySchema = z
       .max(50)
       .default(5)
       .describe(
-        "round trips per probe, each started once the previous one came back: a broadcast on the bench topic to the probe's own connection (self), a presence track and its diff, an insert and its change event, or (join rate) one join of the step's kind",
+        "round trips per probe, each started once the previous one came back; a probe is one connection of its own on the path the search loads — broadcast-public, payload-size: a broadcast to itself (self) on the bench topic, beside the step's members; broadcast-private, write-only, mixed: a broadcast to itself on a topic of its own; presence: a track on a presence topic of its own and the diff it causes; postgres-changes: an insert and its change event on a subscription of its own (without target.database_url, a broadcast to itself on a topic of its own); join-rate: one private join of a topic of its own, with a user's token",
       ),
     max_wait: duration
       .default(30_000)
