@@ -74,9 +74,20 @@ export function refusedByServer(errors: ReadonlyMap<string, number>): boolean {
  * as recorded; null when the server put nothing in words.
  */
 export function serverRejectionOf(step: StepResult): { reason: string; count: number } | null {
-  if ((step.connections?.failed ?? 0) === 0 && (step.connections?.disconnected ?? 0) === 0)
-    return null;
-  const said = topReason(step.errors ?? {}, isServerSaid);
+  const failing = (step.connections?.failed ?? 0) + (step.connections?.disconnected ?? 0);
+  return serverRejectionIn(step.errors ?? {}, failing);
+}
+
+/**
+ * The server's most frequent rejection among `errors`, when `failing` connections failed or
+ * dropped; null when none did or the server put nothing in words.
+ */
+export function serverRejectionIn(
+  errors: Record<string, number>,
+  failing: number,
+): { reason: string; count: number } | null {
+  if (failing <= 0) return null;
+  const said = topReason(errors, isServerSaid);
   return said ? { reason: said[0], count: said[1] } : null;
 }
 

@@ -4,6 +4,8 @@
  */
 import { AFTER_FIRST_BINARY_PUSH, BINARY_PUSH_ADVICE } from '../result/binary-push-close.js';
 import { fmtInt, fmtRatioPct } from './format.js';
+import { limitWords } from './limit.js';
+import { serverRejectionIn } from './step-limit.js';
 import type { VerdictInput, VerdictSlo } from './verdict-input.js';
 
 /** Delivery below the SLO's rate, or messages lost when every one must arrive. */
@@ -58,11 +60,24 @@ export function binaryPushReason(input: VerdictInput): string | null {
   return `the server closed ${who} first binary broadcast push (it cannot read binary frames): ${BINARY_PUSH_ADVICE}`;
 }
 
+/**
+ * Connections the server refused in its own words (an error reply to a join, a refused upgrade),
+ * its most frequent refusal quoted as the capacity row quotes it (model/limit): "server
+ * rejection: “join refused: IncreaseConnectionPool: …” ×98"; null when none failed or the server
+ * gave no words.
+ */
+export function serverRefusalReason(input: VerdictInput): string | null {
+  const said = serverRejectionIn(input.errors ?? {}, input.connections_failed);
+  return said ? limitWords({ kind: 'server-rejection', ...said }) : null;
+}
+
 /** Every way the step failed its function: messages, sends, joins, sockets, server-side errors. */
 export function brokenReasons(input: VerdictInput, slo: VerdictSlo): string[] {
   const binary = binaryPushReason(input);
+  const refusal = serverRefusalReason(input);
   const out = [
     ...(binary ? [binary] : []),
+    ...(refusal ? [refusal] : []),
     ...deliveryReasons(input, slo),
     ...unansweredReasons(input),
   ];

@@ -16,7 +16,7 @@
  * with an "also:" prefix so a reader sees everything that went wrong.
  */
 import type { Verdict } from '../result/result.js';
-import { brokenReasons, wentAwayReason } from './verdict-broken.js';
+import { brokenReasons, serverRefusalReason, wentAwayReason } from './verdict-broken.js';
 import { degradedReasons } from './verdict-degraded.js';
 import { generatorCheck } from './verdict-generator.js';
 import {
@@ -44,7 +44,10 @@ export function decideVerdict(
   // figures kept as "also:" (its own OS limits still make the step generator-bound).
   const gone = wentAwayReason(input);
   const { ownLimits, refusedOutright } = generator;
-  if (!ownLimits && (gone || refusedOutright) && generator.reasons.length > 0) {
+  // The server refused joins it was offered on schedule, in its own words (IncreaseConnectionPool,
+  // a quota): its answer, whatever the generator's lag or CPU meanwhile.
+  const refusedInWords = serverRefusalReason(input) !== null && joinsOnSchedule(input, limits);
+  if (!ownLimits && (gone || refusedOutright || refusedInWords) && generator.reasons.length > 0) {
     return {
       verdict: 'broken',
       reasons: [...(gone ? [gone] : []), ...broken, ...also(generator.reasons), ...also(degraded)],
@@ -60,6 +63,11 @@ export function decideVerdict(
   if (broken.length > 0) return { verdict: 'broken', reasons: [...broken, ...also(degraded)] };
   if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
   return inconclusiveDecision(input) ?? { verdict: 'stable', reasons: [stableReason(input, slo)] };
+}
+
+/** The generator opened the step's joins on schedule (or the step scheduled none). */
+function joinsOnSchedule(input: VerdictInput, limits: GeneratorLimits): boolean {
+  return (input.generator_offered_by_part?.joins ?? 1) >= limits.min_offered_ratio;
 }
 
 /**

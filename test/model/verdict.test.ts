@@ -62,6 +62,31 @@ describe('decideVerdict', () => {
     expect(refused.reasons).toContain('also: generator event-loop lag p99 3,534 ms > 50 ms');
   });
 
+  it('a private ramp the server refused with IncreaseConnectionPool is broken, the refusal quoted first, though the generator lagged', () => {
+    const POOL = 'join refused: IncreaseConnectionPool: Please increase your connection pool size';
+    const ramp = {
+      connections_joined: 4,
+      connections_failed: 98,
+      connections_target: 30,
+      errors: { [POOL]: 98, 'join timeout: no reply within 5000 ms': 3 },
+      error_classes: { server: 98, network: 3 },
+      generator_lag_p99_ms: 106,
+      generator_offered_by_part: { broadcast: 1, joins: 1 },
+    };
+    const refused = v(ramp);
+    expect(refused.verdict).toBe('broken');
+    expect(refused.reasons[0]).toBe(`server rejection: “${POOL}” ×98`);
+    expect(refused.reasons).toContain('98 connections failed or were rejected');
+    expect(refused.reasons).toContain('also: generator event-loop lag p99 106 ms > 50 ms');
+    // Joins the generator opened behind their schedule may have bunched into the refusal: its own.
+    const late = v({ ...ramp, generator_offered_by_part: { broadcast: 1, joins: 0.6 } });
+    expect(late.verdict).toBe('generator-bound');
+    expect(late.reasons).toContain(`also: server rejection: “${POOL}” ×98`);
+    // Failures the server put in no words are not quoted.
+    const silent = v({ ...ramp, generator_lag_p99_ms: 2, errors: { 'connect ECONNRESET': 98 } });
+    expect(silent.reasons[0]).toBe('98 connections failed or were rejected');
+  });
+
   it('joins: success against the SLO share, join p95 against its SLO, the measured join rate against the offered one', () => {
     const seed = { ...slo, join_success: 0.9995, join_p95_ms: 2000 };
     // Seed §1: 15,998 of 16,000 joined is stable at 0.9995; the default (1) breaks on any failure.
