@@ -48,6 +48,11 @@ export interface ConnectionEventsParts {
 export class ConnectionEvents implements ConnectionHooks {
   /** The ledger, held directly: onStamp is the receive hot path. */
   private readonly ledger: ReceiveLedger;
+  /**
+   * Connections whose socket's end was reported: a socket error on an open connection and the
+   * close that follows it are one loss, counted once (the first report, which names the cause).
+   */
+  private readonly socketEnded = new WeakSet<Connection>();
 
   constructor(private readonly p: ConnectionEventsParts) {
     this.ledger = p.ledger;
@@ -145,6 +150,10 @@ export class ConnectionEvents implements ConnectionHooks {
 
   onError(c: Connection, e: ClassifiedError, phase: ErrorPhase): void {
     const { p } = this;
+    if (phase === 'socket') {
+      if (this.socketEnded.has(c)) return;
+      this.socketEnded.add(c);
+    }
     p.steps.countError(phase === 'socket' ? p.stepSends.nameClose(c, e, nowMs()) : e);
     if (phase !== 'frame' && p.set.leaveSubscribing(c)) p.ramps.settle();
     if (phase === 'connect' || phase === 'join') {

@@ -2,8 +2,9 @@
  * ConnectionEvents built in the test's process, its connections real WebSockets to a test server
  * on loopback whose behaviour is known: a connection opens, joins and is counted; a stamped
  * delivery goes into the ledger and a frame rtcap cannot use into the step's frames; a refused
- * join fails once; a member the server drops is one disconnect and one error. The step is a
- * plain StepNow holding a real plan and counters.
+ * join fails once; a member the server drops is one disconnect and one error, and so is a socket
+ * error on an open connection followed by its close. The step is a plain StepNow holding a real
+ * plan and counters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DROPPED_1006 } from '../../src/client/classify.js';
@@ -152,5 +153,21 @@ describe('ConnectionEvents', () => {
     expect(t.counters.disconnected).toBe(1);
     expect(t.second).toMatchObject({ errors: 1, disconnects: 1 });
     expect(t.set).toMatchObject({ openNow: 0, joinedNow: 0 });
+  });
+
+  it('a socket error on an open connection and the close after it are one loss, reported once', async () => {
+    const t = await liveEvents();
+    t.events.open(0, nowMs(), 0);
+    await until('joined', () => t.counters.joined === 1);
+    // What ws emits on an open socket it cannot write to (its sender's error), then the end of
+    // the TCP connection: ws reports the close too.
+    t.conn(0).ws!.emit('error', new Error('write EPIPE'));
+    t.members[0].drop();
+    await until('closed', () => t.conn(0).state === 'closed');
+    await pause(100);
+    expect(Object.fromEntries(t.counters.errors)).toEqual({ 'socket error: write EPIPE': 1 });
+    expect(t.counters.errorClasses.network).toBe(1);
+    expect(t.counters.disconnected).toBe(1);
+    expect(t.second).toMatchObject({ errors: 1, disconnects: 1 });
   });
 });
