@@ -25,6 +25,7 @@ import type { RunResult } from '../../src/result/result.js';
 import type { LinkLatencyShare } from '../../src/figures/link-share.js';
 import { readShard } from '../../src/shard/read.js';
 import { NetnsTopology, SERVER_ADDRESS, netnsUnavailable } from '../support/netns.js';
+import { segmentStartAtMs } from '../support/segment-start.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -140,8 +141,11 @@ describe.skipIf(unavailable !== null)(
         const url = await server.url;
         expect(url).toContain(`ws://${SERVER_ADDRESS}:`);
 
-        // 30 s ahead: on a busy shared machine three node processes can take 15 s to start.
-        const startAt = new Date(Date.now() + 30_000).toISOString();
+        // As far ahead as three rtcap processes take to start in their namespaces now (a few
+        // seconds on a quiet machine, up to 15 s on a busy one).
+        const startAt = new Date(
+          await segmentStartAtMs(SEGMENTS, (argv) => t.exec(t.segments[0].ns, argv, OPEN_FILES)),
+        ).toISOString();
         const segs = await Promise.all(
           t.segments.map((seg, i) => {
             const argv = [process.execPath, BIN, 'run', profile, '--url', url];
@@ -152,7 +156,11 @@ describe.skipIf(unavailable !== null)(
             }).done;
           }),
         );
-        for (const s of segs) expect(s.stderr).not.toMatch(/aborted/);
+        for (const s of segs) {
+          expect(s.stderr).not.toMatch(/aborted/);
+          // Up and waiting before the shared start (by its own clock), as the lead allowed for.
+          expect(s.stderr).toMatch(/waiting \d+\.\d s for --start-at/);
+        }
 
         // Each segment ran on its own stack: its own port range and open-file limit.
         t.segments.forEach((seg, i) => {

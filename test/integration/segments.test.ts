@@ -4,9 +4,9 @@
  * `rtcap merge`: in both steps every connection joined, expected = received, each segment sent
  * its share (relay senders), and the merged step's totals are the sums of the shards'. The
  * same profile in one process expects the same counts. A missing shard and a shard of another
- * run are refused. Binary in dist/ (npm run build first). --start-at is 30 s ahead: on a busy
- * shared machine three node processes can take 15 s to start, and a late segment would miss
- * the shared schedule (it says so) and its members the first sends.
+ * run are refused. Binary in dist/ (npm run build first). --start-at is as far ahead as three
+ * rtcap processes take to start on this machine now (test/support/segment-start): a late segment
+ * would miss the shared schedule (it says so) and its members the first sends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { readShard } from '../../src/shard/read.js';
+import { segmentStartAtMs } from '../support/segment-start.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/rtcap.js');
@@ -70,7 +71,7 @@ describe('3 segments merged', () => {
     { timeout: 180_000 },
     async () => {
       const url = await serve();
-      const startAt = new Date(Date.now() + 30_000).toISOString();
+      const startAt = new Date(await segmentStartAtMs(3)).toISOString();
       const segs = await Promise.all(
         [0, 1, 2].map((i) =>
           rtcap([
@@ -88,7 +89,11 @@ describe('3 segments merged', () => {
           ]),
         ),
       );
-      for (const s of segs) expect(s.stderr).not.toMatch(/aborted/);
+      for (const s of segs) {
+        expect(s.stderr).not.toMatch(/aborted/);
+        // Up and waiting before the shared start, as the lead allowed for.
+        expect(s.stderr).toMatch(/waiting \d+\.\d s for --start-at/);
+      }
       const m = await rtcap([
         'merge',
         join(dir, 's0'),
