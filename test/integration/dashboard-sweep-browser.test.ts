@@ -34,10 +34,11 @@ const PROFILE = [
   '  drain: 2s',
   '  settle: 300ms',
   '  steps:',
-  '    - { connections: 20, send_rate: 5, duration: 2s }',
+  '    - { connections: 40, send_rate: 5, duration: 2s }',
+  // 40, 80 (refused), then 60, 70, 65 while the page watches: five steps.
   'sweep:',
   '  driver: connections',
-  '  start: 20',
+  '  start: 40',
   '  factor: 2',
   '  max: 200',
   '  stop_after_broken: 1',

@@ -60,11 +60,12 @@ describe('what stopped a sweep: the server said no', () => {
         join_rate: 1000,
         drain: '2s',
         settle: '300ms',
-        steps: [{ connections: 20, send_rate: 5, duration: '1s' }],
+        steps: [{ connections: 40, send_rate: 5, duration: '1s' }],
       },
+      // 40, 80 (refused), then 60, 70, 65: the knee within the resolution in five steps.
       sweep: {
         driver: 'connections',
-        start: 20,
+        start: 40,
         factor: 2,
         max: 200,
         stop_after_broken: 1,
@@ -144,11 +145,13 @@ describe('what stopped a sweep: the server process ran out of files', () => {
         warmup: '500ms',
         drain: '2s',
         settle: '300ms',
-        steps: [{ connections: 100, send_rate: 1, duration: '2s' }],
+        steps: [{ connections: 200, send_rate: 1, duration: '2s' }],
       },
+      // 200, 400 (out of files), then 300, 350, 375: the knee within the resolution in five
+      // steps.
       sweep: {
         driver: 'connections',
-        start: 100,
+        start: 200,
         factor: 2,
         max: 600,
         stop_after_broken: 1,
