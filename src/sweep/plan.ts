@@ -19,28 +19,10 @@ import { findKnee, type Knee } from '../model/knee.js';
 import { kneeWords, searchBracket } from './bracket.js';
 import { isJudged } from '../model/verdict.js';
 import type { Sweep } from '../profile/schema.js';
-import type { StepResult, Verdict } from '../result/result.js';
+import type { StepResult } from '../result/result.js';
 import { fmtDriver, roundDriver, type SweepPhase } from './spec.js';
-
-export interface SweepHistoryItem {
-  value: number;
-  verdict: Verdict;
-  phase: SweepPhase;
-  step: number;
-  /**
-   * The step ran after the recovery probe's wait ran out, the server not back to its baseline:
-   * inconclusive, whatever its verdict.
-   */
-  recovering?: boolean;
-  /** Samples of the percentile the step is judged on (null: none judged, e.g. acks only). */
-  samples?: number | null;
-  /** The step's length (duration, or joins for join rate) as a multiple of load.steps.0's. */
-  scale?: number;
-  /** The step could not be lengthened further (its scale is at the sweep's cap). */
-  at_cap?: boolean;
-  /** The server refused every connection of the step: its rejection, quoted ("“…” ×51"). */
-  refused?: string | null;
-}
+import { carriedScale, lengthenedScale } from './length.js';
+import type { SweepHistoryItem } from './history.js';
 
 /**
  * Why a sweep stopped, as the kinds a capacity row reads: the search found the knee, ran to
@@ -140,21 +122,6 @@ export function sweepKnee(history: readonly SweepHistoryItem[]): Knee {
   return findKnee(probes, 'connections_target');
 }
 
-/** Scale a step short of min_samples is run again at; null when it is not short or cannot grow. */
-export function lengthenedScale(
-  cfg: Sweep,
-  last: SweepHistoryItem,
-  maxScale: number,
-): number | null {
-  if (cfg.values || cfg.min_samples <= 0) return null;
-  if (last.verdict !== 'stable' && last.verdict !== 'degraded') return null;
-  if (last.samples == null || last.samples >= cfg.min_samples) return null;
-  const scale = last.scale ?? 1;
-  if (last.at_cap || scale >= maxScale) return null;
-  const want = last.samples > 0 ? (cfg.min_samples / last.samples) * 1.2 : maxScale / scale;
-  return Math.min(maxScale, Number((scale * Math.max(want, 1.5)).toPrecision(3)));
-}
-
 /**
  * The next step of a sweep, or why it stops. Pure: the same history always gives the same
  * answer. `maxScale`: how far a step may be lengthened for min_samples (sweep/spec).
@@ -168,10 +135,11 @@ export function planNextSweepStep(
   const d = cfg.driver;
   if (history.length >= cfg.max_steps)
     return { stop: `sweep.max_steps (${cfg.max_steps}) reached`, kind: 'max-steps' };
-  const scale = history.length ? (history[history.length - 1].scale ?? 1) : 1;
-  // Once a step was lengthened, the steps after it keep its length.
-  const at = (x: { value: number; phase: SweepPhase }): SweepDecision =>
-    scale !== 1 ? { ...x, scale } : x;
+  // After a lengthened step, a step runs as long as the samples it is expected to get need.
+  const at = (x: { value: number; phase: SweepPhase }): SweepDecision => {
+    const scale = carriedScale(cfg, history, x.value);
+    return scale !== 1 ? { ...x, scale } : x;
+  };
   const brokenRun = trailing(evidenceOf(history), (h) => h.verdict === 'broken');
 
   if (cfg.values) {

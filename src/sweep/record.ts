@@ -9,7 +9,8 @@ import type { SweepDriver } from '../profile/schema/sweep.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbePathKind } from '../recovery/paths.js';
 import type { RecoveryRecord } from '../recovery/probe.js';
-import { sweepKnee, type SweepHistoryItem, type SweepStopKind } from './plan.js';
+import { sweepKnee, type SweepStopKind } from './plan.js';
+import type { SweepHistoryItem } from './history.js';
 import type { SweepPhase } from './spec.js';
 
 /** What a step's judged percentile rested on, and what the search did about it. */
@@ -20,6 +21,11 @@ export interface SweepSamples {
   min: number;
   /** What was done: "run again 2.4× longer (step 5)", "at the longest allowed (4×): short". */
   action: string | null;
+  /**
+   * Short of min, yet the missing samples could not change the verdict (sweep/settled), in words:
+   * the step was not run again longer. Absent: not short, or not settled.
+   */
+  settled?: string;
 }
 
 export interface SweepPoint {
@@ -104,6 +110,7 @@ export function historyOf(
       step: s.index,
       recovering: p.recovery?.recovered === false,
       samples: p.samples?.count ?? null,
+      settled: p.samples?.settled !== undefined,
       scale,
       at_cap: scale >= maxScale,
       refused: refusedOutright(s),

@@ -14,8 +14,16 @@ import {
   type RecoveryRecord,
 } from '../recovery/probe.js';
 import { PROBE_PATH_WORDS } from '../recovery/paths.js';
-import { historyOf, kneeRecord, type SweepRecord, type SweepSamples } from './record.js';
-import { evidenceOf, planNextSweepStep, type SweepHistoryItem } from './plan.js';
+import {
+  historyOf,
+  kneeRecord,
+  type SweepPoint,
+  type SweepRecord,
+  type SweepSamples,
+} from './record.js';
+import { evidenceOf, planNextSweepStep } from './plan.js';
+import type { SweepHistoryItem } from './history.js';
+import { settledVerdict } from './settled.js';
 import { fmtDriver, maxScaleOf, sweepStepSpec, type SpecContext } from './spec.js';
 
 export interface SweepStepsArgs {
@@ -43,22 +51,42 @@ export function judgedSamples(
 }
 
 /**
- * What "recovered" means: the probe taken right after the first stable step that stands as
- * evidence, once nothing of it arrived any more (its members still joined: the path at rest as
- * the steps load it). `step` is that stable step.
+ * Drivers that change how many members the probe's path fans out to at rest (one bench topic's
+ * members, a table's subscribers): a probe's round trip there grows with them, so the baseline
+ * follows the topology (baselineOf).
+ */
+const TOPOLOGY_DRIVERS: ReadonlySet<Sweep['driver']> = new Set([
+  'connections',
+  'subscribers',
+  'members',
+  'rooms',
+]);
+
+/**
+ * What "recovered" means: the probe taken right after a stable step that stands as evidence,
+ * once nothing of it arrived any more (its members still joined: the path at rest as the steps
+ * load it). `step` is that stable step. For a rate (send, insert, update, join rate, payload)
+ * it is the first such step; for a driver that changes the members the probe fans out to, the
+ * one of the highest value at or below the last step's, so that a probe at 8,000 members is not
+ * held to a round trip measured at 2,000 (the fan-out of its own message at rest, not a backlog).
  */
 export function baselineOf(
   record: SweepRecord,
   history: readonly SweepHistoryItem[],
 ): { step: number; sample: ProbeSample } | null {
+  const last = history[history.length - 1];
+  const byTopology = TOPOLOGY_DRIVERS.has(record.driver) && last !== undefined;
+  let best: { step: number; value: number; sample: ProbeSample } | null = null;
   for (const h of evidenceOf(history)) {
     if (h.verdict !== 'stable') continue;
     const rec = record.points.find((p) => p.step === h.step + 1)?.recovery;
-    const last = rec?.probes[rec.probes.length - 1];
-    if (rec?.recovered === true && last && last.error === null && last.received > 0)
-      return { step: h.step, sample: last };
+    const probe = rec?.probes[rec.probes.length - 1];
+    if (rec?.recovered !== true || !probe || probe.error !== null || probe.received === 0) continue;
+    if (!byTopology) return { step: h.step, sample: probe };
+    if (h.value <= last.value && (best === null || h.value > best.value))
+      best = { step: h.step, value: h.value, sample: probe };
   }
-  return null;
+  return best && { step: best.step, sample: best.sample };
 }
 
 export class SweepSteps {
@@ -225,23 +253,7 @@ export class SweepSteps {
     const notes: string[] = [];
     if (point.recovery?.note) notes.push(point.recovery.note);
     const samples = judgedSamples(step, this.a.profile.scenario);
-    const min = this.a.cfg.min_samples;
-    if (samples && !this.a.cfg.values) {
-      const short = samples.count < min;
-      const atCap = (point.scale ?? 1) >= this.maxScale;
-      point.samples = {
-        ...samples,
-        min,
-        action:
-          short && atCap
-            ? `at the longest allowed (${Number(this.maxScale.toPrecision(3))}× load.steps.0, sweep.max_duration): judged on too few samples`
-            : null,
-      };
-      if (short && atCap)
-        notes.push(
-          `${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}; the step is at its longest (sweep.max_duration)`,
-        );
-    }
+    if (samples && !this.a.cfg.values) this.markSamples(step, point, samples, notes);
     const rec = point.recovery;
     const probe = rec?.probes[rec.probes.length - 1];
     step.search = {
@@ -262,6 +274,45 @@ export class SweepSteps {
       notes,
     };
     if (point.phase === 'confirm' && step.verdict === 'stable') this.confirmed(step, point.value);
+  }
+
+  /**
+   * The step's judged samples against sweep.min_samples: at the longest allowed, judged on too
+   * few; or short but settled (sweep/settled: the missing samples cannot change the verdict), so
+   * not run again longer, and the step says why.
+   */
+  private markSamples(
+    step: StepResult,
+    point: SweepPoint,
+    samples: NonNullable<ReturnType<typeof judgedSamples>>,
+    notes: string[],
+  ): void {
+    const min = this.a.cfg.min_samples;
+    const short = samples.count < min;
+    const atCap = (point.scale ?? 1) >= this.maxScale;
+    const settled =
+      short && !atCap && samples.judged === 'latency p95'
+        ? settledVerdict(step, this.a.profile.slo, min)
+        : null;
+    point.samples = {
+      ...samples,
+      min,
+      action:
+        short && atCap
+          ? `at the longest allowed (${Number(this.maxScale.toPrecision(3))}× load.steps.0, sweep.max_duration): judged on too few samples`
+          : settled !== null
+            ? `not run again longer: ${settled}`
+            : null,
+      ...(settled !== null ? { settled } : {}),
+    };
+    if (short && atCap)
+      notes.push(
+        `${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}; the step is at its longest (sweep.max_duration)`,
+      );
+    if (settled !== null)
+      notes.push(
+        `${samples.judged} on ${samples.count} samples, below sweep.min_samples ${min}, not run again longer: ${settled}`,
+      );
   }
 
   /**

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { sweepSchema } from '../../src/profile/schema/sweep.js';
 import type { Sweep } from '../../src/profile/schema.js';
 import type { Verdict } from '../../src/result/result.js';
-import { planNextSweepStep, type SweepHistoryItem } from '../../src/sweep/plan.js';
+import { planNextSweepStep } from '../../src/sweep/plan.js';
+import type { SweepHistoryItem } from '../../src/sweep/history.js';
 import { resumableSteps, SweepError } from '../../src/sweep/sweep.js';
 import { stepsUpToKnee, type SweepResult } from '../../src/sweep/record.js';
 import { sweepMaxConnections, sweepStepSpec } from '../../src/sweep/spec.js';
@@ -285,7 +286,7 @@ describe('planNextSweepStep: steps that are no evidence', () => {
     o: Partial<SweepHistoryItem> & { value: number; verdict: Verdict; step: number },
   ): SweepHistoryItem => ({ phase: 'grow', samples: 5000, ...o });
 
-  it('runs a step short of min_samples again, longer, and keeps that length for the steps after it', () => {
+  it('runs a step short of min_samples again, longer, and runs the steps after it as long as their samples need', () => {
     const history = [item({ value: 1000, verdict: 'stable', step: 1, samples: 400 })];
     // 1,000 / 400 × 1.2 = 3×, within the default cap of 4×.
     expect(planNextSweepStep(c, history, 1000, 4)).toEqual({
@@ -339,10 +340,11 @@ describe('planNextSweepStep: steps that are no evidence', () => {
       item({ value: 2000, verdict: 'degraded', step: 2, samples: 300 }),
       item({ value: 2000, verdict: 'stable', step: 3, phase: 'lengthen', scale: 4, samples: 1500 }),
     ];
+    // 1,500 samples in 4× (375 per unit, the fewest of any stable step): 1,200 wanted → 3.2×.
     expect(planNextSweepStep(c, history, 1000, 4)).toEqual({
       value: 4000,
       phase: 'grow',
-      scale: 4,
+      scale: 3.2,
     });
   });
 

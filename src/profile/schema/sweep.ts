@@ -130,7 +130,7 @@ export const sweepFields = {
   min_samples: nonNegInt
     .default(1000)
     .describe(
-      'search: the percentile a step is judged on (first-receipt p95, join p95) must rest on at least this many samples; a step short of it is run again longer (up to max_duration), 0: never',
+      'search: the percentile a step is judged on (first-receipt p95, join p95) must rest on at least this many samples; a step short of it is run again longer (up to max_duration) unless the samples it lacks cannot change its verdict, and the steps after it run as long as their samples need; 0: never',
     ),
   max_duration: duration
     .optional()
