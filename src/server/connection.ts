@@ -79,16 +79,24 @@ export class Connection implements ChannelSocket<Channel>, Transport {
   /** Frames that arrived while a join was in flight; null when idle. */
   private queue: [Buffer, boolean][] | null = null;
 
+  readonly tenant: TenantRoom;
+  readonly v2: boolean;
+  /** The socket-level token (`x-api-key` or `apikey`, docs/PROTOCOL.md §1.2). */
+  readonly token: string;
+  /** Upgrade request headers, passed to RLS as `request.headers` (docs/PROTOCOL.md §6.2). */
+  readonly headers: Record<string, string>;
+
+  /** A socket of `upgrade.tenant`, with the serializer, token and headers its upgrade gave. */
   constructor(
     readonly ws: WebSocket,
-    readonly tenant: TenantRoom,
     readonly ctx: ServerContext,
-    readonly v2: boolean,
-    /** The socket-level token (`x-api-key` or `apikey`, docs/PROTOCOL.md §1.2). */
-    readonly token: string,
-    /** Upgrade request headers, passed to RLS as `request.headers` (docs/PROTOCOL.md §6.2). */
-    readonly headers: Record<string, string>,
+    upgrade: { tenant: TenantRoom; v2: boolean; token: string; headers: Record<string, string> },
   ) {
+    const { tenant } = upgrade;
+    this.tenant = tenant;
+    this.v2 = upgrade.v2;
+    this.token = upgrade.token;
+    this.headers = upgrade.headers;
     // ws keeps the TCP socket here; fan-out writes pre-framed frames to it directly (wire.ts).
     this.sock = (ws as unknown as { _socket: Duplex })._socket;
     tenant.connections.add(this);

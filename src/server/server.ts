@@ -231,7 +231,12 @@ export class RealtimeServer implements ServerContext, ServerState {
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.stats.connectionsOpened++;
-      new Connection(ws, tenant, this, vsn === VSN_2, intern(token), flatHeaders(req));
+      new Connection(ws, this, {
+        tenant,
+        v2: vsn === VSN_2,
+        token: intern(token),
+        headers: flatHeaders(req),
+      });
     });
   }
 

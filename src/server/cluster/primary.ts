@@ -92,7 +92,7 @@ export async function startCluster(
   });
   cluster.schedulingPolicy = opts.accept === 'shared' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   cluster.setupPrimary({ ...workerEntry(), args: [], serialization: 'advanced' });
-  const primary = new ClusterPrimary(tenants, new PrimaryDatabase(db), timings, spec, log);
+  const primary = new ClusterPrimary(tenants, new PrimaryDatabase(db), timings, { spec, log });
 
   let port: number;
   try {
@@ -145,13 +145,18 @@ class ClusterPrimary {
   private readonly tick: NodeJS.Timeout;
   private closing = false;
 
+  private readonly spec: (node: number, port: number) => WorkerSpec;
+  private readonly log: (l: string) => void;
+
+  /** `workers.spec`: what worker `node` is started with; `workers.log`: the cluster's log. */
   constructor(
     private readonly tenants: TenantRegistry,
     private readonly db: PrimaryDatabase,
     timings: ServerTimings,
-    private readonly spec: (node: number, port: number) => WorkerSpec,
-    private readonly log: (l: string) => void,
+    workers: { spec: (node: number, port: number) => WorkerSpec; log: (l: string) => void },
   ) {
+    this.spec = workers.spec;
+    this.log = workers.log;
     collectDefaultMetrics({ register: this.registry });
     db.db?.onChange((change) => {
       for (const [n, c] of db.route(change)) this.send(n, { t: 'change', change: c });
