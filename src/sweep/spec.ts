@@ -87,11 +87,10 @@ export function maxScaleOf(cfg: Sweep, template: Step): number {
 export function sweepStepSpec(
   template: Step,
   driver: SweepDriver,
-  value: number,
-  phase: SweepPhase,
-  scale = 1,
+  at: { value: number; phase: SweepPhase; scale?: number },
   ctx?: SpecContext,
 ): Step {
+  const { value, phase, scale = 1 } = at;
   const spec: Step = { ...template, label: `${driver} ${fmtDriver(driver, value)} (${phase})` };
   if (driver !== 'join_rate' && scale !== 1) spec.duration = Math.round(template.duration * scale);
   switch (driver) {

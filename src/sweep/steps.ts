@@ -110,7 +110,7 @@ export class SweepSteps {
 
   /** A point's step spec (a resumed sweep rebuilds its kept steps' specs from them). */
   specOf(value: number, phase: SweepRecord['points'][number]['phase'], scale = 1): Step {
-    return sweepStepSpec(this.a.template, this.a.cfg.driver, value, phase, scale, this.ctx);
+    return sweepStepSpec(this.a.template, this.a.cfg.driver, { value, phase, scale }, this.ctx);
   }
 
   private stop(r: RunResult, reason: string, kind: SweepRecord['stop_kind']): null {

@@ -456,19 +456,21 @@ describe('sweep section of the profile', () => {
 describe('step specs', () => {
   const template = { connections: 100, send_rate: 10, duration: 5000, rooms: 4, members: 25 };
   it('sets the driver on load.steps.0 and labels the step', () => {
-    expect(sweepStepSpec(template, 'send_rate', 40, 'grow')).toEqual({
+    expect(sweepStepSpec(template, 'send_rate', { value: 40, phase: 'grow' })).toEqual({
       ...template,
       send_rate: 40,
       label: 'send_rate 40 (grow)',
     });
-    expect(sweepStepSpec(template, 'connections', 2500, 'bisect')).toMatchObject({
+    expect(sweepStepSpec(template, 'connections', { value: 2500, phase: 'bisect' })).toMatchObject({
       connections: 2500,
       label: 'connections 2,500 (bisect)',
     });
-    expect(sweepStepSpec(template, 'subscribers', 300, 'grow')).toMatchObject({ connections: 300 });
+    expect(sweepStepSpec(template, 'subscribers', { value: 300, phase: 'grow' })).toMatchObject({
+      connections: 300,
+    });
   });
   it('keeps connections = rooms × members when members vary', () => {
-    expect(sweepStepSpec(template, 'members', 50, 'grow')).toMatchObject({
+    expect(sweepStepSpec(template, 'members', { value: 50, phase: 'grow' })).toMatchObject({
       members: 50,
       connections: 200,
     });
