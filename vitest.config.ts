@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import IntegrationFirst from './test/support/integration-first.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,9 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 2,
     pool: 'forks',
+    // Without recorded durations (a fresh clone) the long integration files start first and the
+    // short unit files fill in at the end, so no long file runs alone while the other worker idles.
+    sequence: { sequencer: IntegrationFirst },
     // Each test file its own temp dir; a file that leaves an rtcap-* entry there fails, named.
     globalSetup: ['test/support/tmp-global-setup.ts'],
     setupFiles: ['test/support/tmp-per-file.ts'],
