@@ -2,6 +2,13 @@
  * The clocks of one generator process: its per-second line, aligned to wall-clock seconds so
  * every process's lines line up; heartbeats, each connection once every heartbeat_interval,
  * spread evenly over it; and the maintenance of timeouts and token renewals.
+ *
+ * Heartbeat slots follow the clock, not the count of timer ticks: a process whose event loop lags
+ * (a ramp past what the machine gives it) gets its 1 s ticks seconds apart, and one slot a tick
+ * would stretch every connection's heartbeat period by as much (2.4 s ticks make a 25 s interval
+ * 60 s, and the server closes the socket as idle). A late tick sends the slots of every second
+ * that passed, at most one round. They go after the loop has read its sockets (setImmediate),
+ * so a reply that arrived while the loop lagged is not taken for a missing one.
  */
 import { nowMs } from '../measure/clock.js';
 import { nextSecondDelayMs } from './second-report.js';
@@ -37,10 +44,30 @@ export function startWorkerTimers(
   timers[0] = setTimeout(tick, nextSecondDelayMs(Date.now()));
   const slots = Math.max(1, Math.round(heartbeatIntervalMs / 1000));
   let slot = 0;
+  let slotMs = Date.now();
   timers[1] = setInterval(() => {
-    slot = (slot + 1) % slots;
-    hooks.heartbeat(slot, slots);
+    const due = heartbeatSlotsDue(Date.now() - slotMs, slots);
+    slotMs = due.restart ? Date.now() : slotMs + due.count * 1000;
+    setImmediate(() => {
+      for (let n = 0; n < due.count && !hooks.stopped(); n++) {
+        slot = (slot + 1) % slots;
+        hooks.heartbeat(slot, slots);
+      }
+    });
   }, 1000);
   timers[2] = setInterval(() => hooks.maintain(nowMs()), MAINTENANCE_EVERY_MS);
   return timers;
+}
+
+/**
+ * How many heartbeat slots (one a second) are due `elapsedMs` after the last one: the seconds
+ * elapsed, rounded (a tick a little early or late counts one), at least one, at most a round of
+ * `slots` (then `restart`: the count starts again from now instead of owing the rest).
+ */
+export function heartbeatSlotsDue(
+  elapsedMs: number,
+  slots: number,
+): { count: number; restart: boolean } {
+  const seconds = Math.max(1, Math.round(elapsedMs / 1000));
+  return seconds >= slots ? { count: slots, restart: true } : { count: seconds, restart: false };
 }

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAINTENANCE_EVERY_MS, startWorkerTimers } from '../../src/generator/worker-timers.js';
+import {
+  heartbeatSlotsDue,
+  MAINTENANCE_EVERY_MS,
+  startWorkerTimers,
+} from '../../src/generator/worker-timers.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -34,7 +38,8 @@ describe("a generator process's clocks", () => {
   it('spreads heartbeats over the interval, one slot a second', () => {
     vi.useFakeTimers({ now: 0 });
     const { seen, timers } = started(3_000);
-    vi.advanceTimersByTime(4_000);
+    // Each tick's heartbeats go at the loop's next check phase (setImmediate), just after it.
+    vi.advanceTimersByTime(4_001);
     expect(seen.heartbeats).toEqual([
       [1, 3],
       [2, 3],
@@ -42,6 +47,43 @@ describe("a generator process's clocks", () => {
       [1, 3],
     ]);
     for (const t of timers) clearTimeout(t);
+  });
+
+  it('keeps each connection on its heartbeat interval when the event loop lags: a late tick sends every slot that came due', () => {
+    vi.useFakeTimers({ now: 0 });
+    const at: number[][] = Array.from({ length: 25 }, () => []);
+    const timers = startWorkerTimers(25_000, {
+      stopped: () => false,
+      reportSecond: () => undefined,
+      heartbeat: (slot) => at[slot].push(Date.now()),
+      maintain: () => undefined,
+    });
+    // A lagging loop: every 1 s tick runs 1.4 s late (2.4 s apart), for two minutes.
+    for (let t = 0; t < 50; t++) {
+      vi.setSystemTime(Date.now() + 1_400);
+      vi.advanceTimersByTime(1_000);
+    }
+    const wallS = Date.now() / 1000;
+    expect(wallS).toBe(120);
+    for (const times of at) {
+      // One heartbeat per connection per 25 s of wall clock (one slot a tick gave one per 60 s,
+      // past the server's 60 s idle timeout): 4 or 5 in 120 s, never more than 27.4 s apart.
+      expect(times.length).toBeGreaterThanOrEqual(4);
+      expect(times.length).toBeLessThanOrEqual(5);
+      for (let i = 1; i < times.length; i++)
+        expect(times[i] - times[i - 1]).toBeLessThanOrEqual(25_000 + 2_400);
+    }
+    for (const t of timers) clearTimeout(t);
+  });
+
+  it('counts the heartbeat slots due by the seconds elapsed, at least one, at most one round', () => {
+    expect(heartbeatSlotsDue(1_000, 25)).toEqual({ count: 1, restart: false });
+    expect(heartbeatSlotsDue(940, 25)).toEqual({ count: 1, restart: false });
+    expect(heartbeatSlotsDue(2_400, 25)).toEqual({ count: 2, restart: false });
+    expect(heartbeatSlotsDue(2_600, 25)).toEqual({ count: 3, restart: false });
+    expect(heartbeatSlotsDue(-5_000, 25)).toEqual({ count: 1, restart: false });
+    // A loop blocked longer than the interval: every connection once, not several times.
+    expect(heartbeatSlotsDue(90_000, 25)).toEqual({ count: 25, restart: true });
   });
 
   it('maintains timeouts every 250 ms, and nothing runs once every timer is cleared', () => {
