@@ -40,6 +40,14 @@ export class TokenRenewal<C extends RenewedConnection> {
     this.schedule = mints ? new TokenRefreshSchedule<C>(config.ttlMs) : null;
   }
 
+  /**
+   * Loads what minting needs before the first token is asked for (TokenSource.prepare); never
+   * rejects: a failure shows again, named, when a token is minted.
+   */
+  async prepare(): Promise<void> {
+    await Promise.all([this.tokens.prepare(), this.userTokens.prepare()]).catch(() => undefined);
+  }
+
   /** Channels whose token renewal is pending. */
   get tracked(): number {
     return this.schedule?.size ?? 0;

@@ -38,6 +38,7 @@ interface Parts {
   health: HealthMonitor;
   steps: StepLifecycle;
   connections: ConnectionEvents;
+  renewal: TokenRenewal<Connection>;
 }
 
 export class GeneratorWorker {
@@ -90,7 +91,9 @@ export class GeneratorWorker {
         p.steps.expireSends(now);
       },
     });
-    this.post({ type: 'ready', worker: p.worker, rssMb: rssMb() });
+    // Ready once token minting is loaded: the ramp starts when every process is ready.
+    const ready = () => this.post({ type: 'ready', worker: p.worker, rssMb: rssMb() });
+    void p.renewal.prepare().then(ready);
   }
 
   /** The process's parts, wired to each other, for what `m` says. */
@@ -137,7 +140,7 @@ export class GeneratorWorker {
       ramps: steps.ramps,
       stopped,
     });
-    return { worker: m.workerIndex, set, ledger, sends, health, steps, connections };
+    return { worker: m.workerIndex, set, ledger, sends, health, steps, connections, renewal };
   }
 
   private reportSecond(p: Parts): void {
