@@ -59,7 +59,7 @@ function initOptions(c: Argv) {
       type: 'boolean',
       default: true,
       describe:
-        'ask the server first which wire encoding carries a broadcast (a few seconds); --no-probe writes without asking',
+        'ask the server first which wire encoding carries a broadcast there (with --private: on the private path; a Phoenix app: to another member), a few seconds; --no-probe writes without asking',
     });
 }
 

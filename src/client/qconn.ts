@@ -11,6 +11,7 @@ import { TokenSource } from './auth.js';
 import { nowMs } from '../measure/clock.js';
 import { EV, type Vsn } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame-types.js';
+import type { Stamp } from '../protocol/stamp.js';
 
 export interface QuotaTarget {
   /** Socket URL with vsn and params; the token is added per connection. */
@@ -31,6 +32,11 @@ export interface QuotaTarget {
 
 export interface QConnEvents {
   onBroadcast?(c: QConn, topic: string, atMs: number): void;
+  /**
+   * A frame carrying rtcap's bench stamp, found in its bytes as a run finds it (protocol/stamp),
+   * whatever its event; `stamp` is reused for the next frame: read it at once.
+   */
+  onStamp?(c: QConn, stamp: Stamp, atMs: number): void;
   onPresenceFrame?(c: QConn, kind: 'diff' | 'state', topic: string, atMs: number): void;
   /** A `system` error pushed on a channel (a shutdown reason), before its phx_close. */
   onChannelError?(c: QConn, reason: string, atMs: number): void;
@@ -110,7 +116,7 @@ export class QConn {
 
   private hooks(): ConnectionHooks {
     return {
-      onStamp: () => undefined,
+      onStamp: (_c, stamp, recvMs) => this.events.onStamp?.(this, stamp, recvMs),
       onOpen: () => this.openWait?.({ ok: true, conn: this }),
       onJoined: (_c, topic) => this.joinReplied(topic),
       onError: (_c, e, phase) => this.failed(e.reason, phase),

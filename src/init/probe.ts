@@ -1,12 +1,16 @@
 /**
- * What `rtcap init` asks a server before it writes a profile: which wire encoding carries a
- * broadcast there. One connection per encoding joins a topic of its own with `self: true`, sends
+ * What `rtcap init` asks a Supabase Realtime before it writes a profile: which wire encoding
+ * carries a broadcast there. One connection per encoding joins a topic with `self: true`, sends
  * one broadcast and waits for it to come back: first a v2 binary push (what current realtime-js
  * sends under vsn 2.0.0, docs/PROTOCOL.md §2.3), then JSON text frames under vsn 2.0.0, then vsn
  * 1.0.0. A server that cannot decode binary pushes (Supabase Realtime v2.28 closes the connection
- * with 1011) falls through to the next. A server that cannot be reached, or does not speak
- * Phoenix channels, is named in one line and nothing is written. Bounded: each wait is at most
- * `timeoutMs`, and a connect that fails ends the probe.
+ * with 1011) falls through to the next. A public profile's probe joins a public topic of its own;
+ * a private one's joins the profile's first private topic with its first user's token, so the
+ * server's RLS policies decide the join as they will decide the run's. A server that cannot be
+ * reached, or does not speak Phoenix channels, is named in one line and nothing is written.
+ * Bounded: each wait is at most `timeoutMs` (a reply: `replyTimeoutMs`), and a connect that fails
+ * ends the probe. A plain
+ * Phoenix app is probed by init/probe-phoenix.
  */
 import { TokenSource } from '../client/auth.js';
 import { buildSocketUrl } from '../client/url.js';
@@ -46,8 +50,28 @@ export interface ProbeRequest {
   /** phoenix: the topic and join payload the profile uses. */
   topic?: string;
   joinPayload?: Record<string, unknown>;
-  /** Each wait (connect, join reply, the broadcast back) is at most this long. */
+  /**
+   * supabase, a private profile: the private topic its first connection joins and that
+   * connection's user token (the join's access_token), as the run will.
+   */
+  private?: PrivateJoin;
+  /** The wait for the broadcast back (for a push to reach another member) is at most this long. */
   timeoutMs: number;
+  /**
+   * The wait for the upgrade and for a join's reply (default: timeoutMs). Supabase Realtime
+   * answers a join it refuses only after its channel error backoff, 5 s (docs/PROTOCOL.md §8.2).
+   */
+  replyTimeoutMs?: number;
+}
+
+/** The private join a private profile's first connection makes. */
+export interface PrivateJoin {
+  /** On the wire: realtime:room-0. */
+  topic: string;
+  /** The user token's source (role authenticated, sub user-0). */
+  joinTokens: TokenSource;
+  /** Whose token, in words: "user-0's token (role authenticated)". */
+  whose: string;
 }
 
 /** What one encoding did. */
@@ -69,8 +93,8 @@ export type ProbeAnswer =
 
 /** Tries the encodings in turn; the first that delivers is the answer. */
 export async function probeServer(req: ProbeRequest): Promise<ProbeAnswer> {
-  if (req.dialect === 'phoenix') return probePhoenix(req);
   const tried: string[] = [];
+  const where = req.private ? ` on private ${req.private.topic}` : '';
   for (const enc of ENCODINGS) {
     const o = await attempt(req, enc);
     if (o.kind === 'delivered') {
@@ -78,11 +102,14 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeAnswer> {
       return {
         ok: true,
         encoding: enc,
-        line: `probed ${req.url}: a broadcast came back under ${encodingWords(enc)} in ${o.ms} ms${before}: wrote ${encodingWords(enc)}`,
+        line: `probed ${req.url}: a broadcast${where} came back under ${encodingWords(enc)} in ${o.ms} ms${before}: wrote ${encodingWords(enc)}`,
       };
     }
     if (o.kind === 'connect-failed') return connectFailure(req.url, o.reason);
-    if (o.kind === 'join-refused') return joinFailure(req.url, o.reason);
+    if (o.kind === 'join-refused')
+      return req.private
+        ? privateJoinFailure(req.url, req.private, o.reason)
+        : joinFailure(req.url, o.reason);
     tried.push(
       `${encodingWords(enc)}: ${o.kind === 'closed' ? o.reason : `nothing came back within ${req.timeoutMs} ms`}`,
     );
@@ -90,91 +117,85 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeAnswer> {
   return {
     ok: false,
     why: 'no-delivery',
-    line: `${req.url} joined, but no probe broadcast came back under any encoding (${tried.join('; ')}): is broadcast enabled for the tenant?`,
+    line: req.private
+      ? `${req.url} joined private ${req.private.topic} with ${req.private.whose}, but no probe broadcast came back under any encoding (${tried.join('; ')}): may that user write there (an insert policy on realtime.messages)?`
+      : `${req.url} joined, but no probe broadcast came back under any encoding (${tried.join('; ')}): is broadcast enabled for the tenant?`,
   };
 }
 
-/** A Phoenix app relays pushes its own way (and not to the sender): connect and join only. */
-async function probePhoenix(req: ProbeRequest): Promise<ProbeAnswer> {
-  const enc = ENCODINGS[1];
-  const opened = await QConn.open(0, target(req, enc));
-  if (!opened.ok) return connectFailure(req.url, opened.reason);
-  try {
-    const joined = await joinTopic(opened.conn, req);
-    if (!joined.ok) return joinFailure(req.url, joined.reason);
-    return {
-      ok: true,
-      encoding: enc,
-      line: `probed ${req.url}: joined ${req.topic} under vsn 2.0.0 (whether your channel relays pushes shows in the run): wrote vsn 2.0.0`,
-    };
-  } finally {
-    await closed(opened.conn);
-  }
-}
-
-function target(req: ProbeRequest, enc: Encoding): QuotaTarget {
+/** The connection a probe opens under one encoding, with the profile's headers and tokens. */
+export function probeTarget(req: ProbeRequest, enc: Encoding): QuotaTarget {
   return {
     socketUrl: buildSocketUrl(req.url, { vsn: enc.vsn }),
     headers: req.headers,
     vsn: enc.vsn,
     tokens: req.tokens,
     apikeyIn: req.apikeyIn,
-    replyTimeoutMs: req.timeoutMs,
+    replyTimeoutMs: req.replyTimeoutMs ?? req.timeoutMs,
+    ...(req.private ? { joinTokens: req.private.joinTokens } : {}),
   };
 }
 
-function joinTopic(conn: QConn, req: ProbeRequest) {
-  if (req.dialect === 'phoenix')
-    return conn.joinRaw(req.topic ?? 'room:lobby', req.joinPayload ?? {});
-  return conn.join(INIT_PROBE_TOPIC, { broadcast: { ack: false, self: true }, private: false });
+/** The wait for a probe's push: back (with its time), the connection closed, or silent. */
+export interface Arrival {
+  outcome: Promise<AttemptOutcome>;
+  arrived(): void;
+  gone(reason: string): void;
+}
+
+/** Starts the wait for a push sent now; silent after `timeoutMs`. */
+export function arrival(timeoutMs: number): Arrival {
+  const t0 = Date.now();
+  let settle: (o: AttemptOutcome) => void = () => undefined;
+  const outcome = new Promise<AttemptOutcome>((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'silent' }), timeoutMs);
+    settle = (o) => {
+      clearTimeout(timer);
+      resolve(o);
+    };
+  });
+  return {
+    outcome,
+    arrived: () => settle({ kind: 'delivered', ms: Date.now() - t0 }),
+    gone: (reason) => settle({ kind: 'closed', reason }),
+  };
 }
 
 /** One encoding: connect, join with self: true, one broadcast, wait for it or the close. */
 async function attempt(req: ProbeRequest, enc: Encoding): Promise<AttemptOutcome> {
-  let arrived: ((at: number) => void) | null = null;
-  let gone: ((reason: string) => void) | null = null;
-  const opened = await QConn.open(0, target(req, enc), {
-    onBroadcast: (_c, topic, at) => topic === INIT_PROBE_TOPIC && arrived?.(at),
-    onSocketClosed: (_c, reason) => gone?.(reason ?? 'the server closed the connection'),
+  let wait: Arrival | null = null;
+  const topic = req.private?.topic ?? INIT_PROBE_TOPIC;
+  const opened = await QConn.open(0, probeTarget(req, enc), {
+    onBroadcast: (_c, t) => t === topic && wait?.arrived(),
+    onSocketClosed: (_c, reason) => wait?.gone(reason ?? 'the server closed the connection'),
   });
   if (!opened.ok) return { kind: 'connect-failed', reason: opened.reason };
   const conn = opened.conn;
   try {
-    const joined = await joinTopic(conn, req);
-    if (!joined.ok) return { kind: 'join-refused', reason: joined.reason };
-    const t0 = Date.now();
-    const back = new Promise<AttemptOutcome>((resolve) => {
-      const timer = setTimeout(() => resolve({ kind: 'silent' }), req.timeoutMs);
-      arrived = () => {
-        clearTimeout(timer);
-        resolve({ kind: 'delivered', ms: Date.now() - t0 });
-      };
-      gone = (reason) => {
-        clearTimeout(timer);
-        resolve({ kind: 'closed', reason });
-      };
+    const joined = await conn.join(topic, {
+      broadcast: { ack: false, self: true },
+      private: req.private !== undefined,
     });
+    if (!joined.ok) return { kind: 'join-refused', reason: joined.reason };
+    wait = arrival(req.timeoutMs);
     const inner = { probe: 'rtcap init' };
     const sent = enc.binary
-      ? conn.conn.push(INIT_PROBE_TOPIC, EV.broadcast, null, false, {
-          userEvent: 'rtcap-probe',
-          inner,
-        })
+      ? conn.conn.push(topic, EV.broadcast, null, false, { userEvent: 'rtcap-probe', inner })
       : conn.push(
-          INIT_PROBE_TOPIC,
+          topic,
           EV.broadcast,
           { type: EV.broadcast, event: 'rtcap-probe', payload: inner },
           false,
         );
     if (!sent) return { kind: 'closed', reason: 'the connection closed before the push' };
-    return await back;
+    return await wait.outcome;
   } finally {
-    await closed(conn);
+    await closeProbe(conn);
   }
 }
 
 /** Closes and waits for the close handshake (at most 1 s). */
-async function closed(conn: QConn): Promise<void> {
+export async function closeProbe(conn: QConn): Promise<void> {
   conn.close();
   for (let i = 0; i < 100 && !conn.closed; i++) await sleep(10);
 }
@@ -203,7 +224,8 @@ export function connectFailure(url: string, reason: string): ProbeAnswer & { ok:
   };
 }
 
-function joinFailure(url: string, reason: string): ProbeAnswer & { ok: false } {
+/** A refused join, named by what it means: not Phoenix, the wrong topic, the key, or as is. */
+export function joinFailure(url: string, reason: string): ProbeAnswer & { ok: false } {
   if (/timeout|malformed|not json|closed before/i.test(reason))
     return {
       ok: false,
@@ -222,5 +244,25 @@ function joinFailure(url: string, reason: string): ProbeAnswer & { ok: false } {
     ok: false,
     why: key.test(reason) ? 'rejected' : 'join-refused',
     line: `${url} refused the probe's join (${reason})`,
+  };
+}
+
+/**
+ * A private join the server refused: its RLS policies on realtime.messages (the SQL rtcap init
+ * prints with --private) or the token. Realtime words a missing read policy "Unauthorized: You
+ * do not have permissions to read from this Channel topic: room-0".
+ */
+function privateJoinFailure(
+  url: string,
+  join: PrivateJoin,
+  reason: string,
+): ProbeAnswer & { ok: false } {
+  const plain = joinFailure(url, reason);
+  if (plain.why === 'not-phoenix') return plain;
+  const policy = /permission|polic|\brls\b/i.test(reason);
+  return {
+    ok: false,
+    why: policy ? 'join-refused' : plain.why,
+    line: `${url} refused the private join of ${join.topic} with ${join.whose} (${reason})${policy ? ': private channels need the RLS policies on realtime.messages that rtcap init --private --no-probe prints' : ''}`,
   };
 }

@@ -101,7 +101,7 @@ export function buildStarter(req: StarterRequest): Starter {
     );
   if (req.topic !== undefined && req.topic.trim() === '')
     throw new StarterError('--topic needs a topic name, e.g. room:lobby (it was empty)');
-  if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby', req.probed);
+  if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby', req);
   if (req.topic)
     throw new StarterError(
       '--topic is for Phoenix apps; Supabase kinds use realtime:bench (public) or realtime:room-<n> (private)',
@@ -174,12 +174,12 @@ slo: { p95_ms: 500 }
   return { kind: 'supabase', url, yaml, env, setup };
 }
 
-function phoenixStarter(url: string, topic: string, probed?: string): Starter {
+function phoenixStarter(url: string, topic: string, req: StarterRequest): Starter {
   const yaml =
     HEADER(
       'A plain Phoenix channels app: a short public broadcast ramp on one topic.',
       url,
-      probed,
+      req.probed,
     ) +
     `# The app's channel must relay rtcap's "broadcast" pushes to the topic's other members (the
 # handle_in printed by rtcap init). Server CPU and memory: server_pid: N on this machine.
@@ -188,8 +188,7 @@ scenario: broadcast-public
 target:
   url: ${url}
   dialect: phoenix
-  vsn: "2.0.0"
-  topic: "${topic}"
+${wireLines(req.encoding)}  topic: "${topic}"
   join_payload: {}          # the phx_join payload your channel's join/3 expects
   push_event: broadcast     # the event rtcap pushes
   receive_event: broadcast  # the event members receive
