@@ -21,17 +21,21 @@ export function benchTableSql(name: string): string {
 
 /**
  * What a self-hosted Realtime's database needs for the loader's default table: the table, read
- * and written by the roles rtcap's tokens carry, in the publication Realtime reads changes from.
- * Safe to run again.
+ * and written by the roles rtcap's tokens carry, in the publication Realtime reads changes from
+ * (a profile's changes.publication; Supabase Realtime's is supabase_realtime). Safe to run again.
  */
-export function benchTableSetupSql(schema = 'public', table = 'bench_messages'): string {
+export function benchTableSetupSql(
+  schema = 'public',
+  table = 'bench_messages',
+  publication = 'supabase_realtime',
+): string {
   const name = `${schema}.${table}`;
   return `${benchTableSql(name)}
 grant select, insert on ${name} to anon, authenticated;
 do $$ begin
   if not exists (select 1 from pg_publication_tables
-                 where pubname = 'supabase_realtime' and schemaname = '${schema}' and tablename = '${table}') then
-    alter publication supabase_realtime add table ${name};
+                 where pubname = '${publication}' and schemaname = '${schema}' and tablename = '${table}') then
+    alter publication ${publication} add table ${name};
   end if;
 end $$;`;
 }

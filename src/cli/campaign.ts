@@ -19,7 +19,9 @@ import {
   resumeState,
   type CampaignState,
 } from '../campaign/state.js';
+import { checkChangesTable } from '../run/changes-table.js';
 import { makeRunId } from '../run/output.js';
+import { redactText } from '../redact/redact.js';
 import { EXIT } from '../util/exit-codes.js';
 import { checked, checkedPositional, dir, file, outDir, UsageError } from './flags.js';
 import { SweepError } from '../sweep/sweep.js';
@@ -142,6 +144,27 @@ async function prepareCampaign(args: CampaignArgs): Promise<PreparedCampaign | u
   return { campaign, state, dir, resumed: saved !== undefined, loaded };
 }
 
+/**
+ * Every entry still to run that inserts rows into a server rtcap did not start has its table
+ * checked first (run/changes-table), as `rtcap run` does: one line naming the entry and the
+ * problem (exit 2) before any entry starts, instead of an entry that measures failed inserts.
+ */
+async function entryTablesOk(args: CampaignArgs, p: PreparedCampaign): Promise<boolean> {
+  for (const [i, entry] of p.state.entries.entries()) {
+    if (entry.status === 'completed') continue;
+    const { profile } = p.loaded[i];
+    const problem = await checkChangesTable(
+      profile,
+      (args.url as string | undefined) ?? profile.target.url,
+    );
+    if (problem !== null) {
+      usage(`rtcap campaign: entry ${entry.index} (${entry.name}): ${redactText(problem)}`);
+      return false;
+    }
+  }
+  return true;
+}
+
 /** What the terminal gets once the entries are over: the table, what was written, how to resume. */
 function reportCampaign(outcome: CampaignOutcome, state: CampaignState, dir: string): void {
   if (outcome.capacity)
@@ -213,7 +236,8 @@ export function campaignCommand(y: Argv): Argv {
     campaignOptions,
     async (args) => {
       const prepared = await prepareCampaign(args);
-      if (prepared) await runCampaignEntries(args, prepared);
+      if (prepared && (await entryTablesOk(args, prepared)))
+        await runCampaignEntries(args, prepared);
     },
   );
 }

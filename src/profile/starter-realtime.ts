@@ -57,7 +57,7 @@ function setupOf(req: StarterRequest, local: boolean, priv: boolean): string[] {
           `Private channels need RLS policies on realtime.messages in the tenant's database:\n${PRIVATE_CHANNEL_SQL}`,
         ]
       : []),
-    `For Postgres Changes (scenario: postgres-changes, target.database_url: the tenant's database), the table the loader writes, which a run checks before it starts:\n${benchTableSetupSql()}`,
+    `For Postgres Changes (scenario: postgres-changes, target.database_url: the tenant's database), the table the loader writes, which a run checks before it starts (a server that reads another publication than supabase_realtime: set changes.publication and use its name below):\n${benchTableSetupSql()}`,
   ];
 }
 

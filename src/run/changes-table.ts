@@ -10,9 +10,6 @@
 import type { Profile } from '../profile/schema.js';
 import { redactText } from '../redact/redact.js';
 
-/** The publication Supabase Realtime reads changes from (the built-in server's too). */
-export const REALTIME_PUBLICATION = 'supabase_realtime';
-
 /** The loader's default INSERT's columns: what it writes, and the column types that hold it. */
 const LOADER_COLUMNS: { name: string; writes: string; types: RegExp; want: string }[] = [
   {
@@ -75,16 +72,17 @@ export async function changesTableProblem(profile: Profile, query: Query): Promi
     if (!col.types.test(type))
       return `column ${name}.${col.name} is ${type}, but the loader writes ${col.writes}: make it ${col.want}`;
   }
+  const publication = c.publication;
   const pub = await query(
     `select (select count(*)::int from pg_publication where pubname = $1) as publications,
             (select count(*)::int from pg_publication_tables
               where pubname = $1 and schemaname = $2 and tablename = $3) as listed`,
-    [REALTIME_PUBLICATION, c.schema, c.table],
+    [publication, c.schema, c.table],
   );
   if (Number(pub.rows[0]?.publications) === 0)
-    return `the database has no publication ${REALTIME_PUBLICATION}, which Realtime reads changes from`;
+    return `the database has no publication ${publication} (changes.publication), which Realtime reads changes from`;
   if (Number(pub.rows[0]?.listed) === 0)
-    return `table ${name} is not in the publication ${REALTIME_PUBLICATION}, so subscribers get no changes: alter publication ${REALTIME_PUBLICATION} add table ${name};`;
+    return `table ${name} is not in the publication ${publication}, so subscribers get no changes: alter publication ${publication} add table ${name};`;
   return roleProblem(profile, name, query);
 }
 

@@ -7,7 +7,7 @@
  * before anything starts (exit 2); the SQL `rtcap init --kind realtime` prints makes one that
  * passes.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ afterAll(async () => {
   await db?.stop();
 });
 
-function profile(table: string) {
+function profile(table: string, changes: Record<string, unknown> = {}) {
   return profileFrom({
     name: 'changes-check',
     scenario: 'postgres-changes',
@@ -42,9 +42,30 @@ function profile(table: string) {
       database_url: db.connectionString,
       auth: { jwt_secret: 'x'.repeat(32) },
     },
-    changes: { table },
+    changes: { table, ...changes },
     load: { steps: [{ connections: 2, insert_rate: 1, duration: '1s' }] },
   });
+}
+
+/** A profile file inserting at TARGET, the test database's URL, `changes` its changes: map. */
+function profileFile(dir: string, file: string, changes: string): string {
+  const path = join(dir, file);
+  writeFileSync(
+    path,
+    [
+      'name: remote-changes',
+      'scenario: postgres-changes',
+      'target:',
+      `  url: ${TARGET}`,
+      `  database_url: ${db.connectionString}`,
+      '  auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long }',
+      `changes: ${changes}`,
+      'load:',
+      '  steps: [{ connections: 2, insert_rate: 1, duration: 1s }]',
+      '',
+    ].join('\n'),
+  );
+  return path;
 }
 
 async function table(name: string, sentAt: string, inPublication: boolean): Promise<void> {
@@ -118,25 +139,56 @@ describe('the Postgres Changes table, checked before the run', () => {
 
   it('rtcap run refuses in one line, exit 2, before anything starts; the password never printed', async () => {
     const dir = tempDir('rtcap-changes-table-');
-    const file = join(dir, 'p.yaml');
-    writeFileSync(
-      file,
-      [
-        'name: remote-changes',
-        'scenario: postgres-changes',
-        'target:',
-        `  url: ${TARGET}`,
-        `  database_url: ${db.connectionString}`,
-        '  auth: { jwt_secret: super-secret-jwt-token-with-at-least-32-characters-long }',
-        'changes: { table: bench_bigint }',
-        'load:',
-        '  steps: [{ connections: 2, insert_rate: 1, duration: 1s }]',
-        '',
-      ].join('\n'),
-    );
+    const file = profileFile(dir, 'p.yaml', '{ table: bench_bigint }');
     const r = await rtcapCli(['run', file, '--out', join(dir, 'out')]);
     expectOneLine(r, 2, 'column public.bench_bigint.sent_at is bigint');
     const password = new URL(db.connectionString).password;
     expect(r.stderr + r.stdout).not.toContain(password);
   }, 60_000);
+
+  it('rtcap campaign checks every entry first: one line naming the entry, exit 2, no entry started', async () => {
+    const dir = tempDir('rtcap-changes-table-');
+    profileFile(dir, 'good.yaml', '{ table: bench_messages }');
+    profileFile(dir, 'bigint.yaml', '{ table: bench_bigint }');
+    const file = join(dir, 'c.yaml');
+    writeFileSync(
+      file,
+      'name: changes-check\nentries:\n  - profile: good.yaml\n  - profile: bigint.yaml\n',
+    );
+    const out = join(dir, 'out');
+    const r = await rtcapCli(['campaign', file, '--out', out]);
+    expectOneLine(
+      r,
+      2,
+      'rtcap campaign: entry 2 (bigint): column public.bench_bigint.sent_at is bigint, but the loader writes epoch milliseconds',
+    );
+    expect(existsSync(join(out, 'campaign.json'))).toBe(false);
+    expect(r.stderr + r.stdout).not.toContain(new URL(db.connectionString).password);
+  }, 60_000);
+
+  it('the publication is the profile’s changes.publication (default supabase_realtime)', async () => {
+    await client.query('create publication rtcap_other');
+    await table('bench_otherpub', 'double precision', false);
+    await client.query('alter publication rtcap_other add table public.bench_otherpub');
+    await client.query('grant select on public.bench_otherpub to authenticated');
+    expect(await checkChangesTable(profile('bench_otherpub'), TARGET)).toBe(
+      'table public.bench_otherpub is not in the publication supabase_realtime, so subscribers get no changes: alter publication supabase_realtime add table public.bench_otherpub;',
+    );
+    const other = profile('bench_otherpub', { publication: 'rtcap_other' });
+    expect(other.changes.publication).toBe('rtcap_other');
+    expect(await checkChangesTable(other, TARGET)).toBeNull();
+    expect(
+      await checkChangesTable(profile('bench_otherpub', { publication: 'no_such_pub' }), TARGET),
+    ).toBe(
+      'the database has no publication no_such_pub (changes.publication), which Realtime reads changes from',
+    );
+  });
+
+  it('a publication name that cannot be one is refused naming the field and its line (exit 2)', async () => {
+    const dir = tempDir('rtcap-changes-table-');
+    const file = profileFile(dir, 'p.yaml', "{ publication: 'my pub; drop table x' }");
+    const r = await rtcapCli(['validate', file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/p\.yaml:7:\d+: changes\.publication: a PostgreSQL publication name/);
+  }, 30_000);
 });

@@ -41,6 +41,9 @@ export const privateSchema = z
   })
   .strict();
 
+/** The publication Supabase Realtime reads changes from (the built-in server's too). */
+export const DEFAULT_CHANGES_PUBLICATION = 'supabase_realtime';
+
 export const changesSchema = z
   .object({
     schema: z.string().default('public').describe('schema of the table subscribers listen to'),
@@ -61,6 +64,16 @@ export const changesSchema = z
       .optional()
       .describe(
         'the loader\'s INSERT: $1 room id, $2 body ("stream:seq"), $3 scheduled time (epoch ms); default inserts (room_id, body, sent_at) into the table',
+      ),
+    publication: z
+      .string()
+      .regex(
+        /^[a-z_][a-z0-9_$]{0,62}$/,
+        'a PostgreSQL publication name: lower-case letters, digits, _ and $, not starting with a digit, at most 63 characters',
+      )
+      .default(DEFAULT_CHANGES_PUBLICATION)
+      .describe(
+        "the publication the server reads changes from (Supabase Realtime's is supabase_realtime): a run against a server rtcap did not start checks the table is in it. The built-in server always publishes in supabase_realtime",
       ),
     claims: z
       .record(z.string(), z.unknown())
