@@ -113,6 +113,7 @@ async function initHandler(args: InitArgs): Promise<void> {
         encoding: probe.encoding,
         probed: probe.line,
         devSecret: probe.devSecret,
+        receiveEvent: probe.receiveEvent,
       });
     }
   }

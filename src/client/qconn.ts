@@ -12,6 +12,7 @@ import { nowMs } from '../measure/clock.js';
 import { EV, type Vsn } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame-types.js';
 import type { Stamp } from '../protocol/stamp.js';
+import { quotedEvent } from '../protocol/frame-event.js';
 
 export interface QuotaTarget {
   /** Socket URL with vsn and params; the token is added per connection. */
@@ -28,6 +29,11 @@ export interface QuotaTarget {
   tls?: TlsOptions;
   /** The token a join carries as access_token, when it is not the socket's (a user's own). */
   joinTokens?: TokenSource;
+  /**
+   * Phoenix dialect: the event a delivery comes as (target.receive_event); a stamped frame of
+   * another event reaches onOtherFrame, not onStamp, as a run's connection would not count it.
+   */
+  deliveryEvent?: string;
 }
 
 export interface QConnEvents {
@@ -110,7 +116,13 @@ export class QConn {
         q.openWait = null;
         resolve(o.ok ? o : { ...o, sentAtMs });
       };
-      q.conn.connect({ url, headers, handshakeTimeoutMs: target.replyTimeoutMs, tls: target.tls });
+      q.conn.connect({
+        url,
+        headers,
+        handshakeTimeoutMs: target.replyTimeoutMs,
+        tls: target.tls,
+        ...(target.deliveryEvent ? { deliveryEvent: quotedEvent(target.deliveryEvent) } : {}),
+      });
     });
   }
 

@@ -5,10 +5,14 @@
  * back to its sender, so two connections join the topic with the profile's join payload, one
  * pushes what the run pushes (a `broadcast` event carrying the run's stamp, protocol/stamp) and
  * the other waits for it: JSON frames under vsn 2.0.0 first, then vsn 1.0.0 (an app on an older
- * Phoenix). The first that delivers is what the profile gets; when none does, one line says what
- * the channel lacks and nothing is written. Bounded: each wait is at most `timeoutMs`.
+ * Phoenix). The first that delivers is what the profile gets, with the event the app relayed it
+ * as (target.receive_event: a run counts only frames of that event as deliveries); when none
+ * does, one line says what the channel lacks and nothing is written. Bounded: each wait is at
+ * most `timeoutMs`.
  */
 import { QConn } from '../client/qconn.js';
+import { EV } from '../protocol/constants.js';
+import type { Frame } from '../protocol/frame-types.js';
 import { StampEncoder } from '../protocol/stamp.js';
 import {
   ENCODINGS,
@@ -28,7 +32,7 @@ import {
 /** A Phoenix app gets JSON frames: vsn 2.0.0 arrays, then vsn 1.0.0 objects. */
 const PHOENIX_ENCODINGS: readonly Encoding[] = ENCODINGS.filter((e) => !e.binary);
 
-/** The event the run pushes (target.push_event of the profile init writes). */
+/** What the run pushes and, unless probed otherwise, receives (push_event, receive_event). */
 const PUSH_EVENT = 'broadcast';
 
 /** The probe stamp's stream: no run's (a run numbers its streams from 0), so it names the probe. */
@@ -41,10 +45,13 @@ export async function probePhoenix(req: ProbeRequest): Promise<ProbeAnswer> {
     const o = await relayed(req, topic, enc);
     if (o.kind === 'delivered') {
       const before = tried.length ? `; ${tried.join('; ')}` : '';
+      const as = o.event ?? PUSH_EVENT;
+      const other = as === PUSH_EVENT ? '' : ` as "${as}"`;
       return {
         ok: true,
         encoding: enc,
-        line: `probed ${req.url}: a "${PUSH_EVENT}" push on ${topic} reached another member under ${encodingWords(enc)} in ${o.ms} ms${before}: wrote vsn ${enc.vsn}`,
+        ...(other ? { receiveEvent: as } : {}),
+        line: `probed ${req.url}: a "${PUSH_EVENT}" push on ${topic} reached another member${other} under ${encodingWords(enc)} in ${o.ms} ms${before}: wrote vsn ${enc.vsn}${other ? `, receive_event: ${as}` : ''}`,
       };
     }
     if (o.kind === 'connect-failed') return connectFailure(req.url, o.reason);
@@ -64,15 +71,22 @@ export async function probePhoenix(req: ProbeRequest): Promise<ProbeAnswer> {
 async function relayed(req: ProbeRequest, topic: string, enc: Encoding): Promise<AttemptOutcome> {
   let wait: Arrival | null = null;
   const events = {
-    // The run counts a frame by the stamp in its bytes, whatever event the app relays it under.
+    // A stamped frame of PUSH_EVENT comes as a delivery, found by its bytes as a run finds it; one
+    // of another event as another frame, whose event the profile's receive_event then names.
     onStamp: (_c: QConn, s: { stream: number }) => s.stream === PROBE_STREAM && wait?.arrived(),
+    onOtherFrame: (_c: QConn, f: Frame) =>
+      f.topic === topic &&
+      f.event !== EV.reply &&
+      (f.payload as { s?: unknown } | null)?.s === PROBE_STREAM &&
+      wait?.arrived(f.event),
     onSocketClosed: (_c: QConn, reason: string | null) =>
       wait?.gone(reason ?? 'the server closed the connection'),
   };
   const conns: QConn[] = [];
   try {
     for (const index of [0, 1]) {
-      const opened = await QConn.open(index, probeTarget(req, enc), index === 0 ? events : {});
+      const target = { ...probeTarget(req, enc), deliveryEvent: PUSH_EVENT };
+      const opened = await QConn.open(index, target, index === 0 ? events : {});
       if (!opened.ok) return { kind: 'connect-failed', reason: opened.reason };
       conns.push(opened.conn);
       const joined = await opened.conn.joinRaw(topic, req.joinPayload ?? {});

@@ -76,14 +76,16 @@ export interface PrivateJoin {
 
 /** What one encoding did. */
 export type AttemptOutcome =
-  | { kind: 'delivered'; ms: number }
+  /** `event`: a Phoenix app's relay, the event it came as. */
+  | { kind: 'delivered'; ms: number; event?: string }
   | { kind: 'closed'; reason: string }
   | { kind: 'silent' }
   | { kind: 'connect-failed'; reason: string }
   | { kind: 'join-refused'; reason: string };
 
 export type ProbeAnswer =
-  | { ok: true; encoding: Encoding; line: string }
+  /** `receiveEvent`: a Phoenix app relays pushes as this event (target.receive_event). */
+  | { ok: true; encoding: Encoding; line: string; receiveEvent?: string }
   | {
       ok: false;
       /** unreachable / refused / not Phoenix / its key rejected / join refused / nothing back. */
@@ -139,7 +141,8 @@ export function probeTarget(req: ProbeRequest, enc: Encoding): QuotaTarget {
 /** The wait for a probe's push: back (with its time), the connection closed, or silent. */
 export interface Arrival {
   outcome: Promise<AttemptOutcome>;
-  arrived(): void;
+  /** Came back (a Phoenix app's relay: as `event`). */
+  arrived(event?: string): void;
   gone(reason: string): void;
 }
 
@@ -156,7 +159,7 @@ export function arrival(timeoutMs: number): Arrival {
   });
   return {
     outcome,
-    arrived: () => settle({ kind: 'delivered', ms: Date.now() - t0 }),
+    arrived: (event) => settle({ kind: 'delivered', ms: Date.now() - t0, event }),
     gone: (reason) => settle({ kind: 'closed', reason }),
   };
 }

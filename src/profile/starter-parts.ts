@@ -17,6 +17,8 @@ export interface StarterRequest {
   topic?: string;
   /** The wire encoding the server was probed to carry; absent: vsn 2.0.0 binary, unprobed. */
   encoding?: StarterEncoding;
+  /** phoenix: the event the probe saw a push relayed as, when not `broadcast`. */
+  receiveEvent?: string;
   /** The probe's one line, kept as a comment in the profile. */
   probed?: string;
   /**

@@ -174,6 +174,13 @@ slo: { p95_ms: 500 }
   return { kind: 'supabase', url, yaml, env, setup };
 }
 
+/** target.receive_event: what the probe saw the app relay a push as, else `broadcast`. */
+function receiveEventLine(probed: string | undefined): string {
+  return probed === undefined
+    ? 'broadcast  # the event members receive'
+    : `${JSON.stringify(probed)}  # probed: the app relays rtcap's pushes as this event`;
+}
+
 function phoenixStarter(url: string, topic: string, req: StarterRequest): Starter {
   const yaml =
     HEADER(
@@ -191,7 +198,7 @@ target:
 ${wireLines(req.encoding)}  topic: "${topic}"
   join_payload: {}          # the phx_join payload your channel's join/3 expects
   push_event: broadcast     # the event rtcap pushes
-  receive_event: broadcast  # the event members receive
+  receive_event: ${receiveEventLine(req.receiveEvent)}
   params: {}                # socket params your UserSocket's connect/3 expects (e.g. token)
   instance: { vcpus: 2, memory_mb: 4096 }
 load:

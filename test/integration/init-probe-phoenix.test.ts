@@ -3,14 +3,15 @@
  * another member, as the run needs. A Phoenix-protocol server that relays pushes to the topic's
  * other members (as broadcast_from! does) gets a profile, its probe one push delivered once; one
  * that joins but relays nothing is named in one line (exit 3) and nothing is written; one that
- * relays under an event of its own still counts, as the run counts it (by the stamp in the
- * frame).
+ * relays as an event of its own gets that event as target.receive_event (a run counts only
+ * frames of that event), and the profile's run delivers every message.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
-import { expectOneLine, rtcapCli } from '../support/init-cli.js';
+import type { RunResult } from '../../src/result/result.js';
+import { expectOneLine, rtcapCli, smallSteps } from '../support/init-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;
@@ -63,12 +64,29 @@ describe('rtcap init --kind phoenix probes that a push reaches another member', 
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
-  it('a server that relays under an event of its own: counted by its stamp, as the run counts it', async () => {
+  it('a server that relays as an event of its own: that event written as receive_event, and the run delivers', async () => {
     server = await startTestServer({ topicPrefix: 'room:', fanoutEvent: 'new_msg' });
     const { r, out } = await initPhoenix(server);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toContain('reached another member');
+    expect(r.stdout.split('\n')[0]).toMatch(
+      /reached another member as "new_msg" under vsn 2\.0\.0 JSON text frames in \d+ ms: wrote vsn 2\.0\.0, receive_event: new_msg$/,
+    );
     expect(server.stats).toMatchObject({ pushes: 1, deliveries: 1 });
-    expect(existsSync(out)).toBe(true);
-  }, 60_000);
+    expect(readFileSync(out, 'utf8')).toMatch(/^ {2}receive_event: "new_msg" /m);
+    const runDir = join(dirname(out), 'run');
+    const run = await rtcapCli([
+      'run',
+      out,
+      '--out',
+      runDir,
+      '--no-progress',
+      ...smallSteps([10, 20, 20]),
+    ]);
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as RunResult;
+    for (const s of result.steps) {
+      expect(s.messages.expected).toBeGreaterThan(0);
+      expect(s.messages.received, `step ${s.index}`).toBe(s.messages.expected);
+    }
+  }, 180_000);
 });
