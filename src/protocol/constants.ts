@@ -129,8 +129,8 @@ export const REASON = {
 } as const;
 
 /**
- * WebSocket framing (RFC 6455 §5.2), for the client's own reader of server frames
- * (client/frame-reader.ts): the opcodes and header bits it reads.
+ * WebSocket framing (RFC 6455 §5.2), for rtcap's own frame reader of both ends
+ * (ws-frame-reader.ts): the opcodes and header bits it reads.
  */
 export const WS_OPCODE = {
   continuation: 0x0,
