@@ -8,8 +8,11 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 type SizeRule = 'max-lines-per-function' | 'max-lines';
 // Plain JavaScript modules without types: read at run time, typed here.
-const { sizeRules } = (await import(pathToFileURL(join(root, 'eslint.config.js')).href)) as {
+const { sizeRules, paramRules } = (await import(
+  pathToFileURL(join(root, 'eslint.config.js')).href
+)) as {
   sizeRules: Record<SizeRule, Linter.RuleEntry>;
+  paramRules: Record<'max-params', Linter.RuleEntry>;
 };
 const { longFiles, longFunctionFiles } = (await import(
   pathToFileURL(join(root, 'eslint.size-exceptions.js')).href
@@ -56,5 +59,15 @@ describe('the size rules', () => {
     expect(fn(80).split('\n').length - 1).toBe(80);
     expect(lint(fn(80))).toEqual([]);
     expect(lint(fn(81)).map((m) => m.ruleId)).toEqual(['max-lines-per-function']);
+  });
+});
+
+describe('the parameter rule', () => {
+  it('reports a function of five positional parameters and passes one of four', () => {
+    const linter = new Linter({ configType: 'flat' });
+    const lint = (params: string) =>
+      linter.verify(`function f(${params}) {}\n`, [{ rules: paramRules }]).map((m) => m.ruleId);
+    expect(lint('a, b, c, d')).toEqual([]);
+    expect(lint('a, b, c, d, e')).toEqual(['max-params']);
   });
 });
