@@ -1,8 +1,8 @@
 /**
  * The README and docs/ read as one set of pages: the README stays a short user's path, every
  * relative link reaches a file and every `#anchor` a heading of it, a heading cited by name
- * (`FIGURES.md "A step cut short"`) is a heading of that file, and docs/PERFORMANCE.md's index
- * says what its sections say.
+ * (`FIGURES.md "A step cut short"`) is a heading of that file (docs/PERFORMANCE.md's index and
+ * commands: test/docs/performance.test.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -92,47 +92,6 @@ describe('links between pages', () => {
       }
     }
     expect(missing).toEqual([]);
-  });
-});
-
-describe('docs/PERFORMANCE.md', () => {
-  const text = read('docs/PERFORMANCE.md');
-  const sections = new Map<string, string>();
-  const parts = text.split(/^(?=## )/m).slice(1);
-  for (const part of parts) sections.set(slug(part.split('\n')[0].slice(3).trim()), part);
-  const rows = [...text.matchAll(/^\| \[([^\]]+)\]\(#([^)]+)\) \| ([^|]*) \| ([^|]*) \|/gm)].map(
-    (m) => ({ name: m[1], anchor: m[2], command: m[3], figure: m[4] }),
-  );
-  /** The numbers of a figure as written (12,345 / 0.94 / 3.04×), thousands separators kept. */
-  const numbers = (s: string): string[] => s.match(/\d+(?:[,.]\d+)*/g) ?? [];
-
-  it('has an index row for every section and a section for every index row', () => {
-    expect(rows.length).toBeGreaterThan(10);
-    expect([...new Set(rows.map((r) => r.anchor))].sort()).toEqual([...sections.keys()].sort());
-  });
-
-  it("each index row's figure is its section's: every number in it appears there", () => {
-    const bad: string[] = [];
-    for (const row of rows) {
-      const section = sections.get(row.anchor) ?? '';
-      for (const n of numbers(row.figure)) {
-        const exact = new RegExp(`(?<![\\d,.])${n.replace(/[.]/g, '\\.')}(?![\\d]|[,.]\\d)`);
-        if (!exact.test(section)) bad.push(`${row.name}: ${n} is not in its section`);
-      }
-    }
-    expect(bad).toEqual([]);
-  });
-
-  it("each index row's command is a file that exists and is the one its section runs", () => {
-    const bad: string[] = [];
-    for (const row of rows) {
-      const section = sections.get(row.anchor) ?? '';
-      for (const m of row.command.matchAll(/(?<![\w/])((?:bench|profiles)\/[\w./-]+)/g)) {
-        if (!existsSync(join(ROOT, m[1]))) bad.push(`${row.name}: no file ${m[1]}`);
-        if (!section.includes(m[1])) bad.push(`${row.name}: its section does not run ${m[1]}`);
-      }
-    }
-    expect(bad).toEqual([]);
   });
 });
 
