@@ -6,6 +6,8 @@
  * MAX_SECONDS seconds, the last MAX_LOG_LINES lines, the last MAX_STEPS steps — an hour-long
  * run or a campaign of many entries holds no more than a short one beyond that.
  */
+import { limitContextOf } from '../model/step-limit.js';
+import { StepFailing } from '../model/second-limit.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
@@ -99,6 +101,8 @@ export class DashboardFeed implements RunObserver {
    */
   private readonly entryEndedMs = new Map<number, number>();
   private readonly logLines: string[] = [];
+  /** The connections failed or dropped in the step so far, for a second's limit. */
+  private failing = new StepFailing();
   private end: EndView | null = null;
   /** The runner's result object: its target is filled in once the target has started. */
   private result$: RunResult | null = null;
@@ -111,6 +115,7 @@ export class DashboardFeed implements RunObserver {
 
   start(r: RunResult): void {
     this.result$ = r;
+    this.failing = new StepFailing();
     const entry = this.campaignState?.entries.find((e) => e.status === 'running')?.index ?? null;
     this.run = {
       run_id: r.run_id,
@@ -137,6 +142,10 @@ export class DashboardFeed implements RunObserver {
       rec,
       stepTargetConnections,
       clock ?? { elapsedS: 0, lengthS: null, steps: 0 },
+      {
+        generatorOs: this.result$ ? limitContextOf(this.result$).generator_os : null,
+        stepFailing: this.failing.add(rec.point),
+      },
     );
     this.seconds.push(s);
     if (this.seconds.length > MAX_SECONDS)

@@ -9,7 +9,7 @@ import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import type { PhaseClock } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import { r1 } from '../util/round.js';
-import { secondLimitWords } from '../model/second-limit.js';
+import { secondLimitWords, type SecondLimitContext } from '../model/second-limit.js';
 
 /**
  * One second on the page: the timeseries.ndjson line, field for field, and what the line leaves
@@ -37,9 +37,10 @@ export function dashboardSecond(
   rec: SecondRecord,
   targetConnections: number,
   clock: PhaseClock,
+  limitCtx: SecondLimitContext = {},
 ): DashboardSecond {
   const rss = rec.workers.map((w) => w.health.rssMb).filter((v) => Number.isFinite(v));
-  const limit = secondLimitWords(rec.point);
+  const limit = secondLimitWords(rec.point, limitCtx);
   return {
     ...rec.point,
     target_connections: targetConnections,

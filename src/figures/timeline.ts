@@ -11,6 +11,7 @@ import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';
 import { r1 } from '../util/round.js';
 import { sumOf } from '../util/sum.js';
+import { GENERATOR_ERRNO } from '../model/verdict-generator.js';
 
 export interface SecondRecord {
   point: TimeseriesPoint;
@@ -31,6 +32,23 @@ export function deliveredByKind(list: readonly SecondStats[]): number[] {
   return TRAFFIC_KINDS.map((_, ki) =>
     sumOf(list, (w) => (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received)),
   );
+}
+
+/**
+ * The second's connections that failed on an OS limit of a generator process, by errno (its
+ * error reasons name it: client/classify), as the point's `generator_os_errors`; nothing when none.
+ */
+export function osErrorsField(list: readonly SecondStats[]): {
+  generator_os_errors?: Record<string, number>;
+} {
+  const out: Record<string, number> = {};
+  for (const w of list) {
+    for (const [reason, n] of Object.entries(w.errorReasons ?? {})) {
+      const m = GENERATOR_ERRNO.exec(reason);
+      if (m && n > 0) out[m[1]] = (out[m[1]] ?? 0) + n;
+    }
+  }
+  return Object.keys(out).length ? { generator_os_errors: out } : {};
 }
 
 /**
@@ -191,6 +209,7 @@ export class Timeline {
       ...(server?.openFiles
         ? { server_open_files: { open: server.openFiles.open, limit: server.openFiles.limit } }
         : {}),
+      ...osErrorsField(list),
       generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
       generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
       ...(lateLines > 0 ? { late_lines: lateLines } : {}),

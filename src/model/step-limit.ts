@@ -22,6 +22,7 @@ import type { StepResult } from '../result/result.js';
 import type { PayloadSizeExtra } from '../result/extra.js';
 import { fmtInt } from './format.js';
 import type { GeneratorFigure, Limit, LimitKind } from './limit.js';
+import { generatorOsLimit, type GeneratorOs } from './generator-os-limit.js';
 import { DEFAULT_GENERATOR_LIMITS, type GeneratorLimits } from './verdict-input.js';
 import { GENERATOR_ERRNO } from './verdict-generator.js';
 
@@ -37,11 +38,7 @@ export interface StepLimitContext {
    * rtcap's own processes' limits (RunResult.generator.limits) and how many source addresses
    * they connected from (RunResult.generator.source_addresses; none given: the kernel's one).
    */
-  generator_os?: {
-    open_files_per_process: number | null;
-    ephemeral_ports: number | null;
-    source_addresses?: number;
-  } | null;
+  generator_os?: GeneratorOs;
   /**
    * The declared instance's memory: a server whose cgroup allows less ran out of this machine's
    * setting, not of the instance.
@@ -171,24 +168,8 @@ function generatorLimit(step: StepResult, ctx: StepLimitContext): Limit {
   const lim = ctx.generator ?? DEFAULT_GENERATOR_LIMITS;
   const g = step.generator;
   const errno = errnoOf(step);
-  const os = ctx.generator_os;
-  if ((errno === 'EMFILE' || errno === 'ENFILE') && os?.open_files_per_process) {
-    return {
-      kind: 'environment',
-      resource: 'open files',
-      process: 'generator',
-      limit: os.open_files_per_process,
-    };
-  }
-  if ((errno === 'EADDRNOTAVAIL' || errno === 'EADDRINUSE') && os?.ephemeral_ports) {
-    return {
-      kind: 'environment',
-      resource: 'ephemeral ports',
-      process: 'generator',
-      limit: os.ephemeral_ports,
-      addresses: Math.max(1, os.source_addresses ?? 1),
-    };
-  }
+  const osLimit = errno ? generatorOsLimit(errno, ctx.generator_os) : null;
+  if (osLimit) return osLimit;
   if (errno)
     return { kind: 'generator-bound', figure: 'OS limit', value: null, limit: null, detail: errno };
   const own = step.verdict_reasons.filter((r) => !r.startsWith('also:'));

@@ -34,6 +34,12 @@ export interface TimeseriesPoint {
    * machine, or written before this was recorded).
    */
   server_open_files?: { open: number; limit: number | null };
+  /**
+   * Connections that failed this second on an OS limit of rtcap's own processes, by errno
+   * (EMFILE, ENFILE: out of descriptors; EADDRNOTAVAIL, EADDRINUSE: out of ephemeral ports;
+   * ENOBUFS), summed over the generator processes; absent when none did.
+   */
+  generator_os_errors?: Record<string, number>;
   generator_cpu_pct: number | null;
   generator_lag_p99_ms: number | null;
   /**

@@ -3,11 +3,12 @@
  * seconds otherwise (CI logs stay readable). Its latency is the last second's p95 over every
  * receipt, named so: the final table shows first-receipt latency, which only the end of a
  * step can compute (the first receipt of a message across all processes). A limit of this
- * machine the second met (the server at its open-file limit while connections fail) comes right
+ * machine the second met (a generator process out of descriptors or ports, the server at its
+ * open-file limit while connections fail) comes right
  * after the step, in its capacity row's words (model/second-limit), and is printed at once.
  */
 import type { TimeseriesPoint } from '../result/timeseries-point.js';
-import { secondLimitWords } from '../model/second-limit.js';
+import { secondLimitWords, StepFailing, type GeneratorOs } from '../model/second-limit.js';
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const ms = (v: number | null) =>
@@ -19,6 +20,8 @@ export class Progress {
   private dirty = false;
   /** The limit the previous second met, so a newly met one is printed at once. */
   private lastLimit: string | null = null;
+  /** The connections failed or dropped in the step so far, for the server's open-file limit. */
+  private readonly failing = new StepFailing();
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -28,13 +31,21 @@ export class Progress {
   update(
     p: TimeseriesPoint,
     // steps: how many the run has, or 0 when a search decides them as it goes.
-    ctx: { steps: number; target: number; elapsedInPhaseS: number; phaseLengthS: number | null },
+    ctx: {
+      steps: number;
+      target: number;
+      elapsedInPhaseS: number;
+      phaseLengthS: number | null;
+      /** rtcap's own processes' limits, to number a generator's limit the second met. */
+      generatorOs?: GeneratorOs;
+    },
   ): void {
     if (!this.enabled) return;
     const phase = ctx.phaseLengthS
       ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s`
       : p.phase;
-    const limit = secondLimitWords(p);
+    const stepFailing = this.failing.add(p);
+    const limit = secondLimitWords(p, { generatorOs: ctx.generatorOs, stepFailing });
     const newLimit = limit !== null && limit !== this.lastLimit;
     this.lastLimit = limit;
     const line =

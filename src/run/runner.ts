@@ -5,6 +5,7 @@
  * run directory as it goes. Any way the run ends (done, aborted, interrupted) leaves
  * result.json, summary.md and timeseries.ndjson readable.
  */
+import { limitContextOf } from '../model/step-limit.js';
 import { isLoopbackHost } from '../client/url.js';
 import type { GeneratorPlan } from '../generator/limits.js';
 import { pin } from '../load/pool.js';
@@ -241,6 +242,7 @@ function openTimeline(
         target: plans[live.step]?.connections ?? 0,
         elapsedInPhaseS: clock.elapsedS,
         phaseLengthS: clock.lengthS,
+        generatorOs: limitContextOf(ctx.record.result).generator_os,
       });
       // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
       const why = plans[live.step]

@@ -100,6 +100,24 @@ describe('DashboardFeed', () => {
     expect(b).not.toHaveProperty('limit');
   });
 
+  it("names a generator process out of descriptors with the run's own open-file limit", () => {
+    const feed = new DashboardFeed('run');
+    const r = run();
+    r.generator.limits = {
+      open_files_per_process: 1024,
+      ephemeral_ports: 28_232,
+      port_range: null,
+    };
+    r.generator.source_addresses = ['127.0.0.1'];
+    feed.start(r);
+    const out = second(100);
+    out.point = { ...out.point, errors: 5, generator_os_errors: { EMFILE: 5 } };
+    feed.second(out, 8);
+    expect(feed.snapshot().seconds[0].limit).toBe(
+      "environment limit: rtcap's generator process open-file limit 1,024",
+    );
+  });
+
   it('keeps the last MAX_SECONDS seconds and MAX_LOG_LINES log lines, no more', () => {
     const feed = new DashboardFeed('run');
     for (let t = 0; t < MAX_SECONDS + 25; t++) feed.second(second(t), 1);

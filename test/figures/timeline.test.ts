@@ -32,6 +32,39 @@ function second(
 }
 
 describe('Timeline', () => {
+  it("counts the second's connections that failed on a generator's OS limit by errno, summed over processes", () => {
+    const out: SecondRecord[] = [];
+    const tl = new Timeline(
+      2,
+      () => ({ step: 0, phase: 'ramp' }),
+      { vcpus: 2 },
+      (r) => out.push(r),
+    );
+    tl.add({
+      ...second(0, 100, 0),
+      errors: 5,
+      errorReasons: {
+        'generator: EMFILE (open-file limit reached: 1,024 per process)': 3,
+        'connect ECONNRESET 127.0.0.1:4000': 2,
+      },
+    });
+    tl.add({
+      ...second(1, 100, 0),
+      errors: 4,
+      errorReasons: {
+        'generator: EMFILE (open-file limit reached: 1,024 per process)': 1,
+        'generator: EADDRNOTAVAIL (no ephemeral port left on this source address)': 3,
+      },
+    });
+    tl.add(second(0, 101, 0));
+    tl.add(second(1, 101, 0));
+    expect(out).toHaveLength(2);
+    expect(out[0].point.generator_os_errors).toEqual({ EMFILE: 4, EADDRNOTAVAIL: 3 });
+    expect(out[0].point.errors).toBe(9);
+    // A second without such errors has no field at all (timeseries.ndjson stays as it was).
+    expect(out[1].point).not.toHaveProperty('generator_os_errors');
+  });
+
   it('merges the workers of a second into one point, with 60 s sliding means', () => {
     const out: SecondRecord[] = [];
     const tl = new Timeline(

@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { BIN, startServeProcess } from '../support/rtcap-process.js';
@@ -69,6 +70,18 @@ describe('more connections than the open-file limit of the one generator process
         `generator-side errors: EMFILE ×${c.failed.toLocaleString('en-US')} (open-file limit 1,024 per process)`,
       );
       expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(EMFILE);
+      // Each second counts its failures at the limit by errno, and the live line names the limit
+      // as it happens, in the capacity row's words, with this process's number.
+      const points = readFileSync(join(out, 'timeseries.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as TimeseriesPoint);
+      const atLimit = points.reduce((n, p) => n + (p.generator_os_errors?.EMFILE ?? 0), 0);
+      expect(atLimit).toBeGreaterThan(0);
+      expect(atLimit).toBe(points.reduce((n, p) => n + p.errors, 0));
+      expect(stderr).toContain(
+        "· environment limit: rtcap's generator process open-file limit 1,024 · joined",
+      );
     },
     120_000,
   );

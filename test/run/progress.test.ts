@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { Progress } from '../../src/run/progress.js';
+import { secondLimitWords, StepFailing } from '../../src/model/second-limit.js';
 
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {
   let out = '';
@@ -68,6 +69,74 @@ describe('Progress', () => {
     // Far from the limit: not named, and the next line waits its 5 s again.
     progress.update({ ...point(), errors: 3, server_open_files: { open: 200, limit: 400 } }, ctx);
     expect(text().trim().split('\n')).toHaveLength(2);
+  });
+
+  it("names the server's open-file limit in a later second of the step whose connections failed before the sample got there", () => {
+    const { stream, text } = capture();
+    const progress = new Progress(stream, true);
+    const ctx = { steps: 4, target: 400, elapsedInPhaseS: 1, phaseLengthS: null };
+    // The ramp's second: 20 connections reset, but the once-a-second sample predates the ramp.
+    progress.update(
+      { ...point(), step: 3, errors: 20, server_open_files: { open: 210, limit: 400 } },
+      ctx,
+    );
+    expect(text()).not.toContain('limit');
+    // The next second: the server holds its files at the limit; the step's failures name it.
+    progress.update({ ...point(), step: 3, server_open_files: { open: 399, limit: 400 } }, ctx);
+    expect(text().trim().split('\n')[1]).toMatch(
+      /^step 3\/4 steady · environment limit: server process open-file limit 400 · /,
+    );
+  });
+
+  it('counts failures per step: a new step at the limit with nothing failed names no limit', () => {
+    const failing = new StepFailing();
+    expect(failing.add({ step: 3, errors: 20, disconnects: 0 })).toBe(20);
+    expect(failing.add({ step: 3, errors: 0, disconnects: 2 })).toBe(22);
+    const atLimit = { ...point(), step: 4, server_open_files: { open: 399, limit: 400 } };
+    const stepFailing = failing.add(atLimit);
+    expect(stepFailing).toBe(0);
+    expect(secondLimitWords(atLimit, { stepFailing })).toBeNull();
+    expect(secondLimitWords(atLimit, { stepFailing: 22 })).toBe(
+      'environment limit: server process open-file limit 400',
+    );
+  });
+
+  it("names a generator process out of descriptors or ports that second first, with rtcap's own numbers", () => {
+    const { stream, text } = capture();
+    const progress = new Progress(stream, true);
+    const generatorOs = {
+      open_files_per_process: 1024,
+      ephemeral_ports: 28_232,
+      source_addresses: 2,
+    };
+    const ctx = { steps: 1, target: 5000, elapsedInPhaseS: 1, phaseLengthS: null, generatorOs };
+    // Out of descriptors, while the server is also at its limit: rtcap's own limit comes first.
+    progress.update(
+      {
+        ...point(),
+        errors: 7,
+        generator_os_errors: { EMFILE: 7 },
+        server_open_files: { open: 400, limit: 400 },
+      },
+      ctx,
+    );
+    progress.update({ ...point(), errors: 4, generator_os_errors: { EADDRNOTAVAIL: 4 } }, ctx);
+    const lines = text().trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^step 1\/1 steady · environment limit: rtcap's generator process open-file limit 1,024 · joined/,
+    );
+    expect(lines[1]).toContain(
+      "· environment limit: rtcap's generator process ephemeral ports: 28,232 per source address × 2 source addresses = 56,464 connections to one server address ·",
+    );
+    // The numbers unknown (not read on this machine): the step's verdict names the errno; the
+    // live line does not guess a number.
+    const { stream: s2, text: t2 } = capture();
+    new Progress(s2, true).update(
+      { ...point(), errors: 1, generator_os_errors: { EMFILE: 1 } },
+      { ...ctx, generatorOs: null },
+    );
+    expect(t2()).not.toContain('limit');
   });
 });
 
