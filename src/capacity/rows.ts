@@ -133,56 +133,42 @@ function lowestUnsafe(cands: readonly PerRun[]): { value: number; run: PerRun } 
   return best;
 }
 
-export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): CapacityTableRow {
-  if (cands.length === 0) {
-    return noValue(
-      dim,
-      `no ${dim.scenarios.join(' or ')} run among the sources (profiles/${dim.scenarios[0]}-quick.yaml measures it)`,
-    );
-  }
-  const withValue = cands.filter(
-    (c): c is PerRun & { row: CapacityRow & { value: number } } => c.row?.value != null,
-  );
-  if (withValue.length === 0) {
-    const whys = cands.map(
-      (c) => c.why ?? `${c.source.result.run_id}: ${c.row?.evidence ?? 'no row'}`,
-    );
-    const bounded = cands.find((c) => c.row?.bound === 'lower');
-    return bounded ? lowerBoundWithoutValue(dim, bounded) : noValue(dim, whys.join('; '));
-  }
-  // A dimension measured on its own speaks for it; one that rose together with another row's
-  // driver (a connection sweep also raises deliveries/s) may be showing the other's limit
-  // (docs/METHOD.md §1.2: CPU follows deliveries, not the number of connections), so it is used
-  // only when nothing else is.
-  const alone = withValue.filter((c) => c.row.covaries_with.length === 0);
-  const pool = alone.length > 0 ? alone : withValue;
-  const chosen = pool.reduce((a, b) => (b.row.value < a.row.value ? b : a));
-  const notes = withValue
+/** A candidate whose own row has a value. */
+type Valued = PerRun & { row: CapacityRow & { value: number } };
+
+/** Why each run other than the chosen one did not give the row: higher, or not measured alone. */
+function notChosenNotes(withValue: readonly Valued[], pool: readonly Valued[], chosen: Valued) {
+  return withValue
     .filter((c) => c !== chosen)
     .map((c) =>
       pool.includes(c)
         ? `${c.source.result.run_id} gave ${c.row.display} (${limitWords(c.row.limit, { remedy: false })}); the lower is kept`
         : `${c.source.result.run_id} gave ${c.row.display} (${limitWords(c.row.limit, { remedy: false })}) with ${c.row.covaries_with.join(', ')} rising too: not used, the dimension was measured on its own`,
     );
-  // Runs left out above (their failures may be the other driver's) do not cap the row.
-  const unsafe = lowestUnsafe([
-    ...pool,
-    ...cands.filter((c) => c.row === null || c.row.value === null),
-  ]);
-  const safeDriver = chosen.row.knee.safe?.value ?? null;
-  if (unsafe && safeDriver !== null && chosen.row.value >= unsafe.value && unsafe.run !== chosen) {
-    // Another run failed below what this one carried: the runs disagree and no value is safe to
-    // print.
-    return {
-      ...noValue(
-        dim,
-        `runs disagree: ${chosen.source.result.run_id} was stable at ${formatCapacityValue(safeDriver, dim.unit)} but ${unsafe.run.source.result.run_id} step ${unsafe.run.row!.knee.first_unsafe!.step} was ${unsafe.run.row!.knee.first_unsafe!.verdict} at ${formatCapacityValue(unsafe.value, dim.unit)}: measure again`,
-        notes,
-      ),
-      rule: 'runs disagree',
-      rule_text: 'a recommendation is never above a measured step that was not stable',
-    };
-  }
+}
+
+/** Another run failed below what the chosen one carried: no value is safe to print. */
+function runsDisagree(
+  dim: CapacityDimension,
+  chosen: Valued,
+  unsafe: { value: number; run: PerRun },
+  notes: string[],
+): CapacityTableRow {
+  const safeDriver = chosen.row.knee.safe!.value;
+  const firstUnsafe = unsafe.run.row!.knee.first_unsafe!;
+  return {
+    ...noValue(
+      dim,
+      `runs disagree: ${chosen.source.result.run_id} was stable at ${formatCapacityValue(safeDriver, dim.unit)} but ${unsafe.run.source.result.run_id} step ${firstUnsafe.step} was ${firstUnsafe.verdict} at ${formatCapacityValue(unsafe.value, dim.unit)}: measure again`,
+      notes,
+    ),
+    rule: 'runs disagree',
+    rule_text: 'a recommendation is never above a measured step that was not stable',
+  };
+}
+
+/** The table's row from the chosen run's own, with what a reader should know of its fit. */
+function measuredRow(dim: CapacityDimension, chosen: Valued, notes: string[]): CapacityTableRow {
   const r = chosen.row;
   // A fit that is no model (R² below 0.5, or refused for its sign) is said so, as per run.
   if (r.fit?.fit && !isLinear(r.fit.fit)) notes.push(`fit: ${r.fit.text}`);
@@ -206,6 +192,40 @@ export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): C
     reason: null,
     notes,
   };
+}
+
+export function assembleRow(dim: CapacityDimension, cands: readonly PerRun[]): CapacityTableRow {
+  if (cands.length === 0) {
+    return noValue(
+      dim,
+      `no ${dim.scenarios.join(' or ')} run among the sources (profiles/${dim.scenarios[0]}-quick.yaml measures it)`,
+    );
+  }
+  const withValue = cands.filter((c): c is Valued => c.row?.value != null);
+  if (withValue.length === 0) {
+    const whys = cands.map(
+      (c) => c.why ?? `${c.source.result.run_id}: ${c.row?.evidence ?? 'no row'}`,
+    );
+    const bounded = cands.find((c) => c.row?.bound === 'lower');
+    return bounded ? lowerBoundWithoutValue(dim, bounded) : noValue(dim, whys.join('; '));
+  }
+  // A dimension measured on its own speaks for it; one that rose together with another row's
+  // driver (a connection sweep also raises deliveries/s) may be showing the other's limit
+  // (docs/METHOD.md §1.2: CPU follows deliveries, not the number of connections), so it is used
+  // only when nothing else is.
+  const alone = withValue.filter((c) => c.row.covaries_with.length === 0);
+  const pool = alone.length > 0 ? alone : withValue;
+  const chosen = pool.reduce((a, b) => (b.row.value < a.row.value ? b : a));
+  const notes = notChosenNotes(withValue, pool, chosen);
+  // Runs left out above (their failures may be the other driver's) do not cap the row.
+  const unsafe = lowestUnsafe([
+    ...pool,
+    ...cands.filter((c) => c.row === null || c.row.value === null),
+  ]);
+  const safeDriver = chosen.row.knee.safe?.value ?? null;
+  if (unsafe && safeDriver !== null && chosen.row.value >= unsafe.value && unsafe.run !== chosen)
+    return runsDisagree(dim, chosen, unsafe, notes);
+  return measuredRow(dim, chosen, notes);
 }
 
 /** All 12 rows, in docs/METHOD.md §7 order, before the presence and two-driver rules (table.ts). */

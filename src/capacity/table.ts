@@ -214,6 +214,62 @@ export function assembleConfig(
   });
 }
 
+/** Each row's evidence as the source run and that run's own row, for the config advice. */
+function chosenRows(
+  rows: readonly CapacityTableRow[],
+  sources: readonly Source[],
+  perRun: ReadonlyMap<Source, CapacityRow[]>,
+): Map<string, { source: Source; row: CapacityRow }> {
+  const chosen = new Map<string, { source: Source; row: CapacityRow }>();
+  for (const r of rows) {
+    // A lower bound with no value (a search's first step generator-bound) advises nothing.
+    if (!r.evidence || r.value === null) continue;
+    const source = sources.find(
+      (s) => s.result.run_id === r.evidence!.run_id && s.dir === r.evidence!.dir,
+    );
+    const row = source && perRun.get(source)?.find((x) => x.id === r.id);
+    if (source && row) chosen.set(r.id, { source, row });
+  }
+  return chosen;
+}
+
+/**
+ * Row 11 in place: without a presence run the quota is only assumed, so its arithmetic is a note,
+ * not a value; with one, the lower of the knee and the quota's members, and its setting limit.
+ */
+function settlePresenceRow(
+  rows: CapacityTableRow[],
+  sources: readonly Source[],
+  opts: TableOptions,
+): void {
+  const i = rows.findIndex((r) => r.id === 'presence_members');
+  const topicUpdates = opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S;
+  if (!sources.some((s) => s.result.profile.scenario === 'presence')) {
+    const quota = opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S;
+    rows[i].notes.push(membersByQuota(quota, topicUpdates).text);
+    return;
+  }
+  const quota =
+    opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S;
+  const before = rows[i];
+  rows[i] = applyPresenceQuota(before, quota, topicUpdates);
+  const limit = presenceSettingLimit(rows[i], before, quota, topicUpdates);
+  if (limit) rows[i].setting_limit = limit;
+}
+
+/** capacity.json's list of the runs the table was built from. */
+function sourceList(sources: readonly Source[]): CapacityFile['sources'] {
+  return sources.map((s) => ({
+    dir: s.dir,
+    run_id: s.result.run_id,
+    profile: s.result.profile.name,
+    scenario: s.result.profile.scenario,
+    status: s.result.status,
+    sweep: s.result.sweep !== undefined,
+    steps: s.result.steps.length,
+  }));
+}
+
 /** capacity.json from sources already checked like for like (like-for-like.ts). */
 export function buildCapacityFile(
   sources: readonly Source[],
@@ -225,36 +281,9 @@ export function buildCapacityFile(
   const safe: SafeLines = { ...DEFAULT_SAFE_LINES, ...fromProfile, ...opts.safe_lines };
   const perRun = perRunRows(sources, { safe_lines: safe });
   const rows = assembleRows(sources, perRun);
+  const chosen = chosenRows(rows, sources, perRun);
 
-  const chosen = new Map<string, { source: Source; row: CapacityRow }>();
-  for (const r of rows) {
-    // A lower bound with no value (a search's first step generator-bound) advises nothing.
-    if (!r.evidence || r.value === null) continue;
-    const source = sources.find(
-      (s) => s.result.run_id === r.evidence!.run_id && s.dir === r.evidence!.dir,
-    );
-    const row = source && perRun.get(source)?.find((x) => x.id === r.id);
-    if (source && row) chosen.set(r.id, { source, row });
-  }
-
-  const i = rows.findIndex((r) => r.id === 'presence_members');
-  // Without a presence run the quota is only assumed: the arithmetic is shown, not made a value.
-  if (!sources.some((s) => s.result.profile.scenario === 'presence'))
-    rows[i].notes.push(
-      membersByQuota(
-        opts.presence_quota_per_s ?? DEFAULT_PRESENCE_QUOTA_PER_S,
-        opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S,
-      ).text,
-    );
-  else {
-    const quota =
-      opts.presence_quota_per_s ?? presenceQuotaOf(sources) ?? DEFAULT_PRESENCE_QUOTA_PER_S;
-    const topicUpdates = opts.topic_updates_per_s ?? DEFAULT_TOPIC_UPDATES_PER_S;
-    const before = rows[i];
-    rows[i] = applyPresenceQuota(before, quota, topicUpdates);
-    const limit = presenceSettingLimit(rows[i], before, quota, topicUpdates);
-    if (limit) rows[i].setting_limit = limit;
-  }
+  settlePresenceRow(rows, sources, opts);
   const j = rows.findIndex((r) => r.id === 'join_rate');
   const joinLimit = joinSettingLimit(rows[j], chosen.get('join_rate'));
   if (joinLimit) rows[j].setting_limit = joinLimit;
@@ -271,15 +300,7 @@ export function buildCapacityFile(
     },
     rtcap_version: first.rtcap_version,
     safe_lines: safe,
-    sources: sources.map((s) => ({
-      dir: s.dir,
-      run_id: s.result.run_id,
-      profile: s.result.profile.name,
-      scenario: s.result.profile.scenario,
-      status: s.result.status,
-      sweep: s.result.sweep !== undefined,
-      steps: s.result.steps.length,
-    })),
+    sources: sourceList(sources),
     values: Object.fromEntries(rows.map((r) => [r.id, r.value])),
     rows,
     config: assembleConfig(sources, chosen),
