@@ -15,6 +15,16 @@ const ms = (v: number | null) =>
   v === null ? '—' : v < 10 ? `${v.toFixed(1)} ms` : `${Math.round(v)} ms`;
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v)}%`);
 
+/**
+ * The phase and, when it lasts a second or more, how far into it ("steady 3/10s"). A phase
+ * planned shorter (a search step's ramp of 100 connections at 500 joins/s: 0.2 s) shows its name
+ * alone: "ramp 0/0s" would say it lasts nothing, while its joins still come in.
+ */
+function phaseClock(phase: string, elapsedS: number, lengthS: number | null): string {
+  if (lengthS === null || Math.round(lengthS) < 1) return phase;
+  return `${phase} ${Math.min(elapsedS, lengthS).toFixed(0)}/${lengthS.toFixed(0)}s`;
+}
+
 export class Progress {
   private lastPlainMs = 0;
   private dirty = false;
@@ -41,9 +51,7 @@ export class Progress {
     },
   ): void {
     if (!this.enabled) return;
-    const phase = ctx.phaseLengthS
-      ? `${p.phase} ${Math.min(ctx.elapsedInPhaseS, ctx.phaseLengthS).toFixed(0)}/${ctx.phaseLengthS.toFixed(0)}s`
-      : p.phase;
+    const phase = phaseClock(p.phase, ctx.elapsedInPhaseS, ctx.phaseLengthS);
     const stepFailing = this.failing.add(p);
     const limit = secondLimitWords(p, { generatorOs: ctx.generatorOs, stepFailing });
     const newLimit = limit !== null && limit !== this.lastLimit;

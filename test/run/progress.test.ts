@@ -39,6 +39,21 @@ describe('Progress', () => {
     expect(fixed.text()).toMatch(/^step 3\/4 steady/);
   });
 
+  it('shows no clock for a phase planned under a second (a search step ramping 100 connections at 500/s)', () => {
+    const line = (elapsedInPhaseS: number, phaseLengthS: number | null) => {
+      const { stream, text } = capture();
+      new Progress(stream, true).update(
+        { ...point(), phase: 'ramp', step: 2 },
+        { steps: 0, target: 100, elapsedInPhaseS, phaseLengthS },
+      );
+      return text();
+    };
+    // 0.2 s planned, 3 s in while its joins still come in: not "ramp 0/0s".
+    expect(line(3, 0.2)).toMatch(/^step 2 ramp · joined/);
+    expect(line(3, null)).toMatch(/^step 2 ramp · joined/);
+    expect(line(3, 8)).toMatch(/^step 2 ramp 3\/8s · joined/);
+  });
+
   it('names its latency: every receipt, not the first receipt the final table shows', () => {
     const { stream, text } = capture();
     const p = point();
