@@ -27,14 +27,10 @@ import { checked, checkedPositional, dir, file, outDir, UsageError } from './fla
 import { SweepError } from '../sweep/sweep.js';
 import { tableOptionOptions, tableOptionsFrom } from './capacity.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
-import {
-  finishRun,
-  interruptible,
-  liveMetricsOrExit,
-  log,
-  runContextFrom,
-  runOptions,
-} from './shared.js';
+import { finishRun } from './finish-run.js';
+import { interruptible } from './interrupt.js';
+import { liveMetricsOrExit, log } from './shared.js';
+import { runContextFrom, runOptions } from './run-flags.js';
 
 /** One usage line on stderr, exit 2; undefined, so a step of the preparation can return it. */
 function usage(message: string): undefined {

@@ -15,7 +15,8 @@ import { readShard, shardPaths } from '../shard/read.js';
 import { mergedStatus, rebuildResult } from '../shard/rebuild.js';
 import { initialResult, resultSaver } from '../run/run-result.js';
 import { runArtifactHooks } from '../artefacts/render.js';
-import { finishRun, log } from './shared.js';
+import { finishRun } from './finish-run.js';
+import { log } from './shared.js';
 
 /** The flags of `rtcap merge`: the shards (files or directories) and the output directory. */
 function mergeOptions(c: Argv) {

@@ -14,7 +14,8 @@ import { checked, usableCpus, outDir, wsUrl } from './flags.js';
 import { quotasTable } from '../report/quotas.js';
 import { runQuotas } from '../quotas/orchestrate.js';
 import { QuotaAbort } from '../quotas/pool.js';
-import { interruptible, loadProfileOrExit, log } from './shared.js';
+import { interruptible } from './interrupt.js';
+import { loadProfileOrExit, log } from './shared.js';
 import { closeDashboard, dashboardOptions, dashboardOrExit } from './dashboard-flag.js';
 
 /** The flags of `rtcap quotas`: profile, target, output, overrides, the server's CPUs. */

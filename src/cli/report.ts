@@ -15,7 +15,8 @@ export function readResultFile(pathOrDir: string): ResultFile | string {
   return readResult<ResultFile>(pathOrDir);
 }
 import { terminalSummary, writeArtifacts, type ResultFile } from '../artefacts/render.js';
-import { chartWidth, log } from './shared.js';
+import { chartWidth } from './finish-run.js';
+import { log } from './shared.js';
 
 export function reportCommand(y: Argv): Argv {
   return y.command(

@@ -7,17 +7,16 @@ import { parseSegment, type Segment } from '../generator/segment.js';
 import { EXIT } from '../util/exit-codes.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { checked, isoTime, type Rule } from './flags.js';
+import { benchmarkOptions, runContextFrom } from './run-flags.js';
 import {
-  benchmarkOptions,
   checkOutDir,
-  finishRun,
   refuseUnsharedTarget,
-  interruptible,
   liveMetricsOrExit,
   changesTableOrExit,
   loadProfileOrExit,
-  runContextFrom,
 } from './shared.js';
+import { finishRun } from './finish-run.js';
+import { interruptible } from './interrupt.js';
 import { refuseLink } from './refuse-link.js';
 import { profilePartOf } from '../run/run-options.js';
 

@@ -11,17 +11,16 @@ import { checked, dir, UsageError } from './flags.js';
 import { runSweep, sweepConfig, SweepError } from '../sweep/sweep.js';
 import type { SweepResult } from '../sweep/record.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
+import { benchmarkOptions, runContextFrom } from './run-flags.js';
 import {
-  benchmarkOptions,
   checkOutDir,
-  finishRun,
-  interruptible,
   liveMetricsOrExit,
   changesTableOrExit,
   loadProfileOrExit,
   log,
-  runContextFrom,
 } from './shared.js';
+import { finishRun } from './finish-run.js';
+import { interruptible } from './interrupt.js';
 import { refuseLink } from './refuse-link.js';
 import { profilePartOf } from '../run/run-options.js';
 

@@ -22,7 +22,7 @@ export class Abort extends Error {
   }
 }
 
-/** The signal a run's AbortSignal was aborted with ("SIGINT", "SIGTERM"; cli/shared), or null. */
+/** The signal a run's AbortSignal was aborted with ("SIGINT", "SIGTERM"; cli/interrupt) or null. */
 export function signalOf(signal: AbortSignal | undefined): string | null {
   const r: unknown = signal?.reason;
   return typeof r === 'string' && /^SIG[A-Z]+$/.test(r) ? r : null;

@@ -13,7 +13,7 @@ import type { SecondRecord } from '../figures/timeline.js';
  * A run's options travel as small parts, each the fields one concern reads: what is measured
  * (ProfilePart, TargetPart), the generator (LoadPart), where and what the run writes (DirPart,
  * OutputPart), who watches and stops it (SignalsPart), and a search's hooks (SearchPart). A caller
- * composes the parts it has (cli/shared builds the command line's), and a stage of the run takes
+ * composes the parts it has (cli/run-flags builds the command line's), and a stage of the run takes
  * the parts it reads.
  */
 
@@ -73,7 +73,7 @@ export interface OutputPart {
    * Writes the other artefacts (report.html, ...) into the run directory after a step that
    * another may follow, so a long run's report can be read as it goes. Not before the first
    * step (nothing to show) nor after the last: the caller renders the final artefacts once,
-   * with the thresholds (cli/shared finishRun), and rendering them twice was a large part of
+   * with the thresholds (cli/finish-run), and rendering them twice was a large part of
    * a short run's CPU.
    */
   renderArtifacts?: (r: RunResult, dir: string) => void;
