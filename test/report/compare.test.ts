@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, renderComparison } from '../../src/report/compare.js';
+import { compareRuns } from '../../src/report/compare-runs.js';
+import { renderComparison } from '../../src/report/compare.js';
 import { loadRun, makeRun, makeStep } from '../fixtures/index.js';
 
 describe('compareRuns', () => {
