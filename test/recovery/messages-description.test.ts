@@ -1,7 +1,8 @@
 /**
- * The profile's `sweep.recovery.messages` says what a recovery probe's round trip is for every
- * scenario, as recovery/paths probePathOf decides it: the schema's description names each
- * scenario with the path its probe takes (docs/PROFILE.md is generated from it).
+ * The profile's `sweep.recovery.probe` and `sweep.recovery.messages` say what a recovery probe's
+ * round trip is for every scenario, as recovery/paths probePathOf decides it: each schema
+ * description names each scenario with the path its probe takes (docs/PROFILE.md is generated
+ * from them).
  */
 import { describe, expect, it } from 'vitest';
 import { recoverySchema } from '../../src/profile/schema/sweep.js';
@@ -9,10 +10,10 @@ import { SCENARIOS } from '../../src/profile/schema/scenarios.js';
 import { probePathOf, type ProbePath } from '../../src/recovery/paths.js';
 import { profileFrom } from '../support/profiles.js';
 
-const description = recoverySchema.shape.messages.description ?? '';
+const FIELDS = ['probe', 'messages'] as const;
 
-/** The clause of the description that names `scenario` ("a, b: what their probe does"). */
-function clauseOf(scenario: string): string {
+/** The clause of a description that names `scenario` ("a, b: what their probe does"). */
+function clauseIn(description: string, scenario: string): string {
   const clauses = description.slice(description.indexOf('—') + 1).split(';');
   const named = clauses.filter((c) =>
     c
@@ -41,7 +42,10 @@ function wordsOf(path: ProbePath): string {
   }
 }
 
-describe('sweep.recovery.messages', () => {
+describe.each(FIELDS)('sweep.recovery.%s', (field) => {
+  const description = recoverySchema.shape[field].description ?? '';
+  const clauseOf = (scenario: string) => clauseIn(description, scenario);
+
   it.each(SCENARIOS)('names the probe path of %s as recovery/paths takes it', (scenario) => {
     const profile = profileFrom({
       name: 'd',

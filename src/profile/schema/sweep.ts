@@ -27,22 +27,26 @@ export type SweepDriver = (typeof SWEEP_DRIVERS)[number];
 
 /**
  * The check before each search step that the server is back to its baseline (recovery/probe):
- * a few round trips on the path the step loads (the bench topic and its members), and nothing
- * of an earlier step still arriving at the members.
+ * a few round trips on the path the step loads (recovery/paths decides it per scenario), and
+ * nothing of an earlier step still arriving at the members.
  */
+/** What a probe's round trip is, per scenario, as recovery/paths probePathOf decides it. */
+const PROBE_PATHS =
+  "a probe is one connection of its own on the path the search loads — broadcast-public, payload-size: a broadcast to itself (self) on the bench topic, beside the step's members; broadcast-private, write-only, mixed: a broadcast to itself on a topic of its own; presence: a track on a presence topic of its own and the diff it causes; postgres-changes: an insert and its change event on a subscription of its own (without target.database_url, a broadcast to itself on a topic of its own); join-rate: one private join of a topic of its own, with a user's token";
+
 export const recoverySchema = z
   .object({
     probe: z
       .boolean()
       .default(true)
       .describe(
-        'probe the server before each search step and wait (bounded) until it is back to its baseline: the probe joins the path the step loads (broadcast: the bench topic, beside its members; presence: a presence topic; Postgres Changes: an insert and its change event; join rate: the join it measures) and nothing of an earlier step may still be arriving at the members',
+        `probe the server before each search step and wait (bounded) until it is back to its baseline, with nothing of an earlier step still arriving at the members: ${PROBE_PATHS}`,
       ),
     messages: positiveInt
       .max(50)
       .default(5)
       .describe(
-        "round trips per probe, each started once the previous one came back; a probe is one connection of its own on the path the search loads — broadcast-public, payload-size: a broadcast to itself (self) on the bench topic, beside the step's members; broadcast-private, write-only, mixed: a broadcast to itself on a topic of its own; presence: a track on a presence topic of its own and the diff it causes; postgres-changes: an insert and its change event on a subscription of its own (without target.database_url, a broadcast to itself on a topic of its own); join-rate: one private join of a topic of its own, with a user's token",
+        `round trips per probe, each started once the previous one came back; ${PROBE_PATHS}`,
       ),
     max_wait: duration
       .default(30_000)
