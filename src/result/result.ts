@@ -10,6 +10,12 @@ export const RESULT_SCHEMA = 'rtcap.result/v1' as const;
 import type { FrameFigures } from './frame-figures.js';
 import type { StepCutShort } from './cut-short.js';
 import type { StepSearchMark } from './search-mark.js';
+import type { StepMessageCounts } from './step-messages.js';
+import type {
+  StepDatabaseFigures,
+  StepGeneratorFigures,
+  StepServerFigures,
+} from './step-resources.js';
 
 /**
  * `inconclusive`: nothing was measured (no latency, no acks, no joins); like generator-bound, never
@@ -107,55 +113,7 @@ export interface StepResult {
       gap_ms: number | null;
     };
   };
-  messages: {
-    scheduled: number;
-    sent: number;
-    /** Sends that could not be written (socket closed, send error). Never counted as sent. */
-    send_failed: number;
-    /**
-     * Of send_failed: not made because the sender's connection was down (dropped, its reconnect
-     * not joined yet). Never sent, so never expected nor lost. Absent when none.
-     */
-    not_sent_connection_down?: number;
-    /** Sends later than load.late_threshold after their scheduled time. */
-    late: number;
-    expected: number;
-    received: number;
-    /**
-     * Of the receipts: deliveries that arrived after a later message of the same stream on the
-     * same connection (one sender's; in a split run, relay senders on several machines share a
-     * stream, so their messages may also cross). A delivery, never a duplicate or a loss.
-     */
-    reordered: number;
-    /** The same connection receiving the same (stream, seq) again. */
-    duplicates: number;
-    /** expected - (received - received outside membership), never negative. */
-    lost: number;
-    /**
-     * Expected receipts missing at members the server or the network dropped within a second
-     * after the message was sent (measure/aggregate DOWN_GRACE_MS): not delivered because the
-     * connection went down, in neither `expected` nor `lost`. Absent when none.
-     */
-    not_delivered_connection_down?: number;
-    /** Received for ids this run did not send, or by a connection outside its membership. */
-    unexpected: number;
-    /**
-     * Acked sends (load.ack): acknowledged within load.ack_timeout. A send counts as taken only
-     * once acknowledged.
-     */
-    acked: number;
-    /**
-     * Acked sends with no reply within load.ack_timeout or by the end of the step (absent in older
-     * results).
-     */
-    unacked?: number;
-    /**
-     * Acked sends the server refused (an error reply; its reason is in errors as "ack error: …").
-     */
-    ack_errors?: number;
-    /** Sends made while the generator's pending-ack state was full: never matched to a reply. */
-    ack_untracked?: number;
-  };
+  messages: StepMessageCounts;
   /** Frames its connections got and could not use (./frame-figures); absent in older results. */
   frames?: FrameFigures;
   /** received / expected, counting each message once per member joined when it was sent. */
@@ -195,90 +153,15 @@ export interface StepResult {
     delivered_per_s_60s_max: number | null;
     egress_mib_per_s: number | null;
   };
-  server: {
-    cpu_pct: number | null;
-    cpu_pct_max: number | null;
-    mem_pct: number | null;
-    rss_mb: number | null;
-    rss_mb_max: number | null;
-    source: string | null;
-    /**
-     * What cpu_pct and mem_pct are of: for a local server what it can use (CPU affinity, cgroup
-     * quota and memory limit), else the declared instance. Absent in older results.
-     */
-    basis?: {
-      vcpus: number;
-      memory_mb: number;
-      source: 'affinity' | 'cgroup' | 'declared';
-      memory_source: 'cgroup' | 'declared';
-    };
-    /**
-     * The server process nearest its open-file limit over the whole step (ramp to drain): the
-     * most files it had open at a once-a-second sample, its soft open-file limit (null:
-     * unknown or unlimited) and its pid. Local servers only; absent in older results.
-     */
-    open_files?: { max: number; limit: number | null; pid: number } | null;
-    /**
-     * (RSS at the steady window's highest sample − the server's RSS at its first sample, ready
-     * and before any connection) × 1024 ÷ connections joined at the start of the steady window,
-     * KiB; a local server sampled from /proc only. Absent in older results.
-     */
-    rss_per_connection_kb?: number | null;
-    /** Each server process's RSS at that sample (MiB), by pid. Absent in older results. */
-    rss_mb_by_process?: Array<{ pid: number; rss_mb: number }>;
-  };
-  database: { cpu_pct: number | null; rss_mb: number | null } | null;
+  server: StepServerFigures;
+  database: StepDatabaseFigures;
   /**
    * The drain after the steady window: how long after it closed the last receipt came
    * (backlog_ms) and the deliveries of the whole seconds after it (deliveries, not throughput).
    * Absent in older results.
    */
   drain?: { backlog_ms: number | null; receipts_after_window: number };
-  generator: {
-    cpu_pct: number | null;
-    event_loop_lag_p99_ms: number | null;
-    /** Sends and joins actually made on time, over those scheduled. */
-    offered_ratio: number | null;
-    /**
-     * The offered ratio of each part of the load: a traffic kind's sends (broadcast, presence,
-     * changes: rows committed) and `joins`. offered_ratio is the lowest; a step is
-     * generator-bound when any part fell behind. Absent in older results.
-     */
-    offered_by_part?: Record<string, number>;
-    late_joins: number;
-    rss_mb: number | null;
-    /**
-     * Sum of the generator processes' RSS, highest second of the steady window (MiB). Absent in
-     * older results.
-     */
-    rss_mb_total?: number | null;
-    /**
-     * (rss_mb_total − the processes' RSS before any connection) ÷ connections joined, KiB. Absent
-     * in older results.
-     */
-    rss_per_connection_kb?: number | null;
-    /**
-     * Each generator process's RSS (MiB, process 0 first) in the second of rss_mb_total. Absent in
-     * older results.
-     */
-    rss_mb_by_process?: number[];
-    workers: number;
-    /**
-     * The generator host over the steady window (systeminformation, one sample a second): CPU %
-     * of all its cores, load average, memory in use, and its network interfaces' throughput —
-     * `lo` for a loopback target (both directions of every socket), else the other interfaces.
-     * net_tx is the generator host's egress. Absent in older results; null when not sampled.
-     */
-    host?: {
-      cpu_pct: number | null;
-      load_avg_1m: number;
-      mem_used_mb: number | null;
-      net_tx_mib_per_s: number | null;
-      net_rx_mib_per_s: number | null;
-      interfaces: string[];
-      samples: number;
-    } | null;
-  };
+  generator: StepGeneratorFigures;
   /** Counts by verbatim reason, e.g. "join: Unauthorized: You do not have ...". */
   errors: Record<string, number>;
   error_classes: Record<ErrorClass, number>;
