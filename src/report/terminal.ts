@@ -10,7 +10,7 @@ import { limitWords } from '../model/limit.js';
 import { fewSamplesNote, percentileCell } from './cells.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from '../result/result.js';
-import { renderTextTable } from './table.js';
+import { renderTextTable, type Align } from './table.js';
 import { latencyLoadChart } from './terminal-chart.js';
 
 /** Width of the terminal chart when the output is not a terminal (a file, a CI log). */
@@ -33,6 +33,46 @@ const SHORT_VERDICT: Record<string, string> = {
   inconclusive: 'INCONCLUSIVE (nothing measured)',
 };
 
+const COLUMNS = [
+  'step',
+  'joined/target',
+  'sent/s',
+  'deliv/s',
+  'delivery',
+  'p50',
+  'p95',
+  'p99',
+  'srv cpu',
+  'srv mem',
+  'gen cpu',
+  'verdict',
+];
+
+/** One line per step in fixed columns; an incomplete step's number marked with `*`. */
+function stepsTable(result: RunResult): string {
+  return renderTextTable({
+    id: 'terminal',
+    title: '',
+    columns: COLUMNS,
+    // Every column right-aligned but the verdict.
+    align: COLUMNS.map((_, i): Align => (i === COLUMNS.length - 1 ? 'left' : 'right')),
+    rows: result.steps.map((s) => [
+      String(s.index) + (s.complete === false ? '*' : ''),
+      `${fmtInt(s.connections?.joined)}/${fmtInt(s.connections?.target)}`,
+      fmtRate(s.rates?.sent_per_s).replace('/s', ''),
+      fmtRate(s.rates?.delivered_per_s).replace('/s', ''),
+      fmtRatioPct(s.delivery_rate),
+      percentileCell(s.latency_ms, 'p50'),
+      percentileCell(s.latency_ms, 'p95'),
+      percentileCell(s.latency_ms, 'p99'),
+      fmtPct(s.server?.cpu_pct),
+      fmtPct(s.server?.mem_pct),
+      fmtPct(s.generator?.cpu_pct, 0),
+      SHORT_VERDICT[s.verdict] ?? s.verdict,
+    ]),
+  });
+}
+
 export function renderTerminalSummary(
   result: RunResult,
   opts?: AnalysisOptions,
@@ -43,54 +83,7 @@ export function renderTerminalSummary(
   const lines = [
     `rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`,
   ];
-  lines.push(
-    renderTextTable({
-      id: 'terminal',
-      title: '',
-      columns: [
-        'step',
-        'joined/target',
-        'sent/s',
-        'deliv/s',
-        'delivery',
-        'p50',
-        'p95',
-        'p99',
-        'srv cpu',
-        'srv mem',
-        'gen cpu',
-        'verdict',
-      ],
-      align: [
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'left',
-      ],
-      rows: result.steps.map((s) => [
-        String(s.index) + (s.complete === false ? '*' : ''),
-        `${fmtInt(s.connections?.joined)}/${fmtInt(s.connections?.target)}`,
-        fmtRate(s.rates?.sent_per_s).replace('/s', ''),
-        fmtRate(s.rates?.delivered_per_s).replace('/s', ''),
-        fmtRatioPct(s.delivery_rate),
-        percentileCell(s.latency_ms, 'p50'),
-        percentileCell(s.latency_ms, 'p95'),
-        percentileCell(s.latency_ms, 'p99'),
-        fmtPct(s.server?.cpu_pct),
-        fmtPct(s.server?.mem_pct),
-        fmtPct(s.generator?.cpu_pct, 0),
-        SHORT_VERDICT[s.verdict] ?? s.verdict,
-      ]),
-    }),
-  );
+  lines.push(stepsTable(result));
   lines.push(LATENCY_LEGEND);
   const few = fewSamplesNote(result.steps);
   if (few) lines.push(few);

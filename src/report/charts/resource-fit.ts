@@ -2,13 +2,52 @@
  * The run report's resource charts: a server resource against its driver, with the fitted line
  * and the safe line (docs/METHOD.md §1.1 memory vs connections, §1.2 CPU vs deliveries/s).
  */
-import type { EChartsOption } from 'echarts';
+import type { EChartsOption, LineSeriesOption } from 'echarts';
 import type { Analysis } from '../../model/analysis.js';
-import { isLinear, predict, type FitResult } from '../../model/fit.js';
+import { isLinear, predict, type FitResult, type LinearFit } from '../../model/fit.js';
 import { STEP_METRICS, type StepMetricName } from '../../model/metrics.js';
 import type { RunResult } from '../../result/result.js';
 import { baseGrid, legend, renderSvg, type Chart } from './render.js';
 import { verdictScatter } from './steps.js';
+
+/**
+ * The fitted line from the lowest x (0 at most) to past every step and the fit's range, and on
+ * to where it crosses the safe line, at most twice the fit's range.
+ */
+function fitLine(f: LinearFit, xs: readonly number[], safeLine: number): LineSeriesOption {
+  const cross = f.slope > 0 ? (safeLine - f.intercept) / f.slope : null;
+  const x1 = Math.max(
+    ...xs,
+    f.x_max,
+    cross !== null && cross > 0 ? Math.min(cross, 2 * f.x_max) : 0,
+  );
+  const x0 = Math.min(0, ...xs);
+  return {
+    type: 'line',
+    name: 'fit',
+    showSymbol: false,
+    lineStyle: { color: '#1565c0' },
+    data: [
+      [x0, predict(f, x0)],
+      [x1, predict(f, x1)],
+    ],
+  };
+}
+
+/** The safe line, dashed across the chart at its height. */
+function safeLineSeries(safeLine: number): LineSeriesOption {
+  return {
+    type: 'line',
+    name: `safe line ${safeLine} %`,
+    data: [],
+    markLine: {
+      symbol: 'none',
+      lineStyle: { type: 'dashed', color: '#c62828' },
+      label: { formatter: `safe ${safeLine} %` },
+      data: [{ yAxis: safeLine }],
+    },
+  };
+}
 
 /**
  * A resource against its driver with the fitted line and the safe line (docs/METHOD.md §1.1, §1.2).
@@ -42,39 +81,10 @@ function resourceFitChart(
   const xs = result.steps
     .map((s) => STEP_METRICS[what.x](s))
     .filter((v): v is number => v !== null);
-  let caption = fit?.text ?? 'No fit.';
   const f = fit?.fit ?? null;
-  if (f && isLinear(f)) {
-    const cross = f.slope > 0 ? (safeLine - f.intercept) / f.slope : null;
-    const x1 = Math.max(
-      ...xs,
-      f.x_max,
-      cross !== null && cross > 0 ? Math.min(cross, 2 * f.x_max) : 0,
-    );
-    const x0 = Math.min(0, ...xs);
-    series.push({
-      type: 'line',
-      name: 'fit',
-      showSymbol: false,
-      lineStyle: { color: '#1565c0' },
-      data: [
-        [x0, predict(f, x0)],
-        [x1, predict(f, x1)],
-      ],
-    });
-  }
-  series.push({
-    type: 'line',
-    name: `safe line ${safeLine} %`,
-    data: [],
-    markLine: {
-      symbol: 'none',
-      lineStyle: { type: 'dashed', color: '#c62828' },
-      label: { formatter: `safe ${safeLine} %` },
-      data: [{ yAxis: safeLine }],
-    },
-  });
-  caption += ` Safe line ${safeLine} %. Only stable steps enter the fit.`;
+  if (f && isLinear(f)) series.push(fitLine(f, xs, safeLine));
+  series.push(safeLineSeries(safeLine));
+  const caption = `${fit?.text ?? 'No fit.'} Safe line ${safeLine} %. Only stable steps enter the fit.`;
   return {
     id,
     title: what.title,
