@@ -46,12 +46,17 @@ function offeredText(p: PhaseEvidence, unit: string): string {
     : ` (offered ${num(p.offered)} of ${num(p.target)} ${unit}${skipped})`;
 }
 
-export function judgeQuota(i: JudgeInput): QuotaRow {
-  const { quota, declared, expectedOnset, onset, phases: ph } = i;
-  const { tolerance, min_offered_ratio: minRatio } = i.settings;
-  const expected = QUOTA_REASONS[quota];
-  const unit = QUOTA_UNITS[quota];
-  const failures = [...(i.extraFailures ?? [])];
+/**
+ * What the below and above phases show: a refusal below, the expected refusal above or why it is
+ * missing, and any refusal for another reason; each failure or inconclusive claim in that order.
+ */
+function phaseFindings(
+  ph: QuotaPhases,
+  unit: string,
+  minRatio: number,
+  expected: string,
+): { failures: string[]; inconclusive: string[]; expectedAbove: number } {
+  const failures: string[] = [];
   const inconclusive: string[] = [];
   const belowShort = shortfall(ph.below, unit, minRatio);
   const aboveShort = shortfall(ph.above, unit, minRatio);
@@ -75,29 +80,53 @@ export function judgeQuota(i: JudgeInput): QuotaRow {
     .flatMap((p) => Object.keys(p.reasons))
     .filter((r) => !r.includes(expected));
   if (others.length) failures.push(`unexpected refusal: ${[...new Set(others)].join('; ')}`);
-  if (onset === null) {
-    if (expectedAbove > 0 || ph.below.rejections > 0) failures.push('onset not measurable');
-  } else if (Math.abs(onset - expectedOnset) > tolerance * expectedOnset) {
-    failures.push(
-      `onset ${num(onset)} ${unit} is ${pct(onset / expectedOnset - 1)} off the declared ${num(expectedOnset)} ${unit} (tolerance ${pct(tolerance)})`,
-    );
-  }
-  const rec = ph.recovery;
+  return { failures, inconclusive, expectedAbove };
+}
+
+/** The onset off the declared value by more than the tolerance, or unmeasurable though refused. */
+function onsetFailure(i: JudgeInput, unit: string, expectedAbove: number): string | null {
+  const { onset, expectedOnset } = i;
+  const { tolerance } = i.settings;
+  if (onset === null)
+    return expectedAbove > 0 || i.phases.below.rejections > 0 ? 'onset not measurable' : null;
+  if (Math.abs(onset - expectedOnset) <= tolerance * expectedOnset) return null;
+  return `onset ${num(onset)} ${unit} is ${pct(onset / expectedOnset - 1)} off the declared ${num(expectedOnset)} ${unit} (tolerance ${pct(tolerance)})`;
+}
+
+/** Not recovered back below, or only after the recovery window. */
+function recoveryFailure(rec: QuotaPhases['recovery']): string | null {
   if (rec.recovered_after_ms === null)
-    failures.push(`not recovered back below (${rec.load}; window ${num(rec.window_ms / 1000)} s)`);
-  else if (rec.recovered_after_ms > rec.window_ms)
-    failures.push(
-      `recovered only after ${num(rec.recovered_after_ms / 1000)} s, window ${num(rec.window_ms / 1000)} s`,
-    );
+    return `not recovered back below (${rec.load}; window ${num(rec.window_ms / 1000)} s)`;
+  if (rec.recovered_after_ms > rec.window_ms)
+    return `recovered only after ${num(rec.recovered_after_ms / 1000)} s, window ${num(rec.window_ms / 1000)} s`;
+  return null;
+}
+
+/** The row's one line of evidence: each phase's load, what it offered and what was refused. */
+function evidenceLine(i: JudgeInput, unit: string, expectedAbove: number): string {
+  const { onset, expectedOnset, phases: ph } = i;
+  const expected = QUOTA_REASONS[i.quota];
+  const rec = ph.recovery;
   const onsetText =
     onset === null
       ? 'no onset'
       : `onset ${num(onset)} ${unit} (${onset >= expectedOnset ? '+' : ''}${((onset / expectedOnset - 1) * 100).toFixed(1)} %)`;
-  const evidence = [
+  return [
     `below ${ph.below.load}${offeredText(ph.below, unit)}: ${ph.below.rejections} rejected`,
     `above ${ph.above.load}${offeredText(ph.above, unit)}: ${expectedAbove} "${expected}", ${onsetText}`,
     `back below: ${rec.recovered_after_ms === null ? 'not recovered' : rec.rejections === 0 ? 'no refusal' : `recovered after ${num(rec.recovered_after_ms / 1000)} s`}`,
   ].join('; ');
+}
+
+export function judgeQuota(i: JudgeInput): QuotaRow {
+  const { quota, declared, expectedOnset, onset, phases: ph } = i;
+  const expected = QUOTA_REASONS[quota];
+  const unit = QUOTA_UNITS[quota];
+  const found = phaseFindings(ph, unit, i.settings.min_offered_ratio, expected);
+  const { inconclusive, expectedAbove } = found;
+  const failures = [...(i.extraFailures ?? []), ...found.failures];
+  for (const f of [onsetFailure(i, unit, expectedAbove), recoveryFailure(ph.recovery)])
+    if (f !== null) failures.push(f);
   const result: QuotaOutcome = failures.length
     ? 'fail'
     : inconclusive.length
@@ -117,6 +146,6 @@ export function judgeQuota(i: JudgeInput): QuotaRow {
     recovery: ph.recovery,
     failures,
     inconclusive,
-    evidence,
+    evidence: evidenceLine(i, unit, expectedAbove),
   };
 }

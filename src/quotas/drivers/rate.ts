@@ -4,7 +4,8 @@
  * refusal.
  */
 import { nowMs } from '../../measure/clock.js';
-import { judgeQuota } from '../judge.js';
+import { judgeQuota, type QuotaPhases } from '../judge.js';
+import type { Ledger } from '../ledger.js';
 import { sleep } from '../../util/sleep.js';
 import type { QuotaRow } from '../../result/quotas.js';
 import { num, pct } from '../vocabulary.js';
@@ -55,6 +56,52 @@ export async function offer(
   }
 }
 
+/** The rate the target counted over the window before its first refusal, per second. */
+function onsetOf(
+  first: { atMs: number } | undefined,
+  counted: readonly number[],
+  windowMs: number,
+): number | null {
+  if (!first) return null;
+  const inWindow = counted.filter((t) => t > first.atMs - windowMs && t <= first.atMs).length;
+  return inWindow / (windowMs / 1000);
+}
+
+/**
+ * Back below, from t2 to t3: how long after t2 the last refusal came once a send was accepted
+ * after it (0: none refused); null when none was accepted after the last refusal.
+ */
+function recoveredAfterMs(ledger: Ledger, t2: number, t3: number): number | null {
+  const recRejections = ledger.rejections.filter((r) => r.atMs >= t2 && r.atMs < t3);
+  const lastRej = recRejections.length ? Math.max(...recRejections.map((r) => r.atMs)) : null;
+  const acceptedAfter = ledger.accepted.some(
+    (t) => t >= t2 && t < t3 && (lastRej === null || t > lastRej),
+  );
+  return !acceptedAfter ? null : lastRej === null ? 0 : lastRej - t2;
+}
+
+/** The three phases between the times t0..t3, each with the load it was to offer. */
+function ratePhases(
+  ledger: Ledger,
+  t: readonly [number, number, number, number],
+  q: Quotas,
+  rate: { declared: number; unit: string },
+): QuotaPhases {
+  const [t0, t1, t2, t3] = t;
+  const { declared, unit } = rate;
+  const load = (share: number, durMs: number) =>
+    `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
+  return {
+    below: ledger.phase(t0, t1, { load: load(q.below, t1 - t0), target: q.below * declared }),
+    above: ledger.phase(t1, t2, { load: load(q.above, t2 - t1), target: q.above * declared }),
+    recovery: {
+      ...ledger.phase(t2, t3, { load: load(q.below, t3 - t2), target: q.below * declared }),
+      recovered_after_ms: recoveredAfterMs(ledger, t2, t3),
+      window_ms: q.rate_tick * q.rate_buckets + 2 * q.rate_tick,
+    },
+  };
+}
+
 /**
  * `counted`: times of the events the target counts toward this quota, from every check so far
  * (the joins of the count checks are in the join-rate window too); default the driver's own.
@@ -69,7 +116,6 @@ export async function checkRate(
   const tickMs = q.rate_tick;
   const windowMs = tickMs * q.rate_buckets;
   const { ledger } = driver;
-  const unit = QUOTA_UNITS[driver.quota];
   // Every act is counted here, made or skipped: the offered rate is measured, never assumed.
   const act = (k: number) => {
     if (driver.act(k)) ledger.offer(driver.eventsPerAct);
@@ -102,34 +148,12 @@ export async function checkRate(
   // Refusals may be answered after the target's error backoff; they count at their send time.
   await sleep(q.error_backoff + 300);
 
-  const f = first();
-  const onset = f
-    ? (counted ?? ledger.accepted).filter((t) => t > f.atMs - windowMs && t <= f.atMs).length /
-      (windowMs / 1000)
-    : null;
-  const recRejections = ledger.rejections.filter((r) => r.atMs >= t2 && r.atMs < t3);
-  const lastRej = recRejections.length ? Math.max(...recRejections.map((r) => r.atMs)) : null;
-  const acceptedAfter = ledger.accepted.some(
-    (t) => t >= t2 && t < t3 && (lastRej === null || t > lastRej),
-  );
-  const recoveredAfterMs = !acceptedAfter ? null : lastRej === null ? 0 : lastRej - t2;
-  const load = (share: number, durMs: number) =>
-    `${num(share * declared)} ${unit} for ${num(durMs / 1000)} s (${pct(share)} of ${num(declared)})`;
-  const phases = {
-    below: ledger.phase(t0, t1, { load: load(q.below, t1 - t0), target: q.below * declared }),
-    above: ledger.phase(t1, t2, { load: load(q.above, t2 - t1), target: q.above * declared }),
-    recovery: {
-      ...ledger.phase(t2, t3, { load: load(q.below, t3 - t2), target: q.below * declared }),
-      recovered_after_ms: recoveredAfterMs,
-      window_ms: windowMs + 2 * tickMs,
-    },
-  };
   return judgeQuota({
     quota: driver.quota,
     declared,
     expectedOnset: declared,
     settings: q,
-    phases,
-    onset,
+    phases: ratePhases(ledger, [t0, t1, t2, t3], q, { declared, unit: QUOTA_UNITS[driver.quota] }),
+    onset: onsetOf(first(), counted ?? ledger.accepted, windowMs),
   });
 }
