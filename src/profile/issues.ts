@@ -106,6 +106,66 @@ function boundMessage(
 }
 
 /**
+ * The value a message may show: a list or map as is (showValue prints none of its contents), a
+ * scalar redacted where credentials go or when it reads as a credential.
+ */
+function shownValue(root: Schema, path: readonly PathSegment[], value: unknown): unknown {
+  const masked =
+    value !== null &&
+    value !== undefined &&
+    (isUnquotedPlace(root, path) || looksSecretValue(value));
+  return typeof value === 'object' && value !== null
+    ? value
+    : masked
+      ? REDACTED
+      : redactAt(root, path, value);
+}
+
+/** One issue's message in plain English, ending with what the field held ("(got 3)"). */
+function issueMessage(
+  issue: z.core.$ZodIssue,
+  root: Schema,
+  path: readonly PathSegment[],
+  shown: unknown,
+): string {
+  const got = ` (got ${showValue(shown)})`;
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}${got}`;
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}${got}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${got}`;
+    case 'too_small': {
+      // "greater than 0" for an integer reads better as "at least 1".
+      const s = schemaAt(root, path);
+      const int = s !== null && isIntegerSchema(s) && issue.origin === 'number' && !issue.inclusive;
+      return int
+        ? `must be at least ${Number(issue.minimum) + 1}${got}`
+        : `${boundMessage(issue, issue.minimum, 'min')}${got}`;
+    }
+    case 'too_big':
+      return `${boundMessage(issue, issue.maximum, 'max')}${got}`;
+    case 'invalid_format':
+      if (issue.format === 'url') return `must be a URL${got}`;
+      if (issue.format === 'regex' && !issue.message.startsWith('Invalid'))
+        return `${issue.message}${got}`;
+      return `must be a valid ${issue.format}${got}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue.divisor)}${got}`;
+    case 'invalid_union': {
+      // zod already reports the one branch that matched the type; this is "no branch matched".
+      const s = schemaAt(root, path);
+      if (s !== null && metaOf(s).kind === 'duration')
+        return `not a duration: ${showValue(shown)} (${DURATION_HINT})`;
+      return `expected ${s ? typeLabel(s) : 'another type'}${got}`;
+    }
+    default:
+      return issue.message;
+  }
+}
+
+/**
  * Turns zod issues into problems. `data` is what was validated (after --set and env expansion),
  * read back for the "(got ...)" part so every message shows the offending value — redacted when
  * the field holds a secret.
@@ -128,63 +188,7 @@ export function problemsFromIssues(
       out.push({ path, message: 'required field is missing', at: 'parent' });
       continue;
     }
-    // showValue prints no contents of a list or map, so only scalars need redacting.
-    // A value where credentials go, or that reads as a credential, is never echoed either.
-    const masked =
-      value !== null &&
-      value !== undefined &&
-      (isUnquotedPlace(root, path) || looksSecretValue(value));
-    const shown =
-      typeof value === 'object' && value !== null
-        ? value
-        : masked
-          ? REDACTED
-          : redactAt(root, path, value);
-    const got = ` (got ${showValue(shown)})`;
-    let message: string;
-    switch (issue.code) {
-      case 'invalid_type':
-        message = `expected ${EXPECTED[issue.expected] ?? issue.expected}${got}`;
-        break;
-      case 'invalid_value':
-        message =
-          issue.values.length === 1
-            ? `must be ${JSON.stringify(issue.values[0])}${got}`
-            : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${got}`;
-        break;
-      case 'too_small': {
-        // "greater than 0" for an integer reads better as "at least 1".
-        const s = schemaAt(root, path);
-        const int =
-          s !== null && isIntegerSchema(s) && issue.origin === 'number' && !issue.inclusive;
-        message = int
-          ? `must be at least ${Number(issue.minimum) + 1}${got}`
-          : `${boundMessage(issue, issue.minimum, 'min')}${got}`;
-        break;
-      }
-      case 'too_big':
-        message = `${boundMessage(issue, issue.maximum, 'max')}${got}`;
-        break;
-      case 'invalid_format':
-        if (issue.format === 'url') message = `must be a URL${got}`;
-        else if (issue.format === 'regex' && !issue.message.startsWith('Invalid'))
-          message = `${issue.message}${got}`;
-        else message = `must be a valid ${issue.format}${got}`;
-        break;
-      case 'not_multiple_of':
-        message = `must be a multiple of ${String(issue.divisor)}${got}`;
-        break;
-      case 'invalid_union': {
-        // zod already reports the one branch that matched the type; this is "no branch matched".
-        const s = schemaAt(root, path);
-        if (s !== null && metaOf(s).kind === 'duration')
-          message = `not a duration: ${showValue(shown)} (${DURATION_HINT})`;
-        else message = `expected ${s ? typeLabel(s) : 'another type'}${got}`;
-        break;
-      }
-      default:
-        message = issue.message;
-    }
+    const message = issueMessage(issue, root, path, shownValue(root, path, value));
     out.push({ path, message, at: 'value' });
   }
   return out;

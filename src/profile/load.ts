@@ -67,16 +67,7 @@ export async function loadProfile(path: string, opts: LoadOptions = {}): Promise
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     const why = FILE_ERRORS[code] ?? (err as Error).message;
-    throw new ProfileError([
-      {
-        source: path,
-        line: null,
-        col: null,
-        field: null,
-        message: `cannot read profile: ${why}`,
-        setIndex: null,
-      },
-    ]);
+    throw new ProfileError([wholeFileProblem(path, `cannot read profile: ${why}`)]);
   }
   return parseProfile(text, { ...opts, path });
 }
@@ -117,6 +108,49 @@ function echoSet(arg: string, path: readonly string[] | null, value: unknown): s
   return arg;
 }
 
+/** A problem of the profile as a whole: no line, no field. */
+function wholeFileProblem(source: string, message: string): ProfileProblem {
+  return { source, line: null, col: null, field: null, message, setIndex: null };
+}
+
+/** The document as plain data; the whole file's problem when it is not YAML, or empty. */
+function documentData(doc: Document, source: string, before: readonly ProfileProblem[]): unknown {
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    throw new ProfileError([wholeFileProblem(source, `invalid YAML: ${(err as Error).message}`)]);
+  }
+  if (data === null || data === undefined)
+    throw new ProfileError([...before, wholeFileProblem(source, 'the profile is empty')]);
+  return data;
+}
+
+/**
+ * `${ENV}` expanded, then the schema: its parse, the variables left unset (with allowUnsetEnv;
+ * their fields removed from `data`) and one problem per field.
+ */
+function validateData(data: unknown, opts: LoadOptions) {
+  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
+  const unsetEnv = opts.allowUnsetEnv ? expansion.filter((p) => p.unset !== undefined) : [];
+  for (const u of unsetEnv) deleteAt(data, u.path);
+  const envProblems = expansion.filter((p) => !unsetEnv.includes(p));
+  // Known before anything is printed, even an error about another field: from here on, every
+  // line rtcap writes hides these values verbatim.
+  registerSecrets(secretValues(data, profileSchema));
+  const result = profileSchema.safeParse(data);
+  const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
+  const fieldProblems: FieldProblem[] = [
+    ...envProblems.map((p): FieldProblem => ({ ...p, at: 'value' })),
+    // A field whose variable is unset would also fail validation on the unexpanded "${X}"; one line
+    // is enough.
+    ...(result.success ? [] : problemsFromIssues(result.error.issues, data, profileSchema)).filter(
+      (p) => !envPaths.has(p.path.join('.')),
+    ),
+  ];
+  return { result, unsetEnv, fieldProblems };
+}
+
 export function parseProfile(
   text: string,
   opts: LoadOptions & { path?: string } = {},
@@ -138,52 +172,8 @@ export function parseProfile(
     setIndex: sets.indexOf(p.arg),
   }));
 
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (err) {
-    throw new ProfileError([
-      {
-        source,
-        line: null,
-        col: null,
-        field: null,
-        message: `invalid YAML: ${(err as Error).message}`,
-        setIndex: null,
-      },
-    ]);
-  }
-  if (data === null || data === undefined) {
-    throw new ProfileError([
-      ...problems,
-      {
-        source,
-        line: null,
-        col: null,
-        field: null,
-        message: 'the profile is empty',
-        setIndex: null,
-      },
-    ]);
-  }
-
-  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
-  const unsetEnv = opts.allowUnsetEnv ? expansion.filter((p) => p.unset !== undefined) : [];
-  for (const u of unsetEnv) deleteAt(data, u.path);
-  const envProblems = expansion.filter((p) => !unsetEnv.includes(p));
-  // Known before anything is printed, even an error about another field: from here on, every
-  // line rtcap writes hides these values verbatim.
-  registerSecrets(secretValues(data, profileSchema));
-  const result = profileSchema.safeParse(data);
-  const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
-  const fieldProblems: FieldProblem[] = [
-    ...envProblems.map((p): FieldProblem => ({ ...p, at: 'value' })),
-    // A field whose variable is unset would also fail validation on the unexpanded "${X}"; one line
-    // is enough.
-    ...(result.success ? [] : problemsFromIssues(result.error.issues, data, profileSchema)).filter(
-      (p) => !envPaths.has(p.path.join('.')),
-    ),
-  ];
+  const data = documentData(doc, source, problems);
+  const { result, unsetEnv, fieldProblems } = validateData(data, opts);
   problems.push(
     ...fieldProblems.map((p) => placeProblem(p, { doc, lineCounter, source, applied, sets })),
   );

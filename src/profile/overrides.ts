@@ -77,6 +77,46 @@ function describeNode(n: unknown, quote: boolean): string {
   return 'not a map';
 }
 
+/** One segment walked: the node it leads to and whether the walk made it; or why it cannot. */
+type Walked = { node: unknown; created: boolean } | { error: string };
+
+/** Into a map: the key's value, or a new node where the key is missing, empty or the last. */
+function intoMap(map: YAMLMap, seg: string, last: boolean, newNode: () => Node): Walked {
+  const pair = map.items.find((p) => keyText(p.key) === seg);
+  if (pair === undefined) {
+    const child = newNode();
+    map.items.push(new Pair(new Scalar(seg), child));
+    return { node: child, created: true };
+  }
+  if (last || isEmpty(pair.value)) {
+    pair.value = newNode();
+    return { node: pair.value, created: true };
+  }
+  return { node: pair.value, created: false };
+}
+
+/** Into a list: an existing item, or a new one at an empty item, the last segment or the end. */
+function intoSeq(seq: YAMLSeq, seg: string, last: boolean, newNode: () => Node): Walked {
+  const length = seq.items.length;
+  if (!isIndex(seg)) return { error: `is a list; use an index 0..${length} instead of "${seg}"` };
+  const index = Number(seg);
+  if (index > length) {
+    return {
+      error: `index ${index} is out of range: the list has ${length} item${length === 1 ? '' : 's'} (use 0..${length - 1}, or ${length} to append)`,
+    };
+  }
+  if (index === length) {
+    const child = newNode();
+    seq.items.push(child);
+    return { node: child, created: true };
+  }
+  if (last || isEmpty(seq.items[index])) {
+    seq.items[index] = newNode();
+    return { node: seq.items[index], created: true };
+  }
+  return { node: seq.items[index], created: false };
+}
+
 /**
  * Sets `path` to `value` in `doc`, creating missing maps on the way (and a list when the next
  * segment is an index). A list index may be an existing item or the next one (append), nothing
@@ -96,7 +136,6 @@ function applyOne(
 
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
-    const here = path.slice(0, i + 1);
     const parentPath = path.slice(0, i);
     const last = i === path.length - 1;
     const newNode = (): Node => (last ? (doc.createNode(value) as Node) : container(path[i + 1]));
@@ -107,52 +146,17 @@ function applyOne(
         at: parentPath,
       };
     }
-    if (isMap(node)) {
-      const pair = node.items.find((p) => keyText(p.key) === seg);
-      if (pair === undefined) {
-        const child = newNode();
-        node.items.push(new Pair(new Scalar(seg), child));
-        root ??= here;
-        node = child;
-      } else if (last || isEmpty(pair.value)) {
-        pair.value = newNode();
-        root ??= here;
-        node = pair.value;
-      } else {
-        node = pair.value;
-      }
-    } else if (isSeq(node)) {
-      const length = node.items.length;
-      if (!isIndex(seg))
-        return {
-          error: `is a list; use an index 0..${length} instead of "${seg}"`,
-          at: parentPath,
-        };
-      const index = Number(seg);
-      if (index > length) {
-        return {
-          error: `index ${index} is out of range: the list has ${length} item${length === 1 ? '' : 's'} (use 0..${length - 1}, or ${length} to append)`,
-          at: parentPath,
-        };
-      }
-      if (index === length) {
-        const child = newNode();
-        node.items.push(child);
-        root ??= here;
-        node = child;
-      } else if (last || isEmpty(node.items[index])) {
-        node.items[index] = newNode();
-        root ??= here;
-        node = node.items[index];
-      } else {
-        node = node.items[index];
-      }
-    } else {
+    let walked: Walked;
+    if (isMap(node)) walked = intoMap(node, seg, last, newNode);
+    else if (isSeq(node)) walked = intoSeq(node, seg, last, newNode);
+    else
       return {
         error: `is ${describeNode(node, !unquoted(parentPath))}, not a map; cannot set "${seg}" inside it`,
         at: parentPath,
       };
-    }
+    if ('error' in walked) return { error: walked.error, at: parentPath };
+    if (walked.created) root ??= path.slice(0, i + 1);
+    node = walked.node;
   }
   return { root: root ?? path };
 }
