@@ -173,4 +173,15 @@ describe('section numbers (§N)', () => {
     expect(sources.length).toBeGreaterThan(100);
     expect(sources.flatMap((f) => badCitations(f, proseOf(read(f))))).toEqual([]);
   });
+
+  it("in rtcap's recorded output the tests read (fixtures, report goldens) and their build scripts too", () => {
+    const recorded = execFileSync('git', ['ls-files', 'test/fixtures', 'test/report/golden'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => /\.(json|ndjson|md|html|mjs|ts)$/.test(f) && existsSync(join(ROOT, f)));
+    expect(recorded.length).toBeGreaterThan(20);
+    expect(recorded.flatMap((f) => badCitations(f, proseOf(read(f))))).toEqual([]);
+  });
 });
