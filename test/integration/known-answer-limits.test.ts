@@ -96,7 +96,7 @@ describe('what stopped a sweep: the server said no', () => {
     );
     expect(headline(result)).toContain(`what limited it: server rejection: “`);
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('| server rejection: “');
-  });
+  }, 120_000);
 });
 
 /** Runs `rtcap sweep` under a lowered open-file limit and returns its stdout and result. */

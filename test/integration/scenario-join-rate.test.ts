@@ -87,7 +87,7 @@ describe('join-rate scenario', () => {
     expect(b.connections).toMatchObject({ target: 8, joined: 8 });
     accounted(ea);
     accounted(eb);
-  });
+  }, 120_000);
 
   it('shows the pool ceiling: IncreaseConnectionPool above db_pool ÷ check time, then recovery through reconnects (server by URL)', async () => {
     db = await startDatabase({
@@ -172,5 +172,5 @@ describe('join-rate scenario', () => {
     const server = await serverCounters(srv.port);
     expect(server.realtime_channel_joins_total).toBe(ea.join_succeeded! + eb.join_succeeded!);
     expect(server.realtime_channel_join_errors_total).toBe(ea.join_rejected! + eb.join_rejected!);
-  });
+  }, 120_000);
 });

@@ -124,7 +124,7 @@ describe('rtcap sweep', () => {
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain(
       'Knee: last stable connections 100 (step 5), first broken 110 (step 6).',
     );
-  });
+  }, 120_000);
 
   it('resumes an interrupted sweep from its result.json and continues where it stopped', async () => {
     const dir = tempDir('rtcap-sweep-');
@@ -170,5 +170,5 @@ describe('rtcap sweep', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { step: number; t: number });
     expect(Math.max(...lines.map((l) => l.step))).toBe(6);
-  });
+  }, 120_000);
 });

@@ -1,0 +1,40 @@
+/**
+ * Which test files run three at a time and which two at a time (vitest.config.ts).
+ *
+ * Most integration files spend their time waiting: a benchmark's fixed-length steps against a
+ * loopback server at a few messages a second, a sweep's drains and recovery probes, a server's
+ * start. Three of them side by side use a 2-core machine that two left half idle; four made more
+ * of them read generator-bound (offered < 90 %) on a loaded machine. The files below assert
+ * figures that another busy file beside them would move: a latency or a join time against a
+ * tight bound (an SLO of 100–500 ms, a p50 within a few tens of ms of an injected delay), a
+ * generator's offered share with many processes, a network namespace's timing. They run two at
+ * a time, with the unit files, after the others, as the whole suite did before: what they assert
+ * has the machine as it had then.
+ *
+ * A new integration file that asserts such a figure belongs in this list.
+ */
+
+/** Integration files that assert timing tight enough to need the machine as two files leave it. */
+export const TWO_AT_A_TIME = [
+  // SLO 400 ms over a queue served at exactly R: p95 reached 350 ms at load 15.
+  'test/integration/known-answer-search.test.ts',
+  // SLO 100 ms for the steps below capacity.
+  'test/integration/known-answer-backlog.test.ts',
+  // SLO 200 ms, latency p50 below 80 ms with 40 ms injected.
+  'test/integration/known-answer.test.ts',
+  // p95 below 500 ms per kind of traffic.
+  'test/integration/known-answer-mixed.test.ts',
+  // join p50 below 400 ms under the server's join limit.
+  'test/integration/known-answer-joins.test.ts',
+  // the drain's backlog within 1.5 s of the injected delay.
+  'test/integration/known-answer-drain.test.ts',
+  // p50 within the link's delay, jitter and a small slack.
+  'test/integration/link-known-answer.test.ts',
+  // p99 below 700 ms and clock offsets within 150 ms across network namespaces.
+  'test/integration/netns-segments.test.ts',
+  // 16 generator processes: offered >= 99 %, join p95 below 1 s.
+  'test/integration/many-generators.test.ts',
+] as const;
+
+/** The integration files, which run three at a time unless listed above. */
+export const INTEGRATION = 'test/integration/**/*.test.ts';
