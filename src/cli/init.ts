@@ -1,8 +1,9 @@
 /**
- * `rtcap init URL [--kind supabase|realtime|phoenix] [--private] [--topic T] [--out FILE]`:
- * writes a starter profile for the user's own server and prints the set-up that server needs
- * (keys to export, SQL for private channels, quotas that would read as rejections). The
- * profile comes from profile/starter (pure); this file only parses flags and writes.
+ * `rtcap init URL [--kind supabase|realtime|phoenix] [--private] [--topic T] [--host H]
+ * [--out FILE]`: writes a starter profile for the user's own server and prints the set-up that
+ * server needs (keys to export, SQL for private channels, quotas that would read as
+ * rejections). The profile comes from profile/starter (pure); this file only parses flags and
+ * writes.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv } from 'yargs';
@@ -11,6 +12,7 @@ import { notReplaceable } from '../init/replace-profile.js';
 import {
   buildStarter,
   COMMAND_PREFIX,
+  REALTIME_DEV_HOST,
   STARTER_KINDS,
   StarterError,
   type Starter,
@@ -43,6 +45,10 @@ function initOptions(c: Argv) {
       type: 'string',
       describe: 'phoenix: the topic to join (default room:lobby)',
     })
+    .option('host', {
+      type: 'string',
+      describe: `realtime: the Host header naming the tenant, probed and written as target.host (default ${REALTIME_DEV_HOST}; e.g. realtime-private.localhost)`,
+    })
     .option(
       'out',
       checked('out', outFile, {
@@ -74,6 +80,7 @@ async function initHandler(args: InitArgs): Promise<void> {
     kind: args.kind,
     private: args.private,
     topic: args.topic,
+    host: args.host,
   };
   let starter;
   try {

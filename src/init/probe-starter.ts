@@ -2,17 +2,17 @@
  * How `rtcap init` probes the server a starter profile is for: with the token that profile
  * will use (the key from the environment it names, or — for a self-hosted Realtime whose secret
  * is not exported — the published development secret, which rtcap serve and the development
- * stack use), the Host header that names the tenant, and the topic and join payload of a
- * Phoenix app. A private profile is probed on its own path: its first private topic
- * (realtime:room-0), joined with its first user's token (role authenticated, sub user-0), as the
- * run's first connection will join it. Hosted projects are probed only when their keys are
- * exported.
+ * stack use), the Host header that names the tenant (--host, as target.host), and the topic and
+ * join payload of a Phoenix app. A private profile is probed on its own path: its first private
+ * topic (realtime:room-0), joined with its first user's token (role authenticated, sub user-0),
+ * as the run's first connection will join it. Hosted projects are probed only when their keys
+ * are exported.
  */
 import { TokenSource } from '../client/auth.js';
 import { isLoopbackHost } from '../client/url.js';
 import { DEV_JWT_SECRET } from '../builtin/config.js';
 import { JOIN_TIMEOUT_MS } from '../protocol/constants.js';
-import type { Starter, StarterRequest } from '../profile/starter.js';
+import { REALTIME_DEV_HOST, type Starter, type StarterRequest } from '../profile/starter.js';
 import { redactText, registerSecrets } from '../redact/redact.js';
 import { probeServer, type PrivateJoin, type ProbeAnswer, type ProbeRequest } from './probe.js';
 import { probePhoenix } from './probe-phoenix.js';
@@ -25,9 +25,6 @@ export const INIT_PROBE_TIMEOUT_MS = 2_000;
  * refuses, answered after its 5 s channel error backoff, is read as the refusal it is.
  */
 export const INIT_PROBE_REPLY_TIMEOUT_MS = JOIN_TIMEOUT_MS;
-
-/** The host the starter's profile sends for a self-hosted Realtime (its tenant). */
-const REALTIME_HOST = 'realtime-dev.localhost';
 
 /**
  * The private join of a starter's first connection: its `private:` section is topic_prefix
@@ -103,7 +100,8 @@ export async function probeForStarter(
     probe = {
       ...base,
       dialect: 'supabase',
-      headers: { host: REALTIME_HOST },
+      // The tenant the profile names (target.host), as its run will send it.
+      headers: { host: req.host ?? REALTIME_DEV_HOST },
       tokens: new TokenSource({ jwtSecret: secret, role, ttlMs: 60_000 }),
       ...(req.private ? { private: privateJoin(secret) } : {}),
     };

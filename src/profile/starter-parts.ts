@@ -7,6 +7,12 @@
 export const STARTER_KINDS = ['supabase', 'realtime', 'phoenix'] as const;
 export type StarterKind = (typeof STARTER_KINDS)[number];
 
+/**
+ * The Host header a self-hosted Realtime starter sends unless told another: Realtime reads the
+ * tenant from its first label, and the development stack's tenant is realtime-dev.
+ */
+export const REALTIME_DEV_HOST = 'realtime-dev.localhost';
+
 export interface StarterRequest {
   url: string;
   /** Which server this is; inferred from the URL when it can be (hosted Supabase, /realtime/v1). */
@@ -15,6 +21,11 @@ export interface StarterRequest {
   private?: boolean;
   /** Phoenix apps: the topic to join (Supabase kinds use realtime:bench / realtime:room-N). */
   topic?: string;
+  /**
+   * realtime: the Host header naming the tenant (target.host), e.g. realtime-private.localhost;
+   * absent: REALTIME_DEV_HOST.
+   */
+  host?: string;
   /** The wire encoding the server was probed to carry; absent: vsn 2.0.0 binary, unprobed. */
   encoding?: StarterEncoding;
   /** phoenix: the event the probe saw a push relayed as, when not `broadcast`. */

@@ -9,6 +9,7 @@ import {
   COMMAND_PREFIX,
   HEADER,
   PRIVATE_CHANNEL_SQL,
+  REALTIME_DEV_HOST,
   wireLines,
   type Starter,
   type StarterRequest,
@@ -78,7 +79,7 @@ scenario: ${priv ? 'broadcast-private' : 'broadcast-public'}
 target:
   url: ${url}
   dialect: supabase
-${wireLines(req.encoding)}  host: realtime-dev.localhost
+${wireLines(req.encoding)}  host: ${req.host ?? REALTIME_DEV_HOST}
 ${priv ? '' : '  topic: realtime:bench\n'}  auth:
     jwt_secret: \${REALTIME_JWT_SECRET}   # mints one token per connection
     role: ${priv ? 'authenticated' : 'anon'}

@@ -21,6 +21,7 @@ import { realtimeStarter } from './starter-realtime.js';
 export {
   COMMAND_PREFIX,
   PRIVATE_CHANNEL_SQL,
+  REALTIME_DEV_HOST,
   STARTER_KINDS,
   StarterError,
   type Starter,
@@ -80,6 +81,22 @@ export function inferKind(url: string, hosted: boolean): StarterKind | null {
   return null;
 }
 
+/** A host name with an optional port: labels of letters, digits and hyphens (RFC 1123). */
+const HOST_HEADER =
+  /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/i;
+
+/** --host: a Host header for a self-hosted Realtime's tenant, written as target.host. */
+function checkHost(host: string, kind: StarterKind): void {
+  if (kind !== 'realtime')
+    throw new StarterError(
+      `--host names a self-hosted Realtime's tenant (--kind realtime); a ${kind === 'supabase' ? 'hosted project is reached by its own address' : 'Phoenix app has no tenants'}`,
+    );
+  if (!HOST_HEADER.test(host))
+    throw new StarterError(
+      `--host "${host}" is not a host name: give the Host header whose first label is the tenant, e.g. realtime-private.localhost`,
+    );
+}
+
 export function buildStarter(req: StarterRequest): Starter {
   const { url, hosted } = normaliseUrl(req.url);
   const kind = req.kind ?? inferKind(url, hosted);
@@ -101,6 +118,7 @@ export function buildStarter(req: StarterRequest): Starter {
     );
   if (req.topic !== undefined && req.topic.trim() === '')
     throw new StarterError('--topic needs a topic name, e.g. room:lobby (it was empty)');
+  if (req.host !== undefined) checkHost(req.host, kind);
   if (kind === 'phoenix') return phoenixStarter(url, req.topic ?? 'room:lobby', req);
   if (req.topic)
     throw new StarterError(

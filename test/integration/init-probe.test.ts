@@ -29,10 +29,11 @@ const SMALL = smallSteps([10, 20, 20]);
 
 async function initAndRun(
   url: string,
+  initArgs: string[] = [],
 ): Promise<{ yaml: string; stdout: string; result: RunResult }> {
   const dir = tempDir('rtcap-init-probe-');
   const profile = join(dir, 'rtcap.yaml');
-  const init = await rtcap(['init', url, '--kind', 'realtime', '--out', profile]);
+  const init = await rtcap(['init', url, '--kind', 'realtime', '--out', profile, ...initArgs]);
   expect(init.code, init.stderr).toBe(0);
   const yaml = readFileSync(profile, 'utf8');
   const out = join(dir, 'run');
@@ -80,6 +81,31 @@ describe('rtcap init probes the server before it writes', () => {
     expect(yaml).toMatch(/^ {2}vsn: "2\.0\.0"$/m);
     expect(yaml).not.toContain('binary_broadcast');
     expect(server.stats.closedOnBinaryPush).toBe(0);
+    expectStable(result);
+  }, 180_000);
+
+  it('--host names the tenant: the probe and the run of the profile it wrote send it as the Host header', async () => {
+    server = await startTestServer();
+    const url = `ws://127.0.0.1:${server.port}/socket/websocket`;
+    // Without it, the development stack's tenant, as before.
+    const dev = await rtcap([
+      'init',
+      url,
+      '--kind',
+      'realtime',
+      '--out',
+      join(tempDir('rtcap-init-probe-'), 'p.yaml'),
+    ]);
+    expect(dev.code, dev.stderr).toBe(0);
+    const probed = server.upgradeHosts.length;
+    expect(probed).toBeGreaterThan(0);
+    expect(new Set(server.upgradeHosts)).toEqual(new Set(['realtime-dev.localhost']));
+    const { yaml, result } = await initAndRun(url, ['--host', 'realtime-private.localhost']);
+    expect(yaml).toMatch(/^ {2}host: realtime-private\.localhost$/m);
+    // The probe's connection, then the run's 20 (and any reconnection): every one to that tenant.
+    const after = server.upgradeHosts.slice(probed);
+    expect(after.length).toBeGreaterThanOrEqual(21);
+    expect(new Set(after)).toEqual(new Set(['realtime-private.localhost']));
     expectStable(result);
   }, 180_000);
 

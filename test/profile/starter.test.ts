@@ -135,6 +135,36 @@ describe('buildStarter', () => {
     expect(s.setup[0]).toContain('$ export REALTIME_JWT_SECRET=the-published-development-secret');
   });
 
+  it("self-hosted Realtime: --host names the tenant as target.host (default the development stack's)", async () => {
+    const url = 'ws://127.0.0.1:4000/socket/websocket';
+    const dev = await load(buildStarter({ url, kind: 'realtime' }).yaml);
+    expect(dev.target.host).toBe('realtime-dev.localhost');
+    for (const priv of [false, true]) {
+      const s = buildStarter({
+        url,
+        kind: 'realtime',
+        private: priv,
+        host: 'realtime-private.localhost',
+      });
+      expect((await load(s.yaml)).target.host).toBe('realtime-private.localhost');
+    }
+    expect(
+      (await load(buildStarter({ url, kind: 'realtime', host: 'rt.example.com:4000' }).yaml)).target
+        .host,
+    ).toBe('rt.example.com:4000');
+    // Not a host name (nothing but a Host header reaches the YAML), or not a Realtime's tenant.
+    for (const host of ['', 'a b', 'x\n  evil: 1', 'realtime-private.localhost/x'])
+      expect(() => buildStarter({ url, kind: 'realtime', host })).toThrow(
+        `--host "${host}" is not a host name`,
+      );
+    expect(() => buildStarter({ url, kind: 'phoenix', host: 'a.localhost' })).toThrow(
+      /--host names a self-hosted Realtime's tenant/,
+    );
+    expect(() => buildStarter({ url: 'https://abc.supabase.co', host: 'a.localhost' })).toThrow(
+      /--host names a self-hosted Realtime's tenant/,
+    );
+  });
+
   it.each([
     [{ vsn: '2.0.0', binary: true }, '2.0.0', undefined],
     [{ vsn: '2.0.0', binary: false }, '2.0.0', false],

@@ -184,6 +184,8 @@ export interface TestServer {
     /** Pushes answered with their own payload (replyWithPayload). */
     payloadReplies: number;
   };
+  /** The Host header of every upgrade request, in order (a Realtime reads its tenant there). */
+  upgradeHosts: string[];
   close(): Promise<void>;
 }
 
@@ -219,6 +221,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     payloadReplies: 0,
   };
   let attempts = 0;
+  const upgradeHosts: string[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => void, ms: number) => {
     const t = setTimeout(() => {
@@ -249,6 +252,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   };
 
   http.on('upgrade', (req, socket, head) => {
+    upgradeHosts.push(req.headers.host ?? '');
     if (opts.refuse) {
       const body = opts.refuse.body;
       // The client may reset the connection once it has read the refusal: not this server's error.
@@ -613,6 +617,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     url: `ws://${host}:${port}/socket/websocket`,
     port,
     stats,
+    upgradeHosts,
     close: async () => {
       writer?.stop();
       for (const q of topicQueues.values()) q.stop();
