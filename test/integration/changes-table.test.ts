@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedHandle } from '../../src/server/db/embedded.js';
 import { buildStarter } from '../../src/profile/starter.js';
 import { checkChangesTable } from '../../src/run/changes-table.js';
-import { expectOneLine, rtcapCli } from '../support/init-cli.js';
+import { expectOneLine } from '../support/init-cli.js';
+import { rtcapCli } from '../support/rtcap-process.js';
 import { profileFrom } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
-import { BIN, expectOneLine, rtcapCli, smallSteps } from '../support/init-cli.js';
+import { expectOneLine, smallSteps } from '../support/init-cli.js';
+import { BIN, rtcapCli } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const stops: (() => Promise<void> | void)[] = [];

@@ -12,7 +12,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDatabase, type ServerDb } from '../../src/server/db/index.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { expectOneLine, rtcapCli } from '../support/init-cli.js';
+import { expectOneLine } from '../support/init-cli.js';
+import { rtcapCli } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 let db: ServerDb;

@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/result/result.js';
 import { startTestServer, type TestServer } from '../support/phoenix-test-server.js';
-import { expectOneLine, rtcapCli, smallSteps } from '../support/init-cli.js';
+import { expectOneLine, smallSteps } from '../support/init-cli.js';
+import { rtcapCli } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 let server: TestServer | null = null;

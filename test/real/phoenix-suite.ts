@@ -11,13 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  logCli,
-  readResult,
-  rtcapCli,
-  stepLine,
-  type PhoenixEnv,
-} from '../support/real-servers.js';
+import { logCli, readResult, stepLine, type PhoenixEnv } from '../support/real-servers.js';
+import { rtcapCli } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const MIN = 60_000;

@@ -23,10 +23,10 @@ import {
   lastLines,
   logCli,
   readResult,
-  rtcapCli,
   stepLine,
   type RealtimeEnv,
 } from '../support/real-servers.js';
+import { rtcapCli } from '../support/rtcap-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const MIN = 60_000;

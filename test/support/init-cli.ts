@@ -1,13 +1,11 @@
 /**
- * `rtcap init` and the run of what it wrote, as a user runs them (test/integration/init-*.test.ts):
- * the command line in its own process with its stdout, stderr and time, and the small steps a
- * test shrinks a starter's to.
+ * What the tests of `rtcap init` and the run of what it wrote share
+ * (test/integration/init-*.test.ts): the small steps a test shrinks a starter's to, and a refusal
+ * as rtcap words one. The command line itself runs through rtcap-process.ts's rtcapCli.
  */
 import { expect } from 'vitest';
 import type { CliRun } from './rtcap-process.js';
 import { TEST_GENERATOR_LIMITS } from './profiles.js';
-
-export { BIN, rtcapCli } from './rtcap-process.js';
 
 /**
  * Three small steps instead of the starter's, same shape, with the generator limits of

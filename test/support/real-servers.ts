@@ -1,8 +1,8 @@
 /**
  * The real-server suite's side (test/real): which real servers the environment names, the one
- * line a skipped suite prints, rtcap's own command line (bin/rtcap.js, built into dist/) run as a
- * user runs it with a bound on its time, the result.json a run wrote, and the table Postgres
- * Changes runs write into on a Realtime rtcap did not start.
+ * line a skipped suite prints, how a run's output is logged, the result.json a run wrote, and the
+ * table Postgres Changes runs write into on a Realtime rtcap did not start. rtcap's own command
+ * line runs through rtcap-process.ts's rtcapCli, as every suite's does.
  *
  * Nothing here fakes a server: the servers are real (Supabase Realtime, a Phoenix app) and
  * started by hand; docs/DEVELOPMENT.md says how.
@@ -15,9 +15,7 @@ import { TokenSource } from '../../src/client/auth.js';
 import type { RunResult, StepResult } from '../../src/result/result.js';
 import { benchTableSetupSql } from '../../src/builtin/bench-table.js';
 import { sleep } from '../../src/util/sleep.js';
-import { rtcapCli, type CliRun } from './rtcap-process.js';
-
-export { rtcapCli };
+import type { CliRun } from './rtcap-process.js';
 
 /** A Supabase Realtime started by hand, as the RTCAP_REALTIME_* variables name it. */
 export interface RealtimeEnv {
