@@ -21,6 +21,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Connection, ConnectionHooks } from '../src/client/connection.js';
+import type { AwaitedReplies } from '../src/client/awaited-replies.js';
 import { childControl, say } from './support/child-control.js';
 
 type ConnectionModule = typeof import('../src/client/connection.js');
@@ -90,7 +91,7 @@ function openOne(index: number): Promise<Connection | null> {
 
 /** Whether a connection's last heartbeat is still unanswered (the client keeps it private). */
 function awaitingReply(c: Connection): boolean {
-  return (c as unknown as { heartbeatRef: string | null }).heartbeatRef !== null;
+  return (c as unknown as { replies: AwaitedReplies }).replies.heartbeatRef !== null;
 }
 
 const slots = Math.max(1, Math.round(intervalMs / TICK_MS));

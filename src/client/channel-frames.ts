@@ -3,11 +3,14 @@
  * rtcap's stamp). A phx_error or phx_close of the current join ends the membership; one of an
  * older join is stale and ignored; a system message with status "error" is a channel failure;
  * everything else (system ok, presence, postgres_changes, foreign events) is passed on.
- * Replies are matched by ref to what awaited them (client/connection's onReply).
+ * A reply, matched by ref to what awaited it (client/awaited-replies), settles that: a join's
+ * joins or fails, a push's is its ack, a leave's ends the membership (settleReply).
  */
 import { EV } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame-types.js';
-import { replyReason, type ClassifiedError } from './classify.js';
+import { nowMs } from '../measure/clock.js';
+import { classifyJoinError, replyReason, type ClassifiedError } from './classify.js';
+import type { ConnectionHooksOf } from './connection-hooks.js';
 
 /** A topic's current join: the join_ref it was sent with, and whether its ok reply came. */
 export interface JoinState {
@@ -65,4 +68,43 @@ export function channelFailure(
 function isCurrentJoin(f: Frame, joinRef: string): boolean {
   const ref = f.joinRef ?? f.ref;
   return ref === null || ref === joinRef;
+}
+
+/**
+ * Settles what awaited the reply `f` (`p`, taken from connection `c`'s awaited replies): a join's
+ * ok marks the topic joined (onJoined), its error ends the join (onError); a push's reply is its
+ * ack (onAck); a leave's deletes the join. A join superseded by a later one is left alone.
+ */
+export function settleReply<C>(
+  c: C,
+  hooks: ConnectionHooksOf<C>,
+  joins: Map<string, JoinState>,
+  p: Pending,
+  f: Frame,
+): void {
+  const payload = (f.payload ?? {}) as { status?: string; response?: unknown };
+  const ok = payload.status === 'ok';
+  const latencyMs = nowMs() - p.sentAtMs;
+  switch (p.kind) {
+    case 'join': {
+      const j = joins.get(p.topic);
+      if (!j || j.joinRef !== f.ref) return; // superseded join
+      if (ok) {
+        j.joined = true;
+        hooks.onJoined(c, p.topic, payload.response, latencyMs);
+      } else {
+        joins.delete(p.topic);
+        hooks.onError(c, classifyJoinError(payload.response), 'join');
+      }
+      return;
+    }
+    case 'push': {
+      const reason = ok ? null : replyReason(payload.response);
+      hooks.onAck(c, ok, reason, latencyMs, p.tag, p.ackId);
+      return;
+    }
+    case 'leave':
+      joins.delete(p.topic);
+      return;
+  }
 }

@@ -3,7 +3,8 @@
  * replies, and failure classification. Timers live outside (the worker's schedulers drive
  * heartbeats and timeouts for thousands of connections from one timer each). How the socket is
  * opened is client/socket-open, who reads its frames client/fast-reader, what a control frame
- * means for a membership client/channel-frames.
+ * means for a membership and what a reply settles client/channel-frames, which replies it awaits
+ * client/awaited-replies.
  *
  * Hot path (onMessage): a delivery carrying rtcap's stamp is recognised from raw bytes
  * (scanStamp) and handed to the hooks without JSON parsing, as is the ok reply to the pending
@@ -12,9 +13,8 @@
  * frame (client/heartbeat-send).
  */
 import WebSocket from 'ws';
-import { EV, ENCODING, PHOENIX_TOPIC, VSN_1, type Vsn } from '../protocol/constants.js';
+import { EV, PHOENIX_TOPIC, type Vsn } from '../protocol/constants.js';
 import { decodeFrame, encodeFrame } from '../protocol/frame.js';
-import { encodeUserBroadcastPush } from '../protocol/frame-encode.js';
 import type { Frame } from '../protocol/frame-types.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
 import { frameEventIs } from '../protocol/frame-event.js';
@@ -23,13 +23,11 @@ import { newMemberState, type MemberState } from '../measure/ledger.js';
 import { nowMs } from '../measure/clock.js';
 import {
   classifyClose,
-  classifyJoinError,
   classifyMalformedFrame,
   classifyRefusedFrame,
   classifyRefusedUpgrade,
   classifySocketError,
   classifyTlsFailure,
-  replyReason,
   type ClassifiedError,
 } from './classify.js';
 import {
@@ -40,7 +38,9 @@ import {
 } from './socket-open.js';
 import { readFramesOurselves } from './fast-reader.js';
 import { writeHeartbeat } from './heartbeat-send.js';
-import { channelFailure, IGNORE, PASS_ON, type JoinState, type Pending } from './channel-frames.js';
+import { channelFailure, IGNORE, PASS_ON, settleReply, type JoinState } from './channel-frames.js';
+import { AwaitedReplies } from './awaited-replies.js';
+import { encodePush, type BinaryUserEvent } from './push-encode.js';
 import type { ConnectionHooksOf } from './connection-hooks.js';
 
 /** What a Connection tells its owner (connection-hooks.ts). */
@@ -57,14 +57,8 @@ export class Connection {
   readonly member: MemberState = newMemberState();
   /** topic → join_ref of the current join. */
   readonly joins = new Map<string, JoinState>();
-  /**
-   * Replies awaited, by ref; null while none is (an idle joined connection: a Map and its
-   * table are ~250 bytes, kept by each of tens of thousands of connections otherwise). The
-   * heartbeat's reply is not in it: heartbeatRef says all there is.
-   */
-  private pending: Map<string, Pending> | null = null;
-  private refSeq = 0;
-  private heartbeatRef: string | null = null;
+  /** The refs of this connection's frames and the replies it awaits for them. */
+  private readonly replies = new AwaitedReplies();
   private closingByUs = false;
   openedAtMs = 0;
   connectStartMs = 0;
@@ -143,28 +137,8 @@ export class Connection {
 
   private markClosed(byUs: boolean): void {
     this.state = 'closed';
-    this.pending = null;
-    this.heartbeatRef = null;
+    this.replies.clear();
     this.hooks.onClosed(this, byUs);
-  }
-
-  private awaitReply(ref: string, p: Pending): void {
-    (this.pending ??= new Map()).set(ref, p);
-  }
-
-  /** The pending entry of `ref`, no longer pending; undefined when none. */
-  private takePending(ref: string): Pending | undefined {
-    const pending = this.pending;
-    if (!pending) return undefined;
-    const p = pending.get(ref);
-    if (p === undefined) return undefined;
-    pending.delete(ref);
-    if (pending.size === 0) this.pending = null;
-    return p;
-  }
-
-  private nextRef(): string {
-    return String(++this.refSeq);
   }
 
   /** Sends a frame; false when the socket is not open (the caller counts a failed send). */
@@ -176,17 +150,17 @@ export class Connection {
   }
 
   join(topic: string, payload: unknown): void {
-    const ref = this.nextRef();
+    const ref = this.replies.next();
     this.joins.set(topic, { joinRef: ref, joined: false });
-    this.awaitReply(ref, { kind: 'join', topic, sentAtMs: nowMs() });
+    this.replies.add(ref, { kind: 'join', topic, sentAtMs: nowMs() });
     this.sendFrame({ joinRef: ref, ref, topic, event: EV.join, payload });
   }
 
   leave(topic: string): void {
     const j = this.joins.get(topic);
     if (!j) return;
-    const ref = this.nextRef();
-    this.awaitReply(ref, { kind: 'leave', topic, sentAtMs: nowMs() });
+    const ref = this.replies.next();
+    this.replies.add(ref, { kind: 'leave', topic, sentAtMs: nowMs() });
     this.sendFrame({ joinRef: j.joinRef, ref, topic, event: EV.leave, payload: {} });
   }
 
@@ -200,7 +174,7 @@ export class Connection {
     event: string,
     payload: unknown,
     ack: boolean,
-    binaryUserEvent?: { userEvent: string; inner: unknown },
+    binaryUserEvent?: BinaryUserEvent,
     tag?: string,
     ackId?: number,
   ): boolean {
@@ -208,22 +182,9 @@ export class Connection {
     if (this.state !== 'open' || !ws) return false;
     const j = this.joins.get(topic);
     const joinRef = j ? j.joinRef : null;
-    const ref = this.nextRef();
-    if (ack) this.awaitReply(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
-    if (binaryUserEvent && this.vsn !== VSN_1) {
-      ws.send(
-        encodeUserBroadcastPush({
-          joinRef,
-          ref,
-          topic,
-          userEvent: binaryUserEvent.userEvent,
-          payload: binaryUserEvent.inner,
-          encoding: ENCODING.json,
-        }),
-      );
-    } else {
-      ws.send(encodeFrame({ joinRef, ref, topic, event, payload }, this.vsn, 'client'));
-    }
+    const ref = this.replies.next();
+    if (ack) this.replies.add(ref, { kind: 'push', topic, sentAtMs: nowMs(), tag, ackId });
+    ws.send(encodePush(this.vsn, joinRef, ref, topic, event, payload, binaryUserEvent));
     return true;
   }
 
@@ -234,7 +195,7 @@ export class Connection {
    */
   heartbeat(): void {
     if (this.state !== 'open') return;
-    if (this.heartbeatRef !== null) {
+    if (this.replies.heartbeatRef !== null) {
       this.hooks.onError(
         this,
         { class: 'server', reason: 'heartbeat timeout (no reply within the interval)' },
@@ -243,8 +204,8 @@ export class Connection {
       this.close(1000, 'heartbeat timeout');
       return;
     }
-    const ref = this.nextRef();
-    this.heartbeatRef = ref;
+    const ref = this.replies.next();
+    this.replies.heartbeatRef = ref;
     // One pre-built frame, one write (heartbeat-send.ts); ws frames it when that cannot be.
     if (this.ws && writeHeartbeat(this.ws, ref, this.vsn)) return;
     this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });
@@ -252,33 +213,29 @@ export class Connection {
 
   /** The ref of the last frame this connection numbered (a push's, right after push()). */
   get lastRef(): string {
-    return String(this.refSeq);
+    return this.replies.last;
   }
 
   /**
    * Stops waiting for the reply to `ref` (its caller gave up on it); a late reply is then ignored.
    */
   forget(ref: string): void {
-    this.takePending(ref);
+    this.replies.take(ref);
   }
 
   /** Fails joins that had no reply within `timeoutMs`. Returns how many timed out. */
   expireJoins(now: number, timeoutMs: number): number {
-    let n = 0;
-    if (!this.pending) return 0;
-    for (const [ref, p] of this.pending) {
-      if (p.kind === 'join' && now - p.sentAtMs > timeoutMs) {
-        this.takePending(ref);
-        this.joins.delete(p.topic);
-        n++;
-        this.hooks.onError(
-          this,
-          { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` },
-          'join',
-        );
-      }
+    const expired = this.replies.takeExpiredJoins(now, timeoutMs);
+    if (!expired) return 0;
+    for (const p of expired) {
+      this.joins.delete(p.topic);
+      this.hooks.onError(
+        this,
+        { class: 'server', reason: `join timeout: no reply within ${Math.round(timeoutMs)} ms` },
+        'join',
+      );
     }
-    return n;
+    return expired.length;
   }
 
   close(code = 1000, reason = ''): void {
@@ -309,8 +266,7 @@ export class Connection {
   }
 
   get hasPendingJoin(): boolean {
-    if (this.pending) for (const p of this.pending.values()) if (p.kind === 'join') return true;
-    return false;
+    return this.replies.hasJoin;
   }
 
   // ------------------------------------------------------------------ receive
@@ -320,9 +276,9 @@ export class Connection {
     const recvMs = nowMs();
     // The ok reply to the pending heartbeat, recognised from its bytes (protocol/heartbeat.ts):
     // what the general path below would conclude, without decoding it.
-    const hbRef = this.heartbeatRef;
+    const hbRef = this.replies.heartbeatRef;
     if (hbRef !== null && !isBinary && isHeartbeatOk(data, hbRef, this.vsn)) {
-      this.heartbeatRef = null;
+      this.replies.heartbeatRef = null;
       return;
     }
     // A stamped frame of another event than the deliveries' (a push's reply carrying the pushed
@@ -360,36 +316,11 @@ export class Connection {
 
   private onReply(f: Frame): void {
     if (f.ref === null) return;
-    if (f.ref === this.heartbeatRef) {
-      this.heartbeatRef = null;
+    if (f.ref === this.replies.heartbeatRef) {
+      this.replies.heartbeatRef = null;
       return;
     }
-    const p = this.takePending(f.ref);
-    if (!p) return;
-    const payload = (f.payload ?? {}) as { status?: string; response?: unknown };
-    const ok = payload.status === 'ok';
-    const latencyMs = nowMs() - p.sentAtMs;
-    switch (p.kind) {
-      case 'join': {
-        const j = this.joins.get(p.topic);
-        if (!j || j.joinRef !== f.ref) return; // superseded join
-        if (ok) {
-          j.joined = true;
-          this.hooks.onJoined(this, p.topic, payload.response, latencyMs);
-        } else {
-          this.joins.delete(p.topic);
-          this.hooks.onError(this, classifyJoinError(payload.response), 'join');
-        }
-        return;
-      }
-      case 'push': {
-        const reason = ok ? null : replyReason(payload.response);
-        this.hooks.onAck(this, ok, reason, latencyMs, p.tag, p.ackId);
-        return;
-      }
-      case 'leave':
-        this.joins.delete(p.topic);
-        return;
-    }
+    const p = this.replies.take(f.ref);
+    if (p) settleReply(this, this.hooks, this.joins, p, f);
   }
 }

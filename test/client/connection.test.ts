@@ -312,7 +312,7 @@ describe('Connection: heartbeats (§2.4)', () => {
     expect(rec.of('error')).toEqual([]);
     expect(c.state).toBe('open');
     // Nothing awaited: an idle connection keeps no map of pending replies.
-    expect((c as unknown as { pending: unknown }).pending).toBeNull();
+    expect((c as unknown as { replies: { pending: unknown } }).replies.pending).toBeNull();
   });
 
   it('a missing reply closes with 1000 "heartbeat timeout" on the next beat', async () => {

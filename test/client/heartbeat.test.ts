@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
+import type { AwaitedReplies } from '../../src/client/awaited-replies.js';
 import type { ClassifiedError } from '../../src/client/classify.js';
 import { VSN_1, VSN_2, type Vsn } from '../../src/protocol/constants.js';
 import type { RunningServer } from '../../src/server/server.js';
@@ -98,7 +99,7 @@ async function open(
 }
 
 const pending = (c: Connection) =>
-  (c as unknown as { heartbeatRef: string | null }).heartbeatRef !== null;
+  (c as unknown as { replies: AwaitedReplies }).replies.heartbeatRef !== null;
 
 describe('client heartbeats against the built-in server', () => {
   it.each<Vsn>([VSN_1, VSN_2])(
