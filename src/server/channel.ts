@@ -1,8 +1,8 @@
 /**
  * One joined `realtime:*` channel on one socket: Realtime's `RealtimeChannel` (docs/PROTOCOL.md
  * §3–§7). The join's checks (docs/PROTOCOL.md §3.2) are channel-join.ts; events are handled as
- * `handle_in` does; a shutdown pushes a `system` error and then `phx_close`
- * (docs/PROTOCOL.md §3.5).
+ * `handle_in` does, a broadcast by broadcast.ts; a shutdown pushes a `system` error and then
+ * `phx_close` (docs/PROTOCOL.md §3.5).
  *
  * Async work (JWT verification, RLS checks) is serialised per channel, as a channel process
  * handles one message at a time; the public broadcast path stays synchronous.
@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { EV, REALTIME_TOPIC_PREFIX, REASON } from '../protocol/constants.js';
 import { shutdownMessage, type TokenResult } from './auth.js';
-import { errorCode, type AuthContext } from './db-types.js';
+import type { AuthContext } from './db-types.js';
+import { broadcast, privateBroadcast, type BroadcastChannel } from './broadcast.js';
 import type { JoinConfig } from './join-config.js';
 import { flat, intern } from './intern.js';
 import { pubsubKey } from './pubsub.js';
@@ -20,9 +21,8 @@ import type {
   Inbound,
   PgBinding,
   PresenceChannel,
-  Subscriber,
 } from './rooms.js';
-import { bodyBytes, closeFrame, Outgoing, pushFrame, replyFrame, type OutBody } from './wire.js';
+import { closeFrame, pushFrame, replyFrame } from './wire.js';
 
 /**
  * The join timer re-checks the token every min(5 min, exp - now) (docs/PROTOCOL.md §1.5 last
@@ -33,7 +33,7 @@ const CONFIRM_TOKEN_MAX_MS = 5 * 60_000;
 /** The socket a channel is joined on. */
 export type ChannelConn = ChannelSocket<Channel>;
 
-export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
+export class Channel implements BroadcastChannel, PresenceChannel, ChangesChannel {
   readonly v2: boolean;
   readonly subtopic: string;
   readonly key: string;
@@ -122,9 +122,9 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     switch (f.event) {
       case EV.broadcast:
         if (this.cfg.isPrivate && this.writeBroadcast === null)
-          return this.enqueue(() => this.privateBroadcast(f));
-        if (this.work) return this.enqueue(async () => this.broadcast(f));
-        return this.broadcast(f);
+          return this.enqueue(() => privateBroadcast(this, this.ctx, f));
+        if (this.work) return this.enqueue(async () => broadcast(this, this.ctx, f));
+        return broadcast(this, this.ctx, f);
       case EV.presence:
         return this.enqueue(() => this.ctx.presence.handle(this, f));
       case EV.accessToken:
@@ -150,58 +150,6 @@ export class Channel implements Subscriber, PresenceChannel, ChangesChannel {
     void next.then(() => {
       if (this.work === next) this.work = null;
     });
-  }
-
-  private async privateBroadcast(f: Inbound): Promise<void> {
-    if (this.writeBroadcast === null) {
-      const db = this.ctx.db;
-      if (!db) return;
-      try {
-        this.writeBroadcast = await db.authorizeWrite(this.authContext(), 'broadcast');
-      } catch (e) {
-        // Write-check errors are only logged; the message is dropped and nothing is replied
-        // (docs/PROTOCOL.md §4.1, §6.4).
-        this.ctx.log(
-          `write check on ${this.topic} failed: ${errorCode(e) ?? (e as Error).message}`,
-        );
-        return;
-      }
-    }
-    this.broadcast(f);
-  }
-
-  /** BroadcastHandler.handle (docs/PROTOCOL.md §4.1). */
-  private broadcast(f: Inbound): void {
-    if (this.closed) return;
-    // A denied private write is neither counted nor answered, even with ack
-    // (docs/PROTOCOL.md §4.1).
-    if (this.cfg.isPrivate && this.writeBroadcast !== true) return;
-    const tenant = this.tenant;
-    tenant.events.add(1);
-    let body: OutBody;
-    if (f.user) body = { user: f.user };
-    else if (f.binary) body = { binary: f.binary };
-    else {
-      const p = f.payload;
-      // Phoenix's serializers only fan out map payloads; anything else crashes the sender's
-      // channel.
-      if (p === null || typeof p !== 'object' || Array.isArray(p)) return this.crash();
-      body = { json: JSON.stringify(p) };
-    }
-    const kb = tenant.config.max_payload_size_in_kb;
-    if (kb !== null && bodyBytes(body) > kb * 1000 + 500) {
-      if (this.cfg.ack) this.reply(f.ref, 'error', REASON.payloadSizeExceeded);
-      return;
-    }
-    this.ctx.stats.broadcastsIn++;
-    const n = tenant.publish(
-      this.key,
-      new Outgoing(this.topic, EV.broadcast, body),
-      this.cfg.self ? null : this,
-      'broadcast',
-    );
-    this.ctx.stats.deliveries += n;
-    if (this.cfg.ack && !this.closed) this.reply(f.ref, 'ok', {});
   }
 
   /** docs/PROTOCOL.md §3.4: no reply; an invalid token or revoked read closes the channel. */
