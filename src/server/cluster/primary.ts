@@ -9,7 +9,7 @@
  * - presence operations: every worker keeps the replicated state and fans out diffs locally;
  * - rate counters: workers send their counts once per flush interval; the primary owns the
  *   instance-wide RateCounters, ticks them and sends the trip state back, so quotas are
- *   instance-wide (docs/PROTOCOL.md §8.1 counts per node; one rtcap instance is one node);
+ *   instance-wide (primary-rates.ts);
  * - the database: only the primary runs it (primary-db.ts); workers call it through a proxy
  *   (remote-db.ts), and each change is routed to the worker owning its subscription ids;
  * - /metrics: the primary gathers every registry as JSON and sums them (primary-metrics.ts).
@@ -19,8 +19,6 @@
  * callback, not as an uncaught error), and the exit drops the worker from every table.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SOCKET_PATH } from '../../protocol/constants.js';
 import { databaseOptions, loadDatabase, type ServerDb } from '../db-types.js';
@@ -28,31 +26,14 @@ import { resolveTenants } from '../../builtin/config.js';
 import { DEFAULT_TIMINGS, type ServerOptions, type ServerTimings } from '../options.js';
 import type { RunningServer } from '../server.js';
 import { TenantRegistry } from '../tenants.js';
-import {
-  COUNTERS,
-  WORKER_SPEC_ENV,
-  type CountsMessage,
-  type RatesMessage,
-  type ToPrimary,
-  type ToWorker,
-  type WorkerSpec,
-} from './messages.js';
+import { WORKER_SPEC_ENV, type ToPrimary, type ToWorker, type WorkerSpec } from './messages.js';
 import { PrimaryDatabase } from './primary-db.js';
 import { MetricsGather } from './primary-metrics.js';
-import { profilerFlags } from './worker-flags.js';
+import { PrimaryRates } from './primary-rates.js';
+import { workerEntry } from './worker-flags.js';
 
 /** How long close() waits for a worker to stop after `shutdown` before killing it. */
 const WORKER_STOP_WAIT_MS = 10_000;
-
-/** The worker's entry and flags: the primary's profiler flags (worker-flags.ts), tsx from src. */
-function workerEntry(): { exec: string; execArgv: string[] } {
-  const profilers = profilerFlags(process.execArgv);
-  const js = fileURLToPath(new URL('./worker-main.js', import.meta.url));
-  if (existsSync(js)) return { exec: js, execArgv: profilers };
-  // Running from the TypeScript sources (tests, tsx): the workers need the same loader.
-  const ts = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
-  return { exec: ts, execArgv: [...profilers, '--import', 'tsx'] };
-}
 
 type ClusterOptions = ServerOptions & {
   workers: number;
@@ -131,17 +112,16 @@ async function openDatabase(
   }
 }
 
-/** The primary's state: its workers, their users, and the relays between them. */
+/** The primary's state: its workers, the instance-wide rates, and the relays between them. */
 class ClusterPrimary {
   private readonly workers = new Map<number, Worker>();
   /** Workers that stopped accepting near their open-file limit (accept-gate.ts). */
   private readonly notAccepting = new Set<number>();
-  /** Per worker node, its connected users per tenant (from its last counts). */
-  private readonly users = new Map<number, Map<string, number>>();
   /** Workers a failed send was already logged for (one line per worker, not per message). */
   private readonly unreachable = new Set<number>();
   private readonly registry = new Registry();
   private readonly metrics = new MetricsGather(this.registry);
+  private readonly rates: PrimaryRates;
   private readonly tick: NodeJS.Timeout;
   private closing = false;
 
@@ -150,13 +130,14 @@ class ClusterPrimary {
 
   /** `workers.spec`: what worker `node` is started with; `workers.log`: the cluster's log. */
   constructor(
-    private readonly tenants: TenantRegistry,
+    tenants: TenantRegistry,
     private readonly db: PrimaryDatabase,
     timings: ServerTimings,
     workers: { spec: (node: number, port: number) => WorkerSpec; log: (l: string) => void },
   ) {
     this.spec = workers.spec;
     this.log = workers.log;
+    this.rates = new PrimaryRates(tenants);
     collectDefaultMetrics({ register: this.registry });
     db.db?.onChange((change) => {
       for (const [n, c] of db.route(change)) this.send(n, { t: 'change', change: c });
@@ -194,7 +175,7 @@ class ClusterPrimary {
       case 'presence':
         return this.others(node, m);
       case 'counts':
-        return this.onCounts(node, m);
+        return this.rates.counts(node, m);
       case 'db':
         void this.db.answer(node, m).then((reply) => this.send(node, reply));
         return;
@@ -228,36 +209,12 @@ class ClusterPrimary {
     this.send(node, { t: 'acceptPause', ok });
   }
 
-  private onCounts(node: number, m: CountsMessage): void {
-    const u = new Map<string, number>();
-    for (const [id, c] of Object.entries(m.tenants)) {
-      const t = this.tenants.get(id);
-      u.set(id, c.users);
-      if (!t) continue;
-      COUNTERS.forEach((name, i) => t[name].add(c.c[i]));
-    }
-    this.users.set(node, u);
-  }
-
-  /** Ticks the instance-wide counters and sends each worker their state. */
+  /** Ticks the instance-wide counters and sends each worker their state (primary-rates.ts). */
   private sendRates(): void {
-    const perTenantUsers = new Map<string, number>();
-    for (const u of this.users.values()) {
-      for (const [id, n] of u) perTenantUsers.set(id, (perTenantUsers.get(id) ?? 0) + n);
-    }
-    for (const t of this.tenants.all) t.tick();
-    const dbStats = this.db.db ? this.db.db.stats() : null;
-    for (const node of this.workers.keys()) {
-      const mine = this.users.get(node);
-      const rates: RatesMessage['tenants'] = {};
-      for (const t of this.tenants.all) {
-        rates[t.id] = {
-          s: COUNTERS.map((name) => [t[name].tripped, t[name].value] as [boolean, number]),
-          remoteUsers: (perTenantUsers.get(t.id) ?? 0) - (mine?.get(t.id) ?? 0),
-        };
-      }
-      this.send(node, { t: 'rates', tenants: rates, db: dbStats });
-    }
+    const db = this.db.db ? this.db.db.stats() : null;
+    this.rates.tick(this.workers.keys(), (node, tenants) =>
+      this.send(node, { t: 'rates', tenants, db }),
+    );
   }
 
   /**
@@ -306,7 +263,7 @@ class ClusterPrimary {
   private onExit(node: number): void {
     this.workers.delete(node);
     this.notAccepting.delete(node);
-    this.users.delete(node);
+    this.rates.dropNode(node);
     this.db.dropNode(node);
     this.metrics.dropNode(node);
   }

@@ -1,12 +1,15 @@
 /**
- * Which of the primary's Node flags its workers get too: the profilers'. A worker is forked with
- * its own `execArgv` (cluster/primary.ts), not the primary's, which can hold what a worker must
- * not repeat (`--eval` and its script, `--input-type`); so `node --cpu-prof … rtcap serve
- * --workers N` profiled only the primary, which does no socket work. With these passed on,
- * every worker writes its own profile when it exits normally (SIGTERM, or the primary's
- * shutdown on SIGINT: cluster/worker.ts). `--cpu-prof-name` / `--heap-prof-name` are left out:
- * every worker would write the one file; without them each file is named by its process id.
+ * How a worker process is started: its entry file (workerEntry) and which of the primary's Node
+ * flags it gets too: the profilers'. A worker is forked with its own `execArgv`
+ * (cluster/primary.ts), not the primary's, which can hold what a worker must not repeat
+ * (`--eval` and its script, `--input-type`); so `node --cpu-prof … rtcap serve --workers N`
+ * profiled only the primary, which does no socket work. With these passed on, every worker
+ * writes its own profile when it exits normally (SIGTERM, or the primary's shutdown on SIGINT:
+ * cluster/worker.ts). `--cpu-prof-name` / `--heap-prof-name` are left out: every worker would
+ * write the one file; without them each file is named by its process id.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** Flags passed on as they are (`--cpu-prof`) or with their value (`--cpu-prof-dir=D` or `D`). */
 const SWITCHES = new Set(['--cpu-prof', '--heap-prof']);
@@ -27,4 +30,14 @@ export function profilerFlags(execArgv: readonly string[]): string[] {
     else if (WITH_VALUE.has(a) && i + 1 < execArgv.length) out.push(a, execArgv[++i]);
   }
   return out;
+}
+
+/** The worker's entry and flags: the primary's profiler flags (above), tsx from src. */
+export function workerEntry(): { exec: string; execArgv: string[] } {
+  const profilers = profilerFlags(process.execArgv);
+  const js = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+  if (existsSync(js)) return { exec: js, execArgv: profilers };
+  // Running from the TypeScript sources (tests, tsx): the workers need the same loader.
+  const ts = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+  return { exec: ts, execArgv: [...profilers, '--import', 'tsx'] };
 }
