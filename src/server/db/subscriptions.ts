@@ -22,14 +22,9 @@ import {
   isConnectionFailure,
   postgrexMessage,
 } from './errors.js';
-import {
-  compileFilter,
-  normalize,
-  parseFilter,
-  visibleThroughFilters,
-  type CompiledFilter,
-  type Filter,
-} from './filters.js';
+import { compileFilter, visibleThroughFilters, type CompiledFilter } from './filters.js';
+import { parseFilter, type Filter } from './filter-parse.js';
+import { normalize } from './filter-values.js';
 import type { ConnectionPool } from './pool.js';
 import type { ErrorWindow } from './rate-counter.js';
 

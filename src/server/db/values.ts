@@ -9,7 +9,7 @@
  *
  * Expects the decoding session to run with `TimeZone=UTC` and `DateStyle=ISO`.
  */
-import { parseArrayLiteral } from './filters.js';
+import { parseArrayLiteral } from './filter-values.js';
 
 const NUMBER_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'oid']);
 

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { compileFilter, visibleThroughFilters } from '../../../src/server/db/filters.js';
+import { inspectStrings, parseFilter } from '../../../src/server/db/filter-parse.js';
 import {
-  compileFilter,
-  inspectStrings,
   normalize,
   parseArrayLiteral,
-  parseFilter,
   timestampMicros,
-  visibleThroughFilters,
-} from '../../../src/server/db/filters.js';
+} from '../../../src/server/db/filter-values.js';
 
 describe('parseFilter (docs/PROTOCOL.md §7.2)', () => {
   it('parses the classic operators', () => {
