@@ -90,7 +90,4 @@ export default tseslint.config(
   { files: hotPaths, rules: hotPathParamRules },
   ...exempt(longFunctionFiles, 'max-lines-per-function'),
   ...exempt(longFiles, 'max-lines'),
-  // For good: the database schema is one SQL text built by one function (migrationSql), read
-  // as SQL, not as code; cutting it into functions would only scatter the schema.
-  { files: ['src/server/db/migration.ts'], rules: { 'max-lines-per-function': 'off' } },
 );
