@@ -14,6 +14,7 @@ import { loadEmbeddedPostgres } from './embedded-binaries.js';
 import {
   HOST,
   INITDB_FLAGS,
+  type InstanceSpec,
   makeRoot,
   newInstance,
   startOnFreePort,
@@ -40,6 +41,72 @@ async function removeStaleTemplates(keep: string): Promise<void> {
   }
 }
 
+/** The template's directory name: a hash of the PostgreSQL build, initdb flags, user and SQL. */
+function templateName(version: string, withSchema: boolean): string {
+  const schemaKey = withSchema ? migrationSql(DEFAULT_PUBLICATION) : 'bare';
+  const key = createHash('sha256')
+    .update(`${version}\n${INITDB_FLAGS.join(' ')}\n${os.userInfo().uid}\n${schemaKey}`)
+    .digest('hex')
+    .slice(0, 16);
+  return `${TEMPLATE_PREFIX}${key}`;
+}
+
+/** A published template's data directory and password. */
+function readTemplate(dir: string): { dataDir: string; password: string } {
+  return {
+    dataDir: path.join(dir, 'data'),
+    password: readFileSync(path.join(dir, 'password'), 'utf8'),
+  };
+}
+
+/** Starts the new cluster, runs the migration for the default publication, stops it cleanly. */
+async function migrateTemplate(
+  spec: Omit<InstanceSpec, 'onLog'>,
+  log: (s: string) => void,
+): Promise<void> {
+  const tail: string[] = [];
+  const { instance, port } = await startOnFreePort({ ...spec, onLog: (l) => tail.push(l) }, tail);
+  try {
+    const c = new pg.Client({
+      host: HOST,
+      port,
+      user: USER,
+      password: spec.password,
+      database: 'postgres',
+    });
+    await c.connect();
+    try {
+      await migrate(c, DEFAULT_PUBLICATION);
+    } finally {
+      await c.end();
+    }
+  } finally {
+    await stopInstance(instance, log);
+  }
+}
+
+/**
+ * Publishes the finished build (begun at `t0`) as `dir` with an atomic rename, then removes
+ * stale templates; when another process published the same template first, the build is
+ * dropped for theirs.
+ */
+async function publishTemplate(
+  build: string,
+  dir: string,
+  t0: number,
+  log: (s: string) => void,
+): Promise<void> {
+  await fs.chmod(build, 0o755); // shared read-only from here on
+  try {
+    await fs.rename(build, dir);
+    log(`embedded postgres: built template ${dir} in ${Math.round(performance.now() - t0)} ms`);
+    await removeStaleTemplates(path.basename(dir));
+  } catch {
+    // Another process published the same template first; use theirs.
+    await fs.rm(build, { recursive: true, force: true });
+  }
+}
+
 /**
  * Builds, once per PostgreSQL build, initdb flags and migration, the cluster every start
  * copies: initdb, then (withSchema) a start, the migration for the default publication,
@@ -50,19 +117,8 @@ export async function ensureTemplate(
   withSchema: boolean,
   log: (s: string) => void,
 ): Promise<{ dataDir: string; password: string }> {
-  const schemaKey = withSchema ? migrationSql(DEFAULT_PUBLICATION) : 'bare';
-  const key = createHash('sha256')
-    .update(`${version}\n${INITDB_FLAGS.join(' ')}\n${os.userInfo().uid}\n${schemaKey}`)
-    .digest('hex')
-    .slice(0, 16);
-  const name = `${TEMPLATE_PREFIX}${key}`;
-  const dir = path.join(os.tmpdir(), name);
-  const ready = path.join(dir, 'ready');
-  if (existsSync(ready))
-    return {
-      dataDir: path.join(dir, 'data'),
-      password: readFileSync(path.join(dir, 'password'), 'utf8'),
-    };
+  const dir = path.join(os.tmpdir(), templateName(version, withSchema));
+  if (existsSync(path.join(dir, 'ready'))) return readTemplate(dir);
 
   const build = await makeRoot(`${TEMPLATE_PREFIX}build-`);
   try {
@@ -70,48 +126,24 @@ export async function ensureTemplate(
     writeOwner(build);
     const password = randomBytes(18).toString('base64url');
     const t0 = performance.now();
-    const dataDir = path.join(build, 'data');
-    const spec = { dataDir, password, socketDir: build, persistent: true };
+    const spec = {
+      dataDir: path.join(build, 'data'),
+      password,
+      socketDir: build,
+      persistent: true,
+    };
     await newInstance(
       await loadEmbeddedPostgres(),
       { ...spec, onLog: () => undefined },
       0,
     ).initialise();
-    if (withSchema) {
-      const tail: string[] = [];
-      const { instance, port } = await startOnFreePort(
-        { ...spec, onLog: (l) => tail.push(l) },
-        tail,
-      );
-      try {
-        const c = new pg.Client({ host: HOST, port, user: USER, password, database: 'postgres' });
-        await c.connect();
-        try {
-          await migrate(c, DEFAULT_PUBLICATION);
-        } finally {
-          await c.end();
-        }
-      } finally {
-        await stopInstance(instance, log);
-      }
-    }
+    if (withSchema) await migrateTemplate(spec, log);
     await fs.writeFile(path.join(build, 'password'), password, { mode: 0o600 });
     await fs.writeFile(path.join(build, 'ready'), new Date().toISOString());
-    await fs.chmod(build, 0o755); // shared read-only from here on
-    try {
-      await fs.rename(build, dir);
-      log(`embedded postgres: built template ${dir} in ${Math.round(performance.now() - t0)} ms`);
-      await removeStaleTemplates(name);
-    } catch {
-      // Another process published the same template first; use theirs.
-      await fs.rm(build, { recursive: true, force: true });
-    }
+    await publishTemplate(build, dir, t0, log);
   } catch (e) {
     await fs.rm(build, { recursive: true, force: true });
     throw e;
   }
-  return {
-    dataDir: path.join(dir, 'data'),
-    password: readFileSync(path.join(dir, 'password'), 'utf8'),
-  };
+  return readTemplate(dir);
 }
