@@ -103,6 +103,57 @@ function parseMetadata(text: string): Record<string, unknown> | null {
   );
 }
 
+/** Kind 0, a push: the client's layout has a ref, the server's does not. */
+function decodePush(r: Reader, from: 'client' | 'server'): BinaryFrame {
+  if (from === 'client') {
+    const [jl, rl, tl, el] = [r.u8(), r.u8(), r.u8(), r.u8()];
+    return {
+      kind: 0,
+      from,
+      joinRef: r.str(jl),
+      ref: r.str(rl),
+      topic: r.str(tl),
+      event: r.str(el),
+      data: r.rest(),
+    };
+  }
+  const [jl, tl, el] = [r.u8(), r.u8(), r.u8()];
+  return { kind: 0, from, joinRef: r.str(jl), topic: r.str(tl), event: r.str(el), data: r.rest() };
+}
+
+/** Kind 1, a reply. */
+function decodeReply(r: Reader): BinaryFrame {
+  const [jl, rl, tl, sl] = [r.u8(), r.u8(), r.u8(), r.u8()];
+  return {
+    kind: 1,
+    joinRef: r.str(jl),
+    ref: r.str(rl),
+    topic: r.str(tl),
+    status: r.str(sl),
+    data: r.rest(),
+  };
+}
+
+/** Kind 3, a client's user broadcast push. */
+function decodeUserBroadcastPush(r: Reader): BinaryFrame {
+  const [jl, rl, tl, ul, ml, enc] = [r.u8(), r.u8(), r.u8(), r.u8(), r.u8(), r.u8()];
+  const joinRef = r.str(jl);
+  const ref = r.str(rl);
+  const topic = r.str(tl);
+  const userEvent = r.str(ul);
+  const metadata = parseMetadata(r.str(ml));
+  return { kind: 3, joinRef, ref, topic, userEvent, metadata, encoding: enc, payload: r.rest() };
+}
+
+/** Kind 4, a user broadcast as the server fans it out. */
+function decodeUserBroadcast(r: Reader): BinaryFrame {
+  const [tl, ul, ml, enc] = [r.u8(), r.u8(), r.u8(), r.u8()];
+  const topic = r.str(tl);
+  const userEvent = r.str(ul);
+  const metadata = parseMetadata(r.str(ml));
+  return { kind: 4, topic, userEvent, metadata, encoding: enc, payload: r.rest() };
+}
+
 /**
  * Decodes a binary frame. Kind 0 has two layouts, so the sender's side must be given.
  */
@@ -110,69 +161,18 @@ export function decodeBinary(buf: Uint8Array, from: 'client' | 'server'): Binary
   const r = new Reader(buf);
   const kind = r.u8();
   switch (kind) {
-    case KIND.push: {
-      if (from === 'client') {
-        const [jl, rl, tl, el] = [r.u8(), r.u8(), r.u8(), r.u8()];
-        return {
-          kind: 0,
-          from,
-          joinRef: r.str(jl),
-          ref: r.str(rl),
-          topic: r.str(tl),
-          event: r.str(el),
-          data: r.rest(),
-        };
-      }
-      const [jl, tl, el] = [r.u8(), r.u8(), r.u8()];
-      return {
-        kind: 0,
-        from,
-        joinRef: r.str(jl),
-        topic: r.str(tl),
-        event: r.str(el),
-        data: r.rest(),
-      };
-    }
-    case KIND.reply: {
-      const [jl, rl, tl, sl] = [r.u8(), r.u8(), r.u8(), r.u8()];
-      return {
-        kind: 1,
-        joinRef: r.str(jl),
-        ref: r.str(rl),
-        topic: r.str(tl),
-        status: r.str(sl),
-        data: r.rest(),
-      };
-    }
+    case KIND.push:
+      return decodePush(r, from);
+    case KIND.reply:
+      return decodeReply(r);
     case KIND.broadcast: {
       const [tl, el] = [r.u8(), r.u8()];
       return { kind: 2, topic: r.str(tl), event: r.str(el), data: r.rest() };
     }
-    case KIND.userBroadcastPush: {
-      const [jl, rl, tl, ul, ml, enc] = [r.u8(), r.u8(), r.u8(), r.u8(), r.u8(), r.u8()];
-      const joinRef = r.str(jl);
-      const ref = r.str(rl);
-      const topic = r.str(tl);
-      const userEvent = r.str(ul);
-      const metadata = parseMetadata(r.str(ml));
-      return {
-        kind: 3,
-        joinRef,
-        ref,
-        topic,
-        userEvent,
-        metadata,
-        encoding: enc,
-        payload: r.rest(),
-      };
-    }
-    case KIND.userBroadcast: {
-      const [tl, ul, ml, enc] = [r.u8(), r.u8(), r.u8(), r.u8()];
-      const topic = r.str(tl);
-      const userEvent = r.str(ul);
-      const metadata = parseMetadata(r.str(ml));
-      return { kind: 4, topic, userEvent, metadata, encoding: enc, payload: r.rest() };
-    }
+    case KIND.userBroadcastPush:
+      return decodeUserBroadcastPush(r);
+    case KIND.userBroadcast:
+      return decodeUserBroadcast(r);
     default:
       throw new FrameError(`unknown binary frame kind ${kind}`);
   }
