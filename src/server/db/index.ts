@@ -25,7 +25,7 @@ import pg from 'pg';
 import { redactUrl } from '../../redact/redact.js';
 import type { ChangeEvent } from './apply-rls.js';
 import { Authorizer, type AuthContext, type Extension } from './authorize.js';
-import { startEmbedded, type EmbeddedTimings } from './embedded.js';
+import { startEmbedded, type EmbeddedHandle, type EmbeddedTimings } from './embedded.js';
 import { DEFAULT_PUBLICATION, migrate, setSlowPolicyMs } from './migration.js';
 import { Poller } from './poller.js';
 import { ConnectionPool } from './pool.js';
@@ -224,19 +224,68 @@ function serverDbOf(p: Started): ServerDb {
   };
 }
 
-export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
-  const log = opts.log ?? (() => undefined);
-  const publication = opts.publication ?? DEFAULT_PUBLICATION;
-  const sizes = {
+/** The pools' sizes: `db_pool` and `subs_pool_size`, each at least 1. */
+function poolSizes(opts: DatabaseOptions): { dbPool: number; subsPoolSize: number } {
+  return {
     dbPool: Math.max(1, Math.floor(opts.dbPool || 1)),
     subsPoolSize: Math.max(1, Math.floor(opts.subsPoolSize || 1)),
   };
+}
+
+/** Where the database is: an embedded one started now, or `databaseUrl`. */
+async function openPostgres(
+  opts: DatabaseOptions,
+  log: (line: string) => void,
+): Promise<{ embedded: EmbeddedHandle | null; connectionString: string; url: string }> {
   // The default-publication migration is baked into the embedded template (embedded.ts).
   const embedded = opts.databaseUrl
     ? null
     : await startEmbedded({ templateCache: opts.templateCache, withSchema: true, log });
   const connectionString = embedded ? embedded.connectionString : opts.databaseUrl!;
   const url = embedded ? embedded.redactedUrl : redactUrl(connectionString);
+  return { embedded, connectionString, url };
+}
+
+/**
+ * The checks' side of the database: the two pools and their error windows, the Authorizer of
+ * private channels and the Subscriptions of Postgres Changes; each stop goes to `cleanups`.
+ */
+async function startChecks(
+  opts: DatabaseOptions,
+  db: { connectionString: string; publication: string; log: (line: string) => void },
+  cleanups: Cleanups,
+) {
+  const { connectionString, publication, log } = db;
+  const sizes = poolSizes(opts);
+  const checkTimeoutMs = opts.checkTimeoutMs ?? 15_000;
+  const { authPool, subsPool } = await startPools(connectionString, sizes, checkTimeoutMs, log);
+  cleanups.push(
+    () => authPool.stop(),
+    () => subsPool.stop(),
+  );
+  const { authErrors, subsErrors } = startErrorWindows(opts, sizes);
+  cleanups.push(async () => {
+    authErrors.stop();
+    subsErrors.stop();
+  });
+  const queueTargetMs = opts.queueTargetMs ?? 5_000;
+  const authorizer = new Authorizer({ pool: authPool, errors: authErrors, queueTargetMs });
+  const registry = new SubscriptionRegistry();
+  const subscriptions = new Subscriptions({
+    pool: subsPool,
+    errors: subsErrors,
+    queueTargetMs,
+    publication,
+    registry,
+    log,
+  });
+  return { sizes, authPool, authErrors, subsErrors, authorizer, registry, subscriptions };
+}
+
+export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
+  const log = opts.log ?? (() => undefined);
+  const publication = opts.publication ?? DEFAULT_PUBLICATION;
+  const { embedded, connectionString, url } = await openPostgres(opts, log);
   const cleanups = new Cleanups(log);
   if (embedded) cleanups.push(() => embedded.stop());
   try {
@@ -244,48 +293,30 @@ export async function startDatabase(opts: DatabaseOptions): Promise<ServerDb> {
     const runMigration = !embedded?.schemaMigrated || publication !== DEFAULT_PUBLICATION;
     await prepareSchema(connectionString, runMigration, publication, opts.slowPolicyMs);
     const migrateMs = Math.round(performance.now() - t0);
-    const checkTimeoutMs = opts.checkTimeoutMs ?? 15_000;
-    const { authPool, subsPool } = await startPools(connectionString, sizes, checkTimeoutMs, log);
-    cleanups.push(
-      () => authPool.stop(),
-      () => subsPool.stop(),
+    const { sizes, ...checks } = await startChecks(
+      opts,
+      { connectionString, publication, log },
+      cleanups,
     );
-    const { authErrors, subsErrors } = startErrorWindows(opts, sizes);
-    cleanups.push(async () => {
-      authErrors.stop();
-      subsErrors.stop();
-    });
-    const queueTargetMs = opts.queueTargetMs ?? 5_000;
-    const authorizer = new Authorizer({ pool: authPool, errors: authErrors, queueTargetMs });
-    const registry = new SubscriptionRegistry();
-    const subscriptions = new Subscriptions({
-      pool: subsPool,
-      errors: subsErrors,
-      queueTargetMs,
-      publication,
-      registry,
-      log,
-    });
     const listeners: ((change: ChangeEvent) => void)[] = [];
-    const poller = newPoller(opts, { connectionString, publication, registry, listeners });
+    const poller = newPoller(opts, {
+      connectionString,
+      publication,
+      registry: checks.registry,
+      listeners,
+    });
     await poller.start();
     cleanups.push(() => poller.stop());
     log(
       `tenant database ${url}: ${runMigration ? `migrated in ${migrateMs} ms` : 'schema from the template'}; db_pool ${sizes.dbPool}, subs_pool_size ${sizes.subsPoolSize}, slot ${poller.slotName}`,
     );
     let stopping: Promise<void> | null = null;
-    const startup = embedded ? embedded.timings : null;
     return serverDbOf({
+      ...checks,
       url,
       connectionString,
       publication,
-      startup,
-      authPool,
-      authErrors,
-      subsErrors,
-      authorizer,
-      registry,
-      subscriptions,
+      startup: embedded ? embedded.timings : null,
       poller,
       listeners,
       stop: () => (stopping ??= cleanups.run()),
