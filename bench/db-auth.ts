@@ -10,7 +10,8 @@
  *
  *   npx tsx bench/db-auth.ts [--seconds 5] [--pools 1,4,10] [--slow-ms 80]
  */
-import { startDatabase, type ServerDb } from '../src/server/db/index.js';
+import { startDatabase } from '../src/server/db/index.js';
+import type { ServerDb } from '../src/server/db/server-db.js';
 
 interface Row {
   label: string;

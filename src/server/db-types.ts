@@ -4,15 +4,15 @@
  * `loadDatabase` unless `--no-database`.
  */
 
-// The types are the database module's own (one definition, src/server/db/index.ts); the
+// The types are the database module's own (one definition, src/server/db/server-db.ts); the
 // server needs only part of its interface, which a cluster worker's proxy also provides.
 export type { AuthContext, ChangeData, ChangeEvent, SubscriptionRequest } from './db/index.js';
-import {
-  startDatabase,
-  type DatabaseOptions,
-  type DbStats as FullDbStats,
-  type ServerDb as FullServerDb,
-} from './db/index.js';
+import { startDatabase } from './db/index.js';
+import type {
+  DatabaseOptions,
+  DbStats as FullDbStats,
+  ServerDb as FullServerDb,
+} from './db/server-db.js';
 
 export type DbStats = Pick<
   FullDbStats,

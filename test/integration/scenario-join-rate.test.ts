@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JoinRateExtra } from '../../src/result/extra.js';
 import { runBenchmark } from '../../src/run/runner.js';
-import { startDatabase, type ServerDb } from '../../src/server/db/index.js';
+import { startDatabase } from '../../src/server/db/index.js';
+import type { ServerDb } from '../../src/server/db/server-db.js';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { profileFrom } from '../support/profiles.js';

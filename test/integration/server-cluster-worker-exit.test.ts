@@ -8,7 +8,8 @@ import cluster from 'node:cluster';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster } from '../../src/server/cluster/primary.js';
-import { startDatabase, type ServerDb } from '../../src/server/db/index.js';
+import { startDatabase } from '../../src/server/db/index.js';
+import type { ServerDb } from '../../src/server/db/server-db.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { FAST_TIMINGS, RawClient, token, until } from '../server/helpers.js';
 

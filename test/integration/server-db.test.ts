@@ -10,7 +10,8 @@ import { RealtimeClient, type RealtimeChannel } from '@supabase/realtime-js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startDatabase, type ServerDb } from '../../src/server/db/index.js';
+import { startDatabase } from '../../src/server/db/index.js';
+import type { ServerDb } from '../../src/server/db/server-db.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { RawClient, serve, token, until } from '../server/helpers.js';
 

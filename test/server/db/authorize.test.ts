@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthorizationError, startDatabase, type ServerDb } from '../../../src/server/db/index.js';
+import { AuthorizationError, startDatabase } from '../../../src/server/db/index.js';
+import type { ServerDb } from '../../../src/server/db/server-db.js';
 import { ctx, eventually, sleep } from './support.js';
 
 describe('private-channel authorisation (docs/PROTOCOL.md §6)', () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDatabase, type ChangeEvent, type ServerDb } from '../../../src/server/db/index.js';
+import { startDatabase, type ChangeEvent } from '../../../src/server/db/index.js';
+import type { ServerDb } from '../../../src/server/db/server-db.js';
 import { eventually } from './support.js';
 
 const COMMIT_TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -5,8 +5,8 @@ import {
   SubscriptionError,
   TOO_MANY_DB_TIMEOUTS,
   startDatabase,
-  type ServerDb,
 } from '../../../src/server/db/index.js';
+import type { ServerDb } from '../../../src/server/db/server-db.js';
 import { eventually, sleep } from './support.js';
 
 const claims = { role: 'authenticated', exp: 4_000_000_000, sub: 'u1' };
