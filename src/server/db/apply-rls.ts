@@ -21,7 +21,7 @@
  * privileges, visibility), whatever the number of changes and subscribers.
  */
 import { formatCommitTimestamp, type DecodedChange, type TupleValue } from './pgoutput.js';
-import type { Subscription, SubscriptionRegistry } from './subscriptions.js';
+import type { Subscription, SubscriptionRegistry } from './subscription-registry.js';
 import { toJsonValue } from './values.js';
 
 export interface ChangeData {

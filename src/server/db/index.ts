@@ -31,7 +31,8 @@ import { DEFAULT_PUBLICATION, migrate, setSlowPolicyMs } from './migration.js';
 import { Poller } from './poller.js';
 import { ConnectionPool } from './pool.js';
 import { ErrorWindow } from './rate-counter.js';
-import { SubscriptionRegistry, Subscriptions } from './subscriptions.js';
+import { Subscriptions } from './subscriptions.js';
+import { SubscriptionRegistry } from './subscription-registry.js';
 import type { DatabaseOptions, ServerDb } from './server-db.js';
 
 export { AuthorizationError, SubscriptionError, TOO_MANY_DB_TIMEOUTS } from './errors.js';

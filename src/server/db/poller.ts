@@ -28,7 +28,7 @@ import {
   type VisibilityCheck,
 } from './apply-rls.js';
 import { PgOutputDecoder, commitTimeMs, type DecodedChange } from './pgoutput.js';
-import type { SubscriptionRegistry } from './subscriptions.js';
+import type { SubscriptionRegistry } from './subscription-registry.js';
 import { r2 } from '../../util/round.js';
 
 export interface PollerOptions {

@@ -10,9 +10,7 @@
  * whose limit is the pool size; that failure and every subscribe while the window is
  * tripped are refused with `{:error, "Too many database timeouts"}` (retryable).
  *
- * The registry indexes live subscriptions by table for the poller: single `eq` filters are
- * looked up by value, other filters evaluated, so a change costs the number of subscribers
- * it can reach rather than the number of subscribers of the table.
+ * The live subscriptions the poller matches changes against are subscription-registry.ts.
  */
 import type pg from 'pg';
 import {
@@ -22,154 +20,21 @@ import {
   isConnectionFailure,
   postgrexMessage,
 } from './errors.js';
-import { compileFilter, visibleThroughFilters, type CompiledFilter } from './filters.js';
+import { compileFilter, type CompiledFilter } from './filters.js';
 import { parseFilter, type Filter } from './filter-parse.js';
-import { normalize } from './filter-values.js';
+import {
+  actionFilter,
+  type ActionFilter,
+  type SubscriptionRegistry,
+} from './subscription-registry.js';
 import type { ConnectionPool } from './pool.js';
 import type { ErrorWindow } from './rate-counter.js';
-
-export type ActionFilter = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
 
 export interface SubscriptionRequest {
   subscriptionId: string;
   claims: Record<string, unknown>;
   binding: { event: string; schema: string; table: string; filter?: string };
 }
-
-export interface Subscription {
-  id: string;
-  role: string;
-  claimsJson: string;
-  /** Subscriptions with equal role and claims share one RLS check per change. */
-  claimsKey: string;
-  action: ActionFilter;
-  /** Filters compiled against each table's column types. */
-  filtersByRelid: Map<number, CompiledFilter[]>;
-}
-
-interface EqIndex {
-  typname: string;
-  byValue: Map<unknown, Set<Subscription>>;
-}
-
-export interface EntitySubscriptions {
-  /** Subscribers by role: the no-primary-key and unauthorised errors go to all of them. */
-  byRole: Map<string, Set<Subscription>>;
-  /** Single non-negated `eq` filter, looked up by the change's value of that column. */
-  eq: Map<string, EqIndex>;
-  unfiltered: Set<Subscription>;
-  /** Any other filter set, evaluated per change. */
-  other: Set<Subscription>;
-}
-
-/**
- * docs/PROTOCOL.md §7.2: `*`, INSERT, UPDATE or DELETE, case-insensitive; anything else means `*`.
- */
-export function actionFilter(event: unknown): ActionFilter {
-  const e = typeof event === 'string' ? event.toUpperCase() : '*';
-  return e === 'INSERT' || e === 'UPDATE' || e === 'DELETE' ? e : '*';
-}
-
-function actionMatches(sub: Subscription, type: 'INSERT' | 'UPDATE' | 'DELETE'): boolean {
-  return sub.action === '*' || sub.action === type;
-}
-
-export class SubscriptionRegistry {
-  private readonly byId = new Map<string, { sub: Subscription; relids: number[] }>();
-  private readonly byEntity = new Map<number, EntitySubscriptions>();
-
-  get size(): number {
-    return this.byId.size;
-  }
-
-  has(id: string): boolean {
-    return this.byId.has(id);
-  }
-
-  entity(relid: number): EntitySubscriptions | undefined {
-    return this.byEntity.get(relid);
-  }
-
-  add(sub: Subscription): void {
-    this.remove(sub.id);
-    const relids = [...sub.filtersByRelid.keys()];
-    this.byId.set(sub.id, { sub, relids });
-    for (const relid of relids) {
-      let ent = this.byEntity.get(relid);
-      if (!ent) {
-        ent = { byRole: new Map(), eq: new Map(), unfiltered: new Set(), other: new Set() };
-        this.byEntity.set(relid, ent);
-      }
-      let role = ent.byRole.get(sub.role);
-      if (!role) ent.byRole.set(sub.role, (role = new Set()));
-      role.add(sub);
-      const filters = sub.filtersByRelid.get(relid)!;
-      if (filters.length === 0) ent.unfiltered.add(sub);
-      else if (filters.length === 1 && filters[0].op === 'eq' && !filters[0].negate) {
-        const f = filters[0];
-        let idx = ent.eq.get(f.column);
-        if (!idx) ent.eq.set(f.column, (idx = { typname: f.typname, byValue: new Map() }));
-        let set = idx.byValue.get(f.key);
-        if (!set) idx.byValue.set(f.key, (set = new Set()));
-        set.add(sub);
-      } else ent.other.add(sub);
-    }
-  }
-
-  remove(id: string): boolean {
-    const entry = this.byId.get(id);
-    if (!entry) return false;
-    this.byId.delete(id);
-    const { sub } = entry;
-    for (const relid of entry.relids) {
-      const ent = this.byEntity.get(relid);
-      if (!ent) continue;
-      const role = ent.byRole.get(sub.role);
-      role?.delete(sub);
-      if (role && role.size === 0) ent.byRole.delete(sub.role);
-      ent.unfiltered.delete(sub);
-      ent.other.delete(sub);
-      const f = sub.filtersByRelid.get(relid)![0];
-      const idx = f ? ent.eq.get(f.column) : undefined;
-      const set = idx?.byValue.get(f!.key);
-      if (set) {
-        set.delete(sub);
-        if (set.size === 0) idx!.byValue.delete(f!.key);
-        if (idx!.byValue.size === 0) ent.eq.delete(f!.column);
-      }
-      if (ent.byRole.size === 0) this.byEntity.delete(relid);
-    }
-    return true;
-  }
-
-  /**
-   * Subscribers of `relid` whose action and filters match a change whose filter-relevant
-   * values are `values` (the new row, or the old row for DELETE: docs/PROTOCOL.md §7.1 step 4).
-   */
-  matching(
-    relid: number,
-    type: 'INSERT' | 'UPDATE' | 'DELETE',
-    values: Map<string, string | null>,
-  ): Subscription[] {
-    const ent = this.byEntity.get(relid);
-    if (!ent) return [];
-    const out: Subscription[] = [];
-    for (const s of ent.unfiltered) if (actionMatches(s, type)) out.push(s);
-    for (const [column, idx] of ent.eq) {
-      const v = values.get(column);
-      if (v === undefined || v === null) continue;
-      const set = idx.byValue.get(normalize(idx.typname, v));
-      if (set) for (const s of set) if (actionMatches(s, type)) out.push(s);
-    }
-    for (const s of ent.other) {
-      if (actionMatches(s, type) && visibleThroughFilters(s.filtersByRelid.get(relid)!, values))
-        out.push(s);
-    }
-    return out;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
 
 const INSERT_SQL = {
   name: 'rtcap_subscription_insert',
@@ -218,40 +83,93 @@ export interface SubscriptionsOptions {
   log?: (line: string) => void;
 }
 
+/** A binding's action, schema, table and parsed filters (docs/PROTOCOL.md §7.2). */
+interface ParsedBinding {
+  action: ActionFilter;
+  schema: string;
+  table: string;
+  filters: Filter[];
+}
+
+/** The row insert_subscription returns per table it matched: its relation id and column types. */
+type InsertedRow = { relid: string; types: Record<string, string> };
+
+/** Defaults applied (schema `public`, table `*`); a filter that does not parse is refused. */
+function parseBinding(binding: SubscriptionRequest['binding']): ParsedBinding {
+  const action = actionFilter(binding.event);
+  const schema =
+    typeof binding.schema === 'string' && binding.schema !== '' ? binding.schema : 'public';
+  const table = typeof binding.table === 'string' && binding.table !== '' ? binding.table : '*';
+  const parsed = parseFilter(binding.filter);
+  if (!parsed.ok) throw new SubscriptionError(parsed.error, false);
+  return { action, schema, table, filters: parsed.filters };
+}
+
+/** The filters compiled against each matched table's column types, by relation id. */
+function compileByRelid(rows: InsertedRow[], filters: Filter[]): Map<number, CompiledFilter[]> {
+  const filtersByRelid = new Map<number, CompiledFilter[]>();
+  for (const row of rows) {
+    filtersByRelid.set(
+      Number(row.relid),
+      filters.map((f) => compileFilter(f, row.types[f.column] ?? 'text')),
+    );
+  }
+  return filtersByRelid;
+}
+
 export class Subscriptions {
   constructor(private readonly opts: SubscriptionsOptions) {}
 
   async subscribe(req: SubscriptionRequest): Promise<void> {
-    const { binding } = req;
-    const action = actionFilter(binding.event);
-    const schema =
-      typeof binding.schema === 'string' && binding.schema !== '' ? binding.schema : 'public';
-    const table = typeof binding.table === 'string' && binding.table !== '' ? binding.table : '*';
-    const parsed = parseFilter(binding.filter);
-    if (!parsed.ok) throw new SubscriptionError(parsed.error, false);
-    const filters = parsed.filters;
+    const b = parseBinding(req.binding);
     const role = typeof req.claims.role === 'string' ? req.claims.role : '';
     const claimsJson = JSON.stringify(req.claims);
+    const rows = await this.insert(req.subscriptionId, b, claimsJson);
+    if (rows.length === 0) {
+      throw new SubscriptionError(
+        `Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [${paramsToLog(b.action, b.schema, b.table, b.filters)}]`,
+        false,
+      );
+    }
+    this.opts.registry.add({
+      id: req.subscriptionId,
+      role,
+      claimsJson,
+      claimsKey: `${role}\u0000${claimsJson}`,
+      action: b.action,
+      filtersByRelid: compileByRelid(rows, b.filters),
+    });
+  }
 
-    const { pool, errors, queueTargetMs, publication } = this.opts;
+  /** A connection of the subscription pool; refused while its error window is tripped. */
+  private async acquire(): Promise<pg.Client> {
+    const { pool, errors, queueTargetMs } = this.opts;
     if (errors.tripped) throw new SubscriptionError(TOO_MANY_DB_TIMEOUTS, true);
-    let client: pg.Client;
     try {
-      client = await pool.acquire(queueTargetMs);
+      return await pool.acquire(queueTargetMs);
     } catch (e) {
       if (e instanceof PoolTimeoutError) errors.add(1);
       throw new SubscriptionError(TOO_MANY_DB_TIMEOUTS, true, { cause: e });
     }
-    let rows: { relid: string; types: Record<string, string> }[];
+  }
+
+  /**
+   * Inserts the subscription's row (realtime.subscription, its filters checked by the trigger);
+   * the rows of the tables it matched. A lost connection counts in the error window.
+   */
+  private async insert(id: string, b: ParsedBinding, claimsJson: string): Promise<InsertedRow[]> {
+    const { pool, errors, publication } = this.opts;
+    const { action, schema, table, filters } = b;
+    const client = await this.acquire();
     let discard = false;
     try {
-      const r = await client.query<{ relid: string; types: Record<string, string> }>({
+      const r = await client.query<InsertedRow>({
         ...INSERT_SQL,
         values: [
           publication,
           schema,
           table,
-          req.subscriptionId,
+          id,
           filters.map((f) => f.column),
           filters.map((f) => f.op),
           filters.map((f) => f.value),
@@ -260,7 +178,7 @@ export class Subscriptions {
           action,
         ],
       });
-      rows = r.rows;
+      return r.rows;
     } catch (e) {
       if (isConnectionFailure(e)) {
         discard = true;
@@ -275,27 +193,6 @@ export class Subscriptions {
     } finally {
       pool.release(client, discard);
     }
-    if (rows.length === 0) {
-      throw new SubscriptionError(
-        `Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [${paramsToLog(action, schema, table, filters)}]`,
-        false,
-      );
-    }
-    const filtersByRelid = new Map<number, CompiledFilter[]>();
-    for (const row of rows) {
-      filtersByRelid.set(
-        Number(row.relid),
-        filters.map((f) => compileFilter(f, row.types[f.column] ?? 'text')),
-      );
-    }
-    this.opts.registry.add({
-      id: req.subscriptionId,
-      role,
-      claimsJson,
-      claimsKey: `${role}\u0000${claimsJson}`,
-      action,
-      filtersByRelid,
-    });
   }
 
   /** Stops deliveries at once; the rows are deleted best-effort (failures only logged). */
