@@ -18,61 +18,97 @@ import { checked, checkedPositional, outFile, runDir } from './flags.js';
 import { readResultFile } from './report.js';
 import { log } from './shared.js';
 
+/** What evaluateFailOn returns: the verdict and each gate's result. */
+type GateReport = ReturnType<typeof evaluateFailOn>;
+
+/** The two runs, the output file and the gates. */
+function compareOptions<T>(c: Argv<T>) {
+  return c
+    .positional(
+      'a',
+      checkedPositional('baseline run', runDir, {
+        demandOption: true,
+        describe: 'baseline run (directory or result.json)',
+      }),
+    )
+    .positional(
+      'b',
+      checkedPositional('candidate run', runDir, {
+        demandOption: true,
+        describe: 'candidate run (directory or result.json)',
+      }),
+    )
+    .option(
+      'out',
+      checked('out', outFile, {
+        describe: 'also write the comparison to FILE (.html: HTML, else Markdown)',
+      }),
+    )
+    .option('fail-on', {
+      type: 'string',
+      array: true,
+      default: [] as string[],
+      describe:
+        'exit 99 when B regressed past this gate: "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms{step:3} +5ms", "capacity.public_connections -10%", or an absolute threshold on B ("p95_ms < 200"); repeatable',
+    });
+}
+
+/** One usage line on stderr and exit 2. */
+function usage(message: string): void {
+  process.stderr.write(`rtcap compare: ${message}\n`);
+  process.exitCode = EXIT.usage;
+}
+
+/** Both runs' results, or null after saying which one cannot be read (exit 2). */
+function readRuns(pathA: string, pathB: string): [RunResult, RunResult] | null {
+  const a = readResultFile(pathA);
+  const b = readResultFile(pathB);
+  for (const r of [a, b]) {
+    if (typeof r === 'string') {
+      usage(r);
+      return null;
+    }
+  }
+  if (typeof a === 'string' || typeof b === 'string') return null;
+  return [a, b];
+}
+
+/** False after naming the first --fail-on gate that does not parse (exit 2). */
+function failOnParses(failOn: string[]): boolean {
+  for (const e of failOn) {
+    try {
+      parseFailOn(e);
+    } catch (err) {
+      if (!(err instanceof ThresholdError)) throw err;
+      usage(`--fail-on: ${err.message}`);
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The gates' verdict and each gate on stderr; exit 99 when one failed. */
+function reportGates(gates: GateReport): void {
+  const failed = gates.results.filter((r) => !r.pass);
+  process.stderr.write(
+    `gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`,
+  );
+  for (const r of gates.results)
+    process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
+  process.exitCode = gates.pass ? EXIT.ok : EXIT.thresholds;
+}
+
 export function compareCommand(y: Argv): Argv {
   return y.command(
     'compare <a> <b>',
     'compare two runs side by side (run directories or result.json files)',
-    (c) =>
-      c
-        .positional(
-          'a',
-          checkedPositional('baseline run', runDir, {
-            demandOption: true,
-            describe: 'baseline run (directory or result.json)',
-          }),
-        )
-        .positional(
-          'b',
-          checkedPositional('candidate run', runDir, {
-            demandOption: true,
-            describe: 'candidate run (directory or result.json)',
-          }),
-        )
-        .option(
-          'out',
-          checked('out', outFile, {
-            describe: 'also write the comparison to FILE (.html: HTML, else Markdown)',
-          }),
-        )
-        .option('fail-on', {
-          type: 'string',
-          array: true,
-          default: [] as string[],
-          describe:
-            'exit 99 when B regressed past this gate: "p95_ms +10%", "delivery_rate -0.1pp", "p95_ms{step:3} +5ms", "capacity.public_connections -10%", or an absolute threshold on B ("p95_ms < 200"); repeatable',
-        }),
+    (c) => compareOptions(c),
     (args) => {
-      const a = readResultFile(args.a as string);
-      const b = readResultFile(args.b as string);
-      for (const r of [a, b]) {
-        if (typeof r === 'string') {
-          process.stderr.write(`rtcap compare: ${r}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-      }
-      if (typeof a === 'string' || typeof b === 'string') return;
+      const runs = readRuns(args.a as string, args.b as string);
+      if (!runs) return;
+      const [a, b] = runs;
       const failOn = args['fail-on'] as string[];
-      for (const e of failOn) {
-        try {
-          parseFailOn(e);
-        } catch (err) {
-          if (!(err instanceof ThresholdError)) throw err;
-          process.stderr.write(`rtcap compare: --fail-on: ${err.message}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-      }
+      if (!failOnParses(failOn)) return;
       const gates = failOn.length ? evaluateFailOn(failOn, gateSide(a), gateSide(b)) : undefined;
       const md = renderComparison(a, b, gates);
       process.stdout.write(md.endsWith('\n') ? md : md + '\n');
@@ -81,15 +117,7 @@ export function compareCommand(y: Argv): Argv {
         writeFileSync(args.out, html ? renderComparisonHtml(a, b, gates) : md);
         log(`wrote ${args.out} (${html ? 'HTML' : 'Markdown'})`);
       }
-      if (gates) {
-        const failed = gates.results.filter((r) => !r.pass);
-        process.stderr.write(
-          `gates: ${gates.pass ? 'PASS' : 'FAIL'} — ${gates.results.length - failed.length} of ${gates.results.length} passed${failed.length ? `; regressed: ${[...new Set(failed.map((r) => r.figure))].join(', ')}` : ''}\n`,
-        );
-        for (const r of gates.results)
-          process.stderr.write(`  ${r.pass ? 'pass' : 'FAIL'}  ${r.summary}\n`);
-        process.exitCode = gates.pass ? EXIT.ok : EXIT.thresholds;
-      }
+      if (gates) reportGates(gates);
     },
   );
 }
