@@ -10,6 +10,7 @@ import { EXIT } from '../util/exit-codes.js';
 import { checked, dir, UsageError } from './flags.js';
 import { runSweep, sweepConfig, SweepError } from '../sweep/sweep.js';
 import type { SweepResult } from '../sweep/record.js';
+import type { LoadedProfile } from '../profile/load.js';
 import { closeDashboard, dashboardOrExit, withDashboard } from './dashboard-flag.js';
 import { benchmarkOptions, runContextFrom } from './run-flags.js';
 import {
@@ -36,6 +37,40 @@ function readResume(dir: string): SweepResult | string {
   }
 }
 
+/** The interrupted sweep in `dir`, if it is one of this profile's; else a SweepError. */
+function resumable(dir: string, profile: LoadedProfile['profile']): SweepResult {
+  const r = readResume(dir);
+  if (typeof r === 'string') throw new SweepError(r);
+  if (r.profile.name !== profile.name || r.profile.scenario !== profile.scenario) {
+    throw new SweepError(
+      `--resume ${dir}: that run is ${r.profile.name} (${r.profile.scenario}), not ${profile.name} (${profile.scenario})`,
+    );
+  }
+  log(
+    `resuming ${r.run_id}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'} done, status ${r.status}`,
+  );
+  return r;
+}
+
+/**
+ * The profile's sweep section checked, and the sweep to resume with --resume; null after
+ * printing why not (exit 2).
+ */
+function sweepOrExit(
+  loaded: LoadedProfile,
+  resume: string | undefined,
+): { resumeFrom: SweepResult | undefined } | null {
+  try {
+    sweepConfig(loaded.profile);
+    return { resumeFrom: resume === undefined ? undefined : resumable(resume, loaded.profile) };
+  } catch (e) {
+    if (!(e instanceof SweepError)) throw e;
+    process.stderr.write(`${loaded.path}: ${e.message}\n`);
+    process.exitCode = EXIT.usage;
+    return null;
+  }
+}
+
 export function sweepCommand(y: Argv): Argv {
   return y.command(
     'sweep <profile>',
@@ -57,31 +92,9 @@ export function sweepCommand(y: Argv): Argv {
       const loaded = await loadProfileOrExit(args.profile as string, args.set as string[]);
       if (!loaded || refuseLink(loaded.profile)) return;
       if (!(await changesTableOrExit(loaded, args.url as string | undefined))) return;
-      let resumeFrom: SweepResult | undefined;
-      try {
-        sweepConfig(loaded.profile);
-        if (args.resume !== undefined) {
-          const r = readResume(args.resume);
-          if (typeof r === 'string') throw new SweepError(r);
-          if (
-            r.profile.name !== loaded.profile.name ||
-            r.profile.scenario !== loaded.profile.scenario
-          ) {
-            throw new SweepError(
-              `--resume ${args.resume}: that run is ${r.profile.name} (${r.profile.scenario}), not ${loaded.profile.name} (${loaded.profile.scenario})`,
-            );
-          }
-          resumeFrom = r;
-          log(
-            `resuming ${r.run_id}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'} done, status ${r.status}`,
-          );
-        }
-      } catch (e) {
-        if (!(e instanceof SweepError)) throw e;
-        process.stderr.write(`${loaded.path}: ${e.message}\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
+      const sweep = sweepOrExit(loaded, args.resume);
+      if (!sweep) return;
+      const { resumeFrom } = sweep;
       // --resume writes into the directory it resumes; a new sweep wants an empty one.
       if (args.resume === undefined && !checkOutDir(args.out, args.force as boolean, loaded.path))
         return;
