@@ -36,6 +36,75 @@ function readCapacity(path: string): CapacityFile | string {
   return f;
 }
 
+/** One line on stderr and exit 2; null, so a step can return it. */
+function usage(message: string): null {
+  process.stderr.write(`${message}\n`);
+  process.exitCode = EXIT.usage;
+  return null;
+}
+
+/** The --capacity paths given, or the newest reports/<dir>/capacity.json (saying which). */
+function capacityPaths(given: string[] | undefined): string[] | null {
+  if (given && given.length > 0) return given;
+  const newest = newestCapacityFile(REPORTS_DIR);
+  if (newest === null)
+    return usage(
+      `rtcap plan: --capacity not given and no ${REPORTS_DIR}/*/capacity.json to read: run \`rtcap campaign profiles/campaigns/quick.yaml\` or pass --capacity FILE`,
+    );
+  process.stderr.write(
+    `rtcap plan: reading ${newest} (the newest capacity table under ${REPORTS_DIR}/; --capacity FILE reads another)\n`,
+  );
+  return [newest];
+}
+
+/** Every capacity table, or null after naming the first that cannot be read (exit 2). */
+function readTables(paths: string[]): CapacityFile[] | null {
+  const tables: CapacityFile[] = [];
+  for (const p of paths) {
+    const t = readCapacity(p);
+    if (typeof t === 'string') return usage(`rtcap plan: ${t}`);
+    tables.push(t);
+  }
+  return tables;
+}
+
+/** The workload file, or null after printing its problem (exit 2). */
+function readWorkload(path: string): Workload | null {
+  try {
+    return loadYamlFile(path, workloadSchema);
+  } catch (e) {
+    if (!(e instanceof ProfileError)) throw e;
+    return usage(e.message);
+  }
+}
+
+/**
+ * The plan as Markdown lines: with one table, today's settings and the recommended ones; with
+ * several sizes, scaling up vs out. `carried`: whether some instance count carries the workload.
+ */
+function planMarkdown(
+  tables: CapacityFile[],
+  workload: Workload,
+): { out: string[]; carried: boolean } {
+  const out = [`# Plan: ${workload.name}`, ''];
+  if (tables.length > 1) {
+    const s = adviseScaling(tables, workload);
+    out.push(renderScalingMarkdown(s));
+    return { out, carried: s.cheapest !== null };
+  }
+  const t = tables[0];
+  const size = `${t.target.instance.vcpus} vCPU / ${t.target.instance.memory_mb} MB`;
+  const knobs = planKnobs(t, workload);
+  if (knobs.knobs.length > 0) out.push("## With today's settings", '');
+  out.push(renderPlanMarkdown(knobs.today, size));
+  const more = renderKnobsMarkdown(knobs, size);
+  if (more) out.push('', more);
+  return {
+    out,
+    carried: knobs.today.instances !== null || (knobs.all?.instances ?? null) !== null,
+  };
+}
+
 export function planCommand(y: Argv): Argv {
   return y.command(
     'plan',
@@ -58,56 +127,12 @@ export function planCommand(y: Argv): Argv {
           }),
         ),
     (args) => {
-      const tables: CapacityFile[] = [];
-      let paths = (args.capacity as string[] | undefined) ?? [];
-      if (paths.length === 0) {
-        const newest = newestCapacityFile(REPORTS_DIR);
-        if (newest === null) {
-          process.stderr.write(
-            `rtcap plan: --capacity not given and no ${REPORTS_DIR}/*/capacity.json to read: run \`rtcap campaign profiles/campaigns/quick.yaml\` or pass --capacity FILE\n`,
-          );
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        process.stderr.write(
-          `rtcap plan: reading ${newest} (the newest capacity table under ${REPORTS_DIR}/; --capacity FILE reads another)\n`,
-        );
-        paths = [newest];
-      }
-      for (const p of paths) {
-        const t = readCapacity(p);
-        if (typeof t === 'string') {
-          process.stderr.write(`rtcap plan: ${t}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        tables.push(t);
-      }
-      let workload: Workload;
-      try {
-        workload = loadYamlFile(args.workload as string, workloadSchema);
-      } catch (e) {
-        if (!(e instanceof ProfileError)) throw e;
-        process.stderr.write(`${e.message}\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
-      const out = [`# Plan: ${workload.name}`, ''];
-      let carried: boolean;
-      if (tables.length === 1) {
-        const t = tables[0];
-        const size = `${t.target.instance.vcpus} vCPU / ${t.target.instance.memory_mb} MB`;
-        const knobs = planKnobs(t, workload);
-        if (knobs.knobs.length > 0) out.push("## With today's settings", '');
-        out.push(renderPlanMarkdown(knobs.today, size));
-        const more = renderKnobsMarkdown(knobs, size);
-        if (more) out.push('', more);
-        carried = knobs.today.instances !== null || (knobs.all?.instances ?? null) !== null;
-      } else {
-        const s = adviseScaling(tables, workload);
-        out.push(renderScalingMarkdown(s));
-        carried = s.cheapest !== null;
-      }
+      const paths = capacityPaths(args.capacity as string[] | undefined);
+      const tables = paths && readTables(paths);
+      if (!tables) return;
+      const workload = readWorkload(args.workload as string);
+      if (!workload) return;
+      const { out, carried } = planMarkdown(tables, workload);
       process.stdout.write(out.join('\n') + '\n');
       process.exitCode = carried ? EXIT.ok : EXIT.notCarried;
     },
