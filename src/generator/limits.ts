@@ -80,7 +80,8 @@ export interface GeneratorPlan {
   warnings: string[];
 }
 
-export function planGenerator(opts: {
+/** What planGenerator plans for. */
+export interface GeneratorPlanOptions {
   maxConnections: number;
   requestedWorkers: number | 'auto';
   requestedSourceAddresses?: string[];
@@ -94,54 +95,77 @@ export function planGenerator(opts: {
   portsPerConnection?: number;
   /** false: count the loopback addresses needed without listing them (the host-fit check). */
   listAddresses?: boolean;
-}): GeneratorPlan {
-  const warnings: string[] = [];
+}
+
+/**
+ * Generator processes: with 'auto', enough for the default per worker under the open-file limit;
+ * a requested count over that limit is kept, with a warning.
+ */
+function planWorkers(opts: GeneratorPlanOptions, warnings: string[]): number {
   const fdCap =
     opts.limits.openFilesPerProcess && Number.isFinite(opts.limits.openFilesPerProcess)
       ? opts.limits.openFilesPerProcess - FD_RESERVE
       : Infinity;
   const perWorkerDefault = Math.min(opts.perWorkerDefault ?? 15_000, fdCap);
-  let workers: number;
-  if (opts.requestedWorkers === 'auto') {
-    workers = Math.max(1, Math.ceil(opts.maxConnections / perWorkerDefault));
-  } else {
-    workers = opts.requestedWorkers;
-    const per = Math.ceil(opts.maxConnections / workers);
-    if (per > fdCap) {
-      warnings.push(
-        `${per} connections per worker exceed the open-file limit (${opts.limits.openFilesPerProcess} per process): expect EMFILE; use --workers ${Math.ceil(opts.maxConnections / fdCap)} or more`,
-      );
-    }
+  if (opts.requestedWorkers === 'auto')
+    return Math.max(1, Math.ceil(opts.maxConnections / perWorkerDefault));
+  const workers = opts.requestedWorkers;
+  const per = Math.ceil(opts.maxConnections / workers);
+  if (per > fdCap) {
+    warnings.push(
+      `${per} connections per worker exceed the open-file limit (${opts.limits.openFilesPerProcess} per process): expect EMFILE; use --workers ${Math.ceil(opts.maxConnections / fdCap)} or more`,
+    );
   }
-  let sourceAddresses = opts.requestedSourceAddresses ?? [];
+  return workers;
+}
+
+/**
+ * Source addresses: the requested ones (a warning when their ports are too few), or loopback
+ * addresses when one address's ephemeral ports cannot carry the connections to a loopback
+ * target (a warning for any other target).
+ */
+function planSourceAddresses(
+  opts: GeneratorPlanOptions,
+  warnings: string[],
+): { sourceAddresses: string[]; loopbackAddressesNeeded: number } {
+  const requested = opts.requestedSourceAddresses ?? [];
   const ports = opts.limits.ephemeralPorts;
   const portsPerAddress = portsPerAddressOf(opts.limits);
   const portUses = opts.maxConnections * (opts.portsPerConnection ?? 1);
-  let loopbackAddressesNeeded = 0;
-  if (sourceAddresses.length === 0) {
-    const perAddress =
-      opts.loopbackTarget && ports
-        ? Math.max(1, Math.min(portsPerAddress, Math.floor(ports * LOOPBACK_PORT_FILL)))
-        : portsPerAddress;
-    const needed = Math.ceil(portUses / perAddress);
-    if (needed > 1) {
-      if (opts.loopbackTarget) {
-        // Loopback answers on all of 127/8, so extra source addresses need no set-up; more than
-        // 127/8 holds is refused before the run (load/host-fit), never planned.
-        loopbackAddressesNeeded = needed;
-        const count = opts.listAddresses === false ? 0 : Math.min(needed, MAX_LOOPBACK_ADDRESSES);
-        sourceAddresses = Array.from({ length: count }, (_, i) => loopbackAddress(i + 1));
-      } else {
-        warnings.push(
-          `${opts.maxConnections} connections need ${Math.ceil(portUses / portsPerAddress)} source addresses (${opts.limits.ephemeralPorts} ephemeral ports each); list them in load.source_addresses`,
-        );
-      }
+  if (requested.length > 0) {
+    if (portUses > requested.length * portsPerAddress) {
+      warnings.push(
+        `${requested.length} source addresses give ~${requested.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`,
+      );
     }
-  } else if (portUses > sourceAddresses.length * portsPerAddress) {
-    warnings.push(
-      `${sourceAddresses.length} source addresses give ~${sourceAddresses.length * portsPerAddress} ports, fewer than ${opts.maxConnections} connections`,
-    );
+    return { sourceAddresses: requested, loopbackAddressesNeeded: 0 };
   }
+  const perAddress =
+    opts.loopbackTarget && ports
+      ? Math.max(1, Math.min(portsPerAddress, Math.floor(ports * LOOPBACK_PORT_FILL)))
+      : portsPerAddress;
+  const needed = Math.ceil(portUses / perAddress);
+  if (needed <= 1) return { sourceAddresses: requested, loopbackAddressesNeeded: 0 };
+  if (!opts.loopbackTarget) {
+    warnings.push(
+      `${opts.maxConnections} connections need ${Math.ceil(portUses / portsPerAddress)} source addresses (${opts.limits.ephemeralPorts} ephemeral ports each); list them in load.source_addresses`,
+    );
+    return { sourceAddresses: requested, loopbackAddressesNeeded: 0 };
+  }
+  // Loopback answers on all of 127/8, so extra source addresses need no set-up; more than
+  // 127/8 holds is refused before the run (load/host-fit), never planned.
+  const count = opts.listAddresses === false ? 0 : Math.min(needed, MAX_LOOPBACK_ADDRESSES);
+  return {
+    sourceAddresses: Array.from({ length: count }, (_, i) => loopbackAddress(i + 1)),
+    loopbackAddressesNeeded: needed,
+  };
+}
+
+/** The generator's processes and source addresses for `maxConnections`, with any warnings. */
+export function planGenerator(opts: GeneratorPlanOptions): GeneratorPlan {
+  const warnings: string[] = [];
+  const workers = planWorkers(opts, warnings);
+  const { sourceAddresses, loopbackAddressesNeeded } = planSourceAddresses(opts, warnings);
   return {
     workers,
     sourceAddresses,
