@@ -22,6 +22,32 @@ function out(): string {
 
 const quiet = () => undefined;
 
+/**
+ * The first step's result of a broadcast-public run against `target`: joins at 200/s, the one
+ * step `step`, a 2 s drain (and any other `load` fields), run quietly into a fresh directory.
+ */
+async function firstStep(
+  name: string,
+  target: Record<string, unknown>,
+  step: { connections: number; send_rate: number; duration: string },
+  load: Record<string, unknown> = {},
+) {
+  const profile = profileFrom({
+    name,
+    scenario: 'broadcast-public',
+    target,
+    load: { join_rate: 200, ...load, steps: [step], drain: '2s' },
+  });
+  const { result } = await runBenchmark({
+    profile,
+    profilePath: null,
+    redactedProfile: {},
+    outDir: out(),
+    log: quiet,
+  });
+  return result.steps[0];
+}
+
 describe('known-answer server', () => {
   it('reports the injected delay as latency and full delivery', async () => {
     server = await startTestServer({ delayMs: 40 });
@@ -68,24 +94,11 @@ describe('known-answer server', () => {
 
   it('reports the injected drop share as lost deliveries', async () => {
     server = await startTestServer({ dropShare: 0.1 });
-    const profile = profileFrom({
-      name: 'ka-drop',
-      scenario: 'broadcast-public',
-      target: { url: server.url },
-      load: {
-        join_rate: 200,
-        steps: [{ connections: 40, send_rate: 25, duration: '2s' }],
-        drain: '2s',
-      },
-    });
-    const { result } = await runBenchmark({
-      profile,
-      profilePath: null,
-      redactedProfile: {},
-      outDir: out(),
-      log: quiet,
-    });
-    const s = result.steps[0];
+    const s = await firstStep(
+      'ka-drop',
+      { url: server.url },
+      { connections: 40, send_rate: 25, duration: '2s' },
+    );
     expect(s.messages.expected).toBe(50 * 39);
     // The server's own count of what it delivered is the known answer.
     expect(s.messages.received).toBe(server.stats.deliveries);
@@ -99,24 +112,11 @@ describe('known-answer server', () => {
     // Every 50th message of the sender goes out 50 ms after its successor; exactly every 20th
     // (message, recipient) delivery is dropped (5 %).
     server = await startTestServer({ reorder: { every: 50, delayMs: 50 }, dropEvery: 20 });
-    const profile = profileFrom({
-      name: 'ka-reorder',
-      scenario: 'broadcast-public',
-      target: { url: server.url },
-      load: {
-        join_rate: 200,
-        steps: [{ connections: 40, send_rate: 50, duration: '3s' }],
-        drain: '2s',
-      },
-    });
-    const { result } = await runBenchmark({
-      profile,
-      profilePath: null,
-      redactedProfile: {},
-      outDir: out(),
-      log: quiet,
-    });
-    const s = result.steps[0];
+    const s = await firstStep(
+      'ka-reorder',
+      { url: server.url },
+      { connections: 40, send_rate: 50, duration: '3s' },
+    );
     const { deliveries, dropped, reordered } = server.stats;
     expect(s.messages.sent).toBe(150);
     expect(s.messages.expected).toBe(150 * 39);
@@ -133,10 +133,9 @@ describe('known-answer server', () => {
 
   it('counts the sender as a recipient when the app echoes to it (phoenix dialect, self)', async () => {
     server = await startTestServer({ echoToSender: true, topicPrefix: 'room:' });
-    const profile = profileFrom({
-      name: 'ka-self',
-      scenario: 'broadcast-public',
-      target: {
+    const s = await firstStep(
+      'ka-self',
+      {
         url: server.url,
         dialect: 'phoenix',
         topic: 'room:bench',
@@ -144,21 +143,9 @@ describe('known-answer server', () => {
         push_event: 'broadcast',
         receive_event: 'broadcast',
       },
-      load: {
-        join_rate: 200,
-        self: true,
-        steps: [{ connections: 10, send_rate: 10, duration: '2s' }],
-        drain: '2s',
-      },
-    });
-    const { result } = await runBenchmark({
-      profile,
-      profilePath: null,
-      redactedProfile: {},
-      outDir: out(),
-      log: quiet,
-    });
-    const s = result.steps[0];
+      { connections: 10, send_rate: 10, duration: '2s' },
+      { self: true },
+    );
     expect(s.messages.expected).toBe(20 * 10);
     expect(s.messages.received).toBe(20 * 10);
     expect(s.delivery_rate).toBe(1);
@@ -172,10 +159,9 @@ describe('known-answer server', () => {
       fanoutEvent: 'new_msg',
       topicPrefix: 'room:',
     });
-    const profile = profileFrom({
-      name: 'ka-receive-event',
-      scenario: 'broadcast-public',
-      target: {
+    const s = await firstStep(
+      'ka-receive-event',
+      {
         url: server.url,
         vsn: '2.0.0',
         dialect: 'phoenix',
@@ -184,20 +170,8 @@ describe('known-answer server', () => {
         push_event: 'broadcast',
         receive_event: 'new_msg',
       },
-      load: {
-        join_rate: 200,
-        steps: [{ connections: 10, send_rate: 10, duration: '2s' }],
-        drain: '2s',
-      },
-    });
-    const { result } = await runBenchmark({
-      profile,
-      profilePath: null,
-      redactedProfile: {},
-      outDir: out(),
-      log: quiet,
-    });
-    const s = result.steps[0];
+      { connections: 10, send_rate: 10, duration: '2s' },
+    );
     expect(server.stats.payloadReplies).toBe(20);
     expect(s.messages.sent).toBe(20);
     expect(s.messages).toMatchObject({
