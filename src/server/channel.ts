@@ -15,6 +15,7 @@ import { broadcast, privateBroadcast, type BroadcastChannel } from './broadcast.
 import type { JoinConfig } from './join-config.js';
 import { flat, intern } from './intern.js';
 import { pubsubKey } from './pubsub.js';
+import { PresenceWindow } from './presence-window.js';
 import type {
   ChangesChannel,
   ChannelSocket,
@@ -60,7 +61,7 @@ export class Channel implements BroadcastChannel, PresenceChannel, ChangesChanne
   private accessToken: string;
   private confirmTimer: NodeJS.Timeout | null = null;
   private pgRetryTimer: NodeJS.Timeout | null = null;
-  private presenceWindow = { count: 0, resetAtMs: 0 };
+  private readonly presenceWindow = new PresenceWindow();
   /** Tail of this channel's async work queue. */
   private work: Promise<void> | null = null;
 
@@ -221,17 +222,9 @@ export class Channel implements BroadcastChannel, PresenceChannel, ChangesChanne
    * The per-channel client presence window (`limit_client_presence_event`, docs/PROTOCOL.md §5.1).
    */
   takePresenceCall(nowMs: number): boolean {
-    const max = this.tenant.config.max_client_presence_events_per_window;
-    if (max === null) return true;
-    const w = this.presenceWindow;
-    if (w.resetAtMs === 0 || nowMs > w.resetAtMs) {
-      w.count = 1;
-      w.resetAtMs = nowMs + this.tenant.config.client_presence_window_ms;
-      return true;
-    }
-    if (w.count >= max) return false;
-    w.count++;
-    return true;
+    const config = this.tenant.config;
+    const max = config.max_client_presence_events_per_window;
+    return max === null || this.presenceWindow.take(nowMs, max, config.client_presence_window_ms);
   }
 
   // ------------------------------------------------------------------ postgres changes hooks
