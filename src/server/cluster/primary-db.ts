@@ -3,8 +3,26 @@
  * workers' calls (authorisation, Postgres Changes subscriptions) and routes each change to
  * the worker that owns its subscription ids.
  */
-import type { ChangeEvent, ServerDb } from '../db-types.js';
+import { databaseOptions, loadDatabase, type ChangeEvent, type ServerDb } from '../db-types.js';
+import type { ServerOptions, ServerTimings } from '../options.js';
+import type { TenantRegistry } from '../tenants.js';
 import type { DbCall, DbReply } from './messages.js';
+
+/** The primary's own database, or null (logged) when it cannot start. */
+export async function openDatabase(
+  database: ServerOptions['database'],
+  tenants: TenantRegistry,
+  timings: ServerTimings,
+  log: (l: string) => void,
+): Promise<ServerDb | null> {
+  const databaseUrl = database === false ? undefined : database?.databaseUrl;
+  try {
+    return await loadDatabase(databaseOptions(tenants.all[0].config, timings, databaseUrl, log));
+  } catch (e) {
+    log(`database unavailable: ${(e as Error).message}`);
+    return null;
+  }
+}
 
 export class PrimaryDatabase {
   /** subscription id → owning worker node. */

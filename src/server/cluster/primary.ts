@@ -21,13 +21,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SOCKET_PATH } from '../../protocol/constants.js';
-import { databaseOptions, loadDatabase, type ServerDb } from '../db-types.js';
 import { resolveTenants } from '../../builtin/config.js';
 import { DEFAULT_TIMINGS, type ServerOptions, type ServerTimings } from '../options.js';
 import type { RunningServer } from '../server.js';
 import { TenantRegistry } from '../tenants.js';
 import { WORKER_SPEC_ENV, type ToPrimary, type ToWorker, type WorkerSpec } from './messages.js';
-import { PrimaryDatabase } from './primary-db.js';
+import { openDatabase, PrimaryDatabase } from './primary-db.js';
 import { MetricsGather } from './primary-metrics.js';
 import { PrimaryRates } from './primary-rates.js';
 import { workerEntry } from './worker-flags.js';
@@ -55,7 +54,8 @@ export async function startCluster(
   // The primary's own tenants hold the instance-wide counters only.
   const tenants = new TenantRegistry(resolveTenants(opts.config, opts.jwtSecret), timings);
   const db =
-    opts.db ?? (opts.database === false ? null : await openDatabase(opts, tenants, timings, log));
+    opts.db ??
+    (opts.database === false ? null : await openDatabase(opts.database, tenants, timings, log));
   const ownsDb = !!db && !opts.db;
   const stopDb = async () => {
     if (ownsDb) await db!.stop().catch((e) => log(`database stop failed: ${(e as Error).message}`));
@@ -94,22 +94,6 @@ export async function startCluster(
       if (await primary.close()) await stopDb();
     },
   };
-}
-
-/** The primary's own database, or null (logged) when it cannot start. */
-async function openDatabase(
-  opts: ClusterOptions,
-  tenants: TenantRegistry,
-  timings: ServerTimings,
-  log: (l: string) => void,
-): Promise<ServerDb | null> {
-  const databaseUrl = opts.database === false ? undefined : opts.database?.databaseUrl;
-  try {
-    return await loadDatabase(databaseOptions(tenants.all[0].config, timings, databaseUrl, log));
-  } catch (e) {
-    log(`database unavailable: ${(e as Error).message}`);
-    return null;
-  }
 }
 
 /** The primary's state: its workers, the instance-wide rates, and the relays between them. */
