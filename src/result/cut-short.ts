@@ -29,6 +29,12 @@ export interface StepCutShort {
 }
 
 /**
+ * How a step a search ended on purpose begins its StepCutShort.by: its verdict could no longer
+ * be stable (docs/SWEEPS.md "Steps stopped early"); the rest of the run goes on.
+ */
+export const STOPPED_EARLY = 'stopped early';
+
+/**
  * How the abort of a run whose ramp no connection could join begins (StepCutShort.by): the
  * connections it opened were answered, never joined, and count as failed.
  */

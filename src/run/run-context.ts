@@ -80,6 +80,7 @@ export function partsOf(opts: RunOptions): RunParts {
       maxConnections: o.maxConnections,
       previousSteps: o.previousSteps,
       freshConnections: o.freshConnections,
+      stopAfterRamp: o.stopAfterRamp,
     },
   };
 }

@@ -119,6 +119,21 @@ export interface SearchPart {
    * connections are not retried and would otherwise be missing from every later step.
    */
   freshConnections?: (r: RunResult, index: number) => boolean;
+  /**
+   * Asked once step `index`'s (from 0) ramp is over: why the step can no longer end stable, so it
+   * ends there (a sweep's rule: sweep/early-stop); null runs the rest of it.
+   */
+  stopAfterRamp?: (index: number, ramp: RampOutcome) => string | null;
+}
+
+/** What a step's ramp ended with: its joins and failures (the step's own), and its target. */
+export interface RampOutcome {
+  /** The step's connections (the ramp's target). */
+  target: number;
+  joined: number;
+  failed: number;
+  /** The ramp's errors by reason. */
+  errors: Map<string, number>;
 }
 
 /** Everything runBenchmark is given: its parts, composed. */

@@ -4,7 +4,7 @@
  * inserts), drain, and collecting what every process measured. An abort mid-step keeps what
  * the processes and the inserts still hand over.
  */
-import { NO_CONNECTION_COULD_JOIN } from '../result/cut-short.js';
+import { NO_CONNECTION_COULD_JOIN, STOPPED_EARLY } from '../result/cut-short.js';
 import { nowMs } from '../measure/clock.js';
 import type { Collection, WorkerPool } from '../load/pool.js';
 import type { StepCollected } from '../generator/ipc.js';
@@ -18,6 +18,7 @@ import { refusedByServer } from '../model/step-limit.js';
 import { topError } from './step-health.js';
 import type { StepWindow } from '../figures/window.js';
 import type { Timeline } from '../figures/timeline.js';
+import type { RampOutcome } from './run-options.js';
 import type { StepTimes } from './segment-schedule.js';
 import { unansweredWords, type StepCutShort } from '../result/cut-short.js';
 
@@ -80,6 +81,12 @@ export interface StepSettings {
    * a reason to stop (a search past its first step); absent: never.
    */
   refusalIsAStep?: (index: number) => boolean;
+  /**
+   * Asked once step `index`'s ramp is over: why the step can no longer end stable whatever the
+   * rest of it measures (a search's rule, sweep/early-stop), so that it ends there, kept as a
+   * step cut short; null to run the rest. Absent: never.
+   */
+  stopAfterRamp?: (index: number, ramp: RampOutcome) => string | null;
 }
 
 /** What runs the steps: what they drive, how they are run, the connections open between them. */
@@ -146,8 +153,11 @@ async function resetConnections(r: StepRunner, step: StepToRun): Promise<void> {
   }
 }
 
-/** Ramp up at the join rate, or close the connections the step no longer has. */
-async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<void> {
+/**
+ * Ramp up at the join rate, or close the connections the step no longer has. What the ramp
+ * ended with; null when the step opened no connection.
+ */
+async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<RampOutcome | null> {
   const { index: i, plan } = step;
   r.live.enter(
     'ramp',
@@ -160,6 +170,7 @@ async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<vo
   );
   const at = r.schedule?.[i];
   if (at && at.rampStartMs > nowMs()) await r.funnel.sleep(at.rampStartMs - nowMs());
+  let outcome: RampOutcome | null = null;
   if (plan.connections > r.current) {
     w.rampStart = Math.max(at?.rampStartMs ?? 0, nowMs() + 50);
     // Bounded: every connection either joins, fails, or times out after join_timeout.
@@ -182,6 +193,7 @@ async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<vo
       throw new Abort('aborted', `${NO_CONNECTION_COULD_JOIN}: ${topError(ramp.errors)}`);
     if (ramp.joined === 0)
       r.log(`step ${i + 1}: no connection could join: ${topError(ramp.errors)}`);
+    outcome = { target: plan.connections, ...ramp };
   } else if (plan.connections < r.current) {
     const closedAt = nowMs();
     r.pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });
@@ -189,6 +201,38 @@ async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<vo
   }
   r.current = plan.connections;
   w.rampEnd = nowMs();
+  return outcome;
+}
+
+/**
+ * The step ends with its ramp (StepSettings.stopAfterRamp gave `why`): no warm-up, no sends, no
+ * drain; what the processes measured is collected at once and the step is kept as cut short
+ * before its steady window, its figures those of the ramp.
+ */
+async function endAfterRamp(
+  r: StepRunner,
+  i: number,
+  w: StepWindow,
+  why: string,
+): Promise<StepRun> {
+  r.log(`step ${i + 1}: ${STOPPED_EARLY} after its ramp — ${why}`);
+  w.steadyStart = w.rampEnd;
+  w.steadyEnd = w.rampEnd;
+  w.drainEnd = w.rampEnd;
+  const collected = await r.funnel.race(r.pool.collect(i));
+  return {
+    window: w,
+    collected,
+    inserts: null,
+    complete: false,
+    abort: null,
+    cut: {
+      by: `${STOPPED_EARLY} after its ramp: ${why}`,
+      phase: 'warmup',
+      collected: true,
+      collect_wait_ms: 0,
+    },
+  };
 }
 
 /** The steady window: the processes' sends and the coordinator's inserts, on one schedule. */
@@ -266,7 +310,9 @@ export async function runStepPhases(r: StepRunner, step: StepToRun): Promise<Ste
     // as a server that dropped everyone.
     r.live.enter('ramp', null);
     await resetConnections(r, step);
-    await rampTo(r, step, w);
+    const ramp = await rampTo(r, step, w);
+    const stop = ramp ? (r.stopAfterRamp?.(i, ramp) ?? null) : null;
+    if (stop !== null) return await endAfterRamp(r, i, w, stop);
     if (r.profile.load.warmup > 0) {
       r.live.enter('warmup', r.profile.load.warmup / 1000);
       await r.funnel.sleep(r.profile.load.warmup);

@@ -104,6 +104,7 @@ function stepRunnerOf(
     schedule:
       seg?.startAtMs != null && !searching ? segmentSchedule(seg.startAtMs, profile, plans) : null,
     refusalIsAStep: searching ? (i) => i > 0 : undefined,
+    stopAfterRamp: parts.search.stopAfterRamp,
     burstWarning: (step) =>
       burstWarning(
         step,

@@ -29,6 +29,8 @@ import {
   type SweepRecord,
   type SweepResult,
 } from './record.js';
+import { STOPPED_EARLY } from '../result/cut-short.js';
+import { settledByRamp } from './early-stop.js';
 import { sweepMaxConnections, templateValue } from './spec.js';
 import { SweepSteps } from './steps.js';
 
@@ -75,8 +77,9 @@ export function sweepConfig(profile: Profile): { cfg: Sweep; template: Step; sta
 }
 
 /**
- * Steps of a previous attempt to keep: the complete ones before the first cut-short step,
- * with their sweep points. The timeseries of the dropped step is cut so it is not shown twice.
+ * Steps of a previous attempt to keep: the complete ones (and those the search stopped early)
+ * before the first step cut short otherwise, with their sweep points. The timeseries of the
+ * dropped step is cut so it is not shown twice.
  */
 export function resumableSteps(
   prev: SweepResult,
@@ -89,7 +92,9 @@ export function resumableSteps(
   }
   const steps: StepResult[] = [];
   for (const s of prev.steps) {
-    if (s.complete === false || s.index !== steps.length + 1) break;
+    // A step the search stopped early (sweep/early-stop) ended as it was meant to: kept.
+    const stoppedEarly = s.cut_short?.by.startsWith(STOPPED_EARLY) === true;
+    if ((s.complete === false && !stoppedEarly) || s.index !== steps.length + 1) break;
     steps.push(s);
   }
   const points: SweepPoint[] = [];
@@ -127,6 +132,16 @@ function truncateTimeseries(dir: string, keepSteps: number): void {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '');
   renameSync(tmp, path);
+}
+
+/**
+ * Whether the last step lost connections (failed or dropped). Those are not retried: after such a
+ * step the next one starts afresh, or a bisection below a broken value would run short of members
+ * without knowing it.
+ */
+function lostConnections(r: RunResult): boolean {
+  const last = r.steps[r.steps.length - 1];
+  return last !== undefined && (last.connections.failed > 0 || last.connections.disconnected > 0);
 }
 
 export async function runSweep(
@@ -181,18 +196,16 @@ export async function runSweep(
     maxConnections: sweepMaxConnections(cfg, template, steps.specContext),
     previousSteps: previous,
     runId: opts.resumeFrom?.run_id,
-    // Connections that failed are not retried: after such a step the next one starts afresh,
-    // or a bisection below a broken value would run short of members without knowing it.
-    freshConnections: (r) => {
-      const last = r.steps[r.steps.length - 1];
-      return (
-        last !== undefined && (last.connections.failed > 0 || last.connections.disconnected > 0)
-      );
-    },
+    freshConnections: lostConnections,
     onStep: (r) => {
       attach(r);
       opts.onStep?.(r);
     },
+    // A search ends a step whose ramp already settled its verdict (an explicit list of values
+    // measures every step whole).
+    stopAfterRamp: cfg.values
+      ? undefined
+      : (_index, ramp) => settledByRamp(ramp, profile.slo, profile.generator),
   });
   const result = outcome.result as SweepResult;
   attach(result);

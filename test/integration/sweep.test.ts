@@ -90,6 +90,21 @@ describe('rtcap sweep', () => {
       'stable',
       'broken',
     ]);
+    // The broken steps ended with their ramps (sweep/early-stop): the refused joins had already
+    // broken them, so no steady window ran (1 s planned) and the knee is the one the server
+    // enforces, as when every step ran whole. The stable ones ran whole.
+    for (const s of result.steps) {
+      if (s.verdict !== 'broken') {
+        expect(s.complete).toBe(true);
+        continue;
+      }
+      expect(s.complete).toBe(false);
+      expect(s.cut_short?.by).toMatch(
+        /^stopped early after its ramp: broken whatever the rest measures: server rejection: .*Too many connected users/,
+      );
+      expect(s.window.steady_end - s.window.steady_start).toBeLessThan(1000);
+      expect(s.window.drain_end).toBe(s.window.steady_end);
+    }
     // A bisection step after a broken one starts from fresh connections: 100 of 100 joined, not the
     // leftovers.
     expect(result.steps[4].connections).toMatchObject({ target: 100, joined: 100, failed: 0 });
