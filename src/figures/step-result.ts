@@ -19,6 +19,7 @@ import type { VerdictDecision } from '../model/verdict-input.js';
 import { fmtInt, incompleteLabel } from '../model/format.js';
 import { declaredBasis } from '../monitor/server-basis.js';
 import { rejoinsPerS } from '../measure/join-figures.js';
+import { STOPPED_EARLY } from '../result/cut-short.js';
 import { drainBacklog, lastReceipts, stepRates } from './rates.js';
 import {
   databaseFigures,
@@ -113,10 +114,13 @@ function beforeSteady(args: StepInputs): boolean {
  * A step cut short before its steady window never carried its load: what would have been stable,
  * degraded (a join rate over a ramp the cut ended) or generator-bound (a stall as the run
  * stopped) is inconclusive, saying how far the ramp got; those reasons follow as "also:".
- * Failures found on the way still break it, and the generator's own OS limits still bind it.
+ * Failures found on the way still break it, and the generator's own OS limits still bind it. A
+ * step a search ended with its whole ramp (STOPPED_EARLY: its ramp already kept it from being
+ * stable) is judged on that ramp as measured.
  */
 function notAtItsLoad(args: StepInputs, m: Measured, d: VerdictDecision): VerdictDecision {
   if (!beforeSteady(args) || d.verdict === 'broken' || d.verdict === 'inconclusive') return d;
+  if (args.cut?.by.startsWith(STOPPED_EARLY)) return d;
   const ownLimits =
     (m.errorClasses.generator ?? 0) > 0 ||
     Object.keys(m.errors).some((e) => GENERATOR_ERRNO.test(e));

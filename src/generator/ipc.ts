@@ -176,6 +176,13 @@ export type FromWorker =
       joined: number;
       failed: number;
       errors: Record<string, number>;
+      /**
+       * The step's ramp joins (first attempts) by reply time and reconnects that joined, as its
+       * collect reports them: the ramp's join rate is known once the ramp is over.
+       */
+      joins: { ramp: RampJoins; rejoins: number };
+      /** Joins the step scheduled on this process. */
+      scheduledJoins: number;
     }
   | { type: 'sendDone'; worker: number; step: number }
   | StepCollected

@@ -239,7 +239,13 @@ export class StepLifecycle implements StepNow {
     const failed = k.failed - at.failed;
     const joined = this.p.set.joinedNow;
     const step = this.current;
-    this.p.post({ type: 'rampDone', worker: this.p.worker, step, joined, failed, errors });
+    const joins = { ramp: { ...k.rampJoins }, rejoins: k.rejoins };
+    const scheduledJoins = k.scheduledJoins;
+    const worker = this.p.worker;
+    this.p.post({ type: 'rampDone', worker, step, joined, failed, errors, joins, scheduledJoins });
+    // The event-loop lag window starts again with the ramp's end: a step a search ends with its
+    // ramp reports the lag since, not the previous step's (its sends, if it has any, reset it).
+    this.p.health.resetWindow();
   }
 }
 

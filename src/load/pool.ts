@@ -10,6 +10,7 @@ import { distEntry } from '../util/paths.js';
 import { SpawnFailed } from './spawn-failed.js';
 import { testSpawnFault } from './test-spawn-fault.js';
 import { addCounts } from '../util/counts.js';
+import { joinFigures, type JoinFigures } from '../measure/join-figures.js';
 import { sleep } from '../util/sleep.js';
 import { sumOf } from '../util/sum.js';
 
@@ -19,6 +20,18 @@ const REAP_WAIT_MS = 5_000;
 export interface PoolEvents {
   second: [SecondStats];
   fatal: [string];
+}
+
+/** What a ramp ended with over every process (WorkerPool.ramp). */
+export interface RampDone {
+  joined: number;
+  failed: number;
+  /** The ramp's errors by reason. */
+  errors: Map<string, number>;
+  /** The step's ramp joins by reply time, as its collect reports them (measure/join-figures). */
+  joins: JoinFigures;
+  /** Joins the step scheduled. */
+  scheduledJoins: number;
 }
 
 /**
@@ -195,15 +208,10 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
   }
 
   /**
-   * Opens connections [fromConn, toConn) on the join schedule; resolves with members joined and
-   * errors by reason.
+   * Opens connections [fromConn, toConn) on the join schedule; resolves with members joined,
+   * failures and errors by reason, and the step's ramp joins over every process.
    */
-  async ramp(
-    step: number,
-    fromConn: number,
-    toConn: number,
-    startMs: number,
-  ): Promise<{ joined: number; failed: number; errors: Map<string, number> }> {
+  async ramp(step: number, fromConn: number, toConn: number, startMs: number): Promise<RampDone> {
     const done = this.expect<Extract<FromWorker, { type: 'rampDone' }>>('rampDone', step);
     this.broadcast({ type: 'ramp', step, fromConn, toConn, startMs });
     const replies = await done;
@@ -213,6 +221,8 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
       joined: sumOf(replies, (r) => r.joined),
       failed: sumOf(replies, (r) => r.failed),
       errors,
+      joins: joinFigures(replies),
+      scheduledJoins: sumOf(replies, (r) => r.scheduledJoins),
     };
   }
 

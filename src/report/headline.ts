@@ -20,12 +20,16 @@ import { findKnee, type Knee } from '../model/knee.js';
 import { SERVER_WENT_AWAY, serverWentAwayIn } from '../model/verdict-broken.js';
 import { STEP_METRICS, type StepMetricName } from '../model/metrics.js';
 import type { RunResult, StepResult } from '../result/result.js';
+import { STOPPED_EARLY } from '../result/cut-short.js';
 
 /**
  * The load the steps asked for, in the order a ramp raises it: deliveries/s where messages flow.
+ * A step a search ended with its ramp (docs/SWEEPS.md "Steps stopped early") sent nothing, so
+ * its deliveries/s say nothing of what it asked for: such a run is ordered by its connections.
  */
 export function driverOf(steps: readonly StepResult[]): StepMetricName {
-  return steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0)
+  const stoppedEarly = steps.some((s) => s.cut_short?.by.startsWith(STOPPED_EARLY));
+  return !stoppedEarly && steps.some((s) => (STEP_METRICS.expected_per_s(s) ?? 0) > 0)
     ? 'expected_per_s'
     : 'connections_target';
 }

@@ -8,6 +8,7 @@ import type { Profile } from '../profile/schema.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbeTarget } from '../recovery/probe.js';
 import type { SecondRecord } from '../figures/timeline.js';
+import type { RampDone } from '../load/pool.js';
 
 /*
  * A run's options travel as small parts, each the fields one concern reads: what is measured
@@ -126,14 +127,15 @@ export interface SearchPart {
   stopAfterRamp?: (index: number, ramp: RampOutcome) => string | null;
 }
 
-/** What a step's ramp ended with: its joins and failures (the step's own), and its target. */
-export interface RampOutcome {
+/**
+ * What a step's ramp ended with (the step's own joins, failures, errors and join figures), and
+ * what it asked for.
+ */
+export interface RampOutcome extends RampDone {
   /** The step's connections (the ramp's target). */
   target: number;
-  joined: number;
-  failed: number;
-  /** The ramp's errors by reason. */
-  errors: Map<string, number>;
+  /** The join rate the step offered. */
+  joinRatePerS: number;
 }
 
 /** Everything runBenchmark is given: its parts, composed. */

@@ -193,7 +193,7 @@ async function rampTo(r: StepRunner, step: StepToRun, w: StepWindow): Promise<Ra
       throw new Abort('aborted', `${NO_CONNECTION_COULD_JOIN}: ${topError(ramp.errors)}`);
     if (ramp.joined === 0)
       r.log(`step ${i + 1}: no connection could join: ${topError(ramp.errors)}`);
-    outcome = { target: plan.connections, ...ramp };
+    outcome = { target: plan.connections, joinRatePerS: plan.joinRatePerS, ...ramp };
   } else if (plan.connections < r.current) {
     const closedAt = nowMs();
     r.pool.broadcast({ type: 'shrink', step: i, toConn: plan.connections });

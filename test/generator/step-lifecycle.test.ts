@@ -64,7 +64,20 @@ describe('StepLifecycle', () => {
     // Connections 1, 3, 5 at start + i × 10 ms (100 joins/s over every process's connections).
     expect(t.opened).toEqual([1, 3, 5].map((i) => [i, startMs + i * 10]));
     expect(t.posts('rampDone')).toEqual([
-      { type: 'rampDone', worker: 3, step: 0, joined: 0, failed: 0, errors: {} },
+      {
+        type: 'rampDone',
+        worker: 3,
+        step: 0,
+        joined: 0,
+        failed: 0,
+        errors: {},
+        // What the step's collect reports of its ramp, known at its end: 3 joins scheduled here.
+        joins: {
+          ramp: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 },
+          rejoins: 0,
+        },
+        scheduledJoins: 3,
+      },
     ]);
     expect(t.steps.step).toBe(0);
     expect(t.steps.collect().connections).toMatchObject({ scheduledJoins: 3, opened: 0 });
@@ -148,7 +161,19 @@ describe('StepLifecycle', () => {
     t.steps.countError({ class: 'network', reason: 'dropped' });
     t.steps.ramp(1, 2, 4, nowMs());
     expect(t.posts('rampDone')).toEqual([
-      { type: 'rampDone', worker: 3, step: 1, joined: 0, failed: 0, errors: {} },
+      {
+        type: 'rampDone',
+        worker: 3,
+        step: 1,
+        joined: 0,
+        failed: 0,
+        errors: {},
+        joins: {
+          ramp: { joined: 0, firstReplyMs: null, lastReplyMs: null, behindSchedule: 0 },
+          rejoins: 0,
+        },
+        scheduledJoins: 0,
+      },
     ]);
     expect(t.steps.collect().errors).toEqual({ dropped: 1 });
   });
