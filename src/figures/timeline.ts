@@ -11,45 +11,18 @@ import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import { TRAFFIC_KINDS } from '../scenarios/types.js';
 import { r1 } from '../util/round.js';
 import { sumOf } from '../util/sum.js';
-import { GENERATOR_ERRNO } from '../model/verdict-generator.js';
+import { OwnSeconds, type KeptSecond } from './own-seconds.js';
+import {
+  deliveredByKind,
+  gaugesOf,
+  gaugeTotals,
+  secondPoint,
+  type Gauges,
+  type PointInputs,
+  type SecondRecord,
+} from './second-point.js';
 
-export interface SecondRecord {
-  point: TimeseriesPoint;
-  workers: SecondStats[];
-  server: ResourceSample | null;
-  /**
-   * The 60 s sliding mean of deliveries per second of each traffic kind (TRAFFIC_KINDS order), as
-   * `point.delivered_per_s_60s` is of all.
-   */
-  deliveredPerS60sByKind?: number[];
-}
-
-/**
- * One second's deliveries of each kind over every process (a line without the split counts all its
- * deliveries for every kind).
- */
-export function deliveredByKind(list: readonly SecondStats[]): number[] {
-  return TRAFFIC_KINDS.map((_, ki) =>
-    sumOf(list, (w) => (w.receivedByKind ? (w.receivedByKind[ki] ?? 0) : w.received)),
-  );
-}
-
-/**
- * The second's connections that failed on an OS limit of a generator process, by errno (its
- * error reasons name it: client/classify), as the point's `generator_os_errors`; nothing when none.
- */
-export function osErrorsField(list: readonly SecondStats[]): {
-  generator_os_errors?: Record<string, number>;
-} {
-  const out: Record<string, number> = {};
-  for (const w of list) {
-    for (const [reason, n] of Object.entries(w.errorReasons ?? {})) {
-      const m = GENERATOR_ERRNO.exec(reason);
-      if (m && n > 0) out[m[1]] = (out[m[1]] ?? 0) + n;
-    }
-  }
-  return Object.keys(out).length ? { generator_os_errors: out } : {};
-}
+export { deliveredByKind, type SecondRecord } from './second-point.js';
 
 /**
  * How long a second waits for a process's line, in seconds behind the newest line seen: a process
@@ -57,18 +30,13 @@ export function osErrorsField(list: readonly SecondStats[]): {
  */
 export const LINE_GRACE_S = 5;
 
+/** A kept second's sliding means before figures/own-seconds sets them. */
+const NO_MEANS = { sent: 0, delivered: 0 };
+
 interface PendingSecond {
   lines: SecondStats[];
   /** Step and phase when the second's first line came in, not when it is written. */
   ctx: { step: number; phase: TimeseriesPoint['phase'] };
-}
-
-/** The gauges of a process's newest line: what a second it has no line in counts for it. */
-interface Gauges {
-  t: number;
-  open: number;
-  joined: number;
-  acksPending: number;
 }
 
 export class Timeline {
@@ -78,7 +46,8 @@ export class Timeline {
   private readonly gauges = new Map<number, Gauges>();
   private newestT = -Infinity;
   private lastWrittenT = -Infinity;
-  readonly seconds: SecondRecord[] = [];
+  /** The seconds the step figures read: each line in its own second, late ones too. */
+  private readonly own = new OwnSeconds((rec, carried) => this.remade(rec, carried));
   private readonly sent60 = new SlidingMean(60);
   private readonly delivered60 = new SlidingMean(60);
   private readonly delivered60ByKind = TRAFFIC_KINDS.map(() => new SlidingMean(60));
@@ -100,7 +69,8 @@ export class Timeline {
    * Takes one process's line. Seconds are written in order, each once: when every process has
    * sent its line for it, or once it is LINE_GRACE_S behind the newest line. A line whose second
    * was already written is counted in the next one written (its point's `late_lines`), so every
-   * line's counts reach the timeline once and no second is written twice.
+   * line's counts reach the timeline once and no second is written twice. For the step figures
+   * (`seconds`, `between`) it counts in its own second (figures/own-seconds).
    */
   add(s: SecondStats): void {
     this.noteGauges(s);
@@ -143,27 +113,24 @@ export class Timeline {
   private noteGauges(s: SecondStats): void {
     const g = this.gauges.get(s.worker);
     if (g && g.t > s.t) return;
-    this.gauges.set(s.worker, {
-      t: s.t,
-      open: s.open,
-      joined: s.joined,
-      acksPending: s.acksPending ?? 0,
-    });
+    this.gauges.set(s.worker, gaugesOf(s));
   }
 
-  /**
-   * A gauge of the second (open, joined, acks pending): each process's own line of it, or, for a
-   * process without one (late or skipped), its newest line's.
-   */
-  private gaugeSum(own: readonly SecondStats[], f: (g: Gauges) => number): number {
-    const present = new Set<number>();
-    let total = 0;
-    for (const s of own) {
-      present.add(s.worker);
-      total += f({ t: s.t, open: s.open, joined: s.joined, acksPending: s.acksPending ?? 0 });
-    }
-    for (const [worker, g] of this.gauges) if (!present.has(worker)) total += f(g);
-    return total;
+  /** The newest gauges of every process without a line in `own`. */
+  private carriedFor(own: readonly SecondStats[]): Map<number, Gauges> {
+    const present = new Set(own.map((s) => s.worker));
+    const out = new Map<number, Gauges>();
+    for (const [worker, g] of this.gauges) if (!present.has(worker)) out.set(worker, g);
+    return out;
+  }
+
+  /** The server sample closest to the end of second `t`. */
+  private sampleAt(t: number): ResourceSample | null {
+    const end = (t + 1) * 1000;
+    return this.serverSamples.reduce<ResourceSample | null>((best, x) => {
+      const d = Math.abs(x.t - end);
+      return d <= 1000 && (!best || d < Math.abs(best.t - end)) ? x : best;
+    }, null);
   }
 
   private finish(t: number): void {
@@ -172,51 +139,26 @@ export class Timeline {
     this.pending.delete(t);
     this.lastWrittenT = t;
     const own = pending.lines;
-    const lateLines = this.late.length;
-    const list = lateLines > 0 ? [...own, ...this.late] : own;
+    const late = this.late;
     this.late = [];
-    const sum = (f: (s: SecondStats) => number) => sumOf(list, f);
-    const p = percentilesOf(mergeEncoded(list.map((s) => s.histogram)));
-    // The server sample closest to the end of this second.
-    const server = this.serverSamples.reduce<ResourceSample | null>((best, x) => {
-      const d = Math.abs(x.t - (t + 1) * 1000);
-      return d <= 1000 && (!best || d < Math.abs(best.t - (t + 1) * 1000)) ? x : best;
-    }, null);
-    const ctx = pending.ctx;
-    const sent = sum((s) => s.sent);
-    const delivered = sum((s) => s.received);
-    const point: TimeseriesPoint = {
+    const list = late.length > 0 ? [...own, ...late] : own;
+    const server = this.sampleAt(t);
+    const carried = this.carriedFor(own);
+    const sent = sumOf(list, (s) => s.sent);
+    const delivered = sumOf(list, (s) => s.received);
+    const inputs: PointInputs = {
       t,
-      step: ctx.step + 1,
-      phase: ctx.phase,
-      connections_open: this.gaugeSum(own, (g) => g.open),
-      joined: this.gaugeSum(own, (g) => g.joined),
-      joins_per_s: sum((s) => s.joins),
-      sent_per_s: sent,
-      acked_per_s: sum((s) => s.acked ?? 0),
-      acks_pending: this.gaugeSum(own, (g) => g.acksPending),
-      delivered_per_s: delivered,
-      sent_per_s_60s: r1(this.sent60.push(sent)),
-      delivered_per_s_60s: r1(this.delivered60.push(delivered)),
-      delivery_p50_ms: p.p50,
-      delivery_p95_ms: p.p95,
-      delivery_p99_ms: p.p99,
-      errors: sum((s) => s.errors),
-      disconnects: sum((s) => s.disconnects),
-      server_cpu_pct:
-        server?.cpuCores != null ? r1((server.cpuCores / this.instance.vcpus) * 100) : null,
-      server_rss_mb: server?.rssMb != null ? r1(server.rssMb) : null,
-      ...(server?.openFiles
-        ? { server_open_files: { open: server.openFiles.open, limit: server.openFiles.limit } }
-        : {}),
-      ...osErrorsField(list),
-      generator_cpu_pct: r1(Math.max(...list.map((s) => s.health.cpuPct))),
-      generator_lag_p99_ms: r1(Math.max(...list.map((s) => s.health.lagP99Ms))),
-      ...(lateLines > 0 ? { late_lines: lateLines } : {}),
+      ctx: pending.ctx,
+      gauges: gaugeTotals(own, carried),
+      server,
+      vcpus: this.instance.vcpus,
+      latency: percentilesOf(mergeEncoded(list.map((s) => s.histogram))),
+      means: { sent: r1(this.sent60.push(sent)), delivered: r1(this.delivered60.push(delivered)) },
+      lateLines: late.length,
     };
     const byKind = deliveredByKind(list);
-    const rec = {
-      point,
+    const rec: SecondRecord = {
+      point: secondPoint(inputs, list),
       workers: list,
       server,
       deliveredPerS60sByKind: this.delivered60ByKind.map((m, ki) => r1(m.push(byKind[ki]))),
@@ -225,8 +167,74 @@ export class Timeline {
     // Kept for the step's figures without the second's latency histogram: the step's latency
     // comes from the ledgers the processes hand over at collect, and a kept histogram was the
     // bulk of a second's record (a long run's coordinator grew by it). The
-    // emitted record keeps it (live metrics, shards read it); the kept one is a copy.
-    this.seconds.push({ ...rec, workers: list.map((s) => ({ ...s, histogram: '' })) });
+    // emitted record keeps it (live metrics, shards read it); the kept one is a copy, of the
+    // second's own lines. A second written with late lines only has none of its own.
+    if (own.length > 0) {
+      const point =
+        late.length > 0
+          ? this.keptPoint({ t, ctx: pending.ctx, lines: own, carried, server, latency: null })
+          : { ...rec.point };
+      this.own.keep({ rec: { point, workers: stripped(own), server }, carried });
+    }
+    for (const s of late) this.own.late(s, () => this.keptAlone(s));
+  }
+
+  /**
+   * A kept second's point, of its own lines (figures/own-seconds sets its sliding means); its
+   * latency that of the lines' histograms unless given.
+   */
+  private keptPoint(x: {
+    t: number;
+    ctx: PointInputs['ctx'];
+    lines: readonly SecondStats[];
+    carried: ReadonlyMap<number, Gauges>;
+    server: ResourceSample | null;
+    latency: PointInputs['latency'] | null;
+  }): TimeseriesPoint {
+    const inputs: PointInputs = {
+      t: x.t,
+      ctx: x.ctx,
+      gauges: gaugeTotals(x.lines, x.carried),
+      server: x.server,
+      vcpus: this.instance.vcpus,
+      latency: x.latency ?? percentilesOf(mergeEncoded(x.lines.map((s) => s.histogram))),
+      means: NO_MEANS,
+      lateLines: 0,
+    };
+    return secondPoint(inputs, x.lines);
+  }
+
+  /** A late line's own second when none of it was kept (a second no other line had). */
+  private keptAlone(s: SecondStats): KeptSecond {
+    const carried = this.carriedFor([s]);
+    const server = this.sampleAt(s.t);
+    const at = { t: s.t, ctx: this.context(), carried, server, latency: null };
+    const point = this.keptPoint({ ...at, lines: [s] });
+    return { rec: { point, workers: stripped([s]), server }, carried };
+  }
+
+  /**
+   * A kept second's point again, after a late line of it joined its lines (whose histograms it
+   * no longer holds: its latency stays that of the lines it was written with).
+   */
+  private remade(rec: SecondRecord, carried: ReadonlyMap<number, Gauges>): TimeseriesPoint {
+    const p = rec.point;
+    return this.keptPoint({
+      t: p.t,
+      ctx: { step: p.step - 1, phase: p.phase },
+      lines: rec.workers,
+      carried,
+      server: rec.server,
+      latency: { p50: p.delivery_p50_ms, p95: p.delivery_p95_ms, p99: p.delivery_p99_ms },
+    });
+  }
+
+  /**
+   * The seconds the step figures read, oldest first: each process's line in its own second, a
+   * late one too (figures/own-seconds); at most a step's (forgetUntil).
+   */
+  get seconds(): readonly SecondRecord[] {
+    return this.own.seconds;
   }
 
   /**
@@ -234,12 +242,18 @@ export class Timeline {
    * built): what the timeline keeps is bounded by one step, not the run.
    */
   forgetUntil(ms: number): void {
-    const keepFrom = this.seconds.findIndex((r) => (r.point.t + 1) * 1000 > ms);
-    this.seconds.splice(0, keepFrom < 0 ? this.seconds.length : keepFrom);
+    this.own.forgetUntil(ms);
   }
 
   /** Seconds whose whole span lies in [fromMs, toMs). */
   between(fromMs: number, toMs: number): SecondRecord[] {
-    return this.seconds.filter((r) => r.point.t * 1000 >= fromMs && (r.point.t + 1) * 1000 <= toMs);
+    return this.own.seconds.filter(
+      (r) => r.point.t * 1000 >= fromMs && (r.point.t + 1) * 1000 <= toMs,
+    );
   }
+}
+
+/** Lines as a kept second holds them: without their latency histogram. */
+function stripped(lines: readonly SecondStats[]): SecondStats[] {
+  return lines.map((s) => ({ ...s, histogram: '' }));
 }

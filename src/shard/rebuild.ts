@@ -37,6 +37,38 @@ function phaseAt(
   return { step: at?.step ?? 0, phase };
 }
 
+/**
+ * The run's timeline from the merged shards' per-second lines, replayed in order of their second
+ * (so none comes late: each counts in its own second, as the step figures of a live run count it),
+ * with the server samples a live run would have held by then.
+ */
+export function replayTimeline(
+  merged: Pick<MergedShards, 'workers' | 'steps' | 'seconds' | 'resources'>,
+  basis: { vcpus: number },
+  onPoint: (p: TimeseriesPoint) => void,
+): Timeline {
+  let ctxT = 0;
+  // The server as one segment sampled it (every segment samples the same server).
+  const server = merged.resources.find((r) => r.serverSamples.length > 0);
+  const timeline = new Timeline(
+    merged.workers,
+    () => phaseAt(merged.steps, ctxT),
+    basis,
+    (rec) => onPoint(rec.point),
+  );
+  const serverSamples = [...(server?.serverSamples ?? [])].sort((a, b) => a.t - b.t);
+  let nextSample = 0;
+  for (const s of merged.seconds) {
+    ctxT = s.t * 1000;
+    // As a live run has them: the samples taken up to about when the second's lines came in.
+    while (nextSample < serverSamples.length && serverSamples[nextSample].t <= (s.t + 2) * 1000)
+      timeline.addServerSample(serverSamples[nextSample++]);
+    timeline.add(s);
+  }
+  timeline.flush();
+  return timeline;
+}
+
 export function rebuildResult(
   merged: MergedShards,
   meta: {
@@ -73,26 +105,8 @@ export function rebuildResult(
   };
 
   const timeseries: TimeseriesPoint[] = [];
-  let ctxT = 0;
-  // The server as one segment sampled it (every segment samples the same server).
-  const server = merged.resources.find((r) => r.serverSamples.length > 0);
   const basis = merged.resources.find((r) => r.serverBasis)?.serverBasis ?? profile.target.instance;
-  const timeline = new Timeline(
-    merged.workers,
-    () => phaseAt(merged.steps, ctxT),
-    basis,
-    (rec) => timeseries.push(rec.point),
-  );
-  const serverSamples = [...(server?.serverSamples ?? [])].sort((a, b) => a.t - b.t);
-  let nextSample = 0;
-  for (const s of merged.seconds) {
-    ctxT = s.t * 1000;
-    // As a live run has them: the samples taken up to about when the second's lines came in.
-    while (nextSample < serverSamples.length && serverSamples[nextSample].t <= (s.t + 2) * 1000)
-      timeline.addServerSample(serverSamples[nextSample++]);
-    timeline.add(s);
-  }
-  timeline.flush();
+  const timeline = replayTimeline(merged, basis, (p) => timeseries.push(p));
 
   for (const s of merged.steps) {
     const plan = scenario.plan(profile, s.step);

@@ -22,6 +22,7 @@ import {
 import { encodeShard } from '../../src/shard/write.js';
 import { decodeShard } from '../../src/shard/read.js';
 import { mergeShards } from '../../src/shard/merge.js';
+import { shardRun } from '../support/shard-run.js';
 import { stepFrames } from '../../src/figures/frames.js';
 import { senderSegmentOf } from '../../src/generator/segment.js';
 import type { SenderMachines } from '../../src/measure/aggregate.js';
@@ -152,15 +153,7 @@ function shardOf(
     version: SHARD_VERSION,
     identity: identity(segment, over),
     host: { hostname: `h${segment}`, workers: 1, startedAt: '' },
-    run: {
-      profile: {},
-      profilePath: null,
-      builtin: false,
-      targetUrl: '',
-      status: 'completed',
-      abortReason: null,
-      finishedAt: null,
-    },
+    run: shardRun(),
     steps: [
       {
         step: STEP,
