@@ -30,6 +30,8 @@ export async function startPool(args: {
   gen: GeneratorPlan;
   target: TargetSetup;
   timeline: Timeline;
+  /** The segment's shard (openShard), or null when the run is not split. */
+  shard: ShardRecorder | null;
   funnel: AbortFunnel;
   /** An emulated client link (generator.link): each process dials its relay, in its launcher. */
   link: LinkSetup | null;
@@ -50,7 +52,14 @@ export async function startPool(args: {
     link?.launcher ?? [],
   );
   args.onPool(pool);
-  pool.on('second', (s: SecondStats) => args.timeline.add(s));
+  // The timeline and the shard take the same lines, from a process's first one on (before every
+  // process is ready): a line only the timeline took made a run's 60 s sliding means differ from
+  // rtcap merge's of its shard.
+  const { timeline, shard } = args;
+  pool.on('second', (s: SecondStats) => {
+    timeline.add(s);
+    shard?.second(s);
+  });
   pool.on('fatal', (m: string) =>
     funnel.abort('aborted', `generator process failed: ${m.split('\n')[0]}`),
   );
@@ -84,23 +93,16 @@ export async function startPool(args: {
 }
 
 /**
- * One segment's shard: records the pool's seconds from now on, then waits for the segments'
- * common start time. Null for a run that is not split. A search sweep cannot be split.
+ * One segment's shard, made before the generator processes start (startPool feeds it every line
+ * the timeline takes). Null for a run that is not split.
  */
-export async function startShard(args: {
+export function openShard(args: {
   profile: ProfilePart;
   segment: LoadPart['segment'];
-  /** The steps are decided as the run goes (a search), which a split run cannot do. */
-  searching: boolean;
-  log: (line: string) => void;
-  pool: WorkerPool;
   workers: number;
   builtin: boolean;
   result: RunResult;
-  funnel: AbortFunnel;
-  /** Called with the recorder as soon as it exists, so that the run's end still writes it. */
-  onShard: (shard: ShardRecorder) => void;
-}): Promise<ShardRecorder | null> {
+}): ShardRecorder | null {
   const { profile, profilePath, redactedProfile } = args.profile;
   const seg = args.segment;
   if (!seg) return null;
@@ -124,15 +126,28 @@ export async function startShard(args: {
       ...(args.result.generator.link ? { link: args.result.generator.link } : {}),
     },
   });
-  args.onShard(shard);
-  args.pool.on('second', (s: SecondStats) => shard.second(s));
+  return shard;
+}
+
+/**
+ * A segment of a split run waits for the segments' common start time; a search sweep cannot be
+ * split. Nothing for a run that is not split.
+ */
+export async function segmentStart(args: {
+  segment: LoadPart['segment'];
+  /** The steps are decided as the run goes (a search), which a split run cannot do. */
+  searching: boolean;
+  log: (line: string) => void;
+  funnel: AbortFunnel;
+}): Promise<void> {
+  const seg = args.segment;
+  if (!seg) return;
   if (seg.startAtMs !== null) await waitForStart(seg.startAtMs, args.funnel, args.log);
   if (args.searching)
     throw new Abort(
       'aborted',
       'a search sweep cannot be split into segments: its next step depends on the last result; give explicit steps',
     );
-  return shard;
 }
 
 /** A segment waits for the common start time; one that is already past it says by how much. */

@@ -14,7 +14,7 @@ import { metricsUrlOf } from '../monitor/gauges.js';
 import { describeHost } from '../monitor/host.js';
 import { redactText } from '../redact/redact.js';
 import { Abort, interruptAbort } from './abort.js';
-import { startPool, startShard } from './generator-start.js';
+import { openShard, segmentStart, startPool } from './generator-start.js';
 import { describeLink } from '../link/link-config.js';
 import { setUpLink, type LinkSetup } from '../link/link-setup.js';
 import { removeDeadLinkNamespaces } from '../link/netem.js';
@@ -107,6 +107,14 @@ async function conduct(ctx: RunContext): Promise<void> {
   });
   const timeline = openTimeline(ctx, gen, target, health);
   await startSamplers(ctx, target, timeline);
+  const builtin = target.server !== null;
+  const shard = openShard({
+    profile: parts.profile,
+    segment: parts.load.segment,
+    workers: gen.workers,
+    builtin,
+    result,
+  });
   const pool = await startPool({
     profile,
     load: parts.load,
@@ -116,24 +124,16 @@ async function conduct(ctx: RunContext): Promise<void> {
     gen,
     target,
     timeline,
+    shard,
     funnel,
     link,
     onPool: (p) => (started.pool = p),
   });
   testFault('pool');
-  const builtin = target.server !== null;
-  await startShard({
-    profile: parts.profile,
-    segment: parts.load.segment,
-    searching,
-    log,
-    pool,
-    workers: gen.workers,
-    builtin,
-    result,
-    funnel,
-    onShard: (s) => (started.shard = s),
-  });
+  // Written at the run's end from here on, as a segment's that started (a start that failed leaves
+  // no shard).
+  if (shard) started.shard = shard;
+  await segmentStart({ segment: parts.load.segment, searching, log, funnel });
   await walkTheSteps(ctx, { pool, timeline, gen, target, health });
 }
 
