@@ -19,7 +19,7 @@
  * callback, not as an uncaught error), and the exit drops the worker from every table.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import { SOCKET_PATH } from '../../protocol/constants.js';
 import { resolveTenants } from '../../builtin/config.js';
 import { DEFAULT_TIMINGS, type ServerOptions, type ServerTimings } from '../options.js';
@@ -27,6 +27,7 @@ import type { RunningServer } from '../server.js';
 import { TenantRegistry } from '../tenants.js';
 import { WORKER_SPEC_ENV, type ToPrimary, type ToWorker, type WorkerSpec } from './messages.js';
 import { openDatabase, PrimaryDatabase } from './primary-db.js';
+import { defaultNodeMetrics } from '../metrics.js';
 import { MetricsGather } from './primary-metrics.js';
 import { PrimaryRates } from './primary-rates.js';
 import { workerEntry } from './worker-flags.js';
@@ -122,7 +123,7 @@ class ClusterPrimary {
     this.spec = workers.spec;
     this.log = workers.log;
     this.rates = new PrimaryRates(tenants);
-    collectDefaultMetrics({ register: this.registry });
+    defaultNodeMetrics(this.registry);
     db.db?.onChange((change) => {
       for (const [n, c] of db.route(change)) this.send(n, { t: 'change', change: c });
     });
