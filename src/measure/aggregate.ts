@@ -175,6 +175,58 @@ function mergeReceipts(receipts: readonly ReceiptRecord[][]): Merged {
  */
 export type LatencyOrigin = 'scheduled' | 'actual';
 
+/** Split runs: per segment, the receipts of its own processes merged, for latency. */
+function receiptsBySegment(
+  receipts: readonly ReceiptRecord[][],
+  origin: SenderMachines | null,
+): Map<number, Merged> {
+  const bySegment = new Map<number, Merged>();
+  if (origin) {
+    const segments = [...new Set(origin.processSegments)];
+    for (const g of segments)
+      bySegment.set(g, mergeReceipts(receipts.filter((_, p) => origin.processSegments[p] === g)));
+  }
+  return bySegment;
+}
+
+/**
+ * One sent message's counts, `got` its receipts over processes: expected from the membership at
+ * its scheduled time, less the members dropped right after it; received, excess and lost, in
+ * total and in its second. Returns how many receipts were expected. No allocation but a new
+ * second's entry.
+ */
+function countDelivery(out: MessageFigures, info: StreamInfo, sched: number, got: number): number {
+  const members = info.membership.at(sched);
+  const due = Math.max(0, info.self ? members : members - 1);
+  const counted = Math.min(got, due);
+  // Misses at members dropped right after the send: not delivered, the connection was down.
+  const except = info.self ? null : (info.sender ?? null);
+  const dropped = info.membership.droppedIn(sched, sched + DOWN_GRACE_MS, except);
+  const down = Math.min(due - counted, dropped);
+  const expected = due - down;
+  out.notDeliveredConnectionDown += down;
+  out.expected += expected;
+  out.received += counted;
+  out.excess += got - counted;
+  out.lost += expected - counted;
+  const sec = Math.floor(sched / 1000);
+  let b = out.bySecond.get(sec);
+  if (!b) out.bySecond.set(sec, (b = { expected: 0, received: 0 }));
+  b.expected += expected;
+  b.received += counted;
+  return expected;
+}
+
+/** Receipts of streams nobody reports sending: they cannot be matched to a send. */
+function unmatchedReceipts(merged: Merged, sentStreams: ReadonlySet<number>): number {
+  let n = 0;
+  for (const [stream, m] of merged) {
+    if (sentStreams.has(stream)) continue;
+    for (let i = 0; i < m.count.length; i++) n += m.count[i];
+  }
+  return n;
+}
+
 export function aggregateMessages(
   sendRecords: SendRecord[],
   receipts: ReceiptRecord[][],
@@ -184,13 +236,7 @@ export function aggregateMessages(
   const { latencyFrom = 'scheduled', origin = null } = opts;
   const sends = mergeSendRecords(sendRecords);
   const merged = mergeReceipts(receipts);
-  // Split runs: per segment, the receipts of its own processes, for latency.
-  const bySegment = new Map<number, Merged>();
-  if (origin) {
-    const segments = [...new Set(origin.processSegments)];
-    for (const g of segments)
-      bySegment.set(g, mergeReceipts(receipts.filter((_, p) => origin.processSegments[p] === g)));
-  }
+  const bySegment = receiptsBySegment(receipts, origin);
 
   const out = emptyFigures();
 
@@ -214,24 +260,7 @@ export function aggregateMessages(
         continue;
       }
       out.sent++;
-      const members = info.membership.at(sched);
-      const due = Math.max(0, info.self ? members : members - 1);
-      const counted = Math.min(got, due);
-      // Misses at members dropped right after the send: not delivered, the connection was down.
-      const except = info.self ? null : (info.sender ?? null);
-      const dropped = info.membership.droppedIn(sched, sched + DOWN_GRACE_MS, except);
-      const down = Math.min(due - counted, dropped);
-      const expected = due - down;
-      out.notDeliveredConnectionDown += down;
-      out.expected += expected;
-      out.received += counted;
-      out.excess += got - counted;
-      out.lost += expected - counted;
-      const sec = Math.floor(sched / 1000);
-      let b = out.bySecond.get(sec);
-      if (!b) out.bySecond.set(sec, (b = { expected: 0, received: 0 }));
-      b.expected += expected;
-      b.received += counted;
+      const expected = countDelivery(out, info, sched, got);
       // Latency from the receipts on the sender's machine only (one machine: all of them).
       const own = origin ? bySegment.get(origin.senderSegmentOf(s.stream, seq))?.get(s.stream) : m;
       if (got > 0 && own && seq < own.count.length && own.count[seq] > 0) {
@@ -248,10 +277,6 @@ export function aggregateMessages(
     // Receipts of seqs past the last one the sender reported match no send either.
     if (m) for (let seq = s.sched.length; seq < m.count.length; seq++) out.excess += m.count[seq];
   }
-  // Receipts of streams nobody reports sending cannot be matched to a send: excess.
-  for (const [stream, m] of merged) {
-    if (seenStreams.has(stream)) continue;
-    for (let i = 0; i < m.count.length; i++) out.excess += m.count[i];
-  }
+  out.excess += unmatchedReceipts(merged, seenStreams);
   return out;
 }
