@@ -8,7 +8,8 @@
  */
 import { scanStamp, StampEncoder, type Stamp } from '../src/protocol/stamp.js';
 import { encodeUserBroadcast, encodeV1, encodeV2 } from '../src/protocol/frame-encode.js';
-import { ReceiveLedger, newMemberState } from '../src/measure/ledger.js';
+import { ReceiveLedger } from '../src/measure/ledger.js';
+import { newMemberState } from '../src/measure/member-state.js';
 import { OldReceiveLedger, oldMemberState } from './support/ledger-before-reorder.js';
 import { SeqWindows } from '../src/measure/seq-window.js';
 

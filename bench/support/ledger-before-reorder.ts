@@ -5,12 +5,8 @@
  * duplicate/reorder classification beside it. Not used by rtcap.
  */
 import { createHistogram, recordMs, type Histogram } from '../../src/measure/histogram.js';
-import {
-  KIND_COUNT,
-  KIND_STRIDE,
-  STREAM_STRIDE,
-  StreamReceipts,
-} from '../../src/measure/ledger.js';
+import { StreamReceipts } from '../../src/measure/ledger.js';
+import { KIND_COUNT, KIND_STRIDE, STREAM_STRIDE } from '../../src/measure/stream-id.js';
 
 export interface OldMemberState {
   joinedAtMs: number;

@@ -19,7 +19,7 @@ import type { Frame } from '../protocol/frame-types.js';
 import { scanStamp, type Stamp } from '../protocol/stamp.js';
 import { frameEventIs } from '../protocol/frame-event.js';
 import { isHeartbeatOk } from '../protocol/heartbeat.js';
-import { newMemberState, type MemberState } from '../measure/ledger.js';
+import { newMemberState, type MemberState } from '../measure/member-state.js';
 import { nowMs } from '../measure/clock.js';
 import {
   classifyClose,

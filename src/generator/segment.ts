@@ -5,7 +5,8 @@
  * union of the segments is exactly the single-machine plan (same connections, join schedule,
  * senders and their streams and seqs), with no overlap and no gap.
  */
-import { KIND_STRIDE, SENDER_BY_SEQ } from '../measure/ledger.js';
+import { SENDER_BY_SEQ } from '../measure/ledger.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
 import { kindOfStream, type ConnectionTraffic, type StepPlan } from '../scenarios/types.js';
 
 export interface Segment {

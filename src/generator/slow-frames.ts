@@ -6,7 +6,8 @@
  * the member subscribed. Every other frame is one rtcap could not use, counted by why
  * (docs/FIGURES.md "Frames rtcap could not use"): nothing that arrived goes uncounted.
  */
-import type { MemberState, ReceiveLedger } from '../measure/ledger.js';
+import type { ReceiveLedger } from '../measure/ledger.js';
+import type { MemberState } from '../measure/member-state.js';
 import { recordMs } from '../measure/histogram.js';
 import { EV, PROBE_EVENT } from '../protocol/constants.js';
 import type { Frame } from '../protocol/frame-types.js';

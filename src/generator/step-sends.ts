@@ -9,7 +9,7 @@ import type { ClassifiedError } from '../client/classify.js';
 import type { Connection } from '../client/connection.js';
 import { nowMs } from '../measure/clock.js';
 import { recordMs } from '../measure/histogram.js';
-import { streamId } from '../measure/ledger.js';
+import { streamId } from '../measure/stream-id.js';
 import type { Profile } from '../profile/schema.js';
 import {
   AFTER_FIRST_BINARY_PUSH,

@@ -6,7 +6,7 @@
  */
 import type { Connection } from '../client/connection.js';
 import { nowMs } from '../measure/clock.js';
-import type { SendLedger } from '../measure/ledger.js';
+import type { SendLedger } from '../measure/send-ledger.js';
 import type { StepPlan } from '../scenarios/types.js';
 import type { ConnectionSet } from './connection-set.js';
 import type { StepCounters } from './step-counters.js';

@@ -15,7 +15,8 @@
  */
 import type { Connection } from '../client/connection.js';
 import { HealthMonitor } from '../measure/health.js';
-import { ReceiveLedger, SendLedger } from '../measure/ledger.js';
+import { ReceiveLedger } from '../measure/ledger.js';
+import { SendLedger } from '../measure/send-ledger.js';
 import { rssMb } from '../measure/process-rss.js';
 import { ConnectionEvents } from './connection-events.js';
 import { ConnectionSet } from './connection-set.js';

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { nowMs } from '../measure/clock.js';
-import { streamId } from '../measure/ledger.js';
+import { streamId } from '../measure/stream-id.js';
 import type { SendRecord } from '../measure/aggregate.js';
 import type { InsertTraffic } from '../scenarios/types.js';
 import { StreamOrderedInserts } from './insert-queue.js';

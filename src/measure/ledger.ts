@@ -1,85 +1,29 @@
 /**
- * The delivery ledger (docs/FIGURES.md "Measurement rules"). Each generator process keeps:
+ * The delivery ledger (docs/FIGURES.md "Measurement rules"), its receive side. Each generator
+ * process keeps:
  *  - per stream and sequence number: how many of its connections received the message, and
  *    the first and last receive times (so the coordinator can take the minimum and maximum
  *    over processes: send-to-first-receive and fan-out span);
- *  - per connection and stream, which seqs it received (seq-window.ts), so a second receipt
- *    is a duplicate and a late first receipt a reordered delivery, never a loss;
- *  - per step, a histogram of every receipt's latency;
- *  - what it sent: scheduled and actual send time per message.
+ *  - per connection and stream, which seqs it received (seq-window.ts, kept in member-state.ts),
+ *    so a second receipt is a duplicate and a late first receipt a reordered delivery, never a
+ *    loss;
+ *  - per step, a histogram of every receipt's latency.
+ * What it sent is the send ledger's (send-ledger.ts).
  * Receive work per delivery is a few typed-array writes and one histogram record.
  *
- * Stream ids are step-scoped: stream = step × STREAM_STRIDE + local stream, so a straggler
- * from an earlier step can never be counted as a delivery of the current one: it is stale. So is
- * a receipt that came after its step was collected (closeStep) and before the next began: the
- * next step counts it, since the collected step's counts are gone with its state.
+ * Stream ids are step-scoped (stream-id.ts), so a straggler from an earlier step can never be
+ * counted as a delivery of the current one: it is stale. So is a receipt that came after its
+ * step was collected (closeStep) and before the next began: the next step counts it, since the
+ * collected step's counts are gone with its state.
  */
+import { Grow } from './grow.js';
 import { createHistogram, recordMs, type Histogram } from './histogram.js';
-import {
-  SEQ_DUPLICATE,
-  SEQ_NEW,
-  SEQ_REORDERED,
-  SeqWindows,
-  type SeqClass,
-  type SeqWindow,
-} from './seq-window.js';
-
-export const STREAM_STRIDE = 1_000_000;
-/**
- * Local stream ids carry their traffic kind: kind × KIND_STRIDE + n (broadcast 0, presence 1,
- * changes 2).
- */
-export const KIND_STRIDE = 100_000;
-export const KIND_COUNT = 3;
-
-export function streamId(step: number, localStream: number): number {
-  return step * STREAM_STRIDE + localStream;
-}
-
-/** Per-connection receive state, kept on the connection object. */
-export interface MemberState {
-  /** Epoch ms the join was confirmed; 0 while not joined. */
-  joinedAtMs: number;
-  /** Epoch ms the server confirmed the Postgres Changes subscription; 0 while not subscribed. */
-  subscribedAtMs: number;
-  /**
-   * Which seqs this connection has received, per stream (seq-window.ts). Valid only in the
-   * ledger step `epoch`: a new step forgets them without the worker touching every member.
-   */
-  epoch: number;
-  /** The first stream heard in the epoch and its window: the common case, no Map lookup. */
-  stream: number;
-  window: SeqWindow;
-  /** Further streams, for connections that hear several senders. */
-  windows: Map<number, SeqWindow> | null;
-}
-
-export function newMemberState(): MemberState {
-  return { joinedAtMs: 0, subscribedAtMs: 0, epoch: -1, stream: -1, window: -1, windows: null };
-}
+import type { MemberState } from './member-state.js';
+import { SEQ_DUPLICATE, SEQ_NEW, SEQ_REORDERED, SeqWindows, type SeqClass } from './seq-window.js';
+import { KIND_COUNT, KIND_STRIDE, STREAM_STRIDE } from './stream-id.js';
 
 /** Each ledger step gets an epoch no member state of an earlier step can carry. */
 let nextEpoch = 0;
-
-class Grow {
-  static f64(a: Float64Array<ArrayBuffer>, need: number, fill = 0): Float64Array<ArrayBuffer> {
-    if (need <= a.length) return a;
-    let n = a.length || 64;
-    while (n < need) n *= 2;
-    const b = new Float64Array(n);
-    if (fill !== 0) b.fill(fill);
-    b.set(a);
-    return b;
-  }
-  static u32(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
-    if (need <= a.length) return a;
-    let n = a.length || 64;
-    while (n < need) n *= 2;
-    const b = new Uint32Array(n);
-    b.set(a);
-    return b;
-  }
-}
 
 /**
  * Whose receipts a segment's latency may use: only those whose sender ran on this
@@ -330,56 +274,5 @@ export class ReceiveLedger {
       deliveryHistogram: this.mergedKinds(),
       kindHistograms: this.kindHists,
     };
-  }
-}
-
-/** What one process sent in a step, per local stream: scheduled and actual times by seq. */
-export class SendLedger {
-  private streams = new Map<
-    number,
-    { sched: Float64Array<ArrayBuffer>; actual: Float64Array<ArrayBuffer>; size: number }
-  >();
-  sent = 0;
-  failed = 0;
-  late = 0;
-  sentThisSecond = 0;
-
-  constructor(private lateThresholdMs: number) {}
-
-  beginStep(lateThresholdMs: number): void {
-    this.lateThresholdMs = lateThresholdMs;
-    this.streams.clear();
-    this.sent = this.failed = this.late = 0;
-  }
-
-  /** `actualMs` NaN when the send could not be made (closed socket, send error). */
-  record(localStream: number, seq: number, schedMs: number, actualMs: number): void {
-    let s = this.streams.get(localStream);
-    if (!s) {
-      s = { sched: new Float64Array(64), actual: new Float64Array(64).fill(NaN), size: 0 };
-      this.streams.set(localStream, s);
-    }
-    if (seq >= s.sched.length) {
-      s.sched = Grow.f64(s.sched, seq + 1);
-      s.actual = Grow.f64(s.actual, seq + 1, NaN);
-    }
-    s.sched[seq] = schedMs;
-    s.actual[seq] = actualMs;
-    if (seq >= s.size) s.size = seq + 1;
-    if (Number.isNaN(actualMs)) {
-      this.failed++;
-    } else {
-      this.sent++;
-      this.sentThisSecond++;
-      if (actualMs - schedMs > this.lateThresholdMs) this.late++;
-    }
-  }
-
-  snapshot(): Array<{ stream: number; sched: Float64Array; actual: Float64Array }> {
-    return [...this.streams.entries()].map(([stream, s]) => ({
-      stream,
-      sched: s.sched.slice(0, s.size),
-      actual: s.actual.slice(0, s.size),
-    }));
   }
 }

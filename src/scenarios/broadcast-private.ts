@@ -14,7 +14,8 @@
  */
 import type { Profile } from '../profile/schema.js';
 import { countAt, privateTopic, reconnectPolicy, roomTopology, userClaims } from './common.js';
-import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
+import { kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function planBroadcastPrivate(profile: Profile, step: number): StepPlan {
   const s = profile.load.steps[step];

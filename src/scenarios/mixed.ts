@@ -29,8 +29,8 @@ import {
 import { countAt, reconnectPolicy } from './common.js';
 import { roomLayout, roomTopic, rotatingSender, type RoomLayout } from './rooms.js';
 import { DEFAULT_UPDATE_SHARE } from './presence.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
 import {
-  KIND_STRIDE,
   kindOfStream,
   kindStream,
   type Scenario,

@@ -19,7 +19,8 @@
 import type { Profile } from '../profile/schema.js';
 import { countAt, reconnectPolicy } from './common.js';
 import { roomLayout, roomTopic, rotatingSender } from './rooms.js';
-import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
+import { kindStream, type Scenario, type StepPlan } from './types.js';
 import { r3 } from '../util/round.js';
 
 /**

@@ -9,11 +9,10 @@
  */
 import type { Profile } from '../profile/schema.js';
 import type { StepResult } from '../result/result.js';
-import { KIND_STRIDE } from '../measure/ledger.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
 
 export type TrafficKind = 'broadcast' | 'presence' | 'changes';
 export const TRAFFIC_KINDS: readonly TrafficKind[] = ['broadcast', 'presence', 'changes'];
-export { KIND_STRIDE };
 
 export function kindStream(kind: TrafficKind, n: number): number {
   return TRAFFIC_KINDS.indexOf(kind) * KIND_STRIDE + n;

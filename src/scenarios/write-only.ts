@@ -11,7 +11,8 @@
  */
 import type { Profile } from '../profile/schema.js';
 import { countAt, reconnectPolicy } from './common.js';
-import { KIND_STRIDE, kindStream, type Scenario, type StepPlan } from './types.js';
+import { KIND_STRIDE } from '../measure/stream-id.js';
+import { kindStream, type Scenario, type StepPlan } from './types.js';
 
 export function writeOnlyTopic(profile: Profile, conn: number): string {
   return `${profile.target.topic}-w${conn}`;

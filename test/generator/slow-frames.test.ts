@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { newMemberState, ReceiveLedger, streamId } from '../../src/measure/ledger.js';
+import { ReceiveLedger } from '../../src/measure/ledger.js';
+import { newMemberState } from '../../src/measure/member-state.js';
+import { streamId } from '../../src/measure/stream-id.js';
 import { EV } from '../../src/protocol/constants.js';
 import type { Frame } from '../../src/protocol/frame-types.js';
 import { isNullBroadcast, recordSlowFrame } from '../../src/generator/slow-frames.js';

@@ -14,7 +14,10 @@ import { WHOLE } from '../../src/generator/segment.js';
 import { StepLifecycle } from '../../src/generator/step-lifecycle.js';
 import { nowMs } from '../../src/measure/clock.js';
 import { HealthMonitor } from '../../src/measure/health.js';
-import { newMemberState, ReceiveLedger, SendLedger, streamId } from '../../src/measure/ledger.js';
+import { ReceiveLedger } from '../../src/measure/ledger.js';
+import { newMemberState } from '../../src/measure/member-state.js';
+import { SendLedger } from '../../src/measure/send-ledger.js';
+import { streamId } from '../../src/measure/stream-id.js';
 import type { Profile } from '../../src/profile/schema.js';
 import { liveProfile, until } from './support/live-target.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/client/connection.js';
-import type { SendLedger } from '../../src/measure/ledger.js';
+import type { SendLedger } from '../../src/measure/send-ledger.js';
 import type { ConnectionTraffic, StepPlan } from '../../src/scenarios/types.js';
 import { ConnectionSet, type ConnMeta } from '../../src/generator/connection-set.js';
 import type { StepSends } from '../../src/generator/step-sends.js';

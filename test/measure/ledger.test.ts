@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  KIND_STRIDE,
-  newMemberState,
-  ReceiveLedger,
-  SendLedger,
-  STREAM_STRIDE,
-  streamId,
-  type MemberState,
-} from '../../src/measure/ledger.js';
+import { ReceiveLedger } from '../../src/measure/ledger.js';
+import { newMemberState, type MemberState } from '../../src/measure/member-state.js';
+import { SendLedger } from '../../src/measure/send-ledger.js';
+import { KIND_STRIDE, STREAM_STRIDE, streamId } from '../../src/measure/stream-id.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { SEQ_WINDOW_BITS } from '../../src/measure/seq-window.js';
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ReceiveLedger,
-  SendLedger,
-  newMemberState,
-  streamId,
-  type MemberState,
-} from '../../src/measure/ledger.js';
+import { ReceiveLedger } from '../../src/measure/ledger.js';
+import { newMemberState, type MemberState } from '../../src/measure/member-state.js';
+import { SendLedger } from '../../src/measure/send-ledger.js';
+import { streamId } from '../../src/measure/stream-id.js';
 import { percentilesOf } from '../../src/measure/histogram.js';
 import { figuresByKind } from '../../src/figures/kinds.js';
 import { mergeMemberships, streamInfoOf } from '../../src/figures/membership.js';

@@ -4,7 +4,7 @@
  * same member state the receive path writes.
  */
 import type { ConnectionState } from '../../../src/client/connection.js';
-import { newMemberState } from '../../../src/measure/ledger.js';
+import { newMemberState } from '../../../src/measure/member-state.js';
 
 export class FakeConnection {
   state: ConnectionState = 'idle';
