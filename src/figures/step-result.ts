@@ -101,8 +101,12 @@ export function buildStepResult(args: StepInputs): StepResult {
   if (args.cut && !args.cut.collected) return unansweredStep(step, args);
   // Some answered, some did not: the step is what those that answered reported.
   if (args.cut?.unanswered?.length) return partlyAnsweredStep(step, args);
-  // A limit of this machine rtcap measured (the server's open files, a memory cgroup) comes first.
-  return withLimitNamed(step, { builtin: !profile.target.url });
+  // A limit of this machine rtcap measured (the server's open files, a memory cgroup tighter than
+  // the declared instance) comes first, as its capacity row and the live line name it.
+  return withLimitNamed(step, {
+    builtin: !profile.target.url,
+    instance_memory_mb: profile.target.instance.memory_mb,
+  });
 }
 
 /** Whether the step was cut short in its ramp or warm-up, before any steady second. */

@@ -22,6 +22,27 @@ describe('a limit of this machine named first in the step', () => {
     ]);
   });
 
+  it("the server's memory cgroup tighter than the declared instance: named as its row and the live line name it", () => {
+    const full = (memory_mb: number) =>
+      makeStep(1, {
+        verdict: 'broken',
+        verdict_reasons: ['server memory safe line: 91.0% ≥ 85%'],
+        server: {
+          mem_pct: 91,
+          basis: { vcpus: 2, memory_mb, source: 'affinity', memory_source: 'cgroup' },
+        },
+      });
+    const ctx = { builtin: true, instance_memory_mb: 4096 };
+    expect(withLimitNamed(full(512), ctx).verdict_reasons).toEqual([
+      'environment limit: server process memory cgroup limit 512 MB',
+      'server memory safe line: 91.0% ≥ 85%',
+    ]);
+    // A cgroup as large as the instance is the instance's own memory: its safe line, no limit of
+    // this machine (the capacity row reads it so too).
+    const large = full(8192);
+    expect(withLimitNamed(large, ctx)).toBe(large);
+  });
+
   it('below the limit, or a step that did not fail: unchanged', () => {
     const below = atLimit('broken', 12_000);
     expect(withLimitNamed(below, {})).toBe(below);
