@@ -108,7 +108,7 @@ export function observeAll(list: ReadonlyArray<RunObserver | undefined>): RunObs
   };
   return {
     start: (r) => each((o) => o.start?.(r)),
-    second: (rec, target, clock) => each((o) => o.second(rec, target, clock)),
+    second: (rec, target, clock, limits) => each((o) => o.second(rec, target, clock, limits)),
     step: (s) => each((o) => o.step(s)),
   };
 }

@@ -7,7 +7,7 @@
  * run or a campaign of many entries holds no more than a short one beyond that.
  */
 import { limitContextOf } from '../model/step-limit.js';
-import { StepFailing } from '../model/second-limit.js';
+import { StepFailing, type SecondLimits } from '../model/second-limit.js';
 import type { RunResult, StepResult } from '../result/result.js';
 import type { PhaseClock, RunObserver } from '../run/runner.js';
 import type { SecondRecord } from '../figures/timeline.js';
@@ -133,7 +133,16 @@ export class DashboardFeed implements RunObserver {
     this.emitCampaign();
   }
 
-  second(rec: SecondRecord, stepTargetConnections: number, clock?: PhaseClock): void {
+  /**
+   * `limits`: what the second's limit is read against, as the runner hands it to the progress line
+   * (without it, rtcap's own OS limits from the run's result).
+   */
+  second(
+    rec: SecondRecord,
+    stepTargetConnections: number,
+    clock?: PhaseClock,
+    limits?: SecondLimits,
+  ): void {
     if (this.run && this.result$ && this.run.target !== this.result$.target.url) {
       this.run = { ...this.run, target: this.result$.target.url };
       this.emit('run-info', this.run);
@@ -144,6 +153,7 @@ export class DashboardFeed implements RunObserver {
       clock ?? { elapsedS: 0, lengthS: null, steps: 0 },
       {
         generatorOs: this.result$ ? limitContextOf(this.result$).generator_os : null,
+        ...limits,
         stepFailing: this.failing.add(rec.point),
       },
     );

@@ -3,12 +3,18 @@
  * seconds otherwise (CI logs stay readable). Its latency is the last second's p95 over every
  * receipt, named so: the final table shows first-receipt latency, which only the end of a
  * step can compute (the first receipt of a message across all processes). A limit of this
- * machine the second met (a generator process out of descriptors or ports, the server at its
- * open-file limit while connections fail) comes right
- * after the step, in its capacity row's words (model/second-limit), and is printed at once.
+ * machine the second met (a generator process out of descriptors or ports, the server's memory
+ * at its safe line of a memory cgroup tighter than the instance, the server at its open-file
+ * limit while connections fail) comes right after the step, in its capacity row's words
+ * (model/second-limit), and is printed at once.
  */
 import type { TimeseriesPoint } from '../result/timeseries-point.js';
-import { secondLimitWords, StepFailing, type GeneratorOs } from '../model/second-limit.js';
+import {
+  secondLimitWords,
+  StepFailing,
+  type GeneratorOs,
+  type ServerMemory,
+} from '../model/second-limit.js';
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const ms = (v: number | null) =>
@@ -48,12 +54,18 @@ export class Progress {
       phaseLengthS: number | null;
       /** rtcap's own processes' limits, to number a generator's limit the second met. */
       generatorOs?: GeneratorOs;
+      /** The server's memory basis and safe line, to name its memory cgroup the second met. */
+      serverMemory?: ServerMemory;
     },
   ): void {
     if (!this.enabled) return;
     const phase = phaseClock(p.phase, ctx.elapsedInPhaseS, ctx.phaseLengthS);
     const stepFailing = this.failing.add(p);
-    const limit = secondLimitWords(p, { generatorOs: ctx.generatorOs, stepFailing });
+    const limit = secondLimitWords(p, {
+      generatorOs: ctx.generatorOs,
+      serverMemory: ctx.serverMemory,
+      stepFailing,
+    });
     const newLimit = limit !== null && limit !== this.lastLimit;
     this.lastLimit = limit;
     const line =

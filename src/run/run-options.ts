@@ -9,6 +9,7 @@ import type { RunResult, StepResult } from '../result/result.js';
 import type { ProbeTarget } from '../recovery/probe.js';
 import type { SecondRecord } from '../figures/timeline.js';
 import type { RampDone } from '../load/pool.js';
+import type { SecondLimits } from '../model/second-limit.js';
 
 /*
  * A run's options travel as small parts, each the fields one concern reads: what is measured
@@ -163,7 +164,16 @@ export interface PhaseClock {
  */
 export interface RunObserver {
   start?(result: RunResult): void;
-  second(rec: SecondRecord, stepTargetConnections: number, clock?: PhaseClock): void;
+  /**
+   * `limits`: what the second's limit is read against (rtcap's own OS limits, the server's memory
+   * basis and safe line), as the progress line reads it.
+   */
+  second(
+    rec: SecondRecord,
+    stepTargetConnections: number,
+    clock?: PhaseClock,
+    limits?: SecondLimits,
+  ): void;
   step(step: StepResult): void;
 }
 

@@ -5,7 +5,7 @@
  * run directory as it goes. Any way the run ends (done, aborted, interrupted) leaves
  * result.json, summary.md and timeseries.ndjson readable.
  */
-import { limitContextOf } from '../model/step-limit.js';
+import { secondLimitsOf } from '../model/second-limit.js';
 import { isLoopbackHost } from '../client/url.js';
 import type { GeneratorPlan } from '../generator/limits.js';
 import { pin } from '../load/pool.js';
@@ -236,13 +236,14 @@ function openTimeline(
         lengthS: live.phaseLengthS,
         steps: searching ? 0 : plans.length,
       };
-      observer?.second(rec, plans[live.step]?.connections ?? 0, clock);
+      const limits = secondLimitsOf(ctx.record.result, target.basis);
+      observer?.second(rec, plans[live.step]?.connections ?? 0, clock, limits);
       progress.update(rec.point, {
         steps: clock.steps,
         target: plans[live.step]?.connections ?? 0,
         elapsedInPhaseS: clock.elapsedS,
         phaseLengthS: clock.lengthS,
-        generatorOs: limitContextOf(ctx.record.result).generator_os,
+        ...limits,
       });
       // Before the first step's plan exists (a sweep's recovery probe) there is nothing to check.
       const why = plans[live.step]

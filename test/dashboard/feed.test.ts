@@ -11,6 +11,7 @@ import type { CampaignState } from '../../src/campaign/state.js';
 import type { SweepRecord, SweepResult } from '../../src/sweep/record.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';
 import { DashboardFeed, MAX_LOG_LINES, MAX_SECONDS } from '../../src/dashboard/feed.js';
+import { secondLimitsOf } from '../../src/model/second-limit.js';
 import { loadRun } from '../fixtures/index.js';
 
 function worker(rssMb: number): SecondStats {
@@ -116,6 +117,21 @@ describe('DashboardFeed', () => {
     expect(feed.snapshot().seconds[0].limit).toBe(
       "environment limit: rtcap's generator process open-file limit 1,024",
     );
+  });
+
+  it("names the server's memory cgroup in the server tile with the limits the runner hands the progress line", () => {
+    const feed = new DashboardFeed('run');
+    const limits = secondLimitsOf(
+      { profile: {}, target: { builtin: true, instance: { memory_mb: 4096 } } },
+      { memory_mb: 512, memory_source: 'cgroup' },
+    );
+    const full = second(100);
+    full.point = { ...full.point, server_rss_mb: 500 };
+    feed.second(full, 8, undefined, limits);
+    feed.second(second(101), 8, undefined, limits);
+    const [a, b] = feed.snapshot().seconds;
+    expect(a.limit).toBe('environment limit: server process memory cgroup limit 512 MB');
+    expect(b).not.toHaveProperty('limit');
   });
 
   it('keeps the last MAX_SECONDS seconds and MAX_LOG_LINES log lines, no more', () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { Progress } from '../../src/run/progress.js';
-import { secondLimitWords, StepFailing } from '../../src/model/second-limit.js';
+import { secondLimitsOf, secondLimitWords, StepFailing } from '../../src/model/second-limit.js';
+import { limitOfStep } from '../../src/model/step-limit.js';
+import { limitWords } from '../../src/model/limit.js';
+import { makeStep } from '../fixtures/index.js';
 
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {
   let out = '';
@@ -152,6 +155,83 @@ describe('Progress', () => {
       { ...ctx, generatorOs: null },
     );
     expect(t2()).not.toContain('limit');
+  });
+
+  it("names the server's memory cgroup the second its RSS reaches the memory safe line of it, as the step will", () => {
+    // The server's memory basis as monitor/server-basis reads it: a 512 MB cgroup, while the
+    // profile declares a 4,096 MB instance; the default memory safe line, 85 %.
+    const basis = (memory_mb: number, memory_source: 'cgroup' | 'declared') => ({
+      vcpus: 2,
+      source: 'affinity' as const,
+      memory_mb,
+      memory_source,
+    });
+    const run = { profile: {}, target: { builtin: true, instance: { memory_mb: 4096 } } };
+    const limits = secondLimitsOf(run, basis(512, 'cgroup'));
+    expect(limits.serverMemory?.limits).toEqual({
+      safe: { cpu_pct: 70, mem_pct: 85 },
+      instance_memory_mb: 4096,
+      builtin: true,
+    });
+    const { stream, text } = capture();
+    const progress = new Progress(stream, true);
+    const ctx = { steps: 2, target: 600, elapsedInPhaseS: 1, phaseLengthS: null, ...limits };
+    // 430 MB of 512: 84.0 %, below the safe line; nothing failed either way.
+    progress.update({ ...point(), server_rss_mb: 430 }, ctx);
+    expect(text()).not.toContain('limit');
+    // 436 MB: 85.2 %, printed at once (within the 5 s between plain lines).
+    progress.update({ ...point(), server_rss_mb: 436 }, ctx);
+    const lines = text().trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^step 1\/2 steady · environment limit: server process memory cgroup limit 512 MB · joined 10\/600 ·/,
+    );
+    // The words the step's reasons and its capacity row use for a step at that memory %.
+    const step = makeStep(0, {
+      verdict: 'broken',
+      server: { mem_pct: 85.2, basis: basis(512, 'cgroup') },
+    });
+    const rowWords = limitWords(limitOfStep(step, { ...limits.serverMemory!.limits }), {
+      remedy: false,
+    });
+    expect(lines[1]).toContain(`· ${rowWords} ·`);
+    // A cgroup as large as the instance is the instance's own memory, and so is the declared
+    // basis: the server's memory safe line, not a limit of this machine.
+    const at90 = { ...point(), server_rss_mb: 3700 };
+    expect(secondLimitWords(at90, secondLimitsOf(run, basis(4096, 'cgroup')))).toBeNull();
+    expect(secondLimitWords(at90, secondLimitsOf(run, basis(4096, 'declared')))).toBeNull();
+    // No RSS sampled, or no basis known: none.
+    expect(secondLimitWords({ ...point(), server_rss_mb: null }, limits)).toBeNull();
+    expect(
+      secondLimitWords({ ...point(), server_rss_mb: 500 }, secondLimitsOf(run, null)),
+    ).toBeNull();
+  });
+
+  it('names the limits in the order a step does: the generator, then memory, then open files', () => {
+    const run = {
+      profile: {},
+      target: { builtin: true, instance: { memory_mb: 4096 } },
+      generator: { limits: { open_files_per_process: 1024, ephemeral_ports: 28_232 } },
+    };
+    const limits = secondLimitsOf(run, {
+      memory_mb: 512,
+      memory_source: 'cgroup',
+    });
+    const all = {
+      ...point(),
+      errors: 5,
+      server_rss_mb: 500,
+      server_open_files: { open: 400, limit: 400 },
+    };
+    expect(secondLimitWords({ ...all, generator_os_errors: { EMFILE: 5 } }, limits)).toBe(
+      "environment limit: rtcap's generator process open-file limit 1,024",
+    );
+    expect(secondLimitWords(all, limits)).toBe(
+      'environment limit: server process memory cgroup limit 512 MB',
+    );
+    expect(secondLimitWords({ ...all, server_rss_mb: 100 }, limits)).toBe(
+      'environment limit: server process open-file limit 400',
+    );
   });
 });
 
