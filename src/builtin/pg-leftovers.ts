@@ -12,6 +12,10 @@
  *   one whose builder is gone (a server stopped mid-build), or one without a record still there
  *   after BUILD_STALE_MS, was abandoned.
  *
+ * A name is no proof: a directory with rtcap's name and no owner record of rtcap's is removed
+ * only when it holds nothing but what rtcap writes there (src/builtin/temp-contents.ts); any
+ * other is kept as `foreign`, whatever its age.
+ *
  * `leftovers` is the one answer to "what is ours and dead": the clean-up at the start of a run
  * and `rtcap clean` both use it. `removeLeftover` stops a Postgres still running from a dead
  * run's data (only one whose command line names that directory) before removing it.
@@ -20,6 +24,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { pidAlive } from '../util/pid-alive.js';
+import { describeForeign, foreignNames } from './temp-contents.js';
 import { sleep } from '../util/sleep.js';
 
 export const RUN_PREFIX = 'rtcap-run-';
@@ -47,6 +52,11 @@ export interface TempEntry {
   dead: boolean;
   /** Why it is dead (or live), in words for `rtcap clean`. */
   why: string;
+  /**
+   * It has rtcap's name but no owner record and holds what rtcap does not write there (a
+   * user's folder): never removed.
+   */
+  foreign: boolean;
 }
 
 /** The kind of an entry by its name; null when it is not rtcap's. */
@@ -137,8 +147,9 @@ function processesRunningFrom(dir: string): number[] {
   return pids;
 }
 
-function judge(name: string, full: string, kind: TempKind): TempEntry {
-  const base = { name, path: full, kind, cache: kind === 'template' || kind === 'bin-cache' };
+function judgeByOwner(name: string, full: string, kind: TempKind): TempEntry {
+  const cache = kind === 'template' || kind === 'bin-cache';
+  const base = { name, path: full, kind, cache, foreign: false };
   if (kind === 'run' || kind === 'pg') {
     const alive = ownerAlive(full);
     if (alive === null) {
@@ -163,6 +174,20 @@ function judge(name: string, full: string, kind: TempKind): TempEntry {
     };
   }
   return { ...base, dead: true, why: 'cache' };
+}
+
+/**
+ * An entry judged by its owner record (or, for a cache, by who runs from it); one that would be
+ * removed without a record of rtcap's in it is removed only when it holds nothing but what rtcap
+ * writes there (src/builtin/temp-contents.ts): a name alone is no proof it is rtcap's.
+ */
+function judge(name: string, full: string, kind: TempKind): TempEntry {
+  const e = judgeByOwner(name, full, kind);
+  if (!e.dead || ownerAlive(full) !== null) return e;
+  const foreign = foreignNames(kind, full);
+  if (foreign.length === 0) return e;
+  const why = `not an rtcap data directory (holds ${describeForeign(foreign)})`;
+  return { ...e, dead: false, foreign: true, why };
 }
 
 /** Every entry of rtcap's under `dir` (default: the temp directory), judged. */
@@ -252,21 +277,30 @@ export function removeAbandonedBuilds(dir: string = os.tmpdir()): string[] {
   return removed;
 }
 
-/** What `rtcap clean` did: each entry removed, and each kept because something still uses it. */
+/**
+ * What `rtcap clean` did: each entry removed, and each kept (something still uses it, or it is
+ * not rtcap's: `foreign`).
+ */
 export interface CleanOutcome {
   removed: TempEntry[];
   kept: TempEntry[];
 }
 
-/** Removes rtcap's caches and every leftover of a dead run under `dir`; what is in use stays. */
-export async function cleanTemp(dir: string = os.tmpdir()): Promise<CleanOutcome> {
+/**
+ * Removes rtcap's caches and every leftover of a dead run under `dir`; what is in use, and what
+ * is not provably rtcap's, stays. `dryRun`: removes nothing, and `removed` is what would go.
+ */
+export async function cleanTemp(
+  dir: string = os.tmpdir(),
+  opts: { dryRun?: boolean } = {},
+): Promise<CleanOutcome> {
   const out: CleanOutcome = { removed: [], kept: [] };
   for (const e of tempEntries(dir)) {
     if (!e.dead) {
       out.kept.push(e);
       continue;
     }
-    await removeLeftover(e);
+    if (!opts.dryRun) await removeLeftover(e);
     out.removed.push(e);
   }
   return out;

@@ -152,12 +152,13 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Deletes the link namespaces of runs that are gone; returns their names. */
-export function removeDeadLinkNamespaces(): string[] {
+/** Deletes the link namespaces of runs that are gone (`dryRun`: none); returns their names. */
+export function removeDeadLinkNamespaces(dryRun = false): string[] {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return [];
   const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
   if (list.status !== 0 || typeof list.stdout !== 'string') return [];
   const dead = deadLinkNamespaces(list.stdout, (pid) => pid === process.pid || pidAlive(pid));
+  if (dryRun) return dead;
   for (const ns of dead) spawnSync('ip', teardownCommand(ns).slice(1), { stdio: 'ignore' });
   return dead;
 }

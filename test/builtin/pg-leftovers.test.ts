@@ -191,3 +191,79 @@ describe('leftovers and rtcap clean', () => {
     },
   );
 });
+
+describe("a name is no proof: a directory without rtcap's owner record", () => {
+  const old = (d: string) => {
+    const t = new Date(Date.now() - 2 * 86_400_000);
+    utimesSync(d, t, t);
+    return d;
+  };
+  const file = (d: string, name: string) => {
+    mkdirSync(join(d, name, '..'), { recursive: true });
+    writeFileSync(join(d, name), 'x');
+  };
+
+  it('is removed only when it holds nothing but what rtcap writes there', async () => {
+    const t = dirIn(work, 'tmp-foreign');
+    const runOld = dirIn(t, 'rtcap-run-old');
+    for (const f of ['server-config.json', 'database-url', 'rtcap-pg-a/data/PG_VERSION'])
+      file(runOld, f);
+    const runNotes = dirIn(t, 'rtcap-run-notes');
+    file(runNotes, 'rtcap-pg-a/notes.txt');
+    const pgDeep = dirIn(t, 'rtcap-pg-deep');
+    for (const f of ['data/PG_VERSION', 'data/important.sql', '.s.PGSQL.5432']) file(pgDeep, f);
+    const tpl = dirIn(t, 'rtcap-pgtemplate-0123456789abcdef');
+    for (const f of ['data/PG_VERSION', 'password', 'ready', 'photos/a.jpg']) file(tpl, f);
+    const bins = dirIn(t, 'rtcap-pgbin-00000000000000cc');
+    for (const f of ['node_modules/pg/index.js', 'ready']) file(bins, f);
+    const many = dirIn(t, 'rtcap-pg-many');
+    for (const f of ['a.sql', 'b.sql', 'c.sql', 'd.sql', 'e.sql']) file(many, f);
+    // rtcap's owner record whose process is gone: rtcap's, whatever else is in it.
+    const owned = dirIn(t, 'rtcap-pg-owned');
+    writeFileSync(join(owned, 'owner.pid'), `${exitedPid()}\n`);
+    file(owned, 'data/PG_VERSION');
+    for (const d of [runOld, runNotes, pgDeep, tpl, bins, many, owned]) old(d);
+    // Fresh and foreign: kept as being created (a run writes its record within a second).
+    file(dirIn(t, 'rtcap-pg-fresh'), 'x.sql');
+
+    const judged = Object.fromEntries(
+      tempEntries(t).map((e) => [e.name, [e.dead, e.foreign, e.why]]),
+    );
+    const notOurs = (what: string) => [false, true, `not an rtcap data directory (holds ${what})`];
+    expect(judged).toEqual({
+      'rtcap-run-old': [true, false, 'no owner record'],
+      'rtcap-run-notes': notOurs('rtcap-pg-a/notes.txt'),
+      'rtcap-pg-deep': notOurs('data/important.sql'),
+      'rtcap-pgtemplate-0123456789abcdef': notOurs('photos'),
+      'rtcap-pgbin-00000000000000cc': [true, false, 'cache, unused'],
+      'rtcap-pg-many': notOurs('a.sql, b.sql, c.sql and 2 more'),
+      'rtcap-pg-owned': [true, false, 'its process is gone'],
+      'rtcap-pg-fresh': [false, false, 'being created'],
+    });
+    // A run's own clean-up at start leaves them too.
+    expect(
+      leftovers(t)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['rtcap-pg-owned', 'rtcap-run-old']);
+
+    const dry = await cleanTemp(t, { dryRun: true });
+    expect(dry.removed.map((e) => e.name).sort()).toEqual([
+      'rtcap-pg-owned',
+      'rtcap-pgbin-00000000000000cc',
+      'rtcap-run-old',
+    ]);
+    expect([existsSync(runOld), existsSync(bins), existsSync(owned)]).toEqual([true, true, true]);
+    await cleanTemp(t);
+    expect([runOld, bins, owned].map(existsSync)).toEqual([false, false, false]);
+    expect(
+      [
+        join(runNotes, 'rtcap-pg-a/notes.txt'),
+        join(pgDeep, 'data/important.sql'),
+        join(tpl, 'photos/a.jpg'),
+        join(many, 'e.sql'),
+        join(t, 'rtcap-pg-fresh/x.sql'),
+      ].map(existsSync),
+    ).toEqual([true, true, true, true, true]);
+  });
+});
