@@ -11,8 +11,9 @@ import { problemsFromIssues } from './issues.js';
 import { locate } from './locate.js';
 
 /**
- * The YAML document of `text` and its line counter, for locating fields; syntax errors throw,
- * alone, since they make every later position doubtful.
+ * The YAML document of `text` and its line counter, for locating fields; a syntax error throws,
+ * alone, since it makes every later position doubtful: the first one, with how many the parser
+ * reported after it (an unclosed `[` yields a line for each later line it swallowed, noise).
  */
 export function parseYamlDocument(
   text: string,
@@ -26,19 +27,20 @@ export function parseYamlDocument(
     merge: true,
   });
   if (doc.errors.length > 0) {
-    throw new ProfileError(
-      doc.errors.map((e) => {
-        const { line, col } = lineCounter.linePos(e.pos[0]);
-        return {
-          source,
-          line,
-          col,
-          field: null,
-          message: `invalid YAML: ${e.message}`,
-          setIndex: null,
-        };
-      }),
-    );
+    const first = doc.errors.reduce((a, b) => (b.pos[0] < a.pos[0] ? b : a));
+    const { line, col } = lineCounter.linePos(first.pos[0]);
+    const more = doc.errors.length - 1;
+    const after = more > 0 ? ` (${more} more after it)` : '';
+    throw new ProfileError([
+      {
+        source,
+        line,
+        col,
+        field: null,
+        message: `invalid YAML: ${first.message}${after}`,
+        setIndex: null,
+      },
+    ]);
   }
   return { doc, lineCounter };
 }

@@ -335,6 +335,23 @@ target:
     expect(message).toMatch(/^profiles\/x\.yaml:5:1: invalid YAML: /);
   });
 
+  it('reports an unclosed [ once, at its line, with how many errors followed it', () => {
+    // The parser reports the unclosed flow sequence where it needed the `]` (line 5), then an
+    // error for each consequence on the lines it swallowed: noise after the first.
+    const text = `name: t
+scenario: broadcast-public
+load:
+  steps: [100, 200
+  hold_s: 30
+  ramp: linear
+target:
+  vsn: 9
+`;
+    expect(parseError(text)).toBe(
+      `${P}:5:3: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] (2 more after it)`,
+    );
+  });
+
   it('reports a duplicate key at the second one', () => {
     expect(parseError(`${MINIMAL}name: u\n`)).toBe(
       `${P}:6:1: invalid YAML: Map keys must be unique`,
