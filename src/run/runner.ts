@@ -55,7 +55,10 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
   signals.observer?.start?.(result);
   // Everything that can end the run early funnels into one abort.
   const onSignal = () => funnel.abortWith(interruptAbort(signals.signal));
-  signals.signal?.addEventListener('abort', onSignal, { once: true });
+  // A signal received during start-up (the profile's load, cli/interrupt) ends the run before
+  // it starts anything, with its result written all the same.
+  if (signals.signal?.aborted) onSignal();
+  else signals.signal?.addEventListener('abort', onSignal, { once: true });
   try {
     await conduct(ctx);
     if (state.status === 'running') state.status = 'completed';
@@ -70,7 +73,8 @@ export async function runBenchmark(opts: RunOptions): Promise<RunOutcome> {
     ctx.record.save();
     writeShard(ctx.record, started);
   }
-  if (state.abortReason) output.log(`run ${state.status}: ${state.abortReason}`);
+  if (state.abortReason)
+    output.log(`run ${state.status}: ${state.abortReason}${notReached(state, result)}`);
   return { result, dir: writer.dir, exitCode: exitCodeOf(state), release: writer.release };
 }
 
@@ -83,9 +87,10 @@ async function conduct(ctx: RunContext): Promise<void> {
   const { started, funnel } = live;
   const searching = parts.search.nextStep !== undefined;
   // The generator host (systeminformation; os figures stay if it cannot answer).
+  // Raced: an interrupt before the run starts anything ends it here.
   result.generator.host = {
     ...result.generator.host,
-    ...(await describeHost().catch(() => ({}))),
+    ...(await funnel.race(describeHost().catch(() => ({})))),
   };
   await removeLeftovers(log);
   const target = await setUpTarget({
@@ -290,6 +295,13 @@ async function stopStarted(started: Started, state: RunState): Promise<void> {
     await started.link?.stop();
     if (started.server) await started.server.stop();
   }
+}
+
+/** What an interrupted run never reached, for its last line: nothing when a step ran. */
+function notReached(state: RunState, result: RunOutcome['result']): string {
+  return state.status === 'interrupted' && result.steps.length === 0
+    ? ' — interrupted before the first step: nothing measured'
+    : '';
 }
 
 /** The exit code of a run by how it ended (the README's table). */
