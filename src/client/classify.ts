@@ -5,6 +5,7 @@
  */
 import { REASON } from '../protocol/constants.js';
 import { FrameError } from '../protocol/frame-types.js';
+import { redactHttpHead } from '../redact/redact.js';
 import type { ErrorClass } from '../result/result.js';
 
 export interface ClassifiedError {
@@ -113,7 +114,8 @@ export const API_KEY_HINT =
   'development secret)';
 
 export function classifyRefusedUpgrade(status: number, body: string): ClassifiedError {
-  const text = oneLine(body).slice(0, 300);
+  // Header lines before they are joined: an echoed request's Cookie is hidden where it stands.
+  const text = oneLine(redactHttpHead(body)).slice(0, 300);
   const hint = status === 401 && text.includes(REASON.apiKeyMissing) ? ` — ${API_KEY_HINT}` : '';
   return {
     class: 'server',

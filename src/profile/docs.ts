@@ -173,9 +173,16 @@ export function renderProfileDocs(): string {
           ? `${code(p)} (password and apikey/token parameters)`
           : secret === 'keys'
             ? `${code(p)} (credential-like keys)`
-            : code(p);
+            : secret === 'values'
+              ? `${code(p)} (every value but Host's)`
+              : code(p);
       })
       .join(', ')}.`,
+    '  A value put in by `${ENV_VAR}` is a secret too: printed text hides it wherever it turns up',
+    '  when it is distinctive (20 characters, or 12 with a capital or a symbol), a shorter one only',
+    "  where its field is hidden. A server's HTTP head quoted in an error (a refused upgrade that",
+    '  echoes the request) keeps its lines but not the values of Cookie, Set-Cookie, Authorization',
+    '  and any header whose name says token, key, secret, auth, session or password.',
     '- **Host facts are warnings, not errors.** `rtcap validate` checks the file. What `rtcap run`',
     '  would refuse on the machine validate runs on — `generator.link.loss` where there is no netem',
     '  (not root, not Linux, no netem qdisc), more connections than the machine can hold (memory,',

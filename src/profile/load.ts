@@ -131,13 +131,15 @@ function documentData(doc: Document, source: string, before: readonly ProfilePro
  * their fields removed from `data`) and one problem per field.
  */
 function validateData(data: unknown, opts: LoadOptions) {
-  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
+  const substituted: string[] = [];
+  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env, substituted);
   const unsetEnv = opts.allowUnsetEnv ? expansion.filter((p) => p.unset !== undefined) : [];
   for (const u of unsetEnv) deleteAt(data, u.path);
   const envProblems = expansion.filter((p) => !unsetEnv.includes(p));
   // Known before anything is printed, even an error about another field: from here on, every
   // line rtcap writes hides these values verbatim.
-  registerSecrets(secretValues(data, profileSchema));
+  // A value taken from the environment was kept out of the file: a secret wherever it lands.
+  registerSecrets([...secretValues(data, profileSchema), ...substituted]);
   const result = profileSchema.safeParse(data);
   const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
   const fieldProblems: FieldProblem[] = [

@@ -29,9 +29,15 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Expands `${NAME}` in the string values of `env` fields, in place (`data` is the loader's own
  * fresh copy of the document). `$${` stays a literal `${`. An unset variable is a problem, not an
- * empty string: a missing token would otherwise surface much later as a confusing 401.
+ * empty string: a missing token would otherwise surface much later as a confusing 401. Every
+ * value put in is appended to `substituted`: a value kept out of the file is treated as a secret.
  */
-export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv): PathProblem[] {
+export function expandEnv(
+  data: unknown,
+  schema: Schema,
+  env: NodeJS.ProcessEnv,
+  substituted: string[] = [],
+): PathProblem[] {
   const problems: PathProblem[] = [];
   const expand = (s: string, path: PathSegment[]): string =>
     s.replace(/\$\$\{|\$\{([^}]*)\}/g, (match, name: string | undefined) => {
@@ -54,6 +60,7 @@ export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv)
         });
         return match;
       }
+      substituted.push(v);
       return v;
     });
 
@@ -98,6 +105,21 @@ function redactKeys(value: unknown): unknown {
   );
 }
 
+/** A map entry that names where to connect rather than a credential: a header map's Host. */
+const isHostKey = (key: PathSegment): boolean =>
+  typeof key === 'string' && key.toLowerCase() === 'host';
+
+/** Every value of a `secret: values` map as "***", its keys (and a Host entry) kept. */
+function redactValues(value: unknown): unknown {
+  if (!isPlainObject(value)) return value === undefined || value === null ? value : REDACTED;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      isHostKey(k) || v === null || v === undefined ? v : REDACTED,
+    ]),
+  );
+}
+
 function redactField(value: unknown, schema: Schema): unknown {
   switch (fieldInfo(schema).meta.secret) {
     case 'value':
@@ -106,6 +128,8 @@ function redactField(value: unknown, schema: Schema): unknown {
       return typeof value === 'string' ? redactUrl(value) : value;
     case 'keys':
       return redactKeys(value);
+    case 'values':
+      return redactValues(value);
     default:
       return redact(value, schema);
   }
@@ -142,6 +166,10 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
     if (secret === 'value') return value === undefined || value === null ? value : REDACTED;
     if (secret === 'url' && rest.length === 0)
       return typeof value === 'string' ? redactUrl(value) : value;
+    if (secret === 'values') {
+      if (rest.length === 0) return redactValues(value);
+      return isHostKey(rest[0]) && rest.length === 1 ? value : REDACTED;
+    }
     if (secret === 'keys') {
       if (rest.some((k) => typeof k === 'string' && isCredentialKey(k))) return REDACTED;
       return redactKeys(value);
@@ -154,7 +182,9 @@ export function redactAt(root: Schema, path: readonly PathSegment[], value: unkn
 /** A field whose values a message never quotes: a secret one, or one marked `unquoted`. */
 function isHiddenField(schema: Schema): boolean {
   const m = fieldInfo(schema).meta;
-  return m.unquoted === true || m.secret === 'value' || m.secret === 'keys';
+  return (
+    m.unquoted === true || m.secret === 'value' || m.secret === 'keys' || m.secret === 'values'
+  );
 }
 
 const firstWord = (key: string): string => key.toLowerCase().split(/[-_]/)[0];
@@ -229,7 +259,8 @@ export interface SecretLeaf {
   value: unknown;
   /**
    * value: a field marked `secret: value`; url: a URL field that may carry a password or token;
-   * key: a value under a credential-like key (a header, a param, a tenant config).
+   * key: a value under a credential-like key (a param, a tenant config) or any value of a
+   * `secret: values` map (a header but Host).
    */
   kind: 'value' | 'url' | 'key';
   /** The profile expands `${ENV}` here. */
@@ -269,8 +300,9 @@ function keyedLeaves(value: unknown, path: PathSegment[], env: boolean, out: Sec
 
 /**
  * The one walk of a document (valid for `schema`) for its secrets, in document order: the
- * fields the schema marks `secret` and the values under credential keys of maps it does not
- * describe. secretValues and `rtcap k8s` (k8s/secrets) read it.
+ * fields the schema marks `secret`, every value of a `secret: values` map but its Host, and the
+ * values under credential keys of maps it does not describe. secretValues and `rtcap k8s`
+ * (k8s/secrets) read it.
  */
 export function secretLeaves(
   value: unknown,
@@ -291,7 +323,16 @@ export function secretLeaves(
     if (meta.secret === 'value' || meta.secret === 'url')
       out.push({ path: at, value: v, kind: meta.secret, env });
     else if (meta.secret === 'keys') keyedLeaves(v, at, env, out);
-    else secretLeaves(v, child, at, out);
+    else if (meta.secret === 'values') {
+      for (const [hk, hv] of entriesOf(v))
+        if (!isHostKey(hk) && (typeof hv === 'string' || typeof hv === 'number'))
+          out.push({
+            path: [...at, hk],
+            value: hv,
+            kind: 'key',
+            env: env && typeof hv === 'string',
+          });
+    } else secretLeaves(v, child, at, out);
   }
   return out;
 }

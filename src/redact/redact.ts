@@ -5,9 +5,10 @@
  * `isCredentialKey` from here, so a secret hidden in one place is hidden in all.
  *
  * Two nets: patterns (user:pass@ in any URL, credential-named query parameters, JWT-shaped
- * strings, Bearer tokens, `password=` in libpq strings) catch secrets rtcap was never told
- * about; the exact values it was told about (profile secret fields, --url, token files, the
- * built-in server's JWT secret) are hidden wherever they turn up, whatever surrounds them, when
+ * strings, Bearer tokens, `password=` in libpq strings, credential header lines of a quoted HTTP
+ * head) catch secrets rtcap was never told about; the exact values it was told about (profile
+ * secret fields, values the profile took from `${ENV}`, --url, token files, the built-in
+ * server's JWT secret) are hidden wherever they turn up, whatever surrounds them, when
  * they are distinctive enough not to be a word of a name (isDistinctiveSecret); a short or
  * word-like one is hidden where it stands, by the patterns and the profile's structure.
  */
@@ -47,6 +48,29 @@ const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{10,}/g;
 // libpq keyword strings ("host=... password=...") and similar key=value text.
 const KEYWORD_PASSWORD = /\b(password|passwd|pwd)(\s*=\s*)('[^']*'|"[^"]*"|[^\s&,;"']+)/gi;
 
+// A quoted HTTP head: its request or status line names the version ("GET / HTTP/1.1").
+const HTTP_HEAD = /\bHTTP\/\d/;
+// A header whose value is a credential: cookies, Authorization, and any name that says token, key,
+// secret, auth, session or password (X-Api-Token, X-Session-Id).
+const CREDENTIAL_HEADER = /cookie|auth|token|key|secret|session|passw/i;
+// "Name: value" on a line of its own; the value runs to the end of the line.
+const HEADER_LINE = /^([ \t]*)([A-Za-z][A-Za-z0-9_-]*)([ \t]*:[ \t]*)(\S[^\r\n]*?)(?=[ \t]*$)/gm;
+// The same head flattened onto one line ("… HTTP/1.1 Cookie: a=1; b=2 X-Api-Token: t"): the value
+// is an optional scheme word and one run, or a cookie list of runs joined by ";".
+const HEADER_INLINE =
+  /(^|\s)([A-Za-z][A-Za-z0-9_-]*)(:[ \t]+)((?:(?:Bearer|Basic|Digest|Token)[ \t]+)?[^\s;]+(?:;[ \t]*[^\s;]+)*;?)/g;
+
+/**
+ * A server's quoted HTTP head (a refusal's status line and headers, an echoed request) with the
+ * value of every credential-looking header line hidden where it stands, the names kept: a short
+ * cookie ("sb=abc1") is no pattern and no registered secret, only its place says what it is.
+ */
+export function redactHttpHead(text: string): string {
+  const hide = (m: string, ...[lead, name, sep, value]: string[]): string =>
+    CREDENTIAL_HEADER.test(name) && value !== REDACTED ? `${lead}${name}${sep}${REDACTED}` : m;
+  return text.replace(HEADER_LINE, hide).replace(HEADER_INLINE, hide);
+}
+
 /**
  * Hides the password of `user:pass@` and credential query parameters of a URL; keeps the rest
  * readable.
@@ -56,7 +80,7 @@ export function redactUrl(url: string): string {
 }
 
 function redactPatterns(text: string): string {
-  return text
+  return (HTTP_HEAD.test(text) ? redactHttpHead(text) : text)
     .replace(USERINFO, `$1:${REDACTED}@`)
     .replace(QUERY_PARAM, (m, sep: string, name: string, value: string) =>
       value && value !== REDACTED && isCredentialKey(name) ? `${sep}${name}=${REDACTED}` : m,

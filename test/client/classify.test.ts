@@ -88,6 +88,18 @@ describe('classifyRefusedUpgrade', () => {
     });
   });
 
+  it('an echoed request head keeps its lines but not the values of its credential headers', () => {
+    const echoed =
+      'GET /socket/websocket?vsn=1.0.0 HTTP/1.1\r\nHost: rt.example\r\nCookie: sb=COOKSEC1\r\n' +
+      'X-Api-Token: XTOKSEC2\r\nUser-Agent: rtcap\r\n\r\n';
+    const { reason } = classifyRefusedUpgrade(401, echoed);
+    expect(reason).toBe(
+      'upgrade refused: HTTP 401 GET /socket/websocket?vsn=1.0.0 HTTP/1.1 Host: rt.example ' +
+        'Cookie: *** X-Api-Token: *** User-Agent: rtcap',
+    );
+    expect(reason).not.toMatch(/COOKSEC1|XTOKSE/);
+  });
+
   it('a missing API key says which key the server expects and where rtcap takes it from', () => {
     expect(classifyRefusedUpgrade(401, '{"error":"API key is missing"}')).toEqual({
       class: 'server',

@@ -594,7 +594,8 @@ load:
     expect(redacted).toMatchObject({
       target: {
         url: 'wss://user:***@realtime.example.com/realtime/v1/websocket?apikey=***&vsn=1.0.0',
-        headers: { authorization: '***', APIKEY: '***', 'x-api-key': '***', 'X-Trace': 'keep' },
+        // Every header value: a custom header carries a token as often as Authorization does.
+        headers: { authorization: '***', APIKEY: '***', 'x-api-key': '***', 'X-Trace': '***' },
         params: { apikey: '***', log_level: 'info' },
         metrics_token: '***',
         auth: { apikey: '***', jwt_secret: '***', role: 'authenticated', apikey_in: 'query' },

@@ -5,6 +5,7 @@ import {
   errorLine,
   isCredentialKey,
   isDistinctiveSecret,
+  redactHttpHead,
   redactText,
   redactUrl,
   registerSecrets,
@@ -181,5 +182,35 @@ describe('redactText around sentence punctuation', () => {
     const once = redactText('--url https://h/x?apikey=abc123: must start with ws://');
     expect(once).toBe('--url https://h/x?apikey=***: must start with ws://');
     expect(redactText(once)).toBe(once);
+  });
+});
+
+describe('a quoted HTTP head', () => {
+  const HEAD =
+    'GET /socket/websocket?vsn=1.0.0&apikey=k1 HTTP/1.1\r\nHost: rt.example\r\nCookie: sb=COOKSEC1\r\n' +
+    'X-Api-Token: XTOKSEC2\r\nX-Session-Id: s1\r\nAuthorization: Basic dXNlcg==\r\nUser-Agent: rtcap\r\n\r\n';
+
+  it('hides the value of every credential-looking header line where it stands, names and other lines kept', () => {
+    expect(redactHttpHead(HEAD)).toBe(
+      'GET /socket/websocket?vsn=1.0.0&apikey=k1 HTTP/1.1\r\nHost: rt.example\r\nCookie: ***\r\n' +
+        'X-Api-Token: ***\r\nX-Session-Id: ***\r\nAuthorization: ***\r\nUser-Agent: rtcap\r\n\r\n',
+    );
+  });
+
+  it('hides them in a refusal that quotes the head flattened onto one line, the rest kept', () => {
+    const line =
+      'upgrade refused: HTTP 401 GET /socket/websocket?vsn=1.0.0&apikey=*** HTTP/1.1 ' +
+      'Cookie: sb=COOKSEC1; theme=dark X-Api-Token: XTOKSEC2 Set-Cookie: a=b User-Agent: rtcap';
+    const out = redactText(line);
+    expect(out).toBe(
+      'upgrade refused: HTTP 401 GET /socket/websocket?vsn=1.0.0&apikey=*** HTTP/1.1 ' +
+        'Cookie: *** X-Api-Token: *** Set-Cookie: *** User-Agent: rtcap',
+    );
+    expect(redactText(out)).toBe(out);
+  });
+
+  it('leaves text that quotes no HTTP head alone: a "token:" in prose is not a header', () => {
+    const prose = 'step 1/2 token: refreshed, session: 3 of 4';
+    expect(redactText(prose)).toBe(prose);
   });
 });

@@ -20,9 +20,11 @@ export type FieldMeta = {
   /**
    * How the field may carry a credential, hidden as "***" in result.json and error messages:
    * `value` the whole value; `url` the password and apikey/token query parameters of a URL;
-   * `keys` the values under credential-like keys (Authorization, apikey, x-api-key, *secret*, ...).
+   * `keys` the values under credential-like keys (Authorization, apikey, x-api-key, *secret*, ...);
+   * `values` every value of a map, its keys kept (a header map: a Cookie or a custom token header
+   * is as secret as Authorization), except a `Host` entry, which names the tenant.
    */
-  secret?: 'value' | 'url' | 'keys';
+  secret?: 'value' | 'url' | 'keys' | 'values';
   /**
    * No value at or under the field is quoted in a message, whatever it looks like: a place
    * where credentials go (the auth map, the database and metrics endpoints), so a typo there

@@ -177,9 +177,9 @@ export const targetSchema = z
       .record(z.string(), z.string())
       .default({})
       .describe(
-        'extra HTTP headers on the upgrade request; `${ENV_VAR}` expanded in values; Authorization, apikey and x-api-key values are never printed',
+        'extra HTTP headers on the upgrade request; `${ENV_VAR}` expanded in values; no value is ever printed (a Host entry excepted: it names the tenant)',
       )
-      .meta(meta({ env: true, secret: 'keys' })),
+      .meta(meta({ env: true, secret: 'values' })),
     params: z
       .record(z.string(), z.string())
       .default({})
