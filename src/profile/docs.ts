@@ -178,9 +178,9 @@ export function renderProfileDocs(): string {
               : code(p);
       })
       .join(', ')}.`,
-    '  A value put in by `${ENV_VAR}` is a secret too: printed text hides it wherever it turns up',
-    '  when it is distinctive (20 characters, or 12 with a capital or a symbol), a shorter one only',
-    "  where its field is hidden. A server's HTTP head quoted in an error (a refused upgrade that",
+    '  A value put in by `${ENV_VAR}` is hidden as its field is: a header value or a key wholly,',
+    "  a URL's password and apikey where they stand (the URL itself names the target and stays).",
+    "  A server's HTTP head quoted in an error (a refused upgrade that",
     '  echoes the request) keeps its lines but not the values of Cookie, Set-Cookie, Authorization',
     '  and any header whose name says token, key, secret, auth, session or password.',
     '- **Host facts are warnings, not errors.** `rtcap validate` checks the file. What `rtcap run`',

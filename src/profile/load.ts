@@ -131,15 +131,16 @@ function documentData(doc: Document, source: string, before: readonly ProfilePro
  * their fields removed from `data`) and one problem per field.
  */
 function validateData(data: unknown, opts: LoadOptions) {
-  const substituted: string[] = [];
-  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env, substituted);
+  const expansion = expandEnv(data, profileSchema, opts.env ?? process.env);
   const unsetEnv = opts.allowUnsetEnv ? expansion.filter((p) => p.unset !== undefined) : [];
   for (const u of unsetEnv) deleteAt(data, u.path);
   const envProblems = expansion.filter((p) => !unsetEnv.includes(p));
   // Known before anything is printed, even an error about another field: from here on, every
   // line rtcap writes hides these values verbatim.
-  // A value taken from the environment was kept out of the file: a secret wherever it lands.
-  registerSecrets([...secretValues(data, profileSchema), ...substituted]);
+  // Only the secret fields' values: a value taken from the environment into a URL field (the
+  // common `url: ${RTCAP_URL}`) names the target and stays readable; its password and apikey are
+  // hidden where they stand, as in a URL written in the file.
+  registerSecrets(secretValues(data, profileSchema));
   const result = profileSchema.safeParse(data);
   const envPaths = new Set(envProblems.map((p) => p.path.join('.')));
   const fieldProblems: FieldProblem[] = [

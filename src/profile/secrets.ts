@@ -29,15 +29,9 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Expands `${NAME}` in the string values of `env` fields, in place (`data` is the loader's own
  * fresh copy of the document). `$${` stays a literal `${`. An unset variable is a problem, not an
- * empty string: a missing token would otherwise surface much later as a confusing 401. Every
- * value put in is appended to `substituted`: a value kept out of the file is treated as a secret.
+ * empty string: a missing token would otherwise surface much later as a confusing 401.
  */
-export function expandEnv(
-  data: unknown,
-  schema: Schema,
-  env: NodeJS.ProcessEnv,
-  substituted: string[] = [],
-): PathProblem[] {
+export function expandEnv(data: unknown, schema: Schema, env: NodeJS.ProcessEnv): PathProblem[] {
   const problems: PathProblem[] = [];
   const expand = (s: string, path: PathSegment[]): string =>
     s.replace(/\$\$\{|\$\{([^}]*)\}/g, (match, name: string | undefined) => {
@@ -60,7 +54,6 @@ export function expandEnv(
         });
         return match;
       }
-      substituted.push(v);
       return v;
     });
 

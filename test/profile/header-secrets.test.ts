@@ -47,14 +47,20 @@ describe('target.headers in result.json', () => {
 });
 
 describe('a value substituted from ${ENV}', () => {
-  it('is hidden wherever it later turns up in text, whatever field it went into', () => {
-    const text = PROFILE.replace(
-      'ws://rt.example:4000/socket/websocket',
-      'ws://rt.example:4000/${RT_PATH}/websocket',
-    );
-    parseProfile(text, { env: { TOKC, RT_PATH: 'Path-From-Env-42' } });
-    expect(redactText(`sent ${TOKC} to /Path-From-Env-42/websocket`)).toBe(
-      'sent *** to /***/websocket',
+  it('in a header is hidden in printed text; in a URL field only its password and apikey are', () => {
+    const text = PROFILE.replace('ws://rt.example:4000/socket/websocket', '${RT_URL}');
+    const url =
+      'ws://user:Pass-From-Env-42@rt-from-env.example:4000/socket/websocket?apikey=Key-From-Env-42';
+    const { redacted } = parseProfile(text, { env: { TOKC, RT_URL: url } });
+    expect(redactText(`sent ${TOKC}`)).toBe('sent ***');
+    const shown = JSON.stringify(redacted);
+    expect(shown).toContain('rt-from-env.example:4000/socket/websocket');
+    expect(shown).not.toMatch(/Pass-From-Env-42|Key-From-Env-42/);
+    const line = redactText(`connecting to ${url}`);
+    expect(line).not.toMatch(/Pass-From-Env-42|Key-From-Env-42/);
+    expect(line).toContain('rt-from-env.example:4000/socket/websocket');
+    expect(redactText('connecting to rt-from-env.example')).toBe(
+      'connecting to rt-from-env.example',
     );
   });
 
