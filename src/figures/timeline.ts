@@ -60,6 +60,11 @@ export class Timeline {
     private readonly emit: (r: SecondRecord) => void,
   ) {}
 
+  /** When the newest server sample was taken (ms since the epoch); null before the first. */
+  get newestServerSampleMs(): number | null {
+    return this.serverSamples[this.serverSamples.length - 1]?.t ?? null;
+  }
+
   addServerSample(s: ResourceSample): void {
     this.serverSamples.push(s);
     if (this.serverSamples.length > 120) this.serverSamples.shift();

@@ -12,6 +12,7 @@ import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
 import { drain } from './drain.js';
+import { closedDown, rampSecondWritten } from './step-waits.js';
 import type { InsertRun } from '../load/inserts.js';
 import type { LivePhase } from './live-state.js';
 import { refusedByServer } from '../model/step-limit.js';
@@ -104,18 +105,6 @@ export interface StepToRun {
   before: StepPlan | undefined;
   /** Asked once the topology is settled: whether the step starts from fresh connections. */
   fresh: () => boolean;
-}
-
-/**
- * Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at
- * most.
- */
-async function closedDown(r: StepRunner, n: number, sinceMs: number): Promise<void> {
-  for (let waited = 0; waited < 30_000; waited += 500) {
-    await r.funnel.sleep(500);
-    const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.point;
-    if (last && last.t * 1000 > sinceMs && last.connections_open <= n) return;
-  }
 }
 
 async function closeAll(r: StepRunner, i: number): Promise<void> {
@@ -216,6 +205,7 @@ async function endAfterRamp(
   why: string,
 ): Promise<StepRun> {
   r.log(`step ${i + 1}: ${STOPPED_EARLY} after its ramp — ${why}`);
+  await rampSecondWritten(r, w.rampEnd);
   w.steadyStart = w.rampEnd;
   w.steadyEnd = w.rampEnd;
   w.drainEnd = w.rampEnd;

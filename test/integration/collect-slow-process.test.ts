@@ -101,7 +101,12 @@ describe('a step whose collect one slow process does not answer', () => {
       `generator process ${unanswered[0].process} (pid ${stopped}) did not answer the collect within 5 s: nothing it measured is counted, the step's figures are the other processes' only`,
     );
     // Its messages are the answering process's: sent by its senders, received by its members.
-    expect(step.messages.sent).toBeGreaterThan(0);
+    // The one sender is connection 0, in process 1. The stopped process is the one with the
+    // higher pid, process 2 unless the machine's pids wrapped between the two forks (pid_max
+    // 32,768 here, and a full test run forks thousands): then process 1 was stopped, and its
+    // sends count for nothing.
+    if (unanswered[0].process === 2) expect(step.messages.sent).toBeGreaterThan(0);
+    else expect(step.messages.sent).toBe(0);
     expect(step.messages.received).toBeLessThanOrEqual(step.messages.expected);
   }, 90_000);
 });
