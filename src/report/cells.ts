@@ -99,3 +99,12 @@ export function stepName(step: StepResult): string {
     ? `${step.index} · ${step.label}`
     : String(step.index);
 }
+
+/**
+ * The target's URL as a report shows it. A run stopped before its built-in server was up has no
+ * URL: it says so instead of leaving the cell empty.
+ */
+export function targetUrlCell(target: { url: string; builtin?: boolean }): string {
+  if (target.url) return target.url;
+  return target.builtin ? 'not started (the run stopped before the built-in server was up)' : '—';
+}

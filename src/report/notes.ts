@@ -75,6 +75,8 @@ function stepVerdictNotes(steps: StepResult[]): string[] {
 function samplingNotes(result: RunResult): string[] {
   const notes: string[] = [];
   const steps = result.steps;
+  // Nothing was measured, so nothing was left unsampled (the server may not even have started).
+  if (steps.length === 0) return notes;
   if (!result.target.server_sampling) {
     notes.push(
       'Server CPU and memory were not sampled (no local pid, no process of this user listening on a loopback URL\'s port, no metrics endpoint or node_exporter): they show "—", and no resource fit or safe-line limit is possible.',

@@ -13,6 +13,7 @@ import {
 import { DASH, fmtInt, fmtMs, fmtRatioPct } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
 import { collectNotes } from './notes.js';
+import { targetUrlCell } from './cells.js';
 import type { RunResult } from '../result/result.js';
 import { sectionFor } from './sections/index.js';
 import { stepsTable } from './sections/common.js';
@@ -59,7 +60,7 @@ function headerRows(r: RunResult): [string, string][] {
     ],
     [
       'target',
-      `${t.url} — ${t.builtin ? 'built-in server' : 'external server'}; vsn ${t.vsn}, dialect ${t.dialect}, topic ${t.topic}`,
+      `${targetUrlCell(t)} — ${t.builtin ? 'built-in server' : 'external server'}; vsn ${t.vsn}, dialect ${t.dialect}, topic ${t.topic}`,
     ],
     [
       'instance',

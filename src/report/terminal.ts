@@ -7,7 +7,7 @@
 import { analysisOptionsFromProfile, analyzeRun, type AnalysisOptions } from '../model/analysis.js';
 import { fmtInt, fmtPct, fmtRate, fmtRatioPct, INCOMPLETE_LABEL } from '../model/format.js';
 import { limitWords } from '../model/limit.js';
-import { fewSamplesNote, percentileCell } from './cells.js';
+import { fewSamplesNote, percentileCell, targetUrlCell } from './cells.js';
 import { collectNotes } from './notes.js';
 import type { RunResult } from '../result/result.js';
 import { renderTextTable, type Align } from './table.js';
@@ -81,7 +81,7 @@ export function renderTerminalSummary(
   const analysis = analyzeRun(result, opts ?? analysisOptionsFromProfile(result.profile.resolved));
   const status = result.abort_reason ? `${result.status}: ${result.abort_reason}` : result.status;
   const lines = [
-    `rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${result.target.url}`,
+    `rtcap ${result.run_id} — ${result.profile.scenario} — ${status} — ${targetUrlCell(result.target)}`,
   ];
   lines.push(stepsTable(result));
   lines.push(LATENCY_LEGEND);

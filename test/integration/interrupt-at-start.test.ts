@@ -80,7 +80,14 @@ describe('an interrupt at the very start of a run', () => {
       profile: { name: 'interrupt-at-start' },
     });
     expect(readFileSync(join(out, 'result.json'), 'utf8')).not.toContain('a-secret-of-the-test');
-    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('interrupted');
+    const summary = readFileSync(join(out, 'summary.md'), 'utf8');
+    expect(summary).toContain('interrupted');
+    // No server started: the target says so, and no note claims a server went unsampled.
+    expect(summary).toContain(
+      '| target | not started (the run stopped before the built-in server was up) — built-in server;',
+    );
+    expect(summary).not.toContain('not sampled (no local pid');
+    expect(summary).not.toContain('shared this machine');
     const report = execFileSync(process.execPath, [BIN, 'report', out], { encoding: 'utf8' });
     expect(report).toContain('interrupted');
     // No process of the run left (the run's TMPDIR names them), by pid.
