@@ -1,8 +1,9 @@
 /**
  * What a step's phases wait for on the merged per-second timeline, each wait bounded: the
- * connections of a shrink closed, the second a ramp ended in written.
+ * connections of a shrink closed on both sides, the second a ramp ended in written.
  */
 import type { Timeline } from '../figures/timeline.js';
+import type { TimeseriesPoint } from '../result/timeseries-point.js';
 import type { AbortFunnel } from './abort.js';
 
 /** What the waits read (the timeline's seconds) and sleep on (the run's abort). */
@@ -12,15 +13,30 @@ export interface StepWaits {
 }
 
 /**
- * Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished), 30 s at
- * most.
+ * Waits for a whole second after `sinceMs` with at most `n` sockets open (closes finished) and,
+ * when the server's open files are sampled, the server done closing its side too: 30 s at most.
+ * A server that still holds the sockets just closed (a busy one works through their closes
+ * seconds later) would refuse the next step's connects for want of files it is about to free.
  */
 export async function closedDown(r: StepWaits, n: number, sinceMs: number): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 500) {
     await r.funnel.sleep(500);
-    const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.point;
-    if (last && last.t * 1000 > sinceMs && last.connections_open <= n) return;
+    const after = r.timeline.seconds.map((s) => s.point).filter((p) => p.t * 1000 > sinceMs);
+    const last = after[after.length - 1];
+    if (last && last.connections_open <= n && serverFilesSettled(after)) return;
   }
+}
+
+/**
+ * Whether the server's open files, over the seconds after a close, stopped falling: the last
+ * second's no fewer than the one before. True when the last second has no such sample (a server
+ * rtcap cannot read the fd table of).
+ */
+export function serverFilesSettled(after: readonly TimeseriesPoint[]): boolean {
+  const last = after[after.length - 1]?.server_open_files?.open;
+  if (last === undefined) return true;
+  const before = after[after.length - 2]?.server_open_files?.open;
+  return before !== undefined && last >= before;
 }
 
 /** The longest a step that ends with its ramp waits for that second's line and server sample. */
