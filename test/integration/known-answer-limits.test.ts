@@ -62,7 +62,9 @@ describe('what stopped a sweep: the server said no', () => {
         settle: '300ms',
         steps: [{ connections: 40, send_rate: 5, duration: '1s' }],
       },
-      // 40, 80 (refused), then 60, 70, 65: the knee within the resolution in five steps.
+      // 40, 80 (refused), then 60, 70, 65: the knee within the resolution in five steps. The
+      // refusal is what this test is about: steps of a few hundred samples are not lengthened
+      // for first-receipt percentiles (min_samples 0).
       sweep: {
         driver: 'connections',
         start: 40,
@@ -70,6 +72,7 @@ describe('what stopped a sweep: the server said no', () => {
         max: 200,
         stop_after_broken: 1,
         resolution: 0.1,
+        min_samples: 0,
       },
       slo: { p95_ms: 5000 },
     });
@@ -148,7 +151,8 @@ describe('what stopped a sweep: the server process ran out of files', () => {
         steps: [{ connections: 200, send_rate: 1, duration: '2s' }],
       },
       // 200, 400 (out of files), then 300, 350, 375: the knee within the resolution in five
-      // steps.
+      // steps. The open-file limit is what this test is about: steps are not lengthened for
+      // first-receipt percentiles (min_samples 0).
       sweep: {
         driver: 'connections',
         start: 200,
@@ -156,6 +160,7 @@ describe('what stopped a sweep: the server process ran out of files', () => {
         max: 600,
         stop_after_broken: 1,
         resolution: 0.1,
+        min_samples: 0,
       },
       slo: { p95_ms: 5000 },
       generator: { max_event_loop_lag_p99_ms: 2000, max_cpu_pct: 100, min_offered_ratio: 0.9 },
