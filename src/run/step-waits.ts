@@ -39,20 +39,23 @@ export function serverFilesSettled(after: readonly TimeseriesPoint[]): boolean {
   return before !== undefined && last >= before;
 }
 
-/** The longest a step that ends with its ramp waits for that second's line and server sample. */
-const RAMP_SECOND_WAIT_MS = 2_500;
+/** The longest a step that ends with its ramp waits for the second after it and a server sample. */
+const RAMP_SECOND_WAIT_MS = 4_000;
 
 /**
- * Waits (bounded) until the second the ramp ended in is written to the timeline and the server
- * was sampled after it: a step that ends with its ramp is over within a second, before the
- * processes' per-second line and the once-a-second server sample that saw it. Without them the
- * step had no timeseries line, and the server's open files at the ramp, which name an open-file
- * limit as what broke it, were never read.
+ * Waits (bounded) until the timeline has written a second that begins at or after the ramp's end,
+ * and the server was sampled after the ramp. A step that ends with its ramp is over within a
+ * second, before the processes' per-second lines and the once-a-second server sample that saw
+ * it. Without them the step had no timeseries line and its server open files (which name an
+ * open-file limit as what broke it) were never read. The second after the ramp is the first
+ * whose server sample (the one nearest its end, within a second) was taken after the ramp: the
+ * live line names the server's limit from it while the step is still the current one.
  */
 export async function rampSecondWritten(r: StepWaits, rampEndMs: number): Promise<void> {
+  const firstAfter = Math.ceil(rampEndMs / 1000);
   for (let waited = 0; waited < RAMP_SECOND_WAIT_MS; waited += 100) {
     const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.point;
-    const lineIn = last !== undefined && (last.t + 1) * 1000 > rampEndMs;
+    const lineIn = last !== undefined && last.t >= firstAfter;
     const sampled = r.timeline.newestServerSampleMs;
     if (lineIn && (sampled === null || sampled > rampEndMs)) return;
     await r.funnel.sleep(100);

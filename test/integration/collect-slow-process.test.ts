@@ -62,11 +62,15 @@ describe('a step whose collect one slow process does not answer', () => {
       },
       slo: { p95_ms: 5000 },
     });
-    let steadySeconds = 0;
+    // Seconds of the steady window in which messages were sent. Two such seconds before the stop
+    // put the first of them more than a second before the cut, so the cut step keeps messages
+    // (a step cut short counts those due a second before the cut).
+    let sendingSeconds = 0;
     const observer = {
       second: (rec: SecondRecord) => {
         if (rec.point.phase !== 'steady' || rec.point.joined < 10 || stopped !== null) return;
-        if (++steadySeconds < 2) return;
+        if (rec.point.sent_per_s > 0) sendingSeconds++;
+        if (sendingSeconds < 2) return;
         const pids = generatorPids();
         if (pids.length !== 2) return;
         stopped = pids[1];

@@ -1,6 +1,6 @@
 /**
  * The bounded waits of a step's phases. A step that ends with its ramp returns once the second
- * the ramp ended in is written and the server was sampled after the ramp, and gives up after its
+ * after the ramp is written and the server was sampled after the ramp, and gives up after its
  * bound otherwise. A close returns once the generator's sockets are closed and the server's open
  * files (when read) stopped falling. The timeline and the abort's sleep are stand-ins whose clock
  * moves only when slept on.
@@ -46,23 +46,29 @@ function world(x: {
 }
 
 describe('rampSecondWritten', () => {
-  it('waits for the ramp second’s line and a server sample after the ramp', async () => {
-    // Ramp ended at 10.4 s: the line for second 10 is written at 600 ms, a sample at 10.9 s at 900.
-    const w = world({ secondT: 10, lineAtMs: 600, sampleT: 10_900, sampleAtMs: 900 });
+  it('waits for the second after the ramp and a server sample after the ramp', async () => {
+    // Ramp ended at 10.4 s: second 11 is written at 1,600 ms, a sample at 10.9 s came at 500.
+    const w = world({ secondT: 11, lineAtMs: 1_600, sampleT: 10_900, sampleAtMs: 500 });
+    await rampSecondWritten(w, 10_400);
+    expect(w.waited()).toBe(1_600);
+  });
+
+  it('waits for a sample after the ramp when the second came first', async () => {
+    const w = world({ secondT: 11, lineAtMs: 300, sampleT: 11_900, sampleAtMs: 900 });
     await rampSecondWritten(w, 10_400);
     expect(w.waited()).toBe(900);
   });
 
   it('does not wait for a sample when the server is not sampled', async () => {
-    const w = world({ secondT: 10, lineAtMs: 300, sampleT: null, sampleAtMs: 0 });
+    const w = world({ secondT: 11, lineAtMs: 300, sampleT: null, sampleAtMs: 0 });
     await rampSecondWritten(w, 10_400);
     expect(w.waited()).toBe(300);
   });
 
-  it('a line of an earlier second is not the ramp’s: gives up after 2.5 s', async () => {
-    const w = world({ secondT: 9, lineAtMs: 0, sampleT: 10_900, sampleAtMs: 0 });
+  it('the second the ramp ended in is not enough: gives up after 4 s without a later one', async () => {
+    const w = world({ secondT: 10, lineAtMs: 0, sampleT: 10_900, sampleAtMs: 0 });
     await rampSecondWritten(w, 10_400);
-    expect(w.waited()).toBe(2_500);
+    expect(w.waited()).toBe(4_000);
   });
 });
 

@@ -34,6 +34,9 @@ export const TWO_AT_A_TIME = [
   'test/integration/netns-segments.test.ts',
   // 16 generator processes: offered >= 99 %, join p95 below 1 s.
   'test/integration/many-generators.test.ts',
+  // every quota PASS, which needs each rate offered at >= 95 % of its schedule (149 of 160
+  // events/s read inconclusive beside two other files).
+  'test/integration/quotas-cli.test.ts',
 ] as const;
 
 /** The integration files, which run three at a time unless listed above. */
