@@ -12,7 +12,7 @@ import type { Profile } from '../profile/schema.js';
 import type { StepPlan } from '../scenarios/types.js';
 import { Abort, timeoutAfter, withinOrNull, type AbortFunnel } from './abort.js';
 import { drain } from './drain.js';
-import { closedDown, rampSecondWritten } from './step-waits.js';
+import { closedDown, secondAfterRampWritten } from './step-waits.js';
 import type { InsertRun } from '../load/inserts.js';
 import type { LivePhase } from './live-state.js';
 import { refusedByServer } from '../model/step-limit.js';
@@ -205,7 +205,7 @@ async function endAfterRamp(
   why: string,
 ): Promise<StepRun> {
   r.log(`step ${i + 1}: ${STOPPED_EARLY} after its ramp — ${why}`);
-  await rampSecondWritten(r, w.rampEnd);
+  await secondAfterRampWritten(r, w.rampEnd);
   w.steadyStart = w.rampEnd;
   w.steadyEnd = w.rampEnd;
   w.drainEnd = w.rampEnd;

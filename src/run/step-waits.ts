@@ -1,6 +1,6 @@
 /**
  * What a step's phases wait for on the merged per-second timeline, each wait bounded: the
- * connections of a shrink closed on both sides, the second a ramp ended in written.
+ * connections of a shrink closed on both sides, the second after a ramp written.
  */
 import type { Timeline } from '../figures/timeline.js';
 import type { TimeseriesPoint } from '../result/timeseries-point.js';
@@ -40,7 +40,7 @@ export function serverFilesSettled(after: readonly TimeseriesPoint[]): boolean {
 }
 
 /** The longest a step that ends with its ramp waits for the second after it and a server sample. */
-const RAMP_SECOND_WAIT_MS = 4_000;
+const AFTER_RAMP_WAIT_MS = 4_000;
 
 /**
  * Waits (bounded) until the timeline has written a second that begins at or after the ramp's end,
@@ -51,9 +51,9 @@ const RAMP_SECOND_WAIT_MS = 4_000;
  * whose server sample (the one nearest its end, within a second) was taken after the ramp: the
  * live line names the server's limit from it while the step is still the current one.
  */
-export async function rampSecondWritten(r: StepWaits, rampEndMs: number): Promise<void> {
+export async function secondAfterRampWritten(r: StepWaits, rampEndMs: number): Promise<void> {
   const firstAfter = Math.ceil(rampEndMs / 1000);
-  for (let waited = 0; waited < RAMP_SECOND_WAIT_MS; waited += 100) {
+  for (let waited = 0; waited < AFTER_RAMP_WAIT_MS; waited += 100) {
     const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.point;
     const lineIn = last !== undefined && last.t >= firstAfter;
     const sampled = r.timeline.newestServerSampleMs;

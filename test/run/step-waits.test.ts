@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import type { AbortFunnel } from '../../src/run/abort.js';
 import type { Timeline } from '../../src/figures/timeline.js';
 import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
-import { closedDown, rampSecondWritten, serverFilesSettled } from '../../src/run/step-waits.js';
+import {
+  closedDown,
+  secondAfterRampWritten,
+  serverFilesSettled,
+} from '../../src/run/step-waits.js';
 
 /**
  * The waits' stand-ins: a clock that moves only when slept on, and a timeline made from it.
@@ -45,29 +49,29 @@ function world(x: {
   }));
 }
 
-describe('rampSecondWritten', () => {
+describe('secondAfterRampWritten', () => {
   it('waits for the second after the ramp and a server sample after the ramp', async () => {
     // Ramp ended at 10.4 s: second 11 is written at 1,600 ms, a sample at 10.9 s came at 500.
     const w = world({ secondT: 11, lineAtMs: 1_600, sampleT: 10_900, sampleAtMs: 500 });
-    await rampSecondWritten(w, 10_400);
+    await secondAfterRampWritten(w, 10_400);
     expect(w.waited()).toBe(1_600);
   });
 
   it('waits for a sample after the ramp when the second came first', async () => {
     const w = world({ secondT: 11, lineAtMs: 300, sampleT: 11_900, sampleAtMs: 900 });
-    await rampSecondWritten(w, 10_400);
+    await secondAfterRampWritten(w, 10_400);
     expect(w.waited()).toBe(900);
   });
 
   it('does not wait for a sample when the server is not sampled', async () => {
     const w = world({ secondT: 11, lineAtMs: 300, sampleT: null, sampleAtMs: 0 });
-    await rampSecondWritten(w, 10_400);
+    await secondAfterRampWritten(w, 10_400);
     expect(w.waited()).toBe(300);
   });
 
   it('the second the ramp ended in is not enough: gives up after 4 s without a later one', async () => {
     const w = world({ secondT: 10, lineAtMs: 0, sampleT: 10_900, sampleAtMs: 0 });
-    await rampSecondWritten(w, 10_400);
+    await secondAfterRampWritten(w, 10_400);
     expect(w.waited()).toBe(4_000);
   });
 });
