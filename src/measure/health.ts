@@ -22,6 +22,18 @@ export interface HealthSample {
  */
 export const LAG_RESOLUTION_MS = 20;
 
+/**
+ * The event-loop delay of an interval in which the delay monitor never fired: its timer is due
+ * every LAG_RESOLUTION_MS, so none firing in `elapsedMs` means the loop was held for (at least) all
+ * of it, and the delay it will record once it fires lands in a later interval. An empty histogram
+ * reads 0; without this a process held for seconds at a time (a late tick's line covering them)
+ * read no lag at all. 0 when the monitor fired or the interval is too short to tell.
+ */
+export function heldThroughoutMs(delaySamples: number, elapsedMs: number): number {
+  if (delaySamples > 0 || elapsedMs <= 2 * LAG_RESOLUTION_MS) return 0;
+  return elapsedMs - LAG_RESOLUTION_MS;
+}
+
 export class HealthMonitor {
   private readonly loop: IntervalHistogram;
   /** The same delay over a measurement window (a step's steady state), for its p99. */
@@ -54,8 +66,9 @@ export class HealthMonitor {
     this.lastCpu = cpu;
     this.lastWallMs = wallMs;
     // The delay histogram counts the timer resolution itself; subtract it so idle reads ~0.
-    const lagP99Ms = Math.max(0, this.loop.percentile(99) / 1e6 - LAG_RESOLUTION_MS);
-    const lagMaxMs = Math.max(0, this.loop.max / 1e6 - LAG_RESOLUTION_MS);
+    const held = heldThroughoutMs(this.loop.count, elapsedMs);
+    const lagP99Ms = Math.max(held, this.loop.percentile(99) / 1e6 - LAG_RESOLUTION_MS);
+    const lagMaxMs = Math.max(held, this.loop.max / 1e6 - LAG_RESOLUTION_MS);
     this.loop.reset();
     return {
       cpuPct: (usedUs / 1000 / elapsedMs) * 100,
