@@ -125,5 +125,12 @@ export function secondPoint(x: PointInputs, lines: readonly SecondStats[]): Time
     generator_cpu_pct: r1(Math.max(...lines.map((s) => s.health.cpuPct))),
     generator_lag_p99_ms: r1(Math.max(...lines.map((s) => s.health.lagP99Ms))),
     ...(x.lateLines > 0 ? { late_lines: x.lateLines } : {}),
+    ...spreadField(lines),
   };
+}
+
+/** How many of the second's lines are pieces of one that covered several (figures/spread-line). */
+function spreadField(lines: readonly SecondStats[]): { spread_lines?: number } {
+  const n = lines.filter((s) => (s.spread ?? 1) > 1).length;
+  return n > 0 ? { spread_lines: n } : {};
 }

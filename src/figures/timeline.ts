@@ -12,6 +12,7 @@ import { TRAFFIC_KINDS } from '../scenarios/types.js';
 import { r1 } from '../util/round.js';
 import { sumOf } from '../util/sum.js';
 import { OwnSeconds, type KeptSecond } from './own-seconds.js';
+import { spreadLine } from './spread-line.js';
 import {
   deliveredByKind,
   gaugesOf,
@@ -75,9 +76,15 @@ export class Timeline {
    * sent its line for it, or once it is LINE_GRACE_S behind the newest line. A line whose second
    * was already written is counted in the next one written (its point's `late_lines`), so every
    * line's counts reach the timeline once and no second is written twice. For the step figures
-   * (`seconds`, `between`) it counts in its own second (figures/own-seconds).
+   * (`seconds`, `between`) it counts in its own second (figures/own-seconds). A line that covers
+   * more than one second (its process's tick came late) is spread over them first.
    */
   add(s: SecondStats): void {
+    for (const piece of spreadLine(s)) this.addOne(piece);
+  }
+
+  /** One line of one second (a line of several is spread first: figures/spread-line). */
+  private addOne(s: SecondStats): void {
     this.noteGauges(s);
     if (s.t > this.newestT) this.newestT = s.t;
     if (s.t <= this.lastWrittenT) this.late.push(s);

@@ -46,6 +46,16 @@ export interface SecondStats {
   worker: number;
   /** Epoch second this covers (the second that just ended). */
   t: number;
+  /**
+   * The first epoch second this line covers when the process's tick came more than a second
+   * late: its counts are those of `from` to `t` (figures/spread-line). Absent: `t` alone.
+   */
+  from?: number;
+  /**
+   * Set by the timeline on the pieces of a line that covered more than one second: how many
+   * seconds it covered (its counts spread evenly over them). Absent on a line of one second.
+   */
+  spread?: number;
   open: number;
   joined: number;
   joins: number;

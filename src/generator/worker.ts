@@ -150,7 +150,7 @@ export class GeneratorWorker {
     this.post(
       secondLine({
         worker: p.worker,
-        t: this.seconds.secondEnded(Date.now()),
+        span: this.seconds.span(Date.now()),
         open: p.set.openNow,
         joined: p.set.joinedNow,
         counted: p.steps.takeSecond(),

@@ -47,4 +47,11 @@ export interface TimeseriesPoint {
    * this one (their sends, receipts, joins, errors); absent when none.
    */
   late_lines?: number;
+  /**
+   * Lines in this second that are pieces of a process's line that covered several seconds (its
+   * per-second tick came more than a second late): their counts are spread evenly over the
+   * seconds the line covered, so this second's rates are an even estimate for that process;
+   * absent when none.
+   */
+  spread_lines?: number;
 }

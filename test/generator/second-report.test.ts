@@ -15,11 +15,18 @@ describe('the per-second line', () => {
 
   it('names the second that just ended, never the same one twice', () => {
     const clock = new SecondClock();
-    expect(clock.secondEnded(10_005)).toBe(9);
+    expect(clock.span(10_005)).toEqual({ from: 9, t: 9 });
     // A timer that fired early (still in second 10) names the next second, not 9 again.
-    expect(clock.secondEnded(10_990)).toBe(10);
-    expect(clock.secondEnded(12_004)).toBe(11);
-    expect(clock.secondEnded(14_004)).toBe(13);
+    expect(clock.span(10_990)).toEqual({ from: 10, t: 10 });
+    expect(clock.span(12_004)).toEqual({ from: 11, t: 11 });
+  });
+
+  it('a tick more than a second late covers every second since the last line', () => {
+    const clock = new SecondClock();
+    clock.span(10_005);
+    // Seconds 10, 11 and 12 ended before this tick; the line holds all three.
+    expect(clock.span(13_004)).toEqual({ from: 10, t: 12 });
+    expect(clock.span(14_005)).toEqual({ from: 13, t: 13 });
   });
 
   it('carries what the second counted and its latency histogram', () => {
@@ -28,7 +35,7 @@ describe('the per-second line', () => {
     recordMs(histogram, 40);
     const line = secondLine({
       worker: 2,
-      t: 99,
+      span: { from: 99, t: 99 },
       open: 10,
       joined: 9,
       counted: { joins: 3, errors: 1, disconnects: 1, errorReasons: new Map([['boom', 1]]) },
@@ -57,5 +64,22 @@ describe('the per-second line', () => {
       health: { cpuPct: 12, lagP99Ms: 3, lagMaxMs: 4, rssMb: 80 },
     });
     expect(decodeHistogram(line.histogram).totalCount).toBe(2);
+    expect(line.from).toBeUndefined();
+  });
+
+  it('a line of more than one second says the first it covers', () => {
+    const line = secondLine({
+      worker: 0,
+      span: { from: 97, t: 99 },
+      open: 1,
+      joined: 1,
+      counted: { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map() },
+      sent: 0,
+      acked: 0,
+      acksPending: 0,
+      receipts: { received: 0, receivedByKind: [0, 0, 0], bytes: 0, histogram: createHistogram() },
+      health: { cpuPct: 1, lagP99Ms: 0, lagMaxMs: 0, rssMb: 80 },
+    });
+    expect([line.from, line.t]).toEqual([97, 99]);
   });
 });

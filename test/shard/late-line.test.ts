@@ -64,6 +64,13 @@ const LATE = [W0[0], W1[0], ...W0.slice(1, 8), ...W1.slice(1), W0[8]];
 /** Process 1's line of 99 comes after 100 was written: a second no other line had. */
 const BEFORE_FIRST = [...ON_TIME, { ...line(1, 99, 40) }];
 
+/**
+ * Process 1's tick for 103 and 104 came late: its line of 105 covers 103–105 (30 deliveries, 10
+ * in each), arriving after process 0's 105. Spread evenly, it gives the same seconds as ON_TIME.
+ */
+const COVERING: SecondStats = { ...W1[5], from: 103, received: 30, bytes: 3000, sent: 3 };
+const SPREAD = [...ON_TIME.slice(0, 6), W0[3], W0[4], W0[5], COVERING, ...ON_TIME.slice(12)];
+
 function figures(tl: Timeline) {
   const step = tl.between(WINDOW.rampStart, WINDOW.drainEnd + 1000);
   const steady = tl.between(WINDOW.steadyStart, WINDOW.steadyEnd);
@@ -147,5 +154,25 @@ describe('a late per-second line', () => {
       40, 20, 33.3,
     ]);
     expect(figures(run.tl)).toEqual(figures(merged(BEFORE_FIRST)));
+  });
+
+  it('that covers several seconds is spread over them, in the run and in rtcap merge alike', () => {
+    const onTime = figures(live(ON_TIME).tl);
+    const run = live(SPREAD);
+    expect(figures(run.tl)).toEqual(onTime);
+    expect(figures(merged(SPREAD))).toEqual(onTime);
+    // Each second it covered says one of its lines was a piece of a spread one.
+    const spread = run.emitted.map((r) => [
+      r.point.t,
+      r.point.delivered_per_s,
+      r.point.spread_lines,
+    ]);
+    expect(spread.slice(2, 7)).toEqual([
+      [102, 20, undefined],
+      [103, 20, 1],
+      [104, 20, 1],
+      [105, 20, 1],
+      [106, 20, undefined],
+    ]);
   });
 });
