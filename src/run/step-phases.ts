@@ -137,8 +137,8 @@ async function resetConnections(r: StepRunner, step: StepToRun): Promise<void> {
     );
     await closeAll(r, i);
     // The server must have let the old sockets go (file descriptors, users) before new
-    // ones arrive; then two more seconds.
-    await r.funnel.sleep(2000);
+    // ones arrive; then sweep.fresh_pause more (2 s unless the profile says otherwise).
+    await r.funnel.sleep(r.profile.sweep?.fresh_pause ?? 2000);
   }
 }
 

@@ -43,6 +43,8 @@ const PROFILE = [
   '  max: 200',
   '  stop_after_broken: 1',
   '  resolution: 0.1',
+  // The built-in server counts a user out as its socket closes: no pause after a refused step.
+  '  fresh_pause: 0s',
   'slo: { p95_ms: 5000 }',
   '',
 ].join('\n');

@@ -73,6 +73,10 @@ describe('what stopped a sweep: the server said no', () => {
         stop_after_broken: 1,
         resolution: 0.1,
         min_samples: 0,
+        // The built-in server counts a user out as its socket closes: the steps after a refused
+        // one ramp once the old connections are closed (a user still counted would be refused
+        // there and put the knee below the resolution).
+        fresh_pause: '0s',
       },
       slo: { p95_ms: 5000 },
     });
@@ -161,6 +165,10 @@ describe('what stopped a sweep: the server process ran out of files', () => {
         stop_after_broken: 1,
         resolution: 0.1,
         min_samples: 0,
+        // The steps after the one out of files ramp once the server's open files stopped
+        // falling, without a further pause (a file still held would put the knee below the
+        // resolution).
+        fresh_pause: '0s',
       },
       slo: { p95_ms: 5000 },
       generator: { max_event_loop_lag_p99_ms: 2000, max_cpu_pct: 100, min_offered_ratio: 0.9 },

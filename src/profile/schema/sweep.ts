@@ -141,6 +141,11 @@ export const sweepFields = {
     .describe(
       'search: the longest a step may be lengthened to for min_samples (default: 4 × load.steps.0 duration)',
     ),
+  fresh_pause: duration
+    .default(2000)
+    .describe(
+      "a step after one whose connections failed or dropped starts from fresh connections: once the old ones are closed on both sides (and the server's open files stopped falling, where they are read), the wait before its ramp, for a server that lets go of a user (its tenant's count of users) after the socket",
+    ),
   recovery: recoverySchema
     .default(() => recoverySchema.parse({}))
     .describe('search: before each step, wait until the server is back to its baseline'),
