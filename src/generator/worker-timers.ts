@@ -19,8 +19,8 @@ export const MAINTENANCE_EVERY_MS = 250;
 export interface WorkerClockHooks {
   /** The process is stopping: no further per-second line. */
   stopped(): boolean;
-  /** A wall-clock second ended. */
-  reportSecond(): void;
+  /** A wall-clock second ended; the tick that says so came `lateMs` after it was due. */
+  reportSecond(lateMs: number): void;
   /** Heartbeat the connections of this slot, one of `slots` (one a second). */
   heartbeat(slot: number, slots: number): void;
   /** Timeouts and renewals due at `now` (ms). */
@@ -36,12 +36,19 @@ export function startWorkerTimers(
   hooks: WorkerClockHooks,
 ): NodeJS.Timeout[] {
   const timers: NodeJS.Timeout[] = [];
+  let dueMs = 0;
+  const schedule = () => {
+    const now = Date.now();
+    const delay = nextSecondDelayMs(now);
+    dueMs = now + delay;
+    timers[0] = setTimeout(tick, delay);
+  };
   const tick = () => {
     if (hooks.stopped()) return;
-    hooks.reportSecond();
-    timers[0] = setTimeout(tick, nextSecondDelayMs(Date.now()));
+    hooks.reportSecond(Math.max(0, Date.now() - dueMs));
+    schedule();
   };
-  timers[0] = setTimeout(tick, nextSecondDelayMs(Date.now()));
+  schedule();
   const slots = Math.max(1, Math.round(heartbeatIntervalMs / 1000));
   let slot = 0;
   let slotMs = Date.now();

@@ -85,7 +85,7 @@ export class GeneratorWorker {
     const p = (this.parts = this.build(m));
     this.timers = startWorkerTimers(m.profile.target.heartbeat_interval, {
       stopped: () => this.stopped,
-      reportSecond: () => this.reportSecond(p),
+      reportSecond: (lateMs) => this.reportSecond(p, lateMs),
       heartbeat: (slot, slots) => p.set.heartbeat(slot, slots),
       maintain: (now) => {
         p.connections.maintain(now);
@@ -144,7 +144,7 @@ export class GeneratorWorker {
     return { worker: m.workerIndex, set, ledger, sends, health, steps, connections, renewal };
   }
 
-  private reportSecond(p: Parts): void {
+  private reportSecond(p: Parts, lateMs: number): void {
     const receipts = p.ledger.takeSecond();
     const acks = p.steps.stepSends.acks;
     this.post(
@@ -158,7 +158,7 @@ export class GeneratorWorker {
         acked: acks.takeSecond(),
         acksPending: acks.size,
         receipts,
-        health: p.health.sample(),
+        health: p.health.sample(lateMs),
       }),
     );
     p.sends.sentThisSecond = 0;

@@ -58,17 +58,23 @@ export class HealthMonitor {
     return Math.max(0, this.window.percentile(99) / 1e6 - LAG_RESOLUTION_MS);
   }
 
-  sample(): HealthSample {
+  /**
+   * The interval's CPU, lag and RSS. `tickLateMs`: how late the timer that asks came, itself a
+   * delay of this interval's loop. The delay monitor records a stall only when its own timer
+   * next fires, which can be after this sample (the timer that asks ran first in that loop
+   * turn), so a line whose tick a stall made late read the stall in its next line, or not at all.
+   */
+  sample(tickLateMs = 0): HealthSample {
     const cpu = process.cpuUsage();
     const wallMs = performance.now();
     const usedUs = cpu.user - this.lastCpu.user + (cpu.system - this.lastCpu.system);
     const elapsedMs = Math.max(1, wallMs - this.lastWallMs);
     this.lastCpu = cpu;
     this.lastWallMs = wallMs;
+    const atLeast = Math.max(tickLateMs, heldThroughoutMs(this.loop.count, elapsedMs));
     // The delay histogram counts the timer resolution itself; subtract it so idle reads ~0.
-    const held = heldThroughoutMs(this.loop.count, elapsedMs);
-    const lagP99Ms = Math.max(held, this.loop.percentile(99) / 1e6 - LAG_RESOLUTION_MS);
-    const lagMaxMs = Math.max(held, this.loop.max / 1e6 - LAG_RESOLUTION_MS);
+    const lagP99Ms = Math.max(atLeast, this.loop.percentile(99) / 1e6 - LAG_RESOLUTION_MS);
+    const lagMaxMs = Math.max(atLeast, this.loop.max / 1e6 - LAG_RESOLUTION_MS);
     this.loop.reset();
     return {
       cpuPct: (usedUs / 1000 / elapsedMs) * 100,

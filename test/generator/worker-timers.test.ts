@@ -6,6 +6,7 @@ import {
 } from '../../src/generator/worker-timers.js';
 
 afterEach(() => {
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 
@@ -32,6 +33,24 @@ describe("a generator process's clocks", () => {
     expect(seen.seconds).toBe(1);
     vi.advanceTimersByTime(3_000);
     expect(seen.seconds).toBe(4);
+    for (const t of timers) clearTimeout(t);
+  });
+
+  it('says how late each per-second tick came', () => {
+    vi.useFakeTimers({ now: 10_500 });
+    const late: number[] = [];
+    const timers = startWorkerTimers(30_000, {
+      stopped: () => false,
+      reportSecond: (lateMs) => late.push(lateMs),
+      heartbeat: () => undefined,
+      maintain: () => undefined,
+    });
+    vi.advanceTimersByTime(600);
+    // The tick due at 12_005 runs when the clock reads 2.5 s later (a loop held that long).
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + 2_500);
+    vi.advanceTimersByTime(1_000);
+    expect(late.slice(0, 2)).toEqual([0, 2_500]);
     for (const t of timers) clearTimeout(t);
   });
 

@@ -23,4 +23,15 @@ describe("a generator process's event-loop lag", () => {
       monitor.stop();
     }
   });
+
+  it('is at least how late the tick that asks for it came', () => {
+    const monitor = new HealthMonitor();
+    try {
+      const s = monitor.sample(2_500);
+      expect([s.lagP99Ms >= 2_500, s.lagMaxMs >= 2_500]).toEqual([true, true]);
+      expect(monitor.sample().lagMaxMs).toBeLessThan(2_500);
+    } finally {
+      monitor.stop();
+    }
+  });
 });
