@@ -155,6 +155,7 @@ export function generatorFigures(args: {
       ? { offered_by_part: args.offeredByPart }
       : {}),
     late_joins: args.lateJoins,
+    ...spreadSecondsField(args.steadySeconds),
     rss_mb: rss === null ? null : r1(rss),
     rss_mb_total: total === null ? null : r1(total),
     rss_per_connection_kb: perConnKb === null ? null : r1(perConnKb),
@@ -167,6 +168,12 @@ export function generatorFigures(args: {
       : {}),
     workers: args.workers,
   };
+}
+
+/** The steady seconds that hold a piece of a spread line (figures/spread-line); none: absent. */
+function spreadSecondsField(seconds: readonly SecondRecord[]): { spread_seconds?: number } {
+  const n = seconds.filter((s) => s.workers.some((w) => (w.spread ?? 1) > 1)).length;
+  return n > 0 ? { spread_seconds: n } : {};
 }
 
 /**

@@ -129,6 +129,11 @@ function messageNotes(s: StepResult): string[] {
   if (m.unexpected > 0) bits.push(`${fmtInt(m.unexpected)} unexpected receipts`);
   if ((s.generator?.late_joins ?? 0) > 0)
     bits.push(`${fmtInt(s.generator.late_joins)} joins later than scheduled`);
+  const spread = s.generator?.spread_seconds ?? 0;
+  if (spread > 0)
+    bits.push(
+      `in ${fmtInt(spread)} second${spread === 1 ? '' : 's'} of its steady window a generator process's per-second line came more than a second late and its counts were shared evenly over the seconds it covered (spread_lines in timeseries.ndjson), so the window's rates are estimates there; its totals are exact`,
+    );
   const apart =
     m.duplicates > 0 || m.unexpected > 0
       ? ' Duplicates and unexpected receipts are counted apart, never as delivered.'

@@ -53,6 +53,12 @@ export interface StepGeneratorFigures {
    */
   offered_by_part?: Record<string, number>;
   late_joins: number;
+  /**
+   * Seconds of the steady window holding a piece of a process's line that covered several
+   * seconds (its per-second tick came more than a second late: figures/spread-line); their
+   * counts are even shares, so the window's rates are estimates there. Absent when none.
+   */
+  spread_seconds?: number;
   rss_mb: number | null;
   /**
    * Sum of the generator processes' RSS, highest second of the steady window (MiB). Absent in

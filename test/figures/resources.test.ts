@@ -122,6 +122,27 @@ describe('resource figures', () => {
     });
   });
 
+  it('generator: how many steady seconds hold a piece of a line that covered several', () => {
+    const sec = (spread: number[]) =>
+      ({
+        workers: spread.map((n, wi) => ({
+          worker: wi,
+          health: { cpuPct: 1, rssMb: 1 },
+          ...(n > 1 ? { spread: n } : {}),
+        })),
+      }) as unknown as SecondRecord;
+    const of = (seconds: SecondRecord[]) =>
+      generatorFigures({
+        steadySeconds: seconds,
+        workers: 2,
+        lagsP99Ms: [],
+        offeredRatio: 1,
+        lateJoins: 0,
+      }).spread_seconds;
+    expect(of([sec([1, 1]), sec([3, 1]), sec([3, 3]), sec([1, 1])])).toBe(2);
+    expect(of([sec([1, 1])])).toBeUndefined();
+  });
+
   it("generator memory per connection: the processes' summed RSS in one second (the highest), less their RSS before any connection, over the connections joined", () => {
     const sec = (rss: number[]) =>
       ({

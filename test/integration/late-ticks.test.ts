@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
+import { buildSummary } from '../../src/report/summary.js';
 import type { TimeseriesPoint } from '../../src/result/timeseries-point.js';
 import { runBenchmark } from '../../src/run/runner.js';
 import type { RunningServer } from '../../src/server/server.js';
@@ -74,5 +75,9 @@ describe('a generator process whose ticks come seconds late', () => {
     expect(points.reduce((a, p) => a + p.delivered_per_s, 0)).toBe(step.messages.received);
     expect(points.reduce((a, p) => a + p.sent_per_s, 0)).toBe(step.messages.sent);
     expect(step.verdict).toBe('generator-bound');
+    // The step says its steady window's rates rest on spread seconds, and its notes name it.
+    expect(step.generator.spread_seconds).toBeGreaterThanOrEqual(1);
+    const notes = buildSummary(result).notes.join('\n');
+    expect(notes).toContain("a generator process's per-second line came more than a second late");
   }, 120_000);
 });

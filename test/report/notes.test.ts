@@ -52,3 +52,16 @@ describe('collectNotes — sends with none expected', () => {
     ]);
   });
 });
+
+describe('collectNotes — per-second lines spread over the seconds they covered', () => {
+  it('names the steady seconds whose rates are even shares, and that totals are exact', () => {
+    const step = makeStep(1);
+    step.generator = { ...step.generator, spread_seconds: 3 };
+    const [note] = buildSummary(makeRun('broadcast-public', [step])).notes.filter((n) =>
+      n.startsWith('Step 1:'),
+    );
+    expect(note).toBe(
+      "Step 1: in 3 seconds of its steady window a generator process's per-second line came more than a second late and its counts were shared evenly over the seconds it covered (spread_lines in timeseries.ndjson), so the window's rates are estimates there; its totals are exact.",
+    );
+  });
+});
