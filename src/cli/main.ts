@@ -38,10 +38,15 @@ const COMMANDS: Record<string, () => Promise<Command[]>> = {
   clean: async () => [(await import('./clean.js')).cleanCommand],
 };
 
-/** The commands to register: only the one named first on the command line, or all of them. */
+/**
+ * The commands to register: only the one named first on the command line, none for
+ * `rtcap --version` (yargs prints it before any command; loading them all cost it a second), or
+ * all of them.
+ */
 export async function commandsFor(argv: string[]): Promise<Command[]> {
   const name = argv[0] ?? '';
   if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name]();
+  if (argv.length === 1 && name === '--version') return [];
   return (await Promise.all(Object.values(COMMANDS).map((load) => load()))).flat();
 }
 

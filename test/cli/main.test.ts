@@ -86,6 +86,23 @@ describe('what `rtcap run` loads at start-up', () => {
   });
 });
 
+describe('rtcap --version', () => {
+  it('prints the version without loading a command', () => {
+    const modules = modulesLoadedBy(
+      `const m = await import(${dist('cli/main.js')}); await m.main(['--version']);`,
+    );
+    expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
+    const command =
+      /\/dist\/cli\/(run|merge|k8s|sweep|report|compare|dashboard|campaign|capacity|plan|quotas|serve|init|profiles|clean)\.js$/;
+    expect(modules.filter((m) => command.test(m))).toEqual([]);
+    const version = execFileSync(process.execPath, [join(ROOT, 'bin/rtcap.js'), '--version'], {
+      encoding: 'utf8',
+    });
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version.trim()).toBe(pkg.version);
+  });
+});
+
 describe('helpAsked', () => {
   it('is true for --help and -h (alone or among short flags), false otherwise', async () => {
     const { helpAsked } = await import('../../src/cli/main.js');
