@@ -13,6 +13,14 @@
  */
 import type { SecondStats } from '../generator/ipc.js';
 
+/**
+ * The most seconds one line is spread over. A process whose tick comes later than this was not
+ * busy but stopped (suspended) or its wall clock stepped: spreading would write as many seconds
+ * at once (hours of them after a clock step) for time the process did not run, so such a line
+ * counts in `t` alone, as a line of one second does.
+ */
+export const MAX_SPREAD_S = 30;
+
 /** `total` in `parts` whole numbers as even as they go; the last ones take the remainder. */
 export function evenParts(total: number, parts: number): number[] {
   const base = Math.floor(total / parts);
@@ -25,10 +33,13 @@ export function secondsCovered(s: SecondStats): number {
   return s.from !== undefined && s.from < s.t ? s.t - s.from + 1 : 1;
 }
 
-/** `s` as one line per second it covers, oldest first; `s` itself when it covers one. */
+/**
+ * `s` as one line per second it covers, oldest first; `s` itself when it covers one, or more
+ * than MAX_SPREAD_S.
+ */
 export function spreadLine(s: SecondStats): SecondStats[] {
   const n = secondsCovered(s);
-  if (n === 1) return [s];
+  if (n === 1 || n > MAX_SPREAD_S) return [s];
   const split = (v: number) => evenParts(v, n);
   const byKind = s.receivedByKind?.map(split);
   const received = byKind ? byKind[0].map((_, i) => byKind.reduce((a, k) => a + k[i], 0)) : null;

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SecondStats } from '../../src/generator/ipc.js';
 import { createHistogram, encodeHistogram, recordMs } from '../../src/measure/histogram.js';
-import { evenParts, secondsCovered, spreadLine } from '../../src/figures/spread-line.js';
+import {
+  evenParts,
+  MAX_SPREAD_S,
+  secondsCovered,
+  spreadLine,
+} from '../../src/figures/spread-line.js';
 
 function covering(extra: Partial<SecondStats>): SecondStats {
   const h = createHistogram();
@@ -77,5 +82,11 @@ describe('a line that covers several seconds', () => {
     const s = covering({ from: undefined });
     expect(spreadLine(s)).toEqual([s]);
     expect(spreadLine(covering({ from: 12 }))).toHaveLength(1);
+  });
+
+  it('over more seconds than a busy process is late by (a stopped process, a clock step) is left in t', () => {
+    expect(spreadLine(covering({ from: 12 - MAX_SPREAD_S + 1 }))).toHaveLength(MAX_SPREAD_S);
+    const stepped = covering({ from: 12 - 3 * 3600 });
+    expect(spreadLine(stepped)).toEqual([stepped]);
   });
 });
