@@ -151,14 +151,29 @@ describe('3 segments merged', () => {
         expect(step.latency_ms.p95!).toBeLessThan(2000);
       }
 
-      const one = await rtcap([
-        'run',
-        profile,
-        '--url',
-        url,
-        '--out',
-        join(dir, 'one'),
-        '--no-progress',
+      // The same profile in one process, and beside it a segment of another run (its shard is
+      // refused below) on a topic of its own, so that neither receives the other's messages.
+      const [one, other] = await Promise.all([
+        rtcap(['run', profile, '--url', url, '--out', join(dir, 'one'), '--no-progress']),
+        rtcap([
+          'run',
+          profile,
+          '--url',
+          url,
+          '--segment',
+          '1/3',
+          '--run-name',
+          'another',
+          '--out',
+          join(dir, 'x1'),
+          '--no-progress',
+          '--set',
+          'target.topic=realtime:another',
+          '--set',
+          'load.steps.0.duration=1s',
+          '--set',
+          'load.steps.1.duration=1s',
+        ]),
       ]);
       expect(one.code).not.toBe(3);
       const single = read(join(dir, 'one'));
@@ -181,23 +196,6 @@ describe('3 segments merged', () => {
           new Date(startAt).toISOString() +
           '"): every segment\'s shard is needed for exact totals',
       );
-      const other = await rtcap([
-        'run',
-        profile,
-        '--url',
-        url,
-        '--segment',
-        '1/3',
-        '--run-name',
-        'another',
-        '--out',
-        join(dir, 'x1'),
-        '--no-progress',
-        '--set',
-        'load.steps.0.duration=1s',
-        '--set',
-        'load.steps.1.duration=1s',
-      ]);
       expect(other.code).not.toBe(2);
       const mixed = await rtcap([
         'merge',
