@@ -61,6 +61,11 @@ writeFileSync(
     '',
   ].join('\n'),
 );
+/** `rtcap run` of the profile against `url` as segment `seg` ("i/N"), into `out` under the dir. */
+function runSegment(url: string, seg: string, out: string, more: string[]) {
+  const args = ['--url', url, '--segment', seg, ...more, '--out', join(dir, out), '--no-progress'];
+  return rtcap(['run', profile, ...args]);
+}
 const read = (d: string) => JSON.parse(readFileSync(join(d, 'result.json'), 'utf8')) as RunResult;
 
 const CONNECTIONS = [30, 45];
@@ -73,21 +78,7 @@ describe('3 segments merged', () => {
       const url = await serve();
       const startAt = new Date(await segmentStartAtMs(3)).toISOString();
       const segs = await Promise.all(
-        [0, 1, 2].map((i) =>
-          rtcap([
-            'run',
-            profile,
-            '--url',
-            url,
-            '--segment',
-            `${i}/3`,
-            '--start-at',
-            startAt,
-            '--out',
-            join(dir, `s${i}`),
-            '--no-progress',
-          ]),
-        ),
+        [0, 1, 2].map((i) => runSegment(url, `${i}/3`, `s${i}`, ['--start-at', startAt])),
       );
       for (const s of segs) {
         expect(s.stderr).not.toMatch(/aborted/);
@@ -155,24 +146,9 @@ describe('3 segments merged', () => {
       // refused below) on a topic of its own, so that neither receives the other's messages.
       const [one, other] = await Promise.all([
         rtcap(['run', profile, '--url', url, '--out', join(dir, 'one'), '--no-progress']),
-        rtcap([
-          'run',
-          profile,
-          '--url',
-          url,
-          '--segment',
-          '1/3',
-          '--run-name',
-          'another',
-          '--out',
-          join(dir, 'x1'),
-          '--no-progress',
-          '--set',
-          'target.topic=realtime:another',
-          '--set',
-          'load.steps.0.duration=1s',
-          '--set',
-          'load.steps.1.duration=1s',
+        runSegment(url, '1/3', 'x1', [
+          ...['--run-name', 'another', '--set', 'target.topic=realtime:another'],
+          ...['--set', 'load.steps.0.duration=1s', '--set', 'load.steps.1.duration=1s'],
         ]),
       ]);
       expect(one.code).not.toBe(3);
