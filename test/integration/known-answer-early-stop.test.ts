@@ -30,9 +30,10 @@ describe('a search whose failing steps are decided by their ramps', () => {
       name: 'ka-early-stop',
       scenario: 'join-rate',
       target: { url: server.url, auth: { jwt_secret: DEV_JWT_SECRET }, join_timeout: '20s' },
+      // No warm-up and a 1 s drain: a step here sends nothing, its figures are its ramp's joins.
       load: {
-        warmup: '1s',
-        drain: '2s',
+        warmup: '0s',
+        drain: '1s',
         settle: '300ms',
         steps: [{ connections: 20, join_rate: 4, duration: '2s' }],
       },
