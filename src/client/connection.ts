@@ -195,6 +195,9 @@ export class Connection {
    */
   heartbeat(): void {
     if (this.state !== 'open') return;
+    // The server's close frame came in and its closing handshake is under way: the close says
+    // why (an idle timeout, a kick), not a heartbeat it never answered.
+    if (this.ws && this.ws.readyState !== WebSocket.OPEN) return;
     if (this.replies.heartbeatRef !== null) {
       this.hooks.onError(
         this,

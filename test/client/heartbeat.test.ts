@@ -6,10 +6,12 @@
  * closing with 1000 "heartbeat timeout" as before. Timers are not involved: the test calls
  * heartbeat() itself, as the worker's scheduler does.
  */
+import { createHash } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
 import type { AwaitedReplies } from '../../src/client/awaited-replies.js';
 import type { ClassifiedError } from '../../src/client/classify.js';
@@ -159,4 +161,69 @@ describe('client heartbeats against the built-in server', () => {
       expect(c.state).toBe('closed');
     },
   );
+
+  it("a heartbeat due while the server's close is under way leaves the close to say why", async () => {
+    const server = await closingServer();
+    const { hooks, seen } = recorder();
+    const c = new Connection(0, VSN_2, hooks);
+    cleanups.push(() => c.terminate());
+    c.connect({
+      url: `ws://127.0.0.1:${server.port}/socket/websocket`,
+      headers: {},
+      handshakeTimeoutMs: 2000,
+    });
+    await until(() => c.state === 'open', 3000, 'open');
+    // Unanswered, then the server's close frame (an idle timeout) without the end of its socket.
+    c.heartbeat();
+    server.sendClose(1000, 'idle');
+    await until(() => c.ws?.readyState === WebSocket.CLOSING, 3000, 'closing');
+    c.heartbeat();
+    expect(seen.errors).toEqual([]);
+    server.endSocket();
+    await until(() => c.state === 'closed', 3000, 'closed');
+    expect(seen.errors).toEqual([
+      { phase: 'socket', error: { class: 'server', reason: 'closed by server: 1000 idle' } },
+    ]);
+    expect(seen.closed).toEqual([false]);
+  });
 });
+
+/**
+ * A WebSocket server written by hand: it completes the upgrade, answers nothing, and sends a
+ * close frame or ends its socket when told, so a test holds the client between the two.
+ */
+async function closingServer(): Promise<{
+  port: number;
+  sendClose(code: number, reason: string): void;
+  endSocket(): void;
+}> {
+  let sock: Socket | null = null;
+  // Half-open allowed: the client's end of its socket after the closing handshake does not end
+  // this one, so the client stays in that handshake until endSocket().
+  const server: Server = createServer({ allowHalfOpen: true }, (s) => {
+    sock = s;
+    s.once('data', (head) => {
+      const key = /sec-websocket-key: *(\S+)/i.exec(head.toString())?.[1] ?? '';
+      const accept = createHash('sha1')
+        .update(key + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11')
+        .digest('base64');
+      s.write(
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+      );
+    });
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(async () => {
+    sock?.destroy();
+    await new Promise((r) => server.close(r));
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    sendClose: (code, reason) => {
+      const body = Buffer.concat([Buffer.from([code >> 8, code & 0xff]), Buffer.from(reason)]);
+      sock?.write(Buffer.concat([Buffer.from([0x88, body.length]), body]));
+    },
+    endSocket: () => sock?.end(),
+  };
+}
