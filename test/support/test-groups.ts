@@ -37,6 +37,9 @@ export const TWO_AT_A_TIME = [
   // every quota PASS, which needs each rate offered at >= 95 % of its schedule (149 of 160
   // events/s read inconclusive beside two other files).
   'test/integration/quotas-cli.test.ts',
+  // acks per whole steady second within 1 of the schedule's (200/s): 4 off, once, beside two
+  // other files, where acks a few ms late crossed a second's edge.
+  'test/integration/scenario-write-only.test.ts',
 ] as const;
 
 /** The integration files, which run three at a time unless listed above. */
