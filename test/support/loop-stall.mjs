@@ -1,7 +1,10 @@
 /**
  * Loaded into every generator process of a test (RTCAP_WORKER_EXEC_ARGV="--import <this file>"):
- * holds the process's event loop 3 s at a time, once a second, as a process starved of CPU on
- * a loaded machine is held. Its 1 s timers then fire about 3 s apart. Test use only.
+ * holds the process's event loop 3 s at a time, as a process starved of CPU on a loaded machine
+ * is held. The 1 s interval is due again when its 3 s wait ends (Node reschedules an interval
+ * from the start of its callback), so the holds come back to back with one turn of the loop
+ * between them (measured: waits start 3,000–3,001 ms apart, 0–1 ms free), and the process's 1 s
+ * timers fire about 3 s apart. Test use only.
  *
  * The thread sleeps in Atomics.wait rather than spinning: the event loop is held just as long
  * (no timer, socket or message is handled meanwhile), without eight spinning processes taking
