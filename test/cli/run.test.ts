@@ -217,12 +217,21 @@ describe('rtcap run (the binary)', () => {
       ].join('\n'),
     );
     const out = tempDir('rtcap-cli-int-');
-    // Interrupt two seconds into the steady state, whatever the machine's load made of the start.
+    // Interrupt after two steady seconds in which messages were sent, whatever the machine's load
+    // made of the start: a step cut short counts the messages due a second before the cut, and
+    // two steady seconds read early under load could hold none (sent 0, once, in a full run).
     const steadySeconds = () => {
       try {
         return readFileSync(join(out, 'timeseries.ndjson'), 'utf8')
           .split('\n')
-          .filter((l) => l.includes('"phase":"steady"')).length;
+          .filter((l) => l.includes('"phase":"steady"'))
+          .filter((l) => {
+            try {
+              return (JSON.parse(l) as { sent_per_s: number }).sent_per_s > 0;
+            } catch {
+              return false; // a line still being written
+            }
+          }).length;
       } catch {
         return 0;
       }
