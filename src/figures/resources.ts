@@ -2,6 +2,7 @@
  * Server, database and generator resources over the steady window (StepResult.server, .database,
  * .generator).
  */
+import { isSpreadPiece } from './spread-line.js';
 import type { SecondStats } from '../generator/ipc.js';
 import type { ResourceSample } from '../monitor/types.js';
 import type { ServerBasis } from '../monitor/server-basis.js';
@@ -172,7 +173,7 @@ export function generatorFigures(args: {
 
 /** The steady seconds that hold a piece of a spread line (figures/spread-line); none: absent. */
 function spreadSecondsField(seconds: readonly SecondRecord[]): { spread_seconds?: number } {
-  const n = seconds.filter((s) => s.workers.some((w) => (w.spread ?? 1) > 1)).length;
+  const n = seconds.filter((s) => s.workers.some(isSpreadPiece)).length;
   return n > 0 ? { spread_seconds: n } : {};
 }
 

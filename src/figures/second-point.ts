@@ -4,6 +4,7 @@
  * (figures/timeline) and the seconds the step figures read are made of it too
  * (figures/own-seconds).
  */
+import { isSpreadPiece } from './spread-line.js';
 import type { SecondStats } from '../generator/ipc.js';
 import type { Percentiles } from '../result/result.js';
 import type { ResourceSample } from '../monitor/types.js';
@@ -131,6 +132,6 @@ export function secondPoint(x: PointInputs, lines: readonly SecondStats[]): Time
 
 /** How many of the second's lines are pieces of one that covered several (figures/spread-line). */
 function spreadField(lines: readonly SecondStats[]): { spread_lines?: number } {
-  const n = lines.filter((s) => (s.spread ?? 1) > 1).length;
+  const n = lines.filter(isSpreadPiece).length;
   return n > 0 ? { spread_lines: n } : {};
 }

@@ -28,6 +28,11 @@ export function evenParts(total: number, parts: number): number[] {
   return Array.from({ length: parts }, (_, i) => base + (i >= parts - rest ? 1 : 0));
 }
 
+/** Whether a line is a piece of one that covered several seconds (the timeline's `spread`). */
+export function isSpreadPiece(s: SecondStats): boolean {
+  return (s.spread ?? 1) > 1;
+}
+
 /** The seconds a line covers: `from` to `t`, or `t` alone. */
 export function secondsCovered(s: SecondStats): number {
   return s.from !== undefined && s.from < s.t ? s.t - s.from + 1 : 1;
