@@ -189,6 +189,14 @@ export class Connection {
   }
 
   /**
+   * Whether its last heartbeat still awaits a reply, which may be in the socket unread: the
+   * scheduler then heartbeats it only once the event loop has read its sockets.
+   */
+  get heartbeatAwaited(): boolean {
+    return this.replies.heartbeatRef !== null;
+  }
+
+  /**
    * Called by the worker's heartbeat scheduler. A heartbeat still unanswered when the next
    * is due closes the socket with 1000 "heartbeat timeout", as the clients do
    * (docs/PROTOCOL.md §2.4).

@@ -7,8 +7,12 @@
  * (a ramp past what the machine gives it) gets its 1 s ticks seconds apart, and one slot a tick
  * would stretch every connection's heartbeat period by as much (2.4 s ticks make a 25 s interval
  * 60 s, and the server closes the socket as idle). A late tick sends the slots of every second
- * that passed, at most one round. They go after the loop has read its sockets (setImmediate),
- * so a reply that arrived while the loop lagged is not taken for a missing one.
+ * that passed, at most one round. A connection whose last heartbeat was answered is heartbeaten
+ * in the tick itself; one still awaiting its reply only after the loop has read its sockets
+ * (setImmediate), so a reply that arrived while the loop lagged is not taken for a missing one.
+ * Deferring them all was not enough: a loop held again before that read (a held process's timers
+ * come due together) held every heartbeat with it, and 3 s holds back to back made gaps of 6.7 s,
+ * past a 5 s idle timeout, so the server closed every socket.
  */
 import { nowMs } from '../measure/clock.js';
 import { nextSecondDelayMs } from './second-report.js';
@@ -21,8 +25,11 @@ export interface WorkerClockHooks {
   stopped(): boolean;
   /** A wall-clock second ended; the tick that says so came `lateMs` after it was due. */
   reportSecond(lateMs: number): void;
-  /** Heartbeat the connections of this slot, one of `slots` (one a second). */
-  heartbeat(slot: number, slots: number): void;
+  /**
+   * Heartbeat the connections of this slot, one of `slots` (one a second); returns what must
+   * wait until the loop has read its sockets, or null.
+   */
+  heartbeat(slot: number, slots: number): (() => void) | null | void;
   /** Timeouts and renewals due at `now` (ms). */
   maintain(now: number): void;
 }
@@ -55,11 +62,16 @@ export function startWorkerTimers(
   timers[1] = setInterval(() => {
     const due = heartbeatSlotsDue(Date.now() - slotMs, slots);
     slotMs = due.restart ? Date.now() : slotMs + due.count * 1000;
+    const afterRead: Array<() => void> = [];
+    for (let n = 0; n < due.count && !hooks.stopped(); n++) {
+      slot = (slot + 1) % slots;
+      const later = hooks.heartbeat(slot, slots);
+      if (later) afterRead.push(later);
+    }
+    if (afterRead.length === 0) return;
     setImmediate(() => {
-      for (let n = 0; n < due.count && !hooks.stopped(); n++) {
-        slot = (slot + 1) % slots;
-        hooks.heartbeat(slot, slots);
-      }
+      if (hooks.stopped()) return;
+      for (const later of afterRead) later();
     });
   }, 1000);
   timers[2] = setInterval(() => hooks.maintain(nowMs()), MAINTENANCE_EVERY_MS);

@@ -113,6 +113,19 @@ describe('the connection set', () => {
     expect(conns.map((c) => c.heartbeats)).toEqual([1, 2, 1, 1, 2]);
   });
 
+  it('heartbeats at once the connections whose last heartbeat was answered, the others when asked later', () => {
+    const { set } = setWithClock();
+    const conns = [0, 1, 2].map((i) => new FakeConnection(i));
+    for (const c of conns) set.add(c, meta());
+    expect(set.heartbeat(0, 1)).toBeNull();
+    expect(conns.map((c) => c.heartbeats)).toEqual([1, 1, 1]);
+    conns[1].heartbeatAwaited = true;
+    const later = set.heartbeat(0, 1);
+    expect(conns.map((c) => c.heartbeats)).toEqual([2, 1, 2]);
+    later!();
+    expect(conns.map((c) => c.heartbeats)).toEqual([2, 2, 2]);
+  });
+
   it('reports the step membership per topic and changes key, then forgets the closed', () => {
     const { set } = setWithClock();
     const old = new FakeConnection(0);

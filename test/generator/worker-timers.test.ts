@@ -16,7 +16,9 @@ function started(heartbeatIntervalMs: number) {
   const timers = startWorkerTimers(heartbeatIntervalMs, {
     stopped: () => stopped,
     reportSecond: () => seen.seconds++,
-    heartbeat: (slot, slots) => seen.heartbeats.push([slot, slots]),
+    heartbeat: (slot, slots) => {
+      seen.heartbeats.push([slot, slots]);
+    },
     maintain: () => seen.maintained++,
   });
   return { seen, timers, stop: () => (stopped = true) };
@@ -57,7 +59,6 @@ describe("a generator process's clocks", () => {
   it('spreads heartbeats over the interval, one slot a second', () => {
     vi.useFakeTimers({ now: 0 });
     const { seen, timers } = started(3_000);
-    // Each tick's heartbeats go at the loop's next check phase (setImmediate), just after it.
     vi.advanceTimersByTime(4_001);
     expect(seen.heartbeats).toEqual([
       [1, 3],
@@ -74,7 +75,9 @@ describe("a generator process's clocks", () => {
     const timers = startWorkerTimers(25_000, {
       stopped: () => false,
       reportSecond: () => undefined,
-      heartbeat: (slot) => at[slot].push(Date.now()),
+      heartbeat: (slot) => {
+        at[slot].push(Date.now());
+      },
       maintain: () => undefined,
     });
     // A lagging loop: every 1 s tick runs 1.4 s late (2.4 s apart), for two minutes.
@@ -92,6 +95,30 @@ describe("a generator process's clocks", () => {
       for (let i = 1; i < times.length; i++)
         expect(times[i] - times[i - 1]).toBeLessThanOrEqual(25_000 + 2_400);
     }
+    for (const t of timers) clearTimeout(t);
+  });
+
+  it("heartbeats in the tick itself; what awaits a reply only after the loop's next read of its sockets", async () => {
+    // Real setImmediate: the deferred part must wait for the loop's next turn, not the tick.
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'setInterval', 'Date'] });
+    const order: string[] = [];
+    const timers = startWorkerTimers(2_000, {
+      stopped: () => false,
+      reportSecond: () => undefined,
+      heartbeat: (slot) => {
+        order.push(`tick ${slot}`);
+        return slot === 1 ? () => order.push(`after read ${slot}`) : null;
+      },
+      maintain: () => undefined,
+    });
+    vi.advanceTimersByTime(1_000);
+    expect(order).toEqual(['tick 1']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['tick 1', 'after read 1']);
+    vi.advanceTimersByTime(1_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Slot 0 had nothing awaiting a reply: nothing deferred.
+    expect(order).toEqual(['tick 1', 'after read 1', 'tick 0']);
     for (const t of timers) clearTimeout(t);
   });
 

@@ -12,6 +12,8 @@ export class FakeConnection {
   openedAtMs = 0;
   readonly closes: Array<{ code: number; reason: string }> = [];
   heartbeats = 0;
+  /** Whether its last heartbeat awaits a reply (the scheduler then defers it). */
+  heartbeatAwaited = false;
   readonly joinExpiries: Array<{ nowMs: number; timeoutMs: number }> = [];
   readonly pushes: Array<{ topic: string; event: string; payload: unknown }> = [];
   /** What push() answers (false: the socket cannot send). */
