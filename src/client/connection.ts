@@ -62,6 +62,9 @@ export class Connection {
   private closingByUs = false;
   openedAtMs = 0;
   connectStartMs = 0;
+  /** When its last heartbeat went (clock.nowMs), and the gap before that one: 0 until they did. */
+  private lastHeartbeatMs = 0;
+  private gapBeforeLastMs = 0;
   /** Frames are read by FrameReader (frame-reader.ts), not ws's Receiver (tests check which). */
   fastReader = false;
   /** The only event a stamped text frame is a delivery as (ConnectOptions.deliveryEvent). */
@@ -197,6 +200,17 @@ export class Connection {
   }
 
   /**
+   * The longest of the last two gaps in its heartbeats, ms: the one still open at `now` (since
+   * the last heartbeat, or since the socket opened) and the one the last heartbeat ended. A server
+   * that closed the connection as idle closed it in one of them: the close may be read only after
+   * a heartbeat the held loop sent on waking.
+   */
+  heartbeatGapMs(now: number): number {
+    const since = this.lastHeartbeatMs || this.openedAtMs;
+    return Math.max(since > 0 ? now - since : 0, this.gapBeforeLastMs);
+  }
+
+  /**
    * Called by the worker's heartbeat scheduler. A heartbeat still unanswered when the next
    * is due closes the socket with 1000 "heartbeat timeout", as the clients do
    * (docs/PROTOCOL.md §2.4).
@@ -217,6 +231,9 @@ export class Connection {
     }
     const ref = this.replies.next();
     this.replies.heartbeatRef = ref;
+    const now = nowMs();
+    this.gapBeforeLastMs = now - (this.lastHeartbeatMs || this.openedAtMs || now);
+    this.lastHeartbeatMs = now;
     // One pre-built frame, one write (heartbeat-send.ts); ws frames it when that cannot be.
     if (this.ws && writeHeartbeat(this.ws, ref, this.vsn)) return;
     this.sendFrame({ joinRef: null, ref, topic: PHOENIX_TOPIC, event: EV.heartbeat, payload: {} });

@@ -15,6 +15,7 @@ import type { Stamp } from '../protocol/stamp.js';
 import type { Profile } from '../profile/schema.js';
 import type { ConnectionSet, ConnMeta } from './connection-set.js';
 import { dialOptions, type DialTarget } from './dial.js';
+import { nameLateHeartbeatClose } from './late-heartbeat.js';
 import { reconnectDelayMs } from './reconnect.js';
 import { recordSlowFrame } from './slow-frames.js';
 import { countDisconnect, countJoin } from './step-counters.js';
@@ -154,7 +155,7 @@ export class ConnectionEvents implements ConnectionHooks {
       if (this.socketEnded.has(c)) return;
       this.socketEnded.add(c);
     }
-    p.steps.countError(phase === 'socket' ? p.stepSends.nameClose(c, e, nowMs()) : e);
+    p.steps.countError(phase === 'socket' ? this.nameClose(c, e) : e);
     if (phase !== 'frame' && p.set.leaveSubscribing(c)) p.ramps.settle();
     if (phase === 'connect' || phase === 'join') {
       p.steps.counters.failed++;
@@ -170,6 +171,14 @@ export class ConnectionEvents implements ConnectionHooks {
         this.maybeReconnect(c);
       }
     }
+  }
+
+  /** A server's close, named for what came just before it: a binary push, a late heartbeat. */
+  private nameClose(c: Connection, e: ClassifiedError): ClassifiedError {
+    const now = nowMs();
+    const named = this.p.stepSends.nameClose(c, e, now);
+    const intervalMs = this.p.profile.target.heartbeat_interval;
+    return nameLateHeartbeatClose(named, c.heartbeatGapMs(now), intervalMs);
   }
 
   onClosed(c: Connection, byUs: boolean): void {

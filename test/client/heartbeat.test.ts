@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import { Connection, type ConnectionHooks } from '../../src/client/connection.js';
 import type { AwaitedReplies } from '../../src/client/awaited-replies.js';
 import type { ClassifiedError } from '../../src/client/classify.js';
+import { nowMs } from '../../src/measure/clock.js';
 import { VSN_1, VSN_2, type Vsn } from '../../src/protocol/constants.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { serve, token, until } from '../server/helpers.js';
@@ -161,6 +162,25 @@ describe('client heartbeats against the built-in server', () => {
       expect(c.state).toBe('closed');
     },
   );
+
+  it('knows its gap between heartbeats: the one still open, and the one its last heartbeat ended', async () => {
+    const server = await builtIn();
+    const { c } = await open(server.port, VSN_2);
+    const opened = nowMs();
+    await new Promise((r) => setTimeout(r, 300));
+    // Open since the socket opened.
+    expect(c.heartbeatGapMs(nowMs())).toBeGreaterThanOrEqual(300);
+    c.heartbeat();
+    const first = nowMs();
+    // Ended by the heartbeat, and still the longest: a close read right after it was in that gap.
+    expect(c.heartbeatGapMs(first)).toBeGreaterThanOrEqual(300);
+    await until(() => !pending(c), 3000, 'reply to heartbeat 1');
+    await new Promise((r) => setTimeout(r, 20));
+    c.heartbeat();
+    const second = nowMs();
+    expect(c.heartbeatGapMs(second)).toBeLessThan(first - opened);
+    expect(c.heartbeatGapMs(second)).toBeGreaterThanOrEqual(20);
+  });
 
   it("a heartbeat due while the server's close is under way leaves the close to say why", async () => {
     const server = await closingServer();

@@ -12,7 +12,9 @@
  * (no timer, socket or message is handled meanwhile), without eight spinning processes taking
  * both cores of the machine from the server under test and from the test file beside it.
  */
-const STALL_MS = 3_000;
+// RTCAP_TEST_STALL_MS sets another length (test/integration/late-heartbeat.test.ts: longer than
+// the server's idle timeout).
+const STALL_MS = Number(process.env.RTCAP_TEST_STALL_MS) || 3_000;
 const cell = new Int32Array(new SharedArrayBuffer(4));
 
 function startStalling() {
