@@ -20,9 +20,15 @@ const ENV = {
   REALTIME_JWT_SECRET: 'rt-secret',
   REALTIME_METRICS_TOKEN: 'metrics-token',
 };
-const saved = { ...process.env };
+// Only the keys this file sets are put back: replacing process.env with a copy would leave it a
+// plain object, which the system's environment (what os.tmpdir() and child processes read) no
+// longer follows, for every test file after this one in the same process.
+const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
 afterEach(() => {
-  process.env = { ...saved };
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
 });
 
 async function load(yaml: string) {
