@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import IntegrationFirst from './test/support/integration-first.js';
-import { INTEGRATION, TWO_AT_A_TIME } from './test/support/test-groups.js';
+import { INTEGRATION, SHARED_PROCESS, TWO_AT_A_TIME } from './test/support/test-groups.js';
 
 export default defineConfig({
   test: {
@@ -11,7 +11,8 @@ export default defineConfig({
     // machines this runs on, where two left a core idle. Then the integration files that assert
     // tight timings (test/support/test-groups.ts says which and why) and the unit files: two at
     // a time, one per core, as the whole suite ran before, so the latencies they assert are
-    // not made noisy by a third file beside them.
+    // not made noisy by a third file beside them; the pure unit files among them (the 'shared'
+    // project) one after another in each worker process instead of each in a fresh one.
     fileParallelism: true,
     maxWorkers: 2,
     pool: 'forks',
@@ -31,7 +32,19 @@ export default defineConfig({
         test: {
           name: 'paced',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, INTEGRATION],
+          exclude: [...configDefaults.exclude, INTEGRATION, ...SHARED_PROCESS],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // Pure unit tests, one file after another in each worker process rather than each in a
+        // fresh one (test/support/test-groups.ts says which and what they must keep to).
+        extends: true,
+        test: {
+          name: 'shared',
+          include: SHARED_PROCESS,
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
@@ -51,7 +64,7 @@ export default defineConfig({
     sequence: { sequencer: IntegrationFirst },
     // Each test file its own temp dir; a file that leaves an rtcap-* entry there fails, named.
     globalSetup: ['test/support/tmp-global-setup.ts'],
-    setupFiles: ['test/support/tmp-per-file.ts'],
+    setupFiles: ['test/support/tmp-per-file.ts', 'test/support/file-cpu.ts'],
     // At the end of every run, the ten slowest test files and their times.
     reporters: ['default', './test/support/slowest-files.ts'],
   },

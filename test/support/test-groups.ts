@@ -44,3 +44,41 @@ export const TWO_AT_A_TIME = [
 
 /** The integration files, which run three at a time unless listed above. */
 export const INTEGRATION = 'test/integration/**/*.test.ts';
+
+/**
+ * Unit test folders whose files run one after another in a shared worker process (vitest's
+ * `isolate: false`) instead of each in a fresh one. Their tests are pure logic with no process,
+ * server or timing of their own, so what a fresh process costs (starting Node, transforming and
+ * importing rtcap's modules again) was nearly all of their time: 188 files took 84 s and 152 CPU s
+ * isolated, 22 s and 34 CPU s shared (docs/PERFORMANCE.md "Test suite time"). A file here must
+ * leave the process as it found it: put back the environment variables it sets one by one (never
+ * assign a copy to process.env: the plain object left is no longer the system's environment,
+ * which os.tmpdir() and child processes read), restore real timers and mocks, close what it opens.
+ */
+export const SHARED_PROCESS = [
+  'artefacts',
+  'builtin',
+  'campaign',
+  'capacity',
+  'client',
+  'dashboard',
+  'docs',
+  'figures',
+  'generator',
+  'k8s',
+  'link',
+  'load',
+  'model',
+  'monitor',
+  'plan',
+  'profile',
+  'protocol',
+  'recovery',
+  'redact',
+  'report',
+  'scenarios',
+  'shard',
+  'sweep',
+  'util',
+  'validate',
+].map((dir) => `test/${dir}/**/*.test.ts`);

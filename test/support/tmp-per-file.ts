@@ -19,7 +19,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { isCache } from '../../src/builtin/pg-leftovers.js';
 import { sleep } from '../../src/util/sleep.js';
@@ -28,8 +28,10 @@ import { removeTempDirs } from './temp-dir.js';
 /** How long a file's leftovers may take to go (a server stopped at the end removes its dir). */
 const SETTLE_MS = 10_000;
 
-const realTmp = tmpdir();
 const parent = inject('rtcapTmpParent');
+// The system's temp dir, where the run's parent is, rather than tmpdir(), which a file before
+// this one in the same worker process (a project that is not isolated) may have left elsewhere.
+const realTmp = parent ? dirname(parent) : tmpdir();
 
 function rtcapEntries(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('rtcap-') && !isCache(name));
