@@ -44,6 +44,11 @@ export interface Collection {
   unanswered: Array<{ process: number; pid: number }>;
 }
 
+/** Signals a terminal or a service manager sends to a whole process group. */
+const GROUP_SIGNALS = new Set<NodeJS.Signals>(['SIGINT', 'SIGTERM', 'SIGHUP']);
+/** How long a process ended by one of them waits for the coordinator's own interrupt. */
+const GROUP_SIGNAL_GRACE_MS = 500;
+
 export class WorkerPool extends EventEmitter<PoolEvents> {
   private readonly children: ChildProcess[] = [];
   private readonly waiters = new Map<
@@ -127,11 +132,8 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     child.on('message', (m: FromWorker) => this.onMessage(m));
     child.on('exit', (code, signal) => {
       this.exited++;
-      if (this.killing) return;
-      if (code !== 0 && code !== null)
-        this.emit('fatal', `generator worker ${w} exited with code ${code}`);
-      else if (signal && signal !== 'SIGTERM')
-        this.emit('fatal', `generator worker ${w} killed by ${signal}`);
+      if (this.killing || this.stopRequested) return;
+      this.exitedUnasked(w, code, signal);
     });
     try {
       if (this.cpus && child.pid) pin(child.pid, this.cpus);
@@ -140,6 +142,25 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
       throw e;
     }
     return child;
+  }
+
+  /**
+   * A process that ended before the pool stopped it took its connections and its part of the
+   * step's figures with it: the run cannot go on, and must not wait for answers that will not
+   * come (a ramp would wait out its whole deadline). A signal that ends a whole process group
+   * (SIGINT, SIGTERM, SIGHUP at a terminal or from a service manager) reaches the coordinator
+   * too, whose own handler ends the run as interrupted: that is given a moment to come first.
+   */
+  private exitedUnasked(w: number, code: number | null, signal: NodeJS.Signals | null): void {
+    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    const why = `generator worker ${w} ${how} before the run asked it to stop`;
+    if (signal && GROUP_SIGNALS.has(signal)) {
+      setTimeout(() => {
+        if (!this.stopRequested) this.emit('fatal', why);
+      }, GROUP_SIGNAL_GRACE_MS).unref();
+      return;
+    }
+    this.emit('fatal', why);
   }
 
   /** Kills every process started and waits until each is reaped; their pids. */
@@ -246,10 +267,20 @@ export class WorkerPool extends EventEmitter<PoolEvents> {
     const key = this.key('collected', step);
     const done = this.collect(step);
     let timer: NodeJS.Timeout | undefined;
-    const all = await Promise.race([
-      done,
-      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs))),
-    ]);
+    // A process that has exited cannot answer: once every one still running has, the wait is over.
+    const livingAnswered = new Promise<null>((resolve) => {
+      const deadline = Date.now() + waitMs;
+      const check = () => {
+        const got = new Set((this.waiters.get(key)?.got ?? []).map((r) => r.worker));
+        const waiting = this.children.some(
+          (c, w) => c.exitCode === null && c.signalCode === null && !got.has(w),
+        );
+        if (!waiting || Date.now() >= deadline) return resolve(null);
+        timer = setTimeout(check, Math.min(50, Math.max(0, deadline - Date.now())));
+      };
+      check();
+    });
+    const all = await Promise.race([done, livingAnswered]);
     clearTimeout(timer);
     if (all) return { replies: all, unanswered: [] };
     // Out of time: what came so far is the collection; an answer after this finds no waiter.

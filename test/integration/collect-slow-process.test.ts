@@ -5,7 +5,6 @@
  * process; mid-steady one process is stopped (SIGSTOP: a real process that cannot answer) and
  * the run is interrupted, so the collect waits its 5 s and only the other process answers.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_JWT_SECRET } from '../../src/builtin/config.js';
 import type { SecondRecord } from '../../src/figures/timeline.js';
@@ -14,21 +13,7 @@ import type { RunningServer } from '../../src/server/server.js';
 import { serve } from '../server/helpers.js';
 import { profileFrom } from '../support/profiles.js';
 import { tempDir } from '../support/temp-dir.js';
-
-/** This process's generator children (generator/worker-main), by pid. */
-function generatorPids(): number[] {
-  const out: number[] = [];
-  const raw = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8');
-  for (const pid of raw.trim().split(/\s+/).filter(Boolean).map(Number)) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes('worker-main.js')) out.push(pid);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return out.sort((a, b) => a - b);
-}
+import { generatorPids } from '../support/generator-pids.js';
 
 describe('a step whose collect one slow process does not answer', () => {
   let server: RunningServer;
