@@ -7,6 +7,7 @@ import { EXIT } from '../util/exit-codes.js';
 import { UsageError } from './flags.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';
+import { rtcapVersion } from '../util/paths.js';
 
 type Command = (y: Argv) => Argv;
 
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<void> {
     .recommendCommands()
     .help()
     .alias('h', 'help')
-    .version()
+    .version(rtcapVersion())
     .wrap(helpAsked(argv) ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       // yargs' own complaints (no err), a flag's rule (coerce: a YError) and a command's

@@ -2,18 +2,10 @@
  * The run's result.json as it starts, and how it is saved with its artefacts after every change.
  */
 import os from 'node:os';
-import { createRequire } from 'node:module';
 import type { Profile } from '../profile/schema.js';
 import { RESULT_SCHEMA, type RunResult, type RunStatus } from '../result/result.js';
 import type { RunWriter } from './output.js';
-
-export function rtcapVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
+import { rtcapVersion } from '../util/paths.js';
 
 /** What is known before anything started: the profile, the target as declared, this host. */
 export function initialResult(args: {

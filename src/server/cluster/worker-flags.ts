@@ -8,8 +8,8 @@
  * cluster/worker.ts). `--cpu-prof-name` / `--heap-prof-name` are left out: every worker would
  * write the one file; without them each file is named by its process id.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { distEntry } from '../../util/paths.js';
 
 /** Flags passed on as they are (`--cpu-prof`) or with their value (`--cpu-prof-dir=D` or `D`). */
 const SWITCHES = new Set(['--cpu-prof', '--heap-prof']);
@@ -35,8 +35,8 @@ export function profilerFlags(execArgv: readonly string[]): string[] {
 /** The worker's entry and flags: the primary's profiler flags (above), tsx from src. */
 export function workerEntry(): { exec: string; execArgv: string[] } {
   const profilers = profilerFlags(process.execArgv);
-  const js = fileURLToPath(new URL('./worker-main.js', import.meta.url));
-  if (existsSync(js)) return { exec: js, execArgv: profilers };
+  if (fileURLToPath(import.meta.url).endsWith('.js'))
+    return { exec: distEntry('server/cluster/worker-main.js'), execArgv: profilers };
   // Running from the TypeScript sources (tests, tsx): the workers need the same loader.
   const ts = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
   return { exec: ts, execArgv: [...profilers, '--import', 'tsx'] };
