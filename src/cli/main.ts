@@ -8,6 +8,7 @@ import { UsageError } from './flags.js';
 import { errorLine } from '../redact/redact.js';
 import { redactWrites } from '../redact/terminal.js';
 import { rtcapVersion } from '../util/paths.js';
+import { unknownLongOption } from './unknown-option.js';
 
 type Command = (y: Argv) => Argv;
 
@@ -38,6 +39,17 @@ const COMMANDS: Record<string, () => Promise<Command[]>> = {
   schema: async () => [(await import('./profiles.js')).schemaCommand],
   clean: async () => [(await import('./clean.js')).cleanCommand],
 };
+
+/**
+ * The unknown long option among `argv`, from the options yargs knows for the command it parsed:
+ * the third argument of its fail handler is its usage object (typed as the parser), whose
+ * descriptions name every declared option.
+ */
+function unknownIn(argv: readonly string[], usage: unknown): string | null {
+  const described = (usage as { getDescriptions?: () => Record<string, unknown> }).getDescriptions;
+  if (typeof described !== 'function') return null;
+  return unknownLongOption(argv, Object.keys(described.call(usage)));
+}
 
 /**
  * The commands to register: only the one named first on the command line, none for
@@ -79,10 +91,14 @@ export async function main(argv: string[]): Promise<void> {
     .alias('h', 'help')
     .version(rtcapVersion())
     .wrap(helpAsked(argv) ? Math.min(110, process.stdout.columns || 100) : null)
-    .fail((msg, err) => {
+    .fail((msg, err, usage) => {
       // yargs' own complaints (no err), a flag's rule (coerce: a YError) and a command's
       // check (UsageError) are usage errors; anything else was thrown by a command.
       if (err && !(err instanceof UsageError) && err.name !== 'YError') throw err;
+      // An unknown option that took the next argument as its value is the cause of a missing one.
+      const unknown =
+        !err && msg?.startsWith('Not enough non-option arguments') ? unknownIn(argv, usage) : null;
+      if (unknown) throw new UsageError(`Unknown argument: ${unknown} (rtcap --help for usage)`);
       // A flag's own rule says what it accepts; yargs' complaints point at the help.
       throw new UsageError(err ? (msg ?? err.message) : `${msg} (rtcap --help for usage)`);
     });

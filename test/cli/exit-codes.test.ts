@@ -166,6 +166,18 @@ describe('usage errors exit 2 with one line, every command', () => {
       /^rtcap: --kind other: expected one of profile, campaign, workload\n$/,
     ],
     ['an unknown command', ['frobnicate'], /^rtcap: Unknown argument: frobnicate/],
+    // yargs reads --nope as taking the profile for its value, then misses the profile: the
+    // message names the option, not a missing profile that is there.
+    [
+      'an unknown option before the profile',
+      ['run', '--nope', builtin],
+      'rtcap: Unknown argument: nope (rtcap --help for usage)\n',
+    ],
+    [
+      'an unknown option after the profile',
+      ['run', builtin, '--nope'],
+      'rtcap: Unknown argument: nope (rtcap --help for usage)\n',
+    ],
   ];
   it.each(cases)('%s', async (_name, argv, line) => {
     const r = await cli(...argv);
