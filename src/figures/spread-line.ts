@@ -58,6 +58,7 @@ export function spreadLine(s: SecondStats): SecondStats[] {
     disconnects: split(s.disconnects),
   };
   const reasons = Object.entries(s.errorReasons ?? {}).map(([r, v]) => [r, split(v)] as const);
+  const classes = Object.entries(s.errorClasses ?? {}).map(([c, v]) => [c, split(v)] as const);
   const { from: _from, ...rest } = s;
   return Array.from({ length: n }, (_, i) => ({
     ...rest,
@@ -72,6 +73,13 @@ export function spreadLine(s: SecondStats): SecondStats[] {
     disconnects: counts.disconnects[i],
     histogram: i === n - 1 ? s.histogram : '',
     errorReasons: Object.fromEntries(reasons.map(([r, v]) => [r, v[i]]).filter(([, v]) => v !== 0)),
+    ...(s.errorClasses
+      ? {
+          errorClasses: Object.fromEntries(
+            classes.map(([c, v]) => [c, v[i]]).filter(([, v]) => v !== 0),
+          ),
+        }
+      : {}),
     spread: n,
   }));
 }

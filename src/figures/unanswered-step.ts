@@ -22,6 +22,19 @@ function errorsOf(seconds: StepInputs['stepSeconds']): Record<string, number> {
   return out;
 }
 
+/** The errors of the processes' per-second lines over the step, by class, on top of `zero`. */
+function classesOf(
+  seconds: StepInputs['stepSeconds'],
+  zero: StepResult['error_classes'],
+): StepResult['error_classes'] {
+  const out = { ...zero };
+  for (const rec of seconds)
+    for (const w of rec.workers)
+      for (const [cls, n] of Object.entries(w.errorClasses ?? {}))
+        out[cls as keyof typeof out] = (out[cls as keyof typeof out] ?? 0) + n;
+  return out;
+}
+
 /** `step` (built from no collection) with what the per-second lines said, and why only that. */
 export function unansweredStep(step: StepResult, args: StepInputs): StepResult {
   const seconds = args.stepSeconds.filter((r) => r.point.t * 1000 < args.window.drainEnd);
@@ -57,6 +70,7 @@ export function unansweredStep(step: StepResult, args: StepInputs): StepResult {
     },
     delivery_rate: null,
     errors,
+    error_classes: classesOf(seconds, step.error_classes),
   };
 }
 

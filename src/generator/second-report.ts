@@ -75,5 +75,6 @@ export function secondLine(s: SecondInputs): SecondStats {
     histogram: encodeHistogram(s.receipts.histogram),
     health: s.health,
     errorReasons: Object.fromEntries(s.counted.errorReasons),
+    errorClasses: { ...s.counted.errorClasses },
   };
 }

@@ -174,10 +174,12 @@ export interface SecondCounters {
   errors: number;
   disconnects: number;
   errorReasons: Map<string, number>;
+  /** This second's errors by class: a step whose collect went unanswered is classed from them. */
+  errorClasses: Partial<Record<ErrorClass, number>>;
 }
 
 export function newSecondCounters(): SecondCounters {
-  return { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map() };
+  return { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map(), errorClasses: {} };
 }
 
 /**
@@ -189,6 +191,7 @@ export function countError(step: StepCounters, sec: SecondCounters, e: Classifie
   step.errorClasses[e.class]++;
   if (e.frame) step.frames[e.frame]++;
   sec.errors++;
+  sec.errorClasses[e.class] = (sec.errorClasses[e.class] ?? 0) + 1;
   let key = e.reason;
   if (!step.errors.has(key) && step.errors.size >= MAX_ERROR_REASONS)
     key = `(other ${e.class} errors)`;

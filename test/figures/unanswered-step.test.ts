@@ -5,6 +5,12 @@ import type { SecondRecord } from '../../src/figures/timeline.js';
 import { kindStream } from '../../src/scenarios/types.js';
 import { inputs, sends, W } from '../support/step-inputs.js';
 
+// Refusals are the server's errors, drops the network's (as the generator classes them).
+const classesOf = (errors: Record<string, number>) => ({
+  ...(errors.refused ? { server: errors.refused } : {}),
+  ...(errors.dropped ? { network: errors.dropped } : {}),
+});
+
 const second = (t: number, open: number, joined: number, errors: Record<string, number>) =>
   ({
     point: {
@@ -14,7 +20,7 @@ const second = (t: number, open: number, joined: number, errors: Record<string, 
       errors: Object.values(errors).reduce((a, b) => a + b, 0),
       disconnects: errors.dropped ?? 0,
     },
-    workers: [{ sent: 3, received: 2, errorReasons: errors }],
+    workers: [{ sent: 3, received: 2, errorReasons: errors, errorClasses: classesOf(errors) }],
   }) as unknown as SecondRecord;
 
 describe('a step whose processes did not answer the collect', () => {
@@ -51,6 +57,8 @@ describe('a step whose processes did not answer the collect', () => {
       disconnected: 1,
     });
     expect(step.errors).toEqual({ refused: 2, dropped: 1 });
+    // Classed from the lines too: not the zeros of a step with no collection.
+    expect(step.error_classes).toEqual({ server: 2, network: 1, generator: 0, protocol: 0 });
     expect(step.messages).toMatchObject({ sent: 6, received: 4 });
     expect(step.delivery_rate).toBeNull();
     expect(step.verdict_reasons).toEqual([

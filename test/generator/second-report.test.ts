@@ -38,7 +38,13 @@ describe('the per-second line', () => {
       span: { from: 99, t: 99 },
       open: 10,
       joined: 9,
-      counted: { joins: 3, errors: 1, disconnects: 1, errorReasons: new Map([['boom', 1]]) },
+      counted: {
+        joins: 3,
+        errors: 1,
+        disconnects: 1,
+        errorReasons: new Map([['boom', 1]]),
+        errorClasses: { server: 1 },
+      },
       sent: 50,
       acked: 48,
       acksPending: 2,
@@ -61,6 +67,7 @@ describe('the per-second line', () => {
       errors: 1,
       disconnects: 1,
       errorReasons: { boom: 1 },
+      errorClasses: { server: 1 },
       health: { cpuPct: 12, lagP99Ms: 3, lagMaxMs: 4, rssMb: 80 },
     });
     expect(decodeHistogram(line.histogram).totalCount).toBe(2);
@@ -73,7 +80,7 @@ describe('the per-second line', () => {
       span: { from: 97, t: 99 },
       open: 1,
       joined: 1,
-      counted: { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map() },
+      counted: { joins: 0, errors: 0, disconnects: 0, errorReasons: new Map(), errorClasses: {} },
       sent: 0,
       acked: 0,
       acksPending: 0,

@@ -36,6 +36,7 @@ describe('step counters', () => {
     expect(Object.fromEntries(k.errors)).toEqual({ 'join timeout': 2, ECONNRESET: 1 });
     expect(s.errors).toBe(3);
     expect(Object.fromEntries(s.errorReasons)).toEqual({ 'join timeout': 2, ECONNRESET: 1 });
+    expect(s.errorClasses).toEqual({ server: 2, network: 1 });
   });
 
   it('reasons are bounded: past the cap they pool under their class, nothing is dropped', () => {
