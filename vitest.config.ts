@@ -7,8 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two groups, one after the other (sequence.groupOrder). First the integration files that
-    // mostly wait (fixed-length steps against a loopback server): three at a time on the 2-core
-    // machines this runs on, where two left a core idle. Then the integration files that assert
+    // mostly wait (fixed-length steps against a loopback server): four at a time on the 2-core
+    // machines this runs on, where fewer leave a core idle (test/support/test-groups.ts). Then the integration files that assert
     // tight timings (test/support/test-groups.ts says which and why) and the unit files: two at
     // a time, one per core, as the whole suite ran before, so the latencies they assert are
     // not made noisy by a third file beside them; the pure unit files among them (the 'shared'
@@ -23,7 +23,7 @@ export default defineConfig({
           name: 'waiting',
           include: [INTEGRATION],
           exclude: [...configDefaults.exclude, ...TWO_AT_A_TIME],
-          maxWorkers: 3,
+          maxWorkers: 4,
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,11 +1,13 @@
 /**
- * Which test files run three at a time and which two at a time (vitest.config.ts).
+ * Which test files run four at a time and which two at a time (vitest.config.ts).
  *
  * Most integration files spend their time waiting: a benchmark's fixed-length steps against a
  * loopback server at a few messages a second, a sweep's drains and recovery probes, a server's
- * start. Three of them side by side use a 2-core machine that two left half idle; four made more
- * of them read generator-bound (offered < 90 %) on a loaded machine. The files below assert
- * figures that another busy file beside them would move: a latency or a join time against a
+ * start, at 0.29 of a core each on average. Four of them side by side use a 2-core machine as
+ * three did before rtcap's processes were bundled and started on two thirds of the CPU (four then
+ * made more of them read generator-bound on a loaded machine): the whole suite 667 s against
+ * 750 s at three, and five 658 s for 65 CPU s more (docs/PERFORMANCE.md "Test suite time").
+ * The files below assert figures that another busy file beside them would move: a latency or a join time against a
  * tight bound (an SLO of 100–500 ms, a p50 within a few tens of ms of an injected delay), a
  * generator's offered share with many processes, a network namespace's timing. They run two at
  * a time, with the unit files, after the others, as the whole suite did before: what they assert
@@ -42,7 +44,7 @@ export const TWO_AT_A_TIME = [
   'test/integration/scenario-write-only.test.ts',
 ] as const;
 
-/** The integration files, which run three at a time unless listed above. */
+/** The integration files, which run four at a time unless listed above. */
 export const INTEGRATION = 'test/integration/**/*.test.ts';
 
 /**
