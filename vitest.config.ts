@@ -8,11 +8,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two groups, one after the other (sequence.groupOrder). First the integration files that
     // mostly wait (fixed-length steps against a loopback server): four at a time on the 2-core
-    // machines this runs on, where fewer leave a core idle (test/support/test-groups.ts). Then the integration files that assert
-    // tight timings (test/support/test-groups.ts says which and why) and the unit files: two at
-    // a time, one per core, as the whole suite ran before, so the latencies they assert are
-    // not made noisy by a third file beside them; the pure unit files among them (the 'shared'
-    // project) one after another in each worker process instead of each in a fresh one.
+    // machines this runs on, where fewer leave a core idle (test/support/test-groups.ts). Then the
+    // integration files that assert tight timings (test/support/test-groups.ts says which and why)
+    // and the unit files: two at a time, one per core, as the whole suite ran before, so the
+    // latencies they assert are not made noisy by a third file beside them; the pure unit files
+    // among them (the 'shared' project) one after another in each worker process instead of each in
+    // a fresh one.
     fileParallelism: true,
     maxWorkers: 2,
     pool: 'forks',

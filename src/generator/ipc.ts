@@ -75,7 +75,10 @@ export interface SecondStats {
   health: HealthSample;
   /** This second's errors by reason. */
   errorReasons: Record<string, number>;
-  /** This second's errors by class (every error, reasons past their cap too). Absent from older senders. */
+  /**
+   * This second's errors by class (every error, reasons past their cap too). Absent from older
+   * senders.
+   */
   errorClasses?: Partial<Record<ErrorClass, number>>;
 }
 

@@ -3,15 +3,15 @@
  *
  * Most integration files spend their time waiting: a benchmark's fixed-length steps against a
  * loopback server at a few messages a second, a sweep's drains and recovery probes, a server's
- * start, at 0.29 of a core each on average. Four of them side by side use a 2-core machine as
- * three did before rtcap's processes were bundled and started on two thirds of the CPU (four then
- * made more of them read generator-bound on a loaded machine): the whole suite 667 s against
- * 750 s at three, and five 658 s for 65 CPU s more (docs/PERFORMANCE.md "Test suite time").
- * The files below assert figures that another busy file beside them would move: a latency or a join time against a
+ * start, at 0.29 of a core each on average. Four of them side by side use a 2-core machine as three
+ * did before rtcap's processes were bundled and started on two thirds of the CPU (four then made
+ * more of them read generator-bound on a loaded machine): the whole suite 667 s against 750 s at
+ * three, and five 658 s for 65 CPU s more (docs/PERFORMANCE.md "Test suite time"). The files below
+ * assert figures that another busy file beside them would move: a latency or a join time against a
  * tight bound (an SLO of 100–500 ms, a p50 within a few tens of ms of an injected delay), a
- * generator's offered share with many processes, a network namespace's timing. They run two at
- * a time, with the unit files, after the others, as the whole suite did before: what they assert
- * has the machine as it had then.
+ * generator's offered share with many processes, a network namespace's timing. They run two at a
+ * time, with the unit files, after the others, as the whole suite did before: what they assert has
+ * the machine as it had then.
  *
  * A new integration file that asserts such a figure belongs in this list.
  */
